@@ -1,0 +1,84 @@
+# libnccomring: `make` builds the library and the hosts, `make demo` runs the
+# ring stage on the embedded default cluster, `make test` runs every test.
+
+GO      ?= go
+CC      ?= gcc
+CXX     ?= g++
+BUILD   := build
+LIB     := $(BUILD)/libnccomring.so
+SONAME  := libnccomring.so.0
+REFLIB  := $(BUILD)/libnccomref.so
+
+CSTD     := -std=c11 -Wall -Wextra -Werror -O2
+INCLUDES := -Iinclude
+XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || xml2-config --cflags)
+XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || xml2-config --libs)
+# Hosts find build/libnccomring.so.0 next to themselves.
+LINK_LIB := $(LIB) -Wl,-rpath,'$$ORIGIN'
+
+GO_SOURCES := go.mod go.sum $(shell find abi layout ring kanga netdev cmd -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.map') include/nccom_ring.h
+COMMON     := tests/c/common/cluster.c tests/c/common/graph_xml.c
+COMMON_H   := tests/c/common/cluster.h include/nccom_ring.h
+
+GO_LDFLAGS := -extldflags '-Wl,--version-script=$(CURDIR)/cmd/libnccomring/exports.map -Wl,-soname,$(SONAME)'
+
+.PHONY: all demo test test-go test-header test-c test-graphs test-cmake clean
+
+all: $(LIB) $(BUILD)/ringstage $(BUILD)/expected
+
+$(LIB): $(GO_SOURCES)
+	@mkdir -p $(BUILD)
+	$(GO) build -buildmode=c-shared -ldflags "$(GO_LDFLAGS)" -o $@ ./cmd/libnccomring
+	@rm -f $(BUILD)/libnccomring.h
+
+# The name hosts record as NEEDED (the SONAME).
+$(BUILD)/$(SONAME): $(LIB)
+	ln -sf libnccomring.so $@
+
+$(REFLIB): tests/c/refmodel/refmodel.c tests/c/refmodel/refmodel_layout.h tests/c/refmodel/exports.map
+	@mkdir -p $(BUILD)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -fPIC -shared \
+	  -Wl,--version-script=tests/c/refmodel/exports.map -Wl,-soname,libnccomref.so \
+	  -o $@ tests/c/refmodel/refmodel.c -ldl -lpthread
+
+$(BUILD)/ringstage: tests/c/ringstage/main.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(SONAME)
+	$(CC) $(CSTD) $(INCLUDES) $(XML_CFLAGS) -o $@ tests/c/ringstage/main.c $(COMMON) $(LINK_LIB) $(XML_LIBS)
+
+# -rdynamic: the test defines platform hooks the library finds with dlsym.
+$(BUILD)/expected: tests/c/expected/expected.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(SONAME)
+	$(CC) $(CSTD) $(INCLUDES) $(XML_CFLAGS) -rdynamic -o $@ tests/c/expected/expected.c $(COMMON) $(LINK_LIB) $(XML_LIBS)
+
+demo: $(BUILD)/ringstage
+	$(BUILD)/ringstage
+
+test: test-go test-header test-c test-graphs test-cmake
+	@echo "make test: all passed"
+
+test-go: $(LIB)
+	@unformatted=$$(gofmt -l abi layout ring kanga netdev cmd tests 2>/dev/null); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	LIBNCCOMRING=$(CURDIR)/$(LIB) $(GO) test -race -count=1 ./...
+
+test-header:
+	$(CC) -std=c11 -Wall -Wextra -Werror -pedantic $(INCLUDES) -x c -fsyntax-only tests/c/header/header_check.c
+	$(CXX) -std=c++17 -Wall -Wextra -Werror -pedantic $(INCLUDES) -x c++ -fsyntax-only tests/c/header/header_check.c
+
+test-c: $(BUILD)/expected $(BUILD)/ringstage
+	$(BUILD)/expected
+	$(BUILD)/ringstage --quiet
+
+GRAPHS := $(wildcard testdata/graphs/*.xml)
+test-graphs: $(BUILD)/ringstage
+	@set -e; for g in $(GRAPHS); do for n in 1 2 4; do \
+	  echo "ringstage --graph $$g --nodes $$n"; \
+	  $(BUILD)/ringstage --quiet --graph $$g --nodes $$n; \
+	done; done
+
+test-cmake:
+	cmake -S . -B $(BUILD)/cmake -DCMAKE_BUILD_TYPE=Release > $(BUILD)/cmake.log
+	cmake --build $(BUILD)/cmake >> $(BUILD)/cmake.log
+	ctest --test-dir $(BUILD)/cmake --output-on-failure
+
+clean:
+	rm -rf $(BUILD)

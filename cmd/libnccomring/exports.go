@@ -1,0 +1,133 @@
+// Command libnccomring is the export layer of build/libnccomring.so: the four
+// C entry points of libnccom 2.31.24's ring stage (include/nccom_ring.h).
+// shim.c defines the public symbols and refuses calls from a forked child;
+// the functions here recover panics (D20), check NULL pointers, view C memory
+// through package abi and call the pure packages. Nothing else lives here.
+//
+// Build with -buildmode=c-shared and exports.map (see the Makefile).
+package main
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../../include -D_GNU_SOURCE -std=gnu11 -Wall -Wextra -Werror
+#cgo LDFLAGS: -ldl -lpthread
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/netdev"
+	"github.com/nccomring/libnccomring/ring"
+)
+
+func main() {}
+
+//export goTopoPreset
+func goTopoPreset(comm *C.struct_ncclComm, graph *C.struct_ncclTopoGraph, topoRanks *C.struct_ncclTopoRanks) (res C.ncclResult_t) {
+	const fn = "ncclTopoPreset"
+	c := (*abi.Comm)(unsafe.Pointer(comm))
+	rank := rankOf(c)
+	defer guard(fn, rank, &res)()
+	switch {
+	case comm == nil:
+		return fail(rank, nullArgument(fn, "comm"))
+	case graph == nil:
+		return fail(rank, nullArgument(fn, "graph"))
+	case topoRanks == nil:
+		return fail(rank, nullArgument(fn, "topoRanks"))
+	}
+	err := ring.Preset(c, (*abi.TopoGraph)(unsafe.Pointer(graph)), (*abi.TopoRanks)(unsafe.Pointer(topoRanks)), hostPlatforms{})
+	return fail(rank, err)
+}
+
+//export goTopoPostset
+func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks **C.struct_ncclTopoRanks, nChannels *C.int, nNodes *C.int) (res C.ncclResult_t) {
+	const fn = "ncclTopoPostset"
+	c := (*abi.Comm)(unsafe.Pointer(comm))
+	rank := rankOf(c)
+	defer guard(fn, rank, &res)()
+	switch {
+	case comm == nil:
+		return fail(rank, nullArgument(fn, "comm"))
+	case nodesFirstRank == nil:
+		return fail(rank, nullArgument(fn, "nodesFirstRank"))
+	case allTopoRanks == nil:
+		return fail(rank, nullArgument(fn, "allTopoRanks"))
+	case nChannels == nil:
+		return fail(rank, nullArgument(fn, "nChannels"))
+	case nNodes == nil:
+		return fail(rank, nullArgument(fn, "nNodes"))
+	}
+	// Views of nRanks entries are only taken when nRanks is positive; Postset
+	// checks it first and reads nothing through them otherwise.
+	n := max(int(c.NRanks), 0)
+	all := unsafe.Slice((**abi.TopoRanks)(unsafe.Pointer(allTopoRanks)), n)
+	heads := unsafe.Slice((*int32)(unsafe.Pointer(nodesFirstRank)), n)
+	result, err := ring.Postset(c, heads, all, ring.PostsetOptions{
+		Platforms: hostPlatforms{},
+		PodOrder:  podOrder,
+		Alloc:     cAllocator{},
+	})
+	if err != nil {
+		return fail(rank, err)
+	}
+	*nChannels = C.int(result.NChannels)
+	*nNodes = C.int(result.NNodes)
+	logPostset(c, result)
+	return C.ncclSuccess
+}
+
+//export goBuildRings
+func goBuildRings(nrings C.int, rings *C.int, rank C.int, nranks C.int, prev *C.int, next *C.int) (res C.ncclResult_t) {
+	const fn = "ncclBuildRings"
+	defer guard(fn, int32(rank), &res)()
+	_ = prev // never read (D16, P9)
+	switch {
+	case rings == nil:
+		return fail(int32(rank), nullArgument(fn, "rings"))
+	case next == nil:
+		return fail(int32(rank), nullArgument(fn, "next"))
+	}
+	nr, r, n := int(nrings), int(rank), int(nranks)
+	if err := ring.CheckBuildRingsArgs(nr, r, n); err != nil {
+		return fail(int32(rank), err)
+	}
+	out := unsafe.Slice((*int32)(unsafe.Pointer(rings)), nr*n)
+	in := unsafe.Slice((*int32)(unsafe.Pointer(next)), nr*n)
+	if err := ring.BuildRings(nr, r, n, out, in); err != nil {
+		return fail(int32(rank), err)
+	}
+	if r == 0 && infoEnabled(C.NCCOMRING_SUBSYS_INIT) {
+		for i := range nr {
+			info(C.NCCOMRING_SUBSYS_INIT, 0, ring.ChannelLine(i, nr, out[i*n:(i+1)*n]))
+		}
+	}
+	return C.ncclSuccess
+}
+
+//export goTopoGetNetDev
+func goTopoGetNetDev(sys *C.struct_ncclTopoSystem, rank C.int, graph *C.struct_ncclTopoGraph, channelId C.int, dev *C.int) (res C.ncclResult_t) {
+	const fn = "ncclTopoGetNetDev"
+	defer guard(fn, int32(rank), &res)()
+	switch {
+	case dev == nil:
+		return fail(int32(rank), nullArgument(fn, "dev"))
+	case graph == nil:
+		var hostResult C.ncclResult_t
+		if C.nccomring_host_get_local_net(sys, rank, dev, &hostResult) != 0 {
+			return hostResult // D19, P17: the host's answer as it is
+		}
+		return fail(int32(rank), abi.Errorf(abi.InternalError, "%s: graph is NULL and the host process provides no ncclTopoGetLocalNet to fall back on", fn))
+	case sys == nil:
+		return fail(int32(rank), nullArgument(fn, "sys"))
+	}
+	d, err := netdev.GetNetDev((*abi.TopoSystem)(unsafe.Pointer(sys)), int32(rank), (*abi.TopoGraph)(unsafe.Pointer(graph)), int32(channelId))
+	if err != nil {
+		return fail(int32(rank), err)
+	}
+	*dev = C.int(d)
+	return C.ncclSuccess
+}

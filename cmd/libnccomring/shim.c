@@ -1,0 +1,118 @@
+/*
+ * shim.c - the public entry points of libnccomring and its host lookups.
+ *
+ * Each export refuses a call from a forked child before entering Go (P16,
+ * docs/errors.md E1), starts logging (D21) and hands over to the Go half
+ * (exports.go). The host's optional platform hooks (D14) and its
+ * ncclTopoGetLocalNet (D19) are looked up here with dlsym, never linked.
+ */
+#include "shim.h"
+#include "_cgo_export.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void nccomring_log_after_fork_in_child(void);
+
+static volatile int in_forked_child;
+
+static void on_fork_child(void) {
+  in_forked_child = 1;
+  nccomring_log_after_fork_in_child();
+}
+
+__attribute__((constructor)) static void shim_load(void) {
+  pthread_atfork(NULL, NULL, on_fork_child);
+}
+
+/* Returns nonzero (and warns) when the call must be refused. */
+static int refuse(const char *fn, int rank) {
+  nccomring_log_init();
+  if (!in_forked_child) return 0;
+  char text[256];
+  snprintf(text, sizeof text,
+           "%s: called in a child process after fork() without exec; the Go runtime cannot "
+           "run there, call it before fork() or after exec()",
+           fn);
+  nccomring_log(NCCOMRING_LOG_WARN, 0, rank, text);
+  return 1;
+}
+
+ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGraph *graph,
+                            struct ncclTopoRanks *topoRanks) {
+  if (refuse("ncclTopoPreset", comm ? comm->rank : -1)) return ncclInvalidUsage;
+  return (ncclResult_t)goTopoPreset(comm, graph, topoRanks);
+}
+
+ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRank,
+                             struct ncclTopoRanks **allTopoRanks, int *nChannels,
+                             int *nNodes) {
+  if (refuse("ncclTopoPostset", comm ? comm->rank : -1)) return ncclInvalidUsage;
+  return (ncclResult_t)goTopoPostset(comm, nodesFirstRank, allTopoRanks, nChannels, nNodes);
+}
+
+ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nranks, int *prev,
+                            int *next) {
+  if (refuse("ncclBuildRings", rank)) return ncclInvalidUsage;
+  return (ncclResult_t)goBuildRings(nrings, rings, rank, nranks, prev, next);
+}
+
+ncclResult_t ncclTopoGetNetDev(struct ncclTopoSystem *sys, int rank,
+                               struct ncclTopoGraph *graph, int channelId, int *dev) {
+  if (refuse("ncclTopoGetNetDev", rank)) return ncclInvalidUsage;
+  return (ncclResult_t)goTopoGetNetDev(sys, rank, graph, channelId, dev);
+}
+
+/* ---- host lookups ---- */
+
+/* True when addr lies inside this library: its own definitions never count
+ * as the host's (D19). */
+static int is_own_symbol(void *addr) {
+  Dl_info mine, theirs;
+  if (!dladdr((void *)&shim_load, &mine) || !dladdr(addr, &theirs)) return 0;
+  return mine.dli_fbase == theirs.dli_fbase;
+}
+
+static void *host_symbol(const char *name) {
+  void *p = dlsym(RTLD_DEFAULT, name);
+  return p && !is_own_symbol(p) ? p : NULL;
+}
+
+static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+static ncclRingIsTrn3SwitchV1Family_t hook_family;
+static ncclRingVirtualCoreSize_t hook_vcore;
+static ncclRingSwitchV1JbogId_t hook_jbog;
+
+static void find_hooks(void) {
+  hook_family = (ncclRingIsTrn3SwitchV1Family_t)host_symbol("neuronIsTrn3SwitchV1Family");
+  hook_vcore = (ncclRingVirtualCoreSize_t)host_symbol("nec_get_virtual_core_size");
+  hook_jbog = (ncclRingSwitchV1JbogId_t)host_symbol("neuronTrnSwitchV1JbogId");
+}
+
+int nccomring_host_platform(int rank, int *switchV1, int *virtualCoreSize, int *jbogId) {
+  pthread_once(&hooks_once, find_hooks);
+  if (hook_family == NULL) return 0;
+  *switchV1 = hook_family() ? 1 : 0;
+  *virtualCoreSize = hook_vcore ? hook_vcore() : 0;
+  *jbogId = hook_jbog ? hook_jbog(rank) : 1;
+  return 1;
+}
+
+/* Looked up on every graph == NULL call until found: a host may dlopen the
+ * library that defines it after our first call. */
+static ncclRingGetLocalNet_t host_get_local_net;
+
+int nccomring_host_get_local_net(struct ncclTopoSystem *sys, int rank, int *dev,
+                                 ncclResult_t *result) {
+  ncclRingGetLocalNet_t fn = __atomic_load_n(&host_get_local_net, __ATOMIC_ACQUIRE);
+  if (fn == NULL) {
+    fn = (ncclRingGetLocalNet_t)host_symbol("ncclTopoGetLocalNet");
+    if (fn == NULL) return 0;
+    __atomic_store_n(&host_get_local_net, fn, __ATOMIC_RELEASE);
+  }
+  *result = fn(sys, rank, dev);
+  return 1;
+}

@@ -1,0 +1,58 @@
+/*
+ * shim.h - the C half of libnccomring's export layer (internal).
+ *
+ * The four public symbols are defined in C (shim.c) so that they can refuse a
+ * call in a forked child before entering Go (P16), and so that the Go
+ * runtime's own symbols stay local (exports.map). Logging (D21) is C too: the
+ * fork refusal must be able to print without Go.
+ */
+#ifndef NCCOMRING_SHIM_H
+#define NCCOMRING_SHIM_H
+
+#include "nccom_ring.h"
+
+/* NCCL_DEBUG levels (D21). */
+enum {
+  NCCOMRING_LOG_NONE = 0,
+  NCCOMRING_LOG_VERSION = 1,
+  NCCOMRING_LOG_WARN = 2,
+  NCCOMRING_LOG_INFO = 3,
+  NCCOMRING_LOG_ABORT = 4,
+  NCCOMRING_LOG_TRACE = 5
+};
+
+/* NCCL_DEBUG_SUBSYS bits. */
+enum {
+  NCCOMRING_SUBSYS_INIT = 1 << 0,
+  NCCOMRING_SUBSYS_COLL = 1 << 1,
+  NCCOMRING_SUBSYS_P2P = 1 << 2,
+  NCCOMRING_SUBSYS_SHM = 1 << 3,
+  NCCOMRING_SUBSYS_NET = 1 << 4,
+  NCCOMRING_SUBSYS_GRAPH = 1 << 5,
+  NCCOMRING_SUBSYS_TUNING = 1 << 6,
+  NCCOMRING_SUBSYS_ENV = 1 << 7,
+  NCCOMRING_SUBSYS_ALLOC = 1 << 8,
+  NCCOMRING_SUBSYS_CALL = 1 << 9,
+  NCCOMRING_SUBSYS_ALL = ~0
+};
+
+/* Parsed once per process by nccomring_log_init (every export calls it). */
+extern int nccomring_log_level;
+extern int nccomring_log_subsys;
+
+void nccomring_log_init(void);
+/* Prints one line "<host>:<pid>:<tid> [<rank>] NCCL WARN|INFO <text>". WARN
+ * lines print at level >= WARN whatever the subsystem; INFO lines need level
+ * >= INFO and subsys enabled. */
+void nccomring_log(int level, int subsys, int rank, const char *text);
+
+/* Platform hooks of the host process (D14, P18). Returns 1 and fills the
+ * outputs when the host defines neuronIsTrn3SwitchV1Family, else 0. */
+int nccomring_host_platform(int rank, int *switchV1, int *virtualCoreSize, int *jbogId);
+
+/* The host's ncclTopoGetLocalNet (D19, P17). Returns 1 and stores its result
+ * in *result when the host defines one (outside this library), else 0. */
+int nccomring_host_get_local_net(struct ncclTopoSystem *sys, int rank, int *dev,
+                                 ncclResult_t *result);
+
+#endif

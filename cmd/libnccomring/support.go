@@ -1,0 +1,154 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/kanga"
+	"github.com/nccomring/libnccomring/ring"
+)
+
+// guard is deferred by every export: a wild pointer becomes a recoverable
+// panic instead of a fatal fault, and a panic becomes ncclInternalError with
+// one WARN (D20) instead of aborting the host. Use as
+// `defer guard(fn, rank, &res)()`.
+func guard(fn string, rank int32, res *C.ncclResult_t) func() {
+	old := debug.SetPanicOnFault(true)
+	return func() {
+		debug.SetPanicOnFault(old)
+		if r := recover(); r != nil {
+			warn(rank, fmt.Sprintf("%s: internal error: %v", fn, r))
+			*res = C.ncclInternalError
+		}
+	}
+}
+
+// fail prints err's WARN line and returns its code; nil is ncclSuccess.
+func fail(rank int32, err error) C.ncclResult_t {
+	if err == nil {
+		return C.ncclSuccess
+	}
+	var e *abi.Error
+	if !errors.As(err, &e) {
+		e = abi.Errorf(abi.InternalError, "%v", err)
+	}
+	var unknown *kanga.UnknownPlatformError
+	if !errors.As(err, &unknown) || platformWarned.CompareAndSwap(false, true) {
+		warn(rank, e.Text)
+	}
+	return C.ncclResult_t(e.Code)
+}
+
+// platformWarned makes an unknown NCCOM_RING_PLATFORM one WARN per process
+// (D14, docs/errors.md S10/P6).
+var platformWarned atomic.Bool
+
+func nullArgument(fn, name string) error {
+	return abi.Errorf(abi.InvalidArgument, "%s: %s is NULL", fn, name)
+}
+
+// rankOf is the rank a call on comm is about, for the log prefix (P14).
+func rankOf(comm *abi.Comm) int32 {
+	if comm == nil {
+		return -1
+	}
+	return comm.Rank
+}
+
+func warn(rank int32, text string) {
+	if C.nccomring_log_level < C.NCCOMRING_LOG_WARN {
+		return
+	}
+	logLine(C.NCCOMRING_LOG_WARN, 0, rank, text)
+}
+
+func infoEnabled(subsys C.int) bool {
+	return C.nccomring_log_level >= C.NCCOMRING_LOG_INFO && C.nccomring_log_subsys&subsys != 0
+}
+
+func info(subsys C.int, rank int32, text string) {
+	if infoEnabled(subsys) {
+		logLine(C.NCCOMRING_LOG_INFO, subsys, rank, text)
+	}
+}
+
+func logLine(level, subsys C.int, rank int32, text string) {
+	s := C.CString(text)
+	defer C.free(unsafe.Pointer(s))
+	C.nccomring_log(level, subsys, C.int(rank), s)
+}
+
+// logPostset prints a committed Postset's INFO lines (P12), in the order of
+// docs/errors.md: on rank 0 one Channel line per ring (D17), then the pod
+// fallback (D15), then the kangaRing paths on SwitchV1 (D13, P13).
+func logPostset(comm *abi.Comm, res ring.PostsetResult) {
+	if !infoEnabled(C.NCCOMRING_SUBSYS_INIT) {
+		return
+	}
+	rank := comm.Rank
+	if rank == 0 {
+		nRanks := int(comm.NRanks)
+		for c := range res.NChannels {
+			ranks := abi.Ints(comm.Channels[c].Ring.UserRanks, nRanks)
+			info(C.NCCOMRING_SUBSYS_INIT, rank, ring.ChannelLine(c, res.NChannels, ranks))
+		}
+	}
+	if res.PodFallback {
+		info(C.NCCOMRING_SUBSYS_INIT, rank, ring.PodFallbackLine(res.NNodes))
+	}
+	if res.SwitchV1 {
+		for _, line := range kanga.PathLines(comm, res.KangaInts) {
+			info(C.NCCOMRING_SUBSYS_INIT, rank, line)
+		}
+	}
+}
+
+// hostPlatforms resolves the platform from the host's hooks when it has
+// them, else from NCCOM_RING_PLATFORM, read once (D14, P18).
+type hostPlatforms struct{}
+
+func (hostPlatforms) Platform(rank int32) (kanga.Platform, error) {
+	var switchV1, vcore, jbog C.int
+	if C.nccomring_host_platform(C.int(rank), &switchV1, &vcore, &jbog) != 0 {
+		return kanga.Platform{SwitchV1: switchV1 != 0, VirtualCoreSize: int32(vcore), JbogID: int32(jbog)}, nil
+	}
+	return envPlatform()
+}
+
+var envPlatform = sync.OnceValues(func() (kanga.Platform, error) {
+	v, set := os.LookupEnv(kanga.EnvVar)
+	return kanga.ParseEnv(v, set)
+})
+
+// podOrder is NCCOM_RING_POD_ORDER, read once; an invalid value is reported
+// once and treated as unset (P8).
+var podOrder = sync.OnceValue(func() ring.PodOrder {
+	v, set := os.LookupEnv(ring.PodOrderEnvVar)
+	order, err := ring.ParsePodOrder(v, set)
+	if err != nil {
+		warn(-1, err.Error())
+	}
+	return order
+})
+
+// cAllocator allocates userRanks with C malloc, so hosts free them with
+// free() (D12).
+type cAllocator struct{}
+
+func (cAllocator) AllocInts(n int) uintptr {
+	return uintptr(C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(C.int(0)))))
+}
+
+func (cAllocator) Free(p uintptr) { C.free(abi.Pointer(p)) }

@@ -1,0 +1,274 @@
+/*
+ * nccom_ring.h - public C ABI of libnccomring, the host-side ring stage of
+ * libnccom 2.31.24 (AWS Neuron's NCCL fork).
+ *
+ * Source of truth: shared/spec/ring-construction.txt ("spec") and
+ * shared/spec/DECISIONS.md (D1..D22). Every size and offset below is asserted
+ * with _Static_assert / static_assert at the end of this file, so a drifted
+ * definition fails to compile.
+ *
+ * Evidence grades, as in the spec:
+ *   confirmed - byte-anchored in libnccom.so.2.31.24's DWARF (gdb ptype /o)
+ *   MED       - read from decompiled control flow
+ *   ASSUMED   - not placed by the spec; D3 keeps upstream NCCL 2.8.x's field
+ *               order. Check these against your libnccom build's DWARF first.
+ *
+ * Structs are prefix views: they hold the documented fields at the documented
+ * offsets with opaque padding between. Hosts allocate them zeroed
+ * (calloc(1, sizeof(struct ncclComm))).
+ *
+ * Compiles cleanly as C11 and as C++17 with -Wall -Wextra -Werror.
+ */
+#ifndef NCCOM_RING_H
+#define NCCOM_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Constants (spec §2-§4; D2). */
+#define MAXCHANNELS 32            /* channel cap after doubling (ncclMaxNchannels) */
+#define NCCL_TOPO_MAX_NODES 256   /* max local ranks per node (intra stride bound) */
+#define MAX_KANGA_PATHS 4         /* kangaRing rows, "paths.size() <= MAX_KANGA_PATHS" */
+#define NCCL_TOPO_PATTERN_RING 4  /* the only pattern the fork builds (spec §1) */
+#define NCCOM_RING_MAX_INTRA (MAXCHANNELS * NCCL_TOPO_MAX_NODES) /* graph->intra[8192] */
+#define NCCOM_RING_MAX_INTER (MAXCHANNELS * 2)                   /* graph->inter[64] */
+#define NCCOM_RING_KANGA_WIDTH 64 /* ints per comm->kangaRing row */
+
+/* Result codes (D1). */
+typedef enum {
+  ncclSuccess = 0,
+  ncclUnhandledCudaError = 1,
+  ncclSystemError = 2,
+  ncclInternalError = 3,
+  ncclInvalidArgument = 4,
+  ncclInvalidUsage = 5
+} ncclResult_t;
+
+/* One channel's ring wiring, 24 bytes (confirmed). prev/next are ranks, -1
+ * where Preset leaves a local segment end for Postset to stitch. userRanks
+ * holds comm->nRanks ints (the traversal order starting at this rank); Postset
+ * mallocs it when NULL and the host frees it (D12). devUserRanks belongs to the
+ * device runtime and is never touched. */
+struct ncclRing {
+  int prev;           /* +0 */
+  int next;           /* +4 */
+  int *userRanks;     /* +8 */
+  int *devUserRanks;  /* +16 */
+};
+
+/* 512 bytes (confirmed); only the ring at +0 is the ring stage's. */
+struct ncclChannel {
+  struct ncclRing ring;      /* +0 */
+  char opaque[512 - 24];     /* runtime state, copied verbatim by Preset's doubling (D6) */
+};
+
+/* One rank's ring fragment, 960 bytes (confirmed), exchanged by AllGather. */
+struct ncclTopoRanks {
+  int ringRecv[MAXCHANNELS];       /* +0   channel head (enters the node from the network) */
+  int ringSend[MAXCHANNELS];       /* +128 channel tail (leaves the node to the network) */
+  int ringPrev[MAXCHANNELS];       /* +256 local predecessor, -1 at the head */
+  int ringNext[MAXCHANNELS];       /* +384 local successor, -1 at the tail */
+  int treeToParent[MAXCHANNELS];   /* +512 dead tree region, never written */
+  int treeToChild0[MAXCHANNELS];   /* +640 dead */
+  int treeToChild1[MAXCHANNELS];   /* +768 dead */
+  int JbogKangaringPath[MAX_KANGA_PATHS][4]; /* +896 fork-added (D7) */
+};
+
+/* The searched ring graph, 33080 bytes (confirmed). intra is indexed
+ * [c * localRanks + i] and holds global ranks; inter[2c] is the NIC a channel
+ * enters on, inter[2c+1] the NIC it leaves on. */
+struct ncclTopoGraph {
+  int id;                 /* +0 */
+  int pattern;            /* +4  NCCL_TOPO_PATTERN_RING */
+  int crossNic;           /* +8 */
+  int collNet;            /* +12 */
+  int minChannels;        /* +16 */
+  int maxChannels;        /* +20 */
+  int nChannels;          /* +24 */
+  float speedIntra;       /* +28 */
+  float speedInter;       /* +32 */
+  int typeIntra;          /* +36 */
+  int typeInter;          /* +40 */
+  int sameChannels;       /* +44 */
+  int nHops;              /* +48 */
+  int intra[NCCOM_RING_MAX_INTRA]; /* +52 */
+  int inter[NCCOM_RING_MAX_INTER]; /* +32820 */
+  int crossracktorack;    /* +33076 fork-added; carried, not interpreted (D13) */
+};
+
+/* Prefix view of ncclTopoSystem: only nodes[0].count (the number of
+ * NeuronCores/GPUs of this node) is read, by ncclTopoGetNetDev (D2, D18). */
+struct ncclTopoNodeSet {
+  int count;              /* +0 */
+};
+struct ncclTopoSystem {
+  struct ncclTopoNodeSet nodes[1]; /* nodes[0].count at +0 */
+};
+
+/* Opaque to the ring stage. */
+struct ncclPeerInfo;
+
+/* Prefix view of ncclComm (D2, D3), at least 19212 bytes. */
+struct ncclComm {
+  struct ncclChannel channels[MAXCHANNELS]; /* +0      confirmed */
+  int nKangaRingChannels;                   /* +16384  confirmed, 0..4 */
+  int kangaRing[MAX_KANGA_PATHS][NCCOM_RING_KANGA_WIDTH]; /* +16388 confirmed */
+  int nMlaInCycle;                          /* +17412  confirmed, not used */
+  char pad0[17544 - 17416];
+  struct ncclPeerInfo *peerInfo;            /* +17544  confirmed, not used */
+  struct ncclTopoSystem *topo;              /* +17552  ASSUMED (D3) */
+  char pad1[17616 - 17560];
+  int rank;                                 /* +17616  ASSUMED (D3) */
+  int nRanks;                               /* +17620  ASSUMED (D3) */
+  char pad2[17640 - 17624];
+  int node;                                 /* +17640  ASSUMED (D3), written by Postset */
+  int nNodes;                               /* +17644  ASSUMED (D3), written by Postset */
+  int localRanks;                           /* +17648  confirmed */
+  char pad3[17704 - 17652];
+  int nChannels;                            /* +17704  ASSUMED (D3), written by Preset and Postset */
+  char pad4[19208 - 17708];
+  int enablePod;                            /* +19208  confirmed */
+};
+
+/*
+ * ncclTopoPreset - spec §2; D4-D7.
+ * Packs this rank's fragment for channels c < graph->nChannels:
+ * ringRecv/ringSend/ringPrev/ringNext[c]; writes comm->channels[c].ring.prev/next,
+ * copies channels [n, min(2n,32)) from [0, ...) keeping each destination's
+ * userRanks/devUserRanks pointers, sets comm->nChannels = n and, on
+ * TRN3-SwitchV1 with comm->nKangaRingChannels > 0, JbogKangaringPath[k].
+ * No other byte of topoRanks is written.
+ * Errors: ncclInvalidArgument for NULL or out-of-range input (docs/errors.md),
+ * ncclInvalidUsage for an unknown NCCOM_RING_PLATFORM. Nothing is written on error.
+ */
+ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGraph *graph,
+                            struct ncclTopoRanks *topoRanks);
+
+/*
+ * ncclTopoPostset - spec §3-§4; D8-D15.
+ * allTopoRanks holds comm->nRanks fragment pointers (the AllGather result);
+ * nodesFirstRank has room for comm->nRanks ints and receives each node's
+ * channel-0 head rank. Stitches the rings, doubles the channels (cap 32),
+ * writes this rank's prev/next and userRanks for every channel (mallocs a NULL
+ * userRanks), comm->nChannels/nNodes/node, *nChannels, *nNodes and, on
+ * TRN3-SwitchV1, comm->kangaRing. All-or-nothing (D11): on error nothing is
+ * written. Errors: ncclInvalidArgument, ncclInternalError (fragments that
+ * contradict each other, broken rings), ncclInvalidUsage (pods, D15),
+ * ncclSystemError (malloc).
+ */
+ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRank,
+                             struct ncclTopoRanks **allTopoRanks,
+                             int *nChannels, int *nNodes);
+
+/*
+ * ncclBuildRings - spec §3; D16-D17.
+ * rings and next are int[nrings * nranks], indexed [r * nranks + rank]. For
+ * each ring r, rings[r*nranks ...] receives the walk from `rank` along next.
+ * prev is not read and may be NULL. Errors: ncclInvalidArgument (NULL, nrings
+ * outside [0, 32], nranks <= 0, rank outside [0, nranks)); ncclInternalError
+ * when a ring does not loop back, misses a rank, or holds a next outside
+ * [0, nranks). rings is untouched on error.
+ */
+ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nranks,
+                            int *prev, int *next);
+
+/*
+ * ncclTopoGetNetDev - spec §5 (byte-exact); D18-D19.
+ * *dev = graph->inter[2c + (graph->intra[c * count] != rank)] with
+ * c = channelId % graph->nChannels and count = sys->nodes[0].count.
+ * graph == NULL defers to the host's own ncclTopoGetLocalNet when it has one.
+ * Errors: ncclInvalidArgument for NULL, nChannels <= 0, channelId < 0, count
+ * outside [1, 256], or an index past intra[8192]/inter[64]; ncclInternalError
+ * when graph is NULL and the host has no ncclTopoGetLocalNet. *dev is written
+ * only on success.
+ */
+ncclResult_t ncclTopoGetNetDev(struct ncclTopoSystem *sys, int rank,
+                               struct ncclTopoGraph *graph, int channelId,
+                               int *dev);
+
+/*
+ * Optional host-provided hooks (D14, D19). The library looks these names up at
+ * run time in the host process (dlsym) and never links against them. Their
+ * signatures are ASSUMED from the spec's call sites.
+ */
+typedef bool (*ncclRingIsTrn3SwitchV1Family_t)(void);   /* neuronIsTrn3SwitchV1Family */
+typedef int (*ncclRingVirtualCoreSize_t)(void);          /* nec_get_virtual_core_size */
+typedef int (*ncclRingSwitchV1JbogId_t)(int rank);       /* neuronTrnSwitchV1JbogId */
+typedef ncclResult_t (*ncclRingGetLocalNet_t)(struct ncclTopoSystem *sys, int rank,
+                                              int *dev); /* ncclTopoGetLocalNet */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+/* Layout assertions (D2, D3). */
+#ifdef __cplusplus
+#define NCCOM_RING_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define NCCOM_RING_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
+NCCOM_RING_ASSERT(sizeof(int) == 4, "int must be 4 bytes");
+NCCOM_RING_ASSERT(sizeof(void *) == 8, "LP64 only");
+
+NCCOM_RING_ASSERT(sizeof(struct ncclRing) == 24, "ncclRing is 24 bytes");
+NCCOM_RING_ASSERT(offsetof(struct ncclRing, prev) == 0, "ncclRing.prev +0");
+NCCOM_RING_ASSERT(offsetof(struct ncclRing, next) == 4, "ncclRing.next +4");
+NCCOM_RING_ASSERT(offsetof(struct ncclRing, userRanks) == 8, "ncclRing.userRanks +8");
+NCCOM_RING_ASSERT(offsetof(struct ncclRing, devUserRanks) == 16, "ncclRing.devUserRanks +16");
+
+NCCOM_RING_ASSERT(sizeof(struct ncclChannel) == 512, "ncclChannel is 512 bytes");
+NCCOM_RING_ASSERT(offsetof(struct ncclChannel, ring) == 0, "ncclChannel.ring +0");
+
+NCCOM_RING_ASSERT(sizeof(struct ncclTopoRanks) == 960, "ncclTopoRanks is 960 bytes");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoRanks, ringRecv) == 0, "ringRecv +0");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoRanks, ringSend) == 128, "ringSend +128");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoRanks, ringPrev) == 256, "ringPrev +256");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoRanks, ringNext) == 384, "ringNext +384");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoRanks, treeToParent) == 512, "treeToParent +512");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoRanks, treeToChild0) == 640, "treeToChild0 +640");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoRanks, treeToChild1) == 768, "treeToChild1 +768");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoRanks, JbogKangaringPath) == 896, "JbogKangaringPath +896");
+
+NCCOM_RING_ASSERT(sizeof(struct ncclTopoGraph) == 33080, "ncclTopoGraph is 33080 bytes");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, id) == 0, "graph.id +0");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, pattern) == 4, "graph.pattern +4");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, crossNic) == 8, "graph.crossNic +8");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, collNet) == 12, "graph.collNet +12");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, minChannels) == 16, "graph.minChannels +16");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, maxChannels) == 20, "graph.maxChannels +20");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, nChannels) == 24, "graph.nChannels +24");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, speedIntra) == 28, "graph.speedIntra +28");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, speedInter) == 32, "graph.speedInter +32");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, typeIntra) == 36, "graph.typeIntra +36");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, typeInter) == 40, "graph.typeInter +40");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, sameChannels) == 44, "graph.sameChannels +44");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, nHops) == 48, "graph.nHops +48");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, intra) == 52, "graph.intra +52");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, inter) == 32820, "graph.inter +32820");
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, crossracktorack) == 33076, "graph.crossracktorack +33076");
+
+NCCOM_RING_ASSERT(offsetof(struct ncclTopoSystem, nodes) == 0, "sys.nodes[0].count +0");
+
+NCCOM_RING_ASSERT(offsetof(struct ncclComm, channels) == 0, "comm.channels +0");
+NCCOM_RING_ASSERT(offsetof(struct ncclComm, nKangaRingChannels) == 16384, "comm.nKangaRingChannels +16384");
+NCCOM_RING_ASSERT(offsetof(struct ncclComm, kangaRing) == 16388, "comm.kangaRing +16388");
+NCCOM_RING_ASSERT(offsetof(struct ncclComm, nMlaInCycle) == 17412, "comm.nMlaInCycle +17412");
+NCCOM_RING_ASSERT(offsetof(struct ncclComm, peerInfo) == 17544, "comm.peerInfo +17544");
+NCCOM_RING_ASSERT(offsetof(struct ncclComm, topo) == 17552, "comm.topo +17552 (ASSUMED)");
+NCCOM_RING_ASSERT(offsetof(struct ncclComm, rank) == 17616, "comm.rank +17616 (ASSUMED)");
+NCCOM_RING_ASSERT(offsetof(struct ncclComm, nRanks) == 17620, "comm.nRanks +17620 (ASSUMED)");
+NCCOM_RING_ASSERT(offsetof(struct ncclComm, node) == 17640, "comm.node +17640 (ASSUMED)");
+NCCOM_RING_ASSERT(offsetof(struct ncclComm, nNodes) == 17644, "comm.nNodes +17644 (ASSUMED)");
+NCCOM_RING_ASSERT(offsetof(struct ncclComm, localRanks) == 17648, "comm.localRanks +17648");
+NCCOM_RING_ASSERT(offsetof(struct ncclComm, nChannels) == 17704, "comm.nChannels +17704 (ASSUMED)");
+NCCOM_RING_ASSERT(offsetof(struct ncclComm, enablePod) == 19208, "comm.enablePod +19208");
+NCCOM_RING_ASSERT(sizeof(struct ncclComm) >= 19212, "ncclComm prefix view covers enablePod");
+
+#undef NCCOM_RING_ASSERT
+
+#endif /* NCCOM_RING_H */

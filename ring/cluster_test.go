@@ -1,0 +1,146 @@
+package ring_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/kanga"
+	"github.com/nccomring/libnccomring/ring"
+)
+
+// cluster is a simulated cluster for tests: nodes of given sizes, ranks
+// numbered node-major, one graph per node whose intra holds global ranks.
+type cluster struct {
+	nRanks int
+	first  []int // first global rank of each node
+	local  []int // local ranks of each node
+	graphs []*abi.TopoGraph
+}
+
+func newCluster(local ...int) *cluster {
+	cl := &cluster{local: local}
+	for _, l := range local {
+		cl.first = append(cl.first, cl.nRanks)
+		cl.nRanks += l
+		g := &abi.TopoGraph{Pattern: 4}
+		for i := range g.Inter {
+			g.Inter[i] = -1
+		}
+		cl.graphs = append(cl.graphs, g)
+	}
+	return cl
+}
+
+func (cl *cluster) nodeOf(rank int) int {
+	for m := len(cl.first) - 1; m >= 0; m-- {
+		if rank >= cl.first[m] {
+			return m
+		}
+	}
+	return -1
+}
+
+// channel sets channel c on every node from a local order and NIC pair.
+func (cl *cluster) channel(c int, localOrder []int, in, out int32) *cluster {
+	for m, g := range cl.graphs {
+		l := len(localOrder)
+		for i, v := range localOrder {
+			g.Intra[c*l+i] = int32(cl.first[m] + v)
+		}
+		g.Inter[2*c], g.Inter[2*c+1] = in, out
+	}
+	return cl
+}
+
+func (cl *cluster) channels(n int) *cluster {
+	for _, g := range cl.graphs {
+		g.NChannels = int32(n)
+	}
+	return cl
+}
+
+// comm returns a zeroed communicator for rank, as a host allocates it.
+func (cl *cluster) comm(rank int) *abi.Comm {
+	c := new(abi.Comm)
+	c.Rank, c.NRanks = int32(rank), int32(cl.nRanks)
+	c.LocalRanks = int32(cl.local[cl.nodeOf(rank)])
+	return c
+}
+
+// goAlloc is a ring.Allocator over Go memory, kept alive by the allocator.
+type goAlloc struct {
+	live  map[uintptr][]int32
+	fail  int // fail this many allocations first
+	calls int
+}
+
+func newGoAlloc() *goAlloc { return &goAlloc{live: map[uintptr][]int32{}} }
+
+func (a *goAlloc) AllocInts(n int) uintptr {
+	a.calls++
+	if a.fail > 0 {
+		a.fail--
+		return 0
+	}
+	buf := make([]int32, n)
+	p := abi.Address(buf)
+	a.live[p] = buf
+	return p
+}
+
+func (a *goAlloc) Free(p uintptr) { delete(a.live, p) }
+
+// stage is the outcome of a whole ring stage.
+type stage struct {
+	comms     []*abi.Comm
+	fragments []abi.TopoRanks
+	all       []*abi.TopoRanks
+	heads     [][]int32
+	results   []ring.PostsetResult
+	alloc     *goAlloc
+}
+
+func podNode() ring.PodOrder { return ring.PodOrderNode }
+
+// run drives Preset on every rank, the AllGather and Postset on every rank,
+// failing the test on any error.
+func (cl *cluster) run(t *testing.T, platform kanga.Resolver) *stage {
+	t.Helper()
+	st := &stage{alloc: newGoAlloc()}
+	st.fragments = make([]abi.TopoRanks, cl.nRanks)
+	for r := range cl.nRanks {
+		c := cl.comm(r)
+		require.NoError(t, ring.Preset(c, cl.graphs[cl.nodeOf(r)], &st.fragments[r], platform), "Preset rank %d", r)
+		st.comms = append(st.comms, c)
+	}
+	for r := range st.fragments {
+		st.all = append(st.all, &st.fragments[r])
+	}
+	for r, c := range st.comms {
+		heads := make([]int32, cl.nRanks)
+		res, err := ring.Postset(c, heads, st.all, ring.PostsetOptions{Platforms: platform, PodOrder: podNode, Alloc: st.alloc})
+		require.NoError(t, err, "Postset rank %d", r)
+		st.heads = append(st.heads, heads)
+		st.results = append(st.results, res)
+	}
+	return st
+}
+
+func (st *stage) userRanks(rank, c int) []int32 {
+	comm := st.comms[rank]
+	return abi.Ints(comm.Channels[c].Ring.UserRanks, int(comm.NRanks))
+}
+
+func ints(v ...int32) []int32 { return v }
+
+func seq(lo, hi int) []int {
+	var s []int
+	for i := lo; i < hi; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
+var generic = kanga.Fixed(kanga.Generic)

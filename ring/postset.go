@@ -1,0 +1,253 @@
+package ring
+
+import (
+	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/kanga"
+	"github.com/nccomring/libnccomring/layout"
+)
+
+// Allocator provides the userRanks buffers Postset allocates for channels
+// whose ring.userRanks is NULL (D12). The export layer uses C malloc/free, so
+// the host frees them with free(); tests use Go memory they keep alive.
+type Allocator interface {
+	// AllocInts returns the address of n ints, or 0 when out of memory.
+	AllocInts(n int) uintptr
+	// Free releases an address AllocInts returned.
+	Free(p uintptr)
+}
+
+// PostsetOptions carries what Postset reads from outside its arguments.
+type PostsetOptions struct {
+	Platforms kanga.Resolver
+	// PodOrder is asked only when comm->enablePod is set on more than one
+	// node, so NCCOM_RING_POD_ORDER is read (and reported) only when it matters.
+	PodOrder func() PodOrder
+	Alloc    Allocator
+}
+
+// PostsetResult is what a successful Postset committed, for the caller's
+// out-parameters and INFO lines.
+type PostsetResult struct {
+	NChannels   int  // min(2n, 32)
+	NNodes      int  // nodes found (D8)
+	PodFallback bool // enablePod was set and the node-order stitch was used (D15)
+	SwitchV1    bool // the platform was TRN3-SwitchV1: kangaRing was materialized
+	KangaInts   int  // ints written per kangaRing path, 0 when not SwitchV1
+}
+
+// Postset is ncclTopoPostset (spec §3-§4, D8-D15). all holds comm.NRanks
+// fragments (the AllGather result) and nodesFirstRank has room for
+// comm.NRanks ints. It finds the nodes, stitches each channel's ring, walks
+// it from this rank, doubles the channels (cap 32) and writes, for this rank,
+// every channel's prev/next and userRanks, comm.NChannels/NNodes/Node,
+// nodesFirstRank and, on TRN3-SwitchV1, comm.KangaRing.
+//
+// Input is checked in the order of docs/errors.md P2-P16 and nothing is
+// written unless every check passed (D11). Cost: O(nRanks * n) time, one
+// sequential pass over the fragments' ring arrays and one walk per distinct
+// ring; the doubled channels are copies.
+func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt PostsetOptions) (PostsetResult, error) {
+	var res PostsetResult
+	nRanks, rank := int(comm.NRanks), comm.Rank
+	nChannels := int(comm.NChannels)
+	switch {
+	case nRanks <= 0:
+		return res, abi.Errorf(abi.InvalidArgument, "ncclTopoPostset: comm->nRanks %d is not positive", nRanks)
+	case rank < 0 || int(rank) >= nRanks:
+		return res, abi.Errorf(abi.InvalidArgument, "ncclTopoPostset: comm->rank %d is outside [0, %d)", rank, nRanks)
+	case nChannels < 1 || nChannels > layout.MaxChannels:
+		return res, abi.Errorf(abi.InvalidArgument, "ncclTopoPostset: comm->nChannels %d is outside [1, %d] (call ncclTopoPreset first)", nChannels, layout.MaxChannels)
+	}
+	if err := kanga.CheckChannelCount("ncclTopoPostset", comm.NKangaRingChannels); err != nil {
+		return res, err
+	}
+	platform, err := opt.Platforms.Platform(rank)
+	if err != nil {
+		return res, abi.Errorf(abi.InvalidUsage, "ncclTopoPostset: %w", err)
+	}
+	all = all[:nRanks]
+	nodesFirstRank = nodesFirstRank[:nRanks]
+	for r, f := range all {
+		if f == nil {
+			return res, abi.Errorf(abi.InvalidArgument, "ncclTopoPostset: allTopoRanks[%d] is NULL", r)
+		}
+	}
+
+	sc := getScratch()
+	defer putScratch(sc)
+	nodes, err := findNodes(all, nChannels, rank, sc)
+	if err != nil {
+		return res, err
+	}
+	nNodes := len(nodes.heads)
+	if comm.EnablePod != 0 && nNodes > 1 {
+		if opt.PodOrder == nil || opt.PodOrder() != PodOrderNode {
+			return res, abi.Errorf(abi.InvalidUsage, "ncclTopoPostset: comm->enablePod is %d on %d nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set %s=node to stitch in node order",
+				comm.EnablePod, nNodes, PodOrderEnvVar)
+		}
+		res.PodFallback = true
+	}
+	if err := kanga.CheckMaterialize(rank, platform); err != nil {
+		return res, err
+	}
+
+	next := stitchNext(all, nodes.heads, nChannels, sc)
+	rings := sc.ints(&sc.rings, nChannels*nRanks)
+	var prevOfRank, nextOfRank [layout.MaxChannels]int32
+	own, ownHead := all[rank], all[nodes.heads[nodes.self]]
+	prevHead := all[nodes.heads[(nodes.self+nNodes-1)%nNodes]]
+	for c := range nChannels {
+		span := c * nRanks
+		ring := rings[span : span+nRanks]
+		if err := walk(c, ring, rank, next[span:span+nRanks]); err != nil {
+			return res, err
+		}
+		// The stitched prev (D9): the fragment's, unless this rank is its
+		// node's head, whose prev is the previous node's tail.
+		prev := own.RingPrev[c]
+		if ownHead.RingRecv[c] == rank {
+			prev = prevHead.RingSend[c]
+		}
+		if from := ring[nRanks-1]; prev != from {
+			return res, abi.Errorf(abi.InternalError, "ncclTopoPostset: channel %d: rank %d has prev %d but the ring reaches it from %d", c, rank, prev, from)
+		}
+		prevOfRank[c], nextOfRank[c] = prev, next[span+int(rank)]
+	}
+
+	// D10: double, then clamp to ncclMaxNchannels() = 32; ncclMinNchannels()
+	// is 0, so no cyclic copies are ever added.
+	total := min(2*nChannels, layout.MaxChannels)
+	if err := allocUserRanks(comm, total, nRanks, opt.Alloc); err != nil {
+		return res, err
+	}
+
+	// Commit.
+	for c := range total {
+		ch := &comm.Channels[c].Ring
+		src := c % nChannels // the doubled half repeats the first (D10)
+		ch.Prev, ch.Next = prevOfRank[src], nextOfRank[src]
+		copy(abi.Ints(ch.UserRanks, nRanks), rings[src*nRanks:(src+1)*nRanks])
+	}
+	comm.NChannels = int32(total)
+	comm.NNodes = int32(nNodes)
+	comm.Node = int32(nodes.self)
+	copy(nodesFirstRank, nodes.heads)
+	res.KangaInts = kanga.Materialize(comm, all, platform)
+	res.SwitchV1 = platform.SwitchV1
+	res.NChannels, res.NNodes = total, nNodes
+	return res, nil
+}
+
+// nodeTable is the result of node detection (D8).
+type nodeTable struct {
+	heads []int32 // heads[m]: node m's channel-0 head rank (nodesFirstRank)
+	self  int     // this rank's node
+}
+
+// findNodes checks every fragment's values (docs/errors.md P8, P9) and
+// groups ranks into nodes by their channel-0 head (D8), checking that the
+// ranks of a node agree with its first rank on every channel's head and tail
+// (P10, P11). Nodes are numbered in order of first appearance; a dense table
+// indexed by head rank is the map.
+func findNodes(all []*abi.TopoRanks, nChannels int, rank int32, sc *scratch) (nodeTable, error) {
+	nRanks := int32(len(all))
+	nodeOf := sc.ints(&sc.nodeOf, len(all))
+	for i := range nodeOf {
+		nodeOf[i] = -1
+	}
+	heads := sc.heads[:0]
+	self := -1
+	for r, f := range all {
+		for c := range nChannels {
+			if v := f.RingRecv[c]; v < 0 || v >= nRanks {
+				return nodeTable{}, fragmentRangeError(r, "ringRecv", c, v, 0, nRanks)
+			}
+			if v := f.RingSend[c]; v < 0 || v >= nRanks {
+				return nodeTable{}, fragmentRangeError(r, "ringSend", c, v, 0, nRanks)
+			}
+			if v := f.RingPrev[c]; v < -1 || v >= nRanks {
+				return nodeTable{}, fragmentRangeError(r, "ringPrev", c, v, -1, nRanks)
+			}
+			if v := f.RingNext[c]; v < -1 || v >= nRanks {
+				return nodeTable{}, fragmentRangeError(r, "ringNext", c, v, -1, nRanks)
+			}
+		}
+		h := f.RingRecv[0]
+		m := nodeOf[h]
+		if m < 0 {
+			m = int32(len(heads))
+			nodeOf[h] = m
+			heads = append(heads, h)
+		}
+		if int32(r) == rank {
+			self = int(m)
+		}
+		first := all[h]
+		for c := range nChannels {
+			if f.RingRecv[c] != first.RingRecv[c] {
+				return nodeTable{}, abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d of node %d has channel %d head %d but the node's first rank %d has head %d",
+					r, m, c, f.RingRecv[c], h, first.RingRecv[c])
+			}
+			if f.RingSend[c] != first.RingSend[c] {
+				return nodeTable{}, abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d of node %d has channel %d tail %d but the node's first rank %d has tail %d",
+					r, m, c, f.RingSend[c], h, first.RingSend[c])
+			}
+		}
+	}
+	sc.heads = heads
+	return nodeTable{heads: heads, self: self}, nil
+}
+
+func fragmentRangeError(r int, field string, c int, v, lo, nRanks int32) error {
+	return abi.Errorf(abi.InvalidArgument, "ncclTopoPostset: allTopoRanks[%d]->%s[%d] is %d, outside [%d, %d)", r, field, c, v, lo, nRanks)
+}
+
+// stitchNext builds next[c*nRanks + r] for c < nChannels (D9, upstream's
+// connectRings): every rank's fragment ringNext, except each node's tail,
+// whose successor is the next node's head. With one node the tail wraps to
+// its own head.
+func stitchNext(all []*abi.TopoRanks, heads []int32, nChannels int, sc *scratch) []int32 {
+	nRanks := len(all)
+	next := sc.ints(&sc.next, nChannels*nRanks)
+	for r, f := range all {
+		for c := range nChannels {
+			next[c*nRanks+r] = f.RingNext[c]
+		}
+	}
+	nNodes := len(heads)
+	for m, h := range heads {
+		node, following := all[h], all[heads[(m+1)%nNodes]]
+		for c := range nChannels {
+			next[c*nRanks+int(node.RingSend[c])] = following.RingRecv[c]
+		}
+	}
+	return next
+}
+
+// allocUserRanks gives every channel c < total a userRanks buffer of nRanks
+// ints, allocating the NULL ones (D12). On failure it frees what it
+// allocated, leaving comm as it was.
+func allocUserRanks(comm *abi.Comm, total, nRanks int, alloc Allocator) error {
+	var fresh [layout.MaxChannels]uintptr
+	for c := range total {
+		if comm.Channels[c].Ring.UserRanks != 0 {
+			continue
+		}
+		p := alloc.AllocInts(nRanks)
+		if p == 0 {
+			for _, q := range fresh[:c] {
+				if q != 0 {
+					alloc.Free(q)
+				}
+			}
+			return abi.Errorf(abi.SystemError, "ncclTopoPostset: malloc of %d bytes for channels[%d].ring.userRanks failed", 4*nRanks, c)
+		}
+		fresh[c] = p
+	}
+	for c, p := range fresh[:total] {
+		if p != 0 {
+			comm.Channels[c].Ring.UserRanks = p
+		}
+	}
+	return nil
+}

@@ -1,0 +1,289 @@
+/* cluster.c - simulated clusters and the ring stage driver (see cluster.h). */
+#include "cluster.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct ring_api linked_ring_api = {
+    ncclTopoPreset, ncclTopoPostset, ncclBuildRings, ncclTopoGetNetDev};
+
+struct cluster *cluster_new(int nNodes, const int *localRanks) {
+  struct cluster *cl = calloc(1, sizeof *cl);
+  if (cl == NULL) return NULL;
+  cl->nNodes = nNodes;
+  cl->localRanks = calloc((size_t)nNodes, sizeof(int));
+  cl->firstRank = calloc((size_t)nNodes, sizeof(int));
+  cl->graphs = calloc((size_t)nNodes, sizeof(struct ncclTopoGraph *));
+  cl->systems = calloc((size_t)nNodes, sizeof(struct ncclTopoSystem));
+  if (!cl->localRanks || !cl->firstRank || !cl->graphs || !cl->systems) {
+    cluster_free(cl);
+    return NULL;
+  }
+  for (int m = 0; m < nNodes; m++) {
+    cl->localRanks[m] = localRanks[m];
+    cl->firstRank[m] = cl->nRanks;
+    cl->nRanks += localRanks[m];
+    cl->systems[m].nodes[0].count = localRanks[m];
+    cl->graphs[m] = calloc(1, sizeof(struct ncclTopoGraph));
+    if (cl->graphs[m] == NULL) {
+      cluster_free(cl);
+      return NULL;
+    }
+    cl->graphs[m]->pattern = NCCL_TOPO_PATTERN_RING;
+    cl->graphs[m]->minChannels = 1;
+    cl->graphs[m]->maxChannels = MAXCHANNELS;
+    for (int i = 0; i < NCCOM_RING_MAX_INTER; i++) cl->graphs[m]->inter[i] = -1;
+  }
+  return cl;
+}
+
+void cluster_free(struct cluster *cl) {
+  if (cl == NULL) return;
+  for (int m = 0; cl->graphs && m < cl->nNodes; m++) free(cl->graphs[m]);
+  free(cl->graphs);
+  free(cl->systems);
+  free(cl->firstRank);
+  free(cl->localRanks);
+  free(cl);
+}
+
+int cluster_node_of(const struct cluster *cl, int rank) {
+  for (int m = cl->nNodes - 1; m >= 0; m--)
+    if (rank >= cl->firstRank[m]) return m;
+  return -1;
+}
+
+void cluster_set_channel(struct cluster *cl, int c, const int *localOrder, int len, int nicIn,
+                         int nicOut) {
+  for (int m = 0; m < cl->nNodes; m++) {
+    struct ncclTopoGraph *g = cl->graphs[m];
+    for (int i = 0; i < len; i++) g->intra[c * len + i] = cl->firstRank[m] + localOrder[i];
+    g->inter[2 * c] = nicIn;
+    g->inter[2 * c + 1] = nicOut;
+  }
+}
+
+void cluster_set_nchannels(struct cluster *cl, int nChannels) {
+  for (int m = 0; m < cl->nNodes; m++) cl->graphs[m]->nChannels = nChannels;
+}
+
+struct cluster *cluster_default(int nNodes) {
+  enum { cores = 32, nics = 8, channels = 8, coresPerNic = cores / nics };
+  int *local = malloc((size_t)nNodes * sizeof(int));
+  if (local == NULL) return NULL;
+  for (int m = 0; m < nNodes; m++) local[m] = cores;
+  struct cluster *cl = cluster_new(nNodes, local);
+  free(local);
+  if (cl == NULL) return NULL;
+  for (int c = 0; c < channels; c++) {
+    int order[cores];
+    int start = coresPerNic * c, step = c % 2 == 0 ? 1 : cores - 1;
+    for (int i = 0; i < cores; i++) order[i] = (start + i * step) % cores;
+    cluster_set_channel(cl, c, order, cores, order[0] / coresPerNic,
+                        order[cores - 1] / coresPerNic);
+  }
+  cluster_set_nchannels(cl, channels);
+  return cl;
+}
+
+void stage_free(struct stage *st) {
+  for (int r = 0; st->comms && r < st->nRanks; r++) {
+    if (st->comms[r] == NULL) continue;
+    for (int c = 0; c < MAXCHANNELS; c++) free(st->comms[r]->channels[c].ring.userRanks);
+    free(st->comms[r]);
+  }
+  free(st->comms);
+  free(st->fragments);
+  free(st->all);
+  free(st->nodesFirstRank);
+  free(st->nChannels);
+  free(st->nNodes);
+  free(st->netDev);
+  memset(st, 0, sizeof *st);
+}
+
+static int fail(struct stage *st, ncclResult_t res, const char *what, int rank) {
+  st->failedResult = res;
+  snprintf(st->failure, sizeof st->failure, "%s on rank %d returned %d", what, rank, (int)res);
+  return -1;
+}
+
+int stage_run(const struct ring_api *api, const struct cluster *cl, struct stage *st) {
+  int n = cl->nRanks;
+  size_t nn = (size_t)n;
+  memset(st, 0, sizeof *st);
+  st->nRanks = n;
+  st->comms = calloc(nn, sizeof *st->comms);
+  st->fragments = calloc(nn, sizeof *st->fragments);
+  st->all = calloc(nn, sizeof *st->all);
+  st->nodesFirstRank = calloc(nn * nn, sizeof(int));
+  st->nChannels = calloc(nn, sizeof(int));
+  st->nNodes = calloc(nn, sizeof(int));
+  st->netDev = calloc(nn * MAXCHANNELS, sizeof(int));
+  if (!st->comms || !st->fragments || !st->all || !st->nodesFirstRank || !st->nChannels ||
+      !st->nNodes || !st->netDev)
+    return fail(st, ncclSystemError, "host allocation", -1);
+
+  /* One zeroed communicator per rank, as libnrt allocates them. */
+  for (int r = 0; r < n; r++) {
+    int m = cluster_node_of(cl, r);
+    struct ncclComm *comm = calloc(1, sizeof *comm);
+    if (comm == NULL) return fail(st, ncclSystemError, "host allocation", r);
+    comm->rank = r;
+    comm->nRanks = n;
+    comm->localRanks = cl->localRanks[m];
+    comm->topo = &cl->systems[m];
+    comm->enablePod = cl->enablePod;
+    st->comms[r] = comm;
+  }
+
+  /* Preset on every rank, each into its own fragment. */
+  struct ncclTopoRanks *own = calloc(nn, sizeof *own);
+  if (own == NULL) return fail(st, ncclSystemError, "host allocation", -1);
+  for (int r = 0; r < n; r++) {
+    ncclResult_t res = api->preset(st->comms[r], cl->graphs[cluster_node_of(cl, r)], &own[r]);
+    if (res != ncclSuccess) {
+      free(own);
+      return fail(st, res, "ncclTopoPreset", r);
+    }
+  }
+
+  /* The bootstrap AllGather: every rank receives every rank's 960 bytes. */
+  memcpy(st->fragments, own, nn * sizeof *own);
+  free(own);
+  for (int r = 0; r < n; r++) st->all[r] = &st->fragments[r];
+
+  for (int r = 0; r < n; r++) {
+    ncclResult_t res = api->postset(st->comms[r], &st->nodesFirstRank[(size_t)r * nn], st->all,
+                                    &st->nChannels[r], &st->nNodes[r]);
+    if (res != ncclSuccess) return fail(st, res, "ncclTopoPostset", r);
+  }
+
+  for (int r = 0; r < n; r++) {
+    int m = cluster_node_of(cl, r);
+    for (int c = 0; c < st->comms[r]->nChannels; c++) {
+      ncclResult_t res = api->get_net_dev(st->comms[r]->topo, r, cl->graphs[m], c,
+                                          &st->netDev[r * MAXCHANNELS + c]);
+      if (res != ncclSuccess) return fail(st, res, "ncclTopoGetNetDev", r);
+    }
+  }
+  return 0;
+}
+
+/* ---- invariants ---- */
+
+static int violations;
+
+__attribute__((format(printf, 1, 2))) static void violation(const char *fmt, ...) {
+  if (violations++ >= 20) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("invariant violated: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+static const struct ncclRing *ring_of(const struct stage *st, int r, int c) {
+  return &st->comms[r]->channels[c].ring;
+}
+
+static void check_channel(const struct cluster *cl, const struct stage *st, int c, int graphC,
+                          char *seen) {
+  int n = st->nRanks;
+  if (n <= 0) return;
+  /* One Hamiltonian cycle: from rank 0, next visits every rank once and
+   * returns. */
+  memset(seen, 0, (size_t)n);
+  int cur = 0;
+  for (int step = 0; step < n; step++) {
+    if (cur < 0 || cur >= n) {
+      violation("channel %d: next leads to %d, not a rank", c, cur);
+      return;
+    }
+    if (seen[cur]) {
+      violation("channel %d: rank %d reached twice within %d steps", c, cur, n);
+      return;
+    }
+    seen[cur] = 1;
+    cur = ring_of(st, cur, c)->next;
+  }
+  if (cur != 0) violation("channel %d: %d steps from rank 0 end at %d", c, n, cur);
+
+  for (int r = 0; r < n; r++) {
+    const struct ncclRing *ring = ring_of(st, r, c);
+    int s = ring->next;
+    if (s >= 0 && s < n && ring_of(st, s, c)->prev != r)
+      violation("channel %d: rank %d's next is %d but %d's prev is %d", c, r, s, s,
+                ring_of(st, s, c)->prev);
+    /* userRanks: starts at the rank and follows next. */
+    if (ring->userRanks == NULL) {
+      violation("channel %d: rank %d has no userRanks", c, r);
+      continue;
+    }
+    if (ring->userRanks[0] != r) violation("channel %d: rank %d's userRanks[0] is %d", c, r, ring->userRanks[0]);
+    for (int i = 0; i + 1 < n; i++) {
+      int u = ring->userRanks[i];
+      if (u < 0 || u >= n || ring_of(st, u, c)->next != ring->userRanks[i + 1]) {
+        violation("channel %d: rank %d's userRanks[%d..%d] = %d %d is not a next step", c, r, i,
+                  i + 1, u, ring->userRanks[i + 1]);
+        break;
+      }
+    }
+    /* NIC: inter[2c + (intra head != rank)] of the rank's own node graph. */
+    int m = cluster_node_of(cl, r);
+    const struct ncclTopoGraph *g = cl->graphs[m];
+    int head = g->intra[graphC * cl->localRanks[m]];
+    int want = g->inter[2 * graphC + (head != r)];
+    int got = st->netDev[r * MAXCHANNELS + c];
+    if (got != want)
+      violation("channel %d: rank %d's NIC is %d, the head/direction rule gives %d", c, r, got,
+                want);
+  }
+}
+
+int stage_check(const struct cluster *cl, const struct stage *st) {
+  violations = 0;
+  int n = st->nRanks;
+  int graphChannels = cl->graphs[0]->nChannels;
+  int want = graphChannels * 2 < MAXCHANNELS ? graphChannels * 2 : MAXCHANNELS;
+  for (int r = 0; r < n; r++) {
+    const struct ncclComm *comm = st->comms[r];
+    if (comm->nChannels != want || st->nChannels[r] != want)
+      violation("rank %d: nChannels %d (out-parameter %d), want min(2 x %d, 32) = %d", r,
+                comm->nChannels, st->nChannels[r], graphChannels, want);
+    if (comm->nNodes != cl->nNodes || st->nNodes[r] != cl->nNodes)
+      violation("rank %d: nNodes %d (out-parameter %d), want %d", r, comm->nNodes,
+                st->nNodes[r], cl->nNodes);
+    if (comm->node != cluster_node_of(cl, r))
+      violation("rank %d: node %d, want %d", r, comm->node, cluster_node_of(cl, r));
+    for (int m = 0; m < cl->nNodes && m < st->nNodes[r]; m++) {
+      int head = cl->graphs[m]->intra[0];
+      if (st->nodesFirstRank[(size_t)r * (size_t)n + (size_t)m] != head)
+        violation("rank %d: nodesFirstRank[%d] is %d, want node %d's channel-0 head %d", r, m,
+                  st->nodesFirstRank[(size_t)r * (size_t)n + (size_t)m], m, head);
+    }
+  }
+  if (violations) return violations;
+
+  char *seen = malloc((size_t)n);
+  if (seen == NULL) return ++violations;
+  for (int c = 0; c < want; c++) check_channel(cl, st, c, c % graphChannels, seen);
+  free(seen);
+
+  /* The doubled half repeats the first (D10). */
+  for (int c = graphChannels; c < want; c++) {
+    for (int r = 0; r < n; r++) {
+      const struct ncclRing *a = ring_of(st, r, c), *b = ring_of(st, r, c - graphChannels);
+      if (a->prev != b->prev || a->next != b->next ||
+          (a->userRanks && b->userRanks &&
+           memcmp(a->userRanks, b->userRanks, (size_t)n * sizeof(int)) != 0)) {
+        violation("rank %d: channel %d does not repeat channel %d", r, c, c - graphChannels);
+        break;
+      }
+    }
+  }
+  return violations;
+}

@@ -1,0 +1,97 @@
+/*
+ * cluster.h - a simulated cluster for libnrt-style hosts of the ring stage.
+ *
+ * A cluster is nNodes nodes of localRanks[m] ranks each, numbered node-major.
+ * Each node has its own ncclTopoGraph (intra holds global ranks, indexed
+ * [c * localRanks + i]) and its own ncclTopoSystem (nodes[0].count =
+ * localRanks). cluster_run() drives the whole ring stage the way libnccom's
+ * buildGraphTransportsRank does (spec §1): Preset on every rank, an in-memory
+ * AllGather of the 960-byte fragments, Postset on every rank, then
+ * GetNetDev for every rank and channel, through a table of entry points so
+ * that any library exporting the four symbols can be driven.
+ */
+#ifndef NCCOMRING_TESTS_CLUSTER_H
+#define NCCOMRING_TESTS_CLUSTER_H
+
+#include <stddef.h>
+
+#include "nccom_ring.h"
+
+/* The four entry points of one library. */
+struct ring_api {
+  ncclResult_t (*preset)(struct ncclComm *, struct ncclTopoGraph *, struct ncclTopoRanks *);
+  ncclResult_t (*postset)(struct ncclComm *, int *, struct ncclTopoRanks **, int *, int *);
+  ncclResult_t (*build_rings)(int, int *, int, int, int *, int *);
+  ncclResult_t (*get_net_dev)(struct ncclTopoSystem *, int, struct ncclTopoGraph *, int, int *);
+};
+
+/* The entry points this program was linked against. */
+extern const struct ring_api linked_ring_api;
+
+struct cluster {
+  int nNodes;
+  int nRanks;
+  int *localRanks;               /* [nNodes] */
+  int *firstRank;                /* [nNodes] global rank of each node's local rank 0 */
+  struct ncclTopoGraph **graphs; /* [nNodes] */
+  struct ncclTopoSystem *systems;/* [nNodes] */
+  int enablePod;                 /* copied into every comm */
+};
+
+/* Allocates a cluster of nNodes nodes with localRanks[m] ranks (graphs
+ * zeroed, pattern RING). Returns NULL when out of memory. */
+struct cluster *cluster_new(int nNodes, const int *localRanks);
+void cluster_free(struct cluster *cl);
+
+/* The node a global rank belongs to. */
+int cluster_node_of(const struct cluster *cl, int rank);
+
+/* Sets channel c of every node from a local order (local indices, length
+ * localRanks of that node, which must all be equal to len) and the channel's
+ * entry/exit NICs (-1 for none). */
+void cluster_set_channel(struct cluster *cl, int c, const int *localOrder, int len, int nicIn,
+                         int nicOut);
+/* Sets graph->nChannels on every node. */
+void cluster_set_nchannels(struct cluster *cl, int nChannels);
+
+/* The embedded default: nNodes trn1.32xlarge-like nodes of 32 NeuronCores
+ * and 8 EFA NICs (NIC k serves cores 4k..4k+3), 8 ring channels with
+ * distinct intra orders: channel c starts at core 4c and runs forward for even
+ * c, backward for odd c; it enters on the head's NIC and leaves on the tail's. */
+struct cluster *cluster_default(int nNodes);
+
+/* Loads the RING graph (pattern 4) of an NCCL_GRAPH_FILE and applies it to
+ * every one of nNodes nodes (graph_xml.c). Writes a message to err and
+ * returns NULL on failure. */
+struct cluster *cluster_from_graph_file(const char *path, int nNodes, char *err, size_t errlen);
+
+/* The outcome of one ring stage over a cluster. */
+struct stage {
+  int nRanks;
+  struct ncclComm **comms;          /* [nRanks], calloc'ed */
+  struct ncclTopoRanks *fragments;  /* [nRanks], the AllGather buffer */
+  struct ncclTopoRanks **all;       /* [nRanks] pointers into fragments */
+  int *nodesFirstRank;              /* [nRanks * nRanks] each rank's own array */
+  int *nChannels;                   /* [nRanks] Postset out-parameter */
+  int *nNodes;                      /* [nRanks] Postset out-parameter */
+  int *netDev;                      /* [nRanks * MAXCHANNELS] */
+  ncclResult_t failedResult;        /* first failure, ncclSuccess if none */
+  char failure[512];                /* which call failed on which rank */
+};
+
+/* Runs the ring stage through api. Returns 0 when every call succeeded;
+ * otherwise fills st->failedResult/failure and returns -1. The stage must be
+ * released with stage_free either way. */
+int stage_run(const struct ring_api *api, const struct cluster *cl, struct stage *st);
+void stage_free(struct stage *st);
+
+/* Checks the global invariants of a finished stage: every channel one
+ * Hamiltonian cycle; r.next == s exactly when s.prev == r; userRanks[0] ==
+ * rank and userRanks is the walk along next; nChannels == min(2n, 32) and the
+ * doubled channels repeat the first half; every rank agrees on nNodes and
+ * nodesFirstRank; the NIC of every channel follows the head/direction rule
+ * (spec §5). Returns the number of violations and prints each to stderr
+ * (at most 20). */
+int stage_check(const struct cluster *cl, const struct stage *st);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * expected - hand-computed ring-stage results, checked through the C ABI of
+ * build/libnccomring.so (issue 2, "Expected values"; spec §2-§5, D5-D13).
+ *
+ * Every expected number below was worked out by hand from the spec's
+ * pseudocode and D9's stitch rule; the comments show the working.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/cluster.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                          \
+  do {                                                            \
+    if (!(cond)) {                                                \
+      failures++;                                                 \
+      fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                               \
+      fputc('\n', stderr);                                        \
+    }                                                             \
+  } while (0)
+
+/* Platform hook (D14, P18), found by the library through dlsym because this
+ * program is linked with -rdynamic. */
+static bool switchV1;
+bool neuronIsTrn3SwitchV1Family(void) { return switchV1; }
+
+static void expect_ring(const struct stage *st, int rank, int c, int prev, int next,
+                        const int *userRanks) {
+  const struct ncclRing *ring = &st->comms[rank]->channels[c].ring;
+  CHECK(ring->prev == prev, "rank %d ch%d prev %d, want %d", rank, c, ring->prev, prev);
+  CHECK(ring->next == next, "rank %d ch%d next %d, want %d", rank, c, ring->next, next);
+  for (int i = 0; i < st->nRanks; i++)
+    CHECK(ring->userRanks[i] == userRanks[i], "rank %d ch%d userRanks[%d] %d, want %d", rank, c,
+          i, ring->userRanks[i], userRanks[i]);
+}
+
+static int run(struct cluster *cl, struct stage *st) {
+  if (stage_run(&linked_ring_api, cl, st) != 0) {
+    CHECK(0, "%s", st->failure);
+    return -1;
+  }
+  CHECK(stage_check(cl, st) == 0, "invariants");
+  return 0;
+}
+
+/* 1 node x 8 ranks, channels [0..7] and [0,7,6,...,1]. One node closes on
+ * itself (D9): ch0's tail 7 feeds its head 0, so rank 0 has prev 7 next 1;
+ * ch1's tail is 1, so prev 1 next 7. Doubling gives 4 channels (D10). */
+static void one_node_eight_ranks(void) {
+  int local = 8, fwd[8] = {0, 1, 2, 3, 4, 5, 6, 7}, rev[8] = {0, 7, 6, 5, 4, 3, 2, 1};
+  struct cluster *cl = cluster_new(1, &local);
+  cluster_set_channel(cl, 0, fwd, 8, -1, -1);
+  cluster_set_channel(cl, 1, rev, 8, -1, -1);
+  cluster_set_nchannels(cl, 2);
+  struct stage st;
+  if (run(cl, &st) == 0) {
+    CHECK(st.comms[0]->nChannels == 4 && st.nChannels[0] == 4, "nChannels %d/%d, want 4",
+          st.comms[0]->nChannels, st.nChannels[0]);
+    expect_ring(&st, 0, 0, 7, 1, fwd);
+    expect_ring(&st, 0, 1, 1, 7, rev);
+    expect_ring(&st, 0, 2, 7, 1, fwd);
+    expect_ring(&st, 0, 3, 1, 7, rev);
+  }
+  stage_free(&st);
+  cluster_free(cl);
+}
+
+/* 2 nodes x 4 ranks, ch1 reversed, inter = {c, c}. Node 0's ch0 tail 3 feeds
+ * node 1's head 4: rank 3 ch0 prev 2 (local) next 4, and 3 is not ch0's head
+ * (0), so dir = 1 and netDev = inter[2*0+1] = 0. */
+static void two_nodes_four_ranks(void) {
+  int local[2] = {4, 4}, fwd[4] = {0, 1, 2, 3}, rev[4] = {3, 2, 1, 0};
+  struct cluster *cl = cluster_new(2, local);
+  cluster_set_channel(cl, 0, fwd, 4, 0, 0);
+  cluster_set_channel(cl, 1, rev, 4, 1, 1);
+  cluster_set_nchannels(cl, 2);
+  struct stage st;
+  if (run(cl, &st) == 0) {
+    int want[8] = {3, 4, 5, 6, 7, 0, 1, 2};
+    expect_ring(&st, 3, 0, 2, 4, want);
+    CHECK(st.netDev[3 * MAXCHANNELS + 0] == 0, "rank 3 ch0 netDev %d, want 0",
+          st.netDev[3 * MAXCHANNELS + 0]);
+    /* ch1 on rank 3: node 0 runs 3 2 1 0, so 3 is the head: its prev is node
+     * 1's tail 4, netDev = inter[2] = 1 (dir 0). */
+    int want1[8] = {3, 2, 1, 0, 7, 6, 5, 4};
+    expect_ring(&st, 3, 1, 4, 2, want1);
+    CHECK(st.netDev[3 * MAXCHANNELS + 1] == 1, "rank 3 ch1 netDev %d, want 1",
+          st.netDev[3 * MAXCHANNELS + 1]);
+  }
+  stage_free(&st);
+  cluster_free(cl);
+}
+
+/* 2 nodes x 4, channel 3's local order 2 3 0 1: from rank 0, local next 1 is
+ * node 0's tail, which feeds node 1's head 6; 6 7 4 5, then 5 feeds node 0's
+ * head 2; 2 3 and back to 0. */
+static void channel_three_rotated(void) {
+  int local[2] = {4, 4}, fwd[4] = {0, 1, 2, 3}, rot[4] = {2, 3, 0, 1};
+  struct cluster *cl = cluster_new(2, local);
+  for (int c = 0; c < 3; c++) cluster_set_channel(cl, c, fwd, 4, c, c);
+  cluster_set_channel(cl, 3, rot, 4, 3, 3);
+  cluster_set_nchannels(cl, 4);
+  struct stage st;
+  if (run(cl, &st) == 0) {
+    int want[8] = {0, 1, 6, 7, 4, 5, 2, 3};
+    expect_ring(&st, 0, 3, 3, 1, want);
+    expect_ring(&st, 0, 7, 3, 1, want); /* the doubled copy of channel 3 */
+  }
+  stage_free(&st);
+  cluster_free(cl);
+}
+
+/* 2 nodes x 8 with intra 0 7 6 5 4 3 2 1: node 0's tail 1 feeds node 1's head
+ * 8, which runs 8 15 14 ... 9, and 9 feeds 0. */
+static void two_nodes_eight_reversed(void) {
+  int local[2] = {8, 8}, rev[8] = {0, 7, 6, 5, 4, 3, 2, 1};
+  struct cluster *cl = cluster_new(2, local);
+  cluster_set_channel(cl, 0, rev, 8, 0, 0);
+  cluster_set_nchannels(cl, 1);
+  struct stage st;
+  if (run(cl, &st) == 0) {
+    int want[16] = {0, 7, 6, 5, 4, 3, 2, 1, 8, 15, 14, 13, 12, 11, 10, 9};
+    expect_ring(&st, 0, 0, 9, 7, want);
+  }
+  stage_free(&st);
+  cluster_free(cl);
+}
+
+/* One rank per node, 4 nodes, inter {0,1} and {2,3}: every rank is its own
+ * channel head (intra[c] == rank), so dir = 0 and netDev = inter[2c]: 0 on
+ * ch0 and ch2, 2 on ch1 and ch3. */
+static void one_rank_per_node(void) {
+  int local[4] = {1, 1, 1, 1}, only[1] = {0};
+  struct cluster *cl = cluster_new(4, local);
+  cluster_set_channel(cl, 0, only, 1, 0, 1);
+  cluster_set_channel(cl, 1, only, 1, 2, 3);
+  cluster_set_nchannels(cl, 2);
+  struct stage st;
+  if (run(cl, &st) == 0) {
+    for (int r = 0; r < 4; r++) {
+      CHECK(st.comms[r]->nChannels == 4, "rank %d nChannels %d", r, st.comms[r]->nChannels);
+      for (int c = 0; c < 4; c++) {
+        int want = c % 2 == 0 ? 0 : 2;
+        CHECK(st.netDev[r * MAXCHANNELS + c] == want, "rank %d ch%d netDev %d, want %d", r, c,
+              st.netDev[r * MAXCHANNELS + c], want);
+      }
+      int want[4] = {r, (r + 1) % 4, (r + 2) % 4, (r + 3) % 4};
+      expect_ring(&st, r, 0, (r + 3) % 4, (r + 1) % 4, want);
+    }
+  }
+  stage_free(&st);
+  cluster_free(cl);
+}
+
+/* A 20-channel graph: Preset copies channels [20, 32) from [0, 12) (D6),
+ * Postset ends at exactly 32 channels (D10), and no byte of the comm past
+ * channels[31] changes except the fields Postset owns (node, nNodes,
+ * nChannels). */
+static void twenty_channels(void) {
+  int local[2] = {4, 4}, order[4];
+  struct cluster *cl = cluster_new(2, local);
+  for (int c = 0; c < 20; c++) {
+    for (int i = 0; i < 4; i++) order[i] = (c + i) % 4;
+    cluster_set_channel(cl, c, order, 4, c % 8, (c + 1) % 8);
+  }
+  cluster_set_nchannels(cl, 20);
+  struct stage st;
+  if (stage_run(&linked_ring_api, cl, &st) == 0) {
+    CHECK(stage_check(cl, &st) == 0, "invariants");
+    for (int r = 0; r < st.nRanks; r++) {
+      const struct ncclComm *comm = st.comms[r];
+      CHECK(comm->nChannels == 32 && st.nChannels[r] == 32, "rank %d nChannels %d", r,
+            comm->nChannels);
+      /* Everything after channels[31] is zero, as calloc left it, except the
+       * fields Postset writes and the ones the host set. */
+      struct ncclComm expect;
+      memcpy(&expect, comm, sizeof expect);
+      expect.node = expect.nNodes = expect.nChannels = 0;
+      expect.rank = expect.nRanks = expect.localRanks = 0;
+      expect.topo = NULL;
+      const unsigned char *p = (const unsigned char *)&expect;
+      size_t bad = 0;
+      for (size_t i = offsetof(struct ncclComm, nKangaRingChannels); i < sizeof expect; i++)
+        bad += p[i] != 0;
+      CHECK(bad == 0, "rank %d: %zu bytes past channels[31] changed", r, bad);
+    }
+  } else {
+    CHECK(0, "%s", st.failure);
+  }
+  stage_free(&st);
+  cluster_free(cl);
+}
+
+/* Preset writes only the bytes D5/D7 name (issue 2, item 4): a fragment
+ * pre-filled with 0xA5 keeps 0xA5 everywhere but ringRecv/ringSend/ringPrev/
+ * ringNext[c < n] and, on TRN3-SwitchV1, JbogKangaringPath[k <
+ * nKangaRingChannels]. */
+static void preset_canary(bool onSwitchV1) {
+  int local = 8;
+  struct cluster *cl = cluster_new(1, &local);
+  int order[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  for (int c = 0; c < 3; c++) cluster_set_channel(cl, c, order, 8, -1, -1);
+  cluster_set_nchannels(cl, 3);
+  struct ncclComm *comm = calloc(1, sizeof *comm);
+  comm->rank = 5;
+  comm->nRanks = 8;
+  comm->localRanks = 8;
+  comm->nKangaRingChannels = 2;
+  for (int k = 0; k < MAX_KANGA_PATHS; k++)
+    for (int i = 0; i < NCCOM_RING_KANGA_WIDTH; i++) comm->kangaRing[k][i] = 100 * k + i;
+  struct ncclTopoRanks frag;
+  memset(&frag, 0xA5, sizeof frag);
+  switchV1 = onSwitchV1;
+  ncclResult_t res = ncclTopoPreset(comm, cl->graphs[0], &frag);
+  switchV1 = false;
+  CHECK(res == ncclSuccess, "Preset returned %d", (int)res);
+
+  struct ncclTopoRanks want;
+  memset(&want, 0xA5, sizeof want);
+  for (int c = 0; c < 3; c++) {
+    want.ringRecv[c] = 0;
+    want.ringSend[c] = 7;
+    want.ringPrev[c] = 4;
+    want.ringNext[c] = 6;
+  }
+  if (onSwitchV1)
+    for (int k = 0; k < 2; k++)
+      for (int i = 0; i < 4; i++) want.JbogKangaringPath[k][i] = 100 * k + i;
+  const unsigned char *a = (const unsigned char *)&frag, *b = (const unsigned char *)&want;
+  for (size_t i = 0; i < sizeof frag; i++)
+    CHECK(a[i] == b[i], "SwitchV1=%d: fragment byte %zu is 0x%02x, want 0x%02x", onSwitchV1, i,
+          a[i], b[i]);
+  CHECK(comm->nChannels == 3, "comm->nChannels %d", comm->nChannels);
+  for (int c = 0; c < 6; c++)
+    CHECK(comm->channels[c].ring.prev == 4 && comm->channels[c].ring.next == 6,
+          "channel %d prev/next %d/%d", c, comm->channels[c].ring.prev,
+          comm->channels[c].ring.next);
+  CHECK(comm->channels[6].ring.prev == 0 && comm->channels[6].ring.next == 0,
+        "channel 6 written");
+  free(comm);
+  cluster_free(cl);
+}
+
+int main(void) {
+  one_node_eight_ranks();
+  two_nodes_four_ranks();
+  channel_three_rotated();
+  two_nodes_eight_reversed();
+  one_rank_per_node();
+  twenty_channels();
+  preset_canary(false);
+  preset_canary(true);
+  if (failures) {
+    fprintf(stderr, "expected: %d checks failed\n", failures);
+    return 1;
+  }
+  printf("expected: all hand-computed cases passed\n");
+  return 0;
+}
