@@ -54,11 +54,11 @@ demo: $(BUILD)/ringstage
 test: test-go test-header test-c test-graphs test-cmake
 	@echo "make test: all passed"
 
-test-go: $(LIB)
+test-go: all
 	@unformatted=$$(gofmt -l abi layout ring kanga netdev cmd tests 2>/dev/null); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	LIBNCCOMRING=$(CURDIR)/$(LIB) $(GO) test -race -count=1 ./...
+	LIBNCCOMRING=$(CURDIR)/$(LIB) NCCOMRING_BUILD=$(CURDIR)/$(BUILD) $(GO) test -race -count=1 ./...
 
 test-header:
 	$(CC) -std=c11 -Wall -Wextra -Werror -pedantic $(INCLUDES) -x c -fsyntax-only tests/c/header/header_check.c

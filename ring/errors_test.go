@@ -1,0 +1,278 @@
+package ring_test
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/kanga"
+	"github.com/nccomring/libnccomring/ring"
+)
+
+// Every failure of docs/errors.md returns its code and exact WARN text and
+// leaves caller memory byte-identical (D11): the tests below fill the
+// communicator, fragment and nodesFirstRank with a canary before the call
+// and compare every byte after it.
+
+func bytesOf[T any](p *T) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(p)), unsafe.Sizeof(*p))
+}
+
+func canary[T any](p *T) {
+	b := bytesOf(p)
+	for i := range b {
+		b[i] = 0xA5
+	}
+}
+
+type failingPlatform struct{ err error }
+
+func (f failingPlatform) Platform(int32) (kanga.Platform, error) { return kanga.Platform{}, f.err }
+
+// presetCase builds a valid 2-node x 4-rank Preset for rank 1 and lets the
+// case break one thing.
+func TestPresetErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		break_   func(c *abi.Comm, g *abi.TopoGraph)
+		platform kanga.Resolver
+		code     abi.Result
+		text     string
+	}{
+		{"S4 nRanks zero", func(c *abi.Comm, g *abi.TopoGraph) { c.NRanks = 0 }, generic, abi.InvalidArgument,
+			"ncclTopoPreset: comm->nRanks 0 is not positive"},
+		{"S5 rank past nRanks", func(c *abi.Comm, g *abi.TopoGraph) { c.Rank = 8 }, generic, abi.InvalidArgument,
+			"ncclTopoPreset: comm->rank 8 is outside [0, 8)"},
+		{"S5 negative rank", func(c *abi.Comm, g *abi.TopoGraph) { c.Rank = -1 }, generic, abi.InvalidArgument,
+			"ncclTopoPreset: comm->rank -1 is outside [0, 8)"},
+		{"S6 localRanks zero", func(c *abi.Comm, g *abi.TopoGraph) { c.LocalRanks = 0 }, generic, abi.InvalidArgument,
+			"ncclTopoPreset: comm->localRanks 0 is outside [1, 256]"},
+		{"S6 localRanks 257", func(c *abi.Comm, g *abi.TopoGraph) { c.LocalRanks = 257 }, generic, abi.InvalidArgument,
+			"ncclTopoPreset: comm->localRanks 257 is outside [1, 256]"},
+		{"S7 nChannels zero", func(c *abi.Comm, g *abi.TopoGraph) { g.NChannels = 0 }, generic, abi.InvalidArgument,
+			"ncclTopoPreset: graph->nChannels 0 is outside [1, 32]"},
+		{"S7 nChannels 33", func(c *abi.Comm, g *abi.TopoGraph) { g.NChannels = 33 }, generic, abi.InvalidArgument,
+			"ncclTopoPreset: graph->nChannels 33 is outside [1, 32]"},
+		{"S9 kangaRing count 5", func(c *abi.Comm, g *abi.TopoGraph) { c.NKangaRingChannels = 5 }, generic, abi.InvalidArgument,
+			"ncclTopoPreset: comm->nKangaRingChannels 5 is outside [0, 4]"},
+		{"S10 unknown platform", func(c *abi.Comm, g *abi.TopoGraph) {}, failingPlatform{&kanga.UnknownPlatformError{Value: "trn9"}}, abi.InvalidUsage,
+			"ncclTopoPreset: NCCOM_RING_PLATFORM=trn9 is not one of generic, trn3-switchv1"},
+		{"S11 intra past nRanks", func(c *abi.Comm, g *abi.TopoGraph) { g.Intra[6] = 8 }, generic, abi.InvalidArgument,
+			"ncclTopoPreset: graph->intra[6] (channel 1, position 2) is 8, outside [0, 8)"},
+		{"S11 negative intra", func(c *abi.Comm, g *abi.TopoGraph) { g.Intra[3] = -1 }, generic, abi.InvalidArgument,
+			"ncclTopoPreset: graph->intra[3] (channel 0, position 3) is -1, outside [0, 8)"},
+		{"S12 rank twice", func(c *abi.Comm, g *abi.TopoGraph) { g.Intra[7] = 3 }, generic, abi.InvalidArgument,
+			"ncclTopoPreset: channel 1 lists rank 3 twice (positions 0 and 3)"},
+		{"S13 rank missing", func(c *abi.Comm, g *abi.TopoGraph) { g.Intra[6] = 4 }, generic, abi.InvalidArgument,
+			"ncclTopoPreset: rank 1 is not in channel 1's intra order"},
+		{"S13 GPU list longer than the node", func(c *abi.Comm, g *abi.TopoGraph) { c.LocalRanks = 2 }, generic, abi.InvalidArgument,
+			"ncclTopoPreset: rank 1 is not in channel 1's intra order"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cl := newCluster(4, 4).channel(0, []int{0, 1, 2, 3}, 0, 0).channel(1, []int{3, 2, 1, 0}, 1, 1).channels(2)
+			comm := cl.comm(1)
+			graph := cl.graphs[0]
+			tc.break_(comm, graph)
+			before := bytes.Clone(bytesOf(comm))
+			var frag abi.TopoRanks
+			canary(&frag)
+			fragBefore := bytes.Clone(bytesOf(&frag))
+
+			err := ring.Preset(comm, graph, &frag, tc.platform)
+			requireNCCLError(t, err, tc.code, tc.text)
+			assert.Equal(t, before, bytesOf(comm), "comm changed on error")
+			assert.Equal(t, fragBefore, bytesOf(&frag), "fragment changed on error")
+		})
+	}
+}
+
+// postsetFixture is a valid 2-node x 4-rank stage after Preset; each case
+// breaks one fragment or comm field before rank 1's Postset.
+type postsetFixture struct {
+	comm  *abi.Comm
+	frags []abi.TopoRanks
+	all   []*abi.TopoRanks
+}
+
+func newPostsetFixture(t *testing.T) *postsetFixture {
+	cl := newCluster(4, 4).channel(0, []int{0, 1, 2, 3}, 0, 0).channel(1, []int{3, 2, 1, 0}, 1, 1).channels(2)
+	f := &postsetFixture{frags: make([]abi.TopoRanks, 8)}
+	for r := range 8 {
+		c := cl.comm(r)
+		require.NoError(t, ring.Preset(c, cl.graphs[r/4], &f.frags[r], generic))
+		if r == 1 {
+			f.comm = c
+		}
+	}
+	for r := range f.frags {
+		f.all = append(f.all, &f.frags[r])
+	}
+	return f
+}
+
+func TestPostsetErrors(t *testing.T) {
+	switchV1 := func(vcore, jbog int32) kanga.Resolver {
+		return kanga.Fixed{SwitchV1: true, VirtualCoreSize: vcore, JbogID: jbog}
+	}
+	for _, tc := range []struct {
+		name     string
+		break_   func(f *postsetFixture)
+		platform kanga.Resolver
+		pod      ring.PodOrder
+		code     abi.Result
+		text     string
+	}{
+		{"P2 nRanks zero", func(f *postsetFixture) { f.comm.NRanks = 0 }, generic, 0, abi.InvalidArgument,
+			"ncclTopoPostset: comm->nRanks 0 is not positive"},
+		{"P3 rank out of range", func(f *postsetFixture) { f.comm.Rank = 9 }, generic, 0, abi.InvalidArgument,
+			"ncclTopoPostset: comm->rank 9 is outside [0, 8)"},
+		{"P4 Preset not called", func(f *postsetFixture) { f.comm.NChannels = 0 }, generic, 0, abi.InvalidArgument,
+			"ncclTopoPostset: comm->nChannels 0 is outside [1, 32] (call ncclTopoPreset first)"},
+		{"P5 kangaRing count 5", func(f *postsetFixture) { f.comm.NKangaRingChannels = 5 }, generic, 0, abi.InvalidArgument,
+			"ncclTopoPostset: comm->nKangaRingChannels 5 is outside [0, 4]"},
+		{"P6 unknown platform", func(f *postsetFixture) {}, failingPlatform{&kanga.UnknownPlatformError{Value: "x"}}, 0, abi.InvalidUsage,
+			"ncclTopoPostset: NCCOM_RING_PLATFORM=x is not one of generic, trn3-switchv1"},
+		{"P7 missing fragment", func(f *postsetFixture) { f.all[6] = nil }, generic, 0, abi.InvalidArgument,
+			"ncclTopoPostset: allTopoRanks[6] is NULL"},
+		{"P8 ringRecv out of range", func(f *postsetFixture) { f.frags[2].RingRecv[1] = 8 }, generic, 0, abi.InvalidArgument,
+			"ncclTopoPostset: allTopoRanks[2]->ringRecv[1] is 8, outside [0, 8)"},
+		{"P8 ringSend negative", func(f *postsetFixture) { f.frags[5].RingSend[0] = -1 }, generic, 0, abi.InvalidArgument,
+			"ncclTopoPostset: allTopoRanks[5]->ringSend[0] is -1, outside [0, 8)"},
+		{"P9 ringPrev below -1", func(f *postsetFixture) { f.frags[0].RingPrev[1] = -2 }, generic, 0, abi.InvalidArgument,
+			"ncclTopoPostset: allTopoRanks[0]->ringPrev[1] is -2, outside [-1, 8)"},
+		{"P9 ringNext past nRanks", func(f *postsetFixture) { f.frags[7].RingNext[0] = 8 }, generic, 0, abi.InvalidArgument,
+			"ncclTopoPostset: allTopoRanks[7]->ringNext[0] is 8, outside [-1, 8)"},
+		{"P10 ranks of a node disagree on a head", func(f *postsetFixture) { f.frags[6].RingRecv[1] = 6 }, generic, 0, abi.InternalError,
+			"ncclTopoPostset: rank 6 of node 1 has channel 1 head 6 but the node's first rank 4 has head 7"},
+		{"B7 fragment from a rank of another node", func(f *postsetFixture) { f.frags[2] = f.frags[5] }, generic, 0, abi.InternalError,
+			// Rank 2 now claims node 1 and rank 5's neighbours: 1 2 6 7 0 1 2 6.
+			"Error : ring 0 does not loop back to start (7 != 1)"},
+		{"P11 ranks of a node disagree on a tail", func(f *postsetFixture) { f.frags[3].RingSend[0] = 2 }, generic, 0, abi.InternalError,
+			"ncclTopoPostset: rank 3 of node 0 has channel 0 tail 2 but the node's first rank 0 has tail 3"},
+		{"P12 pods refused", func(f *postsetFixture) { f.comm.EnablePod = 1 }, generic, ring.PodOrderRefuse, abi.InvalidUsage,
+			"ncclTopoPostset: comm->enablePod is 1 on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node to stitch in node order"},
+		{"P13 virtual core size", func(f *postsetFixture) {}, switchV1(2, 1), 0, abi.InternalError,
+			"ncclTopoPostset: kangaRing precondition failed: virtual core size is 2, expected 0"},
+		{"P14 JBOG id", func(f *postsetFixture) {}, switchV1(0, 0), 0, abi.InternalError,
+			"ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 1 is 0, expected 1, 2 or 3"},
+		{"B7 intra order disagreement inside one node", func(f *postsetFixture) {
+			// Ranks 1 and 2 believe node 0 runs 0 2 1 3 on channel 0, ranks 0
+			// and 3 that it runs 0 1 2 3: heads and tails agree, the walk
+			// 1 3 4 5 6 7 0 1 does not close.
+			f.frags[1].RingPrev[0], f.frags[1].RingNext[0] = 2, 3
+			f.frags[2].RingPrev[0], f.frags[2].RingNext[0] = 0, 1
+		}, generic, 0, abi.InternalError, "Error : ring 0 does not loop back to start (3 != 1)"},
+		{"B6 lost successor", func(f *postsetFixture) { f.frags[5].RingNext[0] = -1 }, generic, 0, abi.InternalError,
+			"Error : ring 0: rank 5 has next -1, outside [0, 8)"},
+		{"B7 successor that skips a rank", func(f *postsetFixture) { f.frags[2].RingNext[1] = 3 }, generic, 0, abi.InternalError,
+			"Error : ring 1 does not loop back to start (3 != 1)"},
+		{"B8 two-rank cycle", func(f *postsetFixture) { f.frags[2].RingNext[0] = 1 }, generic, 0, abi.InternalError,
+			// 1 2 1 2 ... returns to 1 after 8 steps but never reaches 0.
+			"Error : ring 0 does not contain rank 0"},
+		{"P15 corrupted ringPrev of this rank", func(f *postsetFixture) { f.frags[1].RingPrev[0] = 3 }, generic, 0, abi.InternalError,
+			"ncclTopoPostset: channel 0: rank 1 has prev 3 but the ring reaches it from 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newPostsetFixture(t)
+			tc.break_(f)
+			before := bytes.Clone(bytesOf(f.comm))
+			heads := []int32{-5, -5, -5, -5, -5, -5, -5, -5}
+			alloc := newGoAlloc()
+			pod := tc.pod
+			_, err := ring.Postset(f.comm, heads, f.all, ring.PostsetOptions{
+				Platforms: tc.platform, Alloc: alloc, PodOrder: func() ring.PodOrder { return pod }})
+			requireNCCLError(t, err, tc.code, tc.text)
+			assert.Equal(t, before, bytesOf(f.comm), "comm changed on error")
+			assert.Equal(t, []int32{-5, -5, -5, -5, -5, -5, -5, -5}, heads, "nodesFirstRank changed on error")
+			assert.Empty(t, alloc.live, "userRanks left allocated")
+		})
+	}
+}
+
+func TestPostsetMallocFailureFreesAndWritesNothing(t *testing.T) {
+	f := newPostsetFixture(t)
+	before := bytes.Clone(bytesOf(f.comm))
+	alloc := newGoAlloc()
+	alloc.fail = 0
+	// Fail the third allocation: the first two are freed again.
+	a := &failAfter{inner: alloc, after: 2}
+	_, err := ring.Postset(f.comm, make([]int32, 8), f.all, ring.PostsetOptions{Platforms: generic, Alloc: a})
+	requireNCCLError(t, err, abi.SystemError, "ncclTopoPostset: malloc of 32 bytes for channels[2].ring.userRanks failed")
+	assert.Equal(t, before, bytesOf(f.comm))
+	assert.Empty(t, alloc.live)
+}
+
+type failAfter struct {
+	inner *goAlloc
+	after int
+}
+
+func (a *failAfter) AllocInts(n int) uintptr {
+	if a.after == 0 {
+		return 0
+	}
+	a.after--
+	return a.inner.AllocInts(n)
+}
+
+func (a *failAfter) Free(p uintptr) { a.inner.Free(p) }
+
+func TestPostsetPodNodeOrder(t *testing.T) {
+	f := newPostsetFixture(t)
+	f.comm.EnablePod = 1
+	res, err := ring.Postset(f.comm, make([]int32, 8), f.all, ring.PostsetOptions{
+		Platforms: generic, Alloc: newGoAlloc(), PodOrder: podNode})
+	require.NoError(t, err)
+	assert.True(t, res.PodFallback)
+	assert.Equal(t, "ncclTopoPostset: enablePod set on 2 nodes: stitching in node order (NCCOM_RING_POD_ORDER=node)", ring.PodFallbackLine(res.NNodes))
+}
+
+func TestPostsetPodOneNodeNeedsNoOrder(t *testing.T) {
+	cl := newCluster(4).channel(0, []int{0, 1, 2, 3}, 0, 0).channels(1)
+	st := &stage{alloc: newGoAlloc()}
+	frags := make([]abi.TopoRanks, 4)
+	var all []*abi.TopoRanks
+	for r := range 4 {
+		require.NoError(t, ring.Preset(cl.comm(r), cl.graphs[0], &frags[r], generic))
+		all = append(all, &frags[r])
+	}
+	c := cl.comm(0)
+	require.NoError(t, ring.Preset(c, cl.graphs[0], &frags[0], generic))
+	c.EnablePod = 1
+	asked := false
+	_, err := ring.Postset(c, make([]int32, 4), all, ring.PostsetOptions{Platforms: generic, Alloc: st.alloc,
+		PodOrder: func() ring.PodOrder { asked = true; return ring.PodOrderRefuse }})
+	require.NoError(t, err, "D15 applies only with more than one node")
+	assert.False(t, asked, "NCCOM_RING_POD_ORDER is not read when it does not matter")
+}
+
+func TestPostsetSwitchV1MaterializesKangaRing(t *testing.T) {
+	f := newPostsetFixture(t)
+	for r := range f.frags {
+		for k := range 4 {
+			f.frags[r].JbogKangaringPath[k] = [4]int32{int32(r), int32(k), 7, 8}
+		}
+	}
+	f.comm.NKangaRingChannels = 1
+	res, err := ring.Postset(f.comm, make([]int32, 8), f.all, ring.PostsetOptions{
+		Platforms: kanga.Fixed(kanga.SwitchV1), Alloc: newGoAlloc()})
+	require.NoError(t, err)
+	assert.True(t, res.SwitchV1)
+	assert.Equal(t, 32, res.KangaInts, "8 ranks x 4 ints (D13)")
+	assert.Equal(t, []int32{0, 0, 7, 8, 1, 0, 7, 8}, f.comm.KangaRing[0][:8])
+	assert.Equal(t, []int32{7, 0, 7, 8, 0, 0, 0, 0}, f.comm.KangaRing[0][28:36])
+	assert.Zero(t, f.comm.KangaRing[1])
+}
+
+func TestPlatformErrorIsRecognizable(t *testing.T) {
+	f := newPostsetFixture(t)
+	_, err := ring.Postset(f.comm, make([]int32, 8), f.all, ring.PostsetOptions{
+		Platforms: failingPlatform{&kanga.UnknownPlatformError{Value: "x"}}, Alloc: newGoAlloc()})
+	var unknown *kanga.UnknownPlatformError
+	assert.True(t, errors.As(err, &unknown), "the export layer reports it once per process (D14)")
+}

@@ -1,0 +1,195 @@
+// Package hosts runs the C hosts of tests/c in subprocesses (never loading
+// the Go library into this test process) and checks what they and the
+// library print: logging (D21, P14, P15), the environment (D14) and the
+// fault behaviour seen from a host. make test sets NCCOMRING_BUILD.
+package hosts
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func buildDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("NCCOMRING_BUILD")
+	if dir == "" {
+		t.Skip("NCCOMRING_BUILD is not set; make test sets it to the build directory")
+	}
+	return dir
+}
+
+func repoFile(parts ...string) string {
+	return filepath.Join(append([]string{"..", ".."}, parts...)...)
+}
+
+type run struct {
+	stdout, log string
+	exit        int
+}
+
+// ringstage runs build/ringstage with args and extra environment, logging
+// to a file it returns the contents of.
+func ringstage(t *testing.T, env []string, args ...string) run {
+	t.Helper()
+	logPath := filepath.Join(t.TempDir(), "nccl.log")
+	cmd := exec.Command(filepath.Join(buildDir(t), "ringstage"), args...)
+	cmd.Env = append(cleanEnv(), "NCCL_DEBUG_FILE="+logPath)
+	cmd.Env = append(cmd.Env, env...)
+	out, err := cmd.Output()
+	r := run{stdout: string(out)}
+	if exit, ok := err.(*exec.ExitError); ok {
+		r.exit = exit.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	if b, err := os.ReadFile(logPath); err == nil {
+		r.log = string(b)
+	}
+	return r
+}
+
+// cleanEnv is this process's environment without the variables the library
+// reads, so the developer's shell cannot change a test's outcome.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "NCCL_") || strings.HasPrefix(kv, "NCCOM_RING_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+var linePrefix = regexp.MustCompile(`^[^:]+:\d+:\d+ \[(-?\d+)\] NCCL (WARN|INFO) (.*)$`)
+
+// lines returns the text of each log line of the given kind ("WARN" or
+// "INFO"), checking every line has the NCCL prefix (P14).
+func lines(t *testing.T, log, kind string) []string {
+	t.Helper()
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(log, "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		m := linePrefix.FindStringSubmatch(l)
+		require.NotNil(t, m, "not an NCCL log line: %q", l)
+		if m[2] == kind {
+			out = append(out, m[3])
+		}
+	}
+	return out
+}
+
+func TestNothingIsPrintedWithoutNCCLDebug(t *testing.T) {
+	r := ringstage(t, nil, "--quiet")
+	assert.Zero(t, r.exit)
+	assert.Empty(t, r.log, "D21: nothing is printed while NCCL_DEBUG is unset")
+	assert.NotContains(t, r.stdout, "NCCL")
+}
+
+func TestInfoPrintsRankZeroChannelLines(t *testing.T) {
+	r := ringstage(t, []string{"NCCL_DEBUG=INFO"})
+	require.Zero(t, r.exit)
+	info := lines(t, r.log, "INFO")
+	var channelLines []string
+	for _, l := range info {
+		if strings.HasPrefix(l, "Channel ") {
+			channelLines = append(channelLines, l)
+		}
+	}
+	// The host prints rank 0's userRanks itself in NCCL's format: the
+	// library's lines (D17) must be the same 16 lines.
+	var hostLines []string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, "Channel ") {
+			hostLines = append(hostLines, l)
+		}
+	}
+	require.Len(t, channelLines, 16)
+	assert.Equal(t, hostLines, channelLines)
+	assert.True(t, strings.HasPrefix(channelLines[0], "Channel 00/16 :    0   1   2   3"), channelLines[0])
+	for _, l := range strings.Split(strings.TrimSpace(r.log), "\n") {
+		if strings.Contains(l, "Channel ") {
+			assert.Contains(t, l, "[0] NCCL INFO Channel", "Channel lines come from rank 0 only")
+		}
+	}
+	assert.Empty(t, lines(t, r.log, "WARN"))
+}
+
+func TestSubsysFilterHidesInitLines(t *testing.T) {
+	r := ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=^INIT"}, "--quiet")
+	require.Zero(t, r.exit)
+	assert.Empty(t, r.log)
+	r = ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=NET,BOGUS"}, "--quiet")
+	assert.Equal(t, []string{"NCCL_DEBUG_SUBSYS: unknown subsystem BOGUS ignored"}, lines(t, r.log, "WARN"))
+	assert.Empty(t, lines(t, r.log, "INFO"))
+}
+
+func TestUnknownDebugLevelWarnsOnce(t *testing.T) {
+	r := ringstage(t, []string{"NCCL_DEBUG=LOUD"}, "--quiet")
+	require.Zero(t, r.exit)
+	assert.Equal(t, []string{"NCCL_DEBUG=LOUD is not one of VERSION, WARN, INFO, ABORT, TRACE; using WARN"}, lines(t, r.log, "WARN"))
+}
+
+func TestDebugFileExpandsHostAndPid(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(filepath.Join(buildDir(t), "ringstage"), "--quiet")
+	cmd.Env = append(cleanEnv(), "NCCL_DEBUG=INFO", "NCCL_DEBUG_FILE="+filepath.Join(dir, "log.%h.%p.%%"))
+	require.NoError(t, cmd.Run())
+	host, err := os.Hostname()
+	require.NoError(t, err)
+	host, _, _ = strings.Cut(host, ".")
+	matches, err := filepath.Glob(filepath.Join(dir, "log."+host+".*.%"))
+	require.NoError(t, err)
+	require.Len(t, matches, 1)
+	assert.Regexp(t, `log\.`+regexp.QuoteMeta(host)+`\.\d+\.%$`, matches[0])
+}
+
+func TestUnopenableDebugFileFallsBackToStdout(t *testing.T) {
+	cmd := exec.Command(filepath.Join(buildDir(t), "ringstage"), "--quiet")
+	cmd.Env = append(cleanEnv(), "NCCL_DEBUG=WARN", "NCCL_DEBUG_FILE=/nonexistent/dir/log")
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "NCCL WARN NCCL_DEBUG_FILE=/nonexistent/dir/log cannot be opened (No such file or directory); logging to stdout")
+}
+
+func TestGraphWithNoChannelsFailsWithOneWarn(t *testing.T) {
+	r := ringstage(t, []string{"NCCL_DEBUG=WARN"}, "--graph", repoFile("testdata", "faults", "nchannels0_graph.xml"), "--nodes", "2")
+	assert.Equal(t, 1, r.exit)
+	assert.Equal(t, []string{"ncclTopoPreset: graph->nChannels 0 is outside [1, 32]"}, lines(t, r.log, "WARN"))
+}
+
+func TestUnknownPlatformFailsWithOneWarn(t *testing.T) {
+	r := ringstage(t, []string{"NCCL_DEBUG=WARN", "NCCOM_RING_PLATFORM=trn9"}, "--quiet")
+	assert.Equal(t, 1, r.exit)
+	assert.Equal(t, []string{"ncclTopoPreset: NCCOM_RING_PLATFORM=trn9 is not one of generic, trn3-switchv1"}, lines(t, r.log, "WARN"))
+}
+
+func TestSwitchV1FromEnvironmentLogsKangaRing(t *testing.T) {
+	r := ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCOM_RING_PLATFORM=trn3-switchv1"}, "--quiet")
+	require.Zero(t, r.exit)
+	assert.Contains(t, lines(t, r.log, "INFO"), "built 0 kangaring paths", "P13: printed on SwitchV1 even for 0 paths")
+}
+
+func TestJSONAndDotOutputs(t *testing.T) {
+	r := ringstage(t, nil, "--json", "--graph", repoFile("testdata", "graphs", "03_nccl524_4gpu_4nic_graph.xml"), "--nodes", "2")
+	require.Zero(t, r.exit)
+	assert.Contains(t, r.stdout, `"invariantsHeld": true`)
+	// Rank 0 heads node 0 on both channels: it enters on NIC 3 (inter[2c]).
+	assert.Contains(t, r.stdout, `{"channel": 0, "prev": 7, "next": 1, "netDev": 3, "userRanks": [0, 1, 2, 3, 4, 5, 6, 7]}`)
+	// Rank 3 is the tail: it leaves on NIC 0 (inter[2c+1]).
+	assert.Contains(t, r.stdout, `{"channel": 1, "prev": 2, "next": 4, "netDev": 0, "userRanks": [3, 4, 5, 6, 7, 0, 1, 2]}`)
+
+	d := ringstage(t, nil, "--dot", "--nodes", "1")
+	require.Zero(t, d.exit)
+	assert.True(t, strings.HasPrefix(d.stdout, "digraph rings {"))
+	assert.Equal(t, 8*32, strings.Count(d.stdout, " -> "), "8 graph channels x 32 ranks")
+}
