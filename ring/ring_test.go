@@ -284,3 +284,36 @@ func TestParsePodOrder(t *testing.T) {
 		}
 	}
 }
+
+// D22: calls for different communicators run concurrently and share no
+// state (go test -race checks the scratch pool and everything else).
+func TestConcurrentStagesAgree(t *testing.T) {
+	build := func() *cluster {
+		cl := newCluster(4, 4, 4)
+		for c := range 6 {
+			cl.channel(c, []int{c % 4, (c + 3) % 4, (c + 1) % 4, (c + 2) % 4}, int32(c), int32(c))
+		}
+		return cl.channels(6)
+	}
+	want := build().run(t, generic)
+	const workers = 8
+	got := make([]*stage, workers)
+	done := make(chan int)
+	for w := range workers {
+		go func() {
+			defer func() { done <- w }()
+			got[w] = build().run(t, generic)
+		}()
+	}
+	for range workers {
+		<-done
+	}
+	for w, st := range got {
+		require.NotNil(t, st)
+		for r := range want.comms {
+			for ch := range 12 {
+				require.Equal(t, want.userRanks(r, ch), st.userRanks(r, ch), "worker %d rank %d ch %d", w, r, ch)
+			}
+		}
+	}
+}

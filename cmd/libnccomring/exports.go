@@ -29,8 +29,9 @@ func main() {}
 func goTopoPreset(comm *C.struct_ncclComm, graph *C.struct_ncclTopoGraph, topoRanks *C.struct_ncclTopoRanks) (res C.ncclResult_t) {
 	const fn = "ncclTopoPreset"
 	c := (*abi.Comm)(unsafe.Pointer(comm))
-	rank := rankOf(c)
-	defer guard(fn, rank, &res)()
+	rank := int32(-1)
+	defer guard(fn, &rank, &res)()
+	rank = rankOf(c) // may fault on a wild pointer: armed guard first
 	switch {
 	case comm == nil:
 		return fail(rank, nullArgument(fn, "comm"))
@@ -47,8 +48,9 @@ func goTopoPreset(comm *C.struct_ncclComm, graph *C.struct_ncclTopoGraph, topoRa
 func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks **C.struct_ncclTopoRanks, nChannels *C.int, nNodes *C.int) (res C.ncclResult_t) {
 	const fn = "ncclTopoPostset"
 	c := (*abi.Comm)(unsafe.Pointer(comm))
-	rank := rankOf(c)
-	defer guard(fn, rank, &res)()
+	rank := int32(-1)
+	defer guard(fn, &rank, &res)()
+	rank = rankOf(c) // may fault on a wild pointer: armed guard first
 	switch {
 	case comm == nil:
 		return fail(rank, nullArgument(fn, "comm"))
@@ -83,7 +85,8 @@ func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks 
 //export goBuildRings
 func goBuildRings(nrings C.int, rings *C.int, rank C.int, nranks C.int, prev *C.int, next *C.int) (res C.ncclResult_t) {
 	const fn = "ncclBuildRings"
-	defer guard(fn, int32(rank), &res)()
+	r32 := int32(rank)
+	defer guard(fn, &r32, &res)()
 	_ = prev // never read (D16, P9)
 	switch {
 	case rings == nil:
@@ -111,7 +114,8 @@ func goBuildRings(nrings C.int, rings *C.int, rank C.int, nranks C.int, prev *C.
 //export goTopoGetNetDev
 func goTopoGetNetDev(sys *C.struct_ncclTopoSystem, rank C.int, graph *C.struct_ncclTopoGraph, channelId C.int, dev *C.int) (res C.ncclResult_t) {
 	const fn = "ncclTopoGetNetDev"
-	defer guard(fn, int32(rank), &res)()
+	r32 := int32(rank)
+	defer guard(fn, &r32, &res)()
 	switch {
 	case dev == nil:
 		return fail(int32(rank), nullArgument(fn, "dev"))

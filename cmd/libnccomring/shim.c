@@ -28,10 +28,12 @@ __attribute__((constructor)) static void shim_load(void) {
   pthread_atfork(NULL, NULL, on_fork_child);
 }
 
-/* Returns nonzero (and warns) when the call must be refused. */
-static int refuse(const char *fn, int rank) {
+/* Returns nonzero (and warns) when the call must be refused. The rank is
+ * read only then: a bad comm pointer must reach Go's fault recovery. */
+static int refuse(const char *fn, const struct ncclComm *comm, int rank) {
   nccomring_log_init();
   if (!in_forked_child) return 0;
+  if (comm) rank = comm->rank;
   char text[256];
   snprintf(text, sizeof text,
            "%s: called in a child process after fork() without exec; the Go runtime cannot "
@@ -43,26 +45,26 @@ static int refuse(const char *fn, int rank) {
 
 ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGraph *graph,
                             struct ncclTopoRanks *topoRanks) {
-  if (refuse("ncclTopoPreset", comm ? comm->rank : -1)) return ncclInvalidUsage;
+  if (refuse("ncclTopoPreset", comm, -1)) return ncclInvalidUsage;
   return (ncclResult_t)goTopoPreset(comm, graph, topoRanks);
 }
 
 ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRank,
                              struct ncclTopoRanks **allTopoRanks, int *nChannels,
                              int *nNodes) {
-  if (refuse("ncclTopoPostset", comm ? comm->rank : -1)) return ncclInvalidUsage;
+  if (refuse("ncclTopoPostset", comm, -1)) return ncclInvalidUsage;
   return (ncclResult_t)goTopoPostset(comm, nodesFirstRank, allTopoRanks, nChannels, nNodes);
 }
 
 ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nranks, int *prev,
                             int *next) {
-  if (refuse("ncclBuildRings", rank)) return ncclInvalidUsage;
+  if (refuse("ncclBuildRings", NULL, rank)) return ncclInvalidUsage;
   return (ncclResult_t)goBuildRings(nrings, rings, rank, nranks, prev, next);
 }
 
 ncclResult_t ncclTopoGetNetDev(struct ncclTopoSystem *sys, int rank,
                                struct ncclTopoGraph *graph, int channelId, int *dev) {
-  if (refuse("ncclTopoGetNetDev", rank)) return ncclInvalidUsage;
+  if (refuse("ncclTopoGetNetDev", NULL, rank)) return ncclInvalidUsage;
   return (ncclResult_t)goTopoGetNetDev(sys, rank, graph, channelId, dev);
 }
 

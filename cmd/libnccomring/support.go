@@ -23,13 +23,14 @@ import (
 // guard is deferred by every export: a wild pointer becomes a recoverable
 // panic instead of a fatal fault, and a panic becomes ncclInternalError with
 // one WARN (D20) instead of aborting the host. Use as
-// `defer guard(fn, rank, &res)()`.
-func guard(fn string, rank int32, res *C.ncclResult_t) func() {
+// `defer guard(fn, &rank, &res)()`; rank is read when the WARN is printed,
+// so it can be filled in after the guard is armed.
+func guard(fn string, rank *int32, res *C.ncclResult_t) func() {
 	old := debug.SetPanicOnFault(true)
 	return func() {
 		debug.SetPanicOnFault(old)
 		if r := recover(); r != nil {
-			warn(rank, fmt.Sprintf("%s: internal error: %v", fn, r))
+			warn(*rank, fmt.Sprintf("%s: internal error: %v", fn, r))
 			*res = C.ncclInternalError
 		}
 	}

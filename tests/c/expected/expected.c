@@ -6,6 +6,7 @@
  * pseudocode and D9's stitch rule; the comments show the working.
  */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,16 @@ static int failures;
  * program is linked with -rdynamic. */
 static bool switchV1;
 bool neuronIsTrn3SwitchV1Family(void) { return switchV1; }
+
+/* The host's own ncclTopoGetLocalNet (D19): GetNetDev with graph == NULL
+ * defers to it and passes its answer through unchanged (P17). */
+static int localNetCalls;
+ncclResult_t ncclTopoGetLocalNet(struct ncclTopoSystem *sys, int rank, int *dev);
+ncclResult_t ncclTopoGetLocalNet(struct ncclTopoSystem *sys, int rank, int *dev) {
+  localNetCalls++;
+  *dev = 40 + rank + (sys ? sys->nodes[0].count : 0);
+  return (ncclResult_t)7; /* not a D1 code: proves it is passed through as is */
+}
 
 static void expect_ring(const struct stage *st, int rank, int c, int prev, int next,
                         const int *userRanks) {
@@ -246,6 +257,24 @@ static void preset_canary(bool onSwitchV1) {
   cluster_free(cl);
 }
 
+static void get_net_dev_falls_back_to_host(void) {
+  struct ncclTopoSystem sys = {{{3}}};
+  int dev = -1;
+  ncclResult_t res = ncclTopoGetNetDev(&sys, 2, NULL, 0, &dev);
+  CHECK((int)res == 7 && dev == 45 && localNetCalls == 1, "fallback gave %d, dev %d, calls %d",
+        (int)res, dev, localNetCalls);
+}
+
+/* D20: a wild pointer faults inside Go; the export recovers and returns
+ * ncclInternalError instead of taking the host down. */
+static void panics_do_not_cross_into_c(void) {
+  struct ncclTopoGraph *graph = calloc(1, sizeof *graph);
+  struct ncclTopoRanks frag;
+  ncclResult_t res = ncclTopoPreset((struct ncclComm *)(uintptr_t)0x10, graph, &frag);
+  CHECK(res == ncclInternalError, "wild comm pointer returned %d", (int)res);
+  free(graph);
+}
+
 int main(void) {
   one_node_eight_ranks();
   two_nodes_four_ranks();
@@ -255,6 +284,8 @@ int main(void) {
   twenty_channels();
   preset_canary(false);
   preset_canary(true);
+  get_net_dev_falls_back_to_host();
+  panics_do_not_cross_into_c();
   if (failures) {
     fprintf(stderr, "expected: %d checks failed\n", failures);
     return 1;
