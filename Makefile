@@ -17,12 +17,12 @@ XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || xml2-config --
 LINK_LIB := $(LIB) -Wl,-rpath,'$$ORIGIN'
 
 GO_SOURCES := go.mod go.sum $(shell find abi layout ring kanga netdev cmd -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.map') include/nccom_ring.h
-COMMON     := tests/c/common/cluster.c tests/c/common/graph_xml.c
+COMMON     := tests/c/common/cluster.c tests/c/common/graph_xml.c tests/c/common/linked.c
 COMMON_H   := tests/c/common/cluster.h include/nccom_ring.h
 
 GO_LDFLAGS := -extldflags '-Wl,--version-script=$(CURDIR)/cmd/libnccomring/exports.map -Wl,-soname,$(SONAME)'
 
-.PHONY: all demo test test-go test-header test-c test-graphs test-cmake clean
+.PHONY: all demo test test-go test-header test-c test-graphs test-cmake test-conformance conformance clean
 
 all: $(LIB) $(BUILD)/ringstage $(BUILD)/expected
 
@@ -48,10 +48,28 @@ $(BUILD)/ringstage: tests/c/ringstage/main.c $(COMMON) $(COMMON_H) $(LIB) $(BUIL
 $(BUILD)/expected: tests/c/expected/expected.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(SONAME)
 	$(CC) $(CSTD) $(INCLUDES) $(XML_CFLAGS) -rdynamic -o $@ tests/c/expected/expected.c $(COMMON) $(LINK_LIB) $(XML_LIBS)
 
+# The conformance harness dlopens both libraries by path; -rdynamic lets
+# them find its platform hooks and ncclTopoGetLocalNet (D14, D19).
+$(BUILD)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec.h tests/c/conformance/regressions.inc tests/c/common/cluster.c tests/c/common/graph_xml.c $(COMMON_H)
+	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) $(XML_CFLAGS) -rdynamic -o $@ tests/c/conformance/conformance.c \
+	  tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl $(XML_LIBS)
+
+# Reference library for `make conformance`: the C reference model unless
+# NCCOM_REF_LIB names another (e.g. a real libnccom.so.2; see the README).
+NCCOM_REF_LIB ?= $(REFLIB)
+CONFORMANCE_COUNT ?= 20000
+CONFORMANCE_FLAGS ?=
+
+conformance: $(BUILD)/conformance $(LIB) $(if $(filter $(REFLIB),$(NCCOM_REF_LIB)),$(REFLIB))
+	$(BUILD)/conformance --candidate $(LIB) --reference $(NCCOM_REF_LIB) --count $(CONFORMANCE_COUNT) $(CONFORMANCE_FLAGS)
+
+test-conformance: $(BUILD)/conformance $(LIB) $(REFLIB)
+	$(BUILD)/conformance --candidate $(LIB) --reference $(REFLIB) --count $(CONFORMANCE_COUNT)
+
 demo: $(BUILD)/ringstage
 	$(BUILD)/ringstage
 
-test: test-go test-header test-c test-graphs test-cmake
+test: test-go test-header test-c test-graphs test-conformance test-proofs test-cmake
 	@echo "make test: all passed"
 
 test-go: all
@@ -82,3 +100,7 @@ test-cmake:
 
 clean:
 	rm -rf $(BUILD)
+
+# Issue 3's proofs: LD_PRELOAD over a stand-in libnccom, dlopen beside the
+# reference model, C++ hosts (needs the variables above).
+include mk/proofs.mk

@@ -18,6 +18,14 @@
  * (calloc(1, sizeof(struct ncclComm))).
  *
  * Compiles cleanly as C11 and as C++17 with -Wall -Wextra -Werror.
+ *
+ * C++ hosts: by default the four functions are declared extern "C". A C++
+ * translation unit that defines NCCOM_RING_CXX_LINKAGE before including this
+ * header gets them with C++ linkage instead, as upstream NCCL's own headers
+ * declare them; it then references the mangled names
+ * (_Z14ncclTopoPresetP8ncclCommP13ncclTopoGraphP13ncclTopoRanks, ...), which
+ * libnccomring.so exports as aliases of the C entry points. The macro has no
+ * effect in C. Types, constants and hook typedefs are the same either way.
  */
 #ifndef NCCOM_RING_H
 #define NCCOM_RING_H
@@ -134,6 +142,10 @@ struct ncclComm {
   int enablePod;                            /* +19208  confirmed */
 };
 
+#if defined(__cplusplus) && defined(NCCOM_RING_CXX_LINKAGE)
+} /* extern "C": the four prototypes below get C++ linkage (mangled names) */
+#endif
+
 /*
  * ncclTopoPreset - spec §2; D4-D7.
  * Packs this rank's fragment for channels c < graph->nChannels:
@@ -189,6 +201,10 @@ ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nranks,
 ncclResult_t ncclTopoGetNetDev(struct ncclTopoSystem *sys, int rank,
                                struct ncclTopoGraph *graph, int channelId,
                                int *dev);
+
+#if defined(__cplusplus) && defined(NCCOM_RING_CXX_LINKAGE)
+extern "C" {
+#endif
 
 /*
  * Optional host-provided hooks (D14, D19). The library looks these names up at

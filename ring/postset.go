@@ -98,10 +98,15 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	prevHead := all[nodes.heads[(nodes.self+nNodes-1)%nNodes]]
 	for c := range nChannels {
 		span := c * nRanks
-		ring := rings[span : span+nRanks]
-		if err := walk(c, ring, rank, next[span:span+nRanks]); err != nil {
+		if err := walk(c, rings[span:span+nRanks], rank, next[span:span+nRanks]); err != nil {
 			return res, err
 		}
+	}
+	// Every ring is whole; now this rank's own prev must agree with its ring
+	// (P15), checked after all walks as docs/errors.md orders it.
+	for c := range nChannels {
+		span := c * nRanks
+		ring := rings[span : span+nRanks]
 		// The stitched prev (D9): the fragment's, unless this rank is its
 		// node's head, whose prev is the previous node's tail.
 		prev := own.RingPrev[c]

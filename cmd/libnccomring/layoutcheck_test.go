@@ -22,8 +22,9 @@ func TestHeaderMatchesLayoutTable(t *testing.T) {
 }
 
 // The dynamic symbol table of build/libnccomring.so holds the four entry
-// points and nothing of the Go runtime (issue 2, item 5). make test sets
-// LIBNCCOMRING to the built library.
+// points, under their C names and their C++ mangled names (issue 3, C++
+// hosts: aliases in shim.c), and nothing of the Go runtime (issue 2, item 5).
+// make test sets LIBNCCOMRING to the built library.
 func TestLibraryExportsOnlyTheRingStage(t *testing.T) {
 	path := os.Getenv("LIBNCCOMRING")
 	if path == "" {
@@ -41,7 +42,26 @@ func TestLibraryExportsOnlyTheRingStage(t *testing.T) {
 		}
 	}
 	sort.Strings(defined)
-	assert.Equal(t, []string{"ncclBuildRings", "ncclTopoGetNetDev", "ncclTopoPostset", "ncclTopoPreset"}, defined)
+	assert.Equal(t, []string{
+		"_Z14ncclBuildRingsiPiiiS_S_",                                  // ncclBuildRings(int, int*, int, int, int*, int*)
+		"_Z14ncclTopoPresetP8ncclCommP13ncclTopoGraphP13ncclTopoRanks", // ncclTopoPreset(ncclComm*, ncclTopoGraph*, ncclTopoRanks*)
+		"_Z15ncclTopoPostsetP8ncclCommPiPP13ncclTopoRanksS1_S1_",       // ncclTopoPostset(ncclComm*, int*, ncclTopoRanks**, int*, int*)
+		"_Z17ncclTopoGetNetDevP14ncclTopoSystemiP13ncclTopoGraphiPi",   // ncclTopoGetNetDev(ncclTopoSystem*, int, ncclTopoGraph*, int, int*)
+		"ncclBuildRings", "ncclTopoGetNetDev", "ncclTopoPostset", "ncclTopoPreset",
+	}, defined)
+	// Each mangled name is an alias: the same address as its C entry point.
+	addr := map[string]uint64{}
+	for _, s := range syms {
+		addr[s.Name] = s.Value
+	}
+	for mangled, c := range map[string]string{
+		"_Z14ncclBuildRingsiPiiiS_S_":                                  "ncclBuildRings",
+		"_Z14ncclTopoPresetP8ncclCommP13ncclTopoGraphP13ncclTopoRanks": "ncclTopoPreset",
+		"_Z15ncclTopoPostsetP8ncclCommPiPP13ncclTopoRanksS1_S1_":       "ncclTopoPostset",
+		"_Z17ncclTopoGetNetDevP14ncclTopoSystemiP13ncclTopoGraphiPi":   "ncclTopoGetNetDev",
+	} {
+		assert.Equal(t, addr[c], addr[mangled], "%s is not an alias of %s", mangled, c)
+	}
 	for _, name := range defined {
 		assert.False(t, strings.HasPrefix(name, "_cgo") || strings.HasPrefix(name, "x_cgo") ||
 			name == "crosscall2" || name == "fatalf", "Go runtime symbol %s exported", name)

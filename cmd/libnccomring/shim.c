@@ -68,6 +68,35 @@ ncclResult_t ncclTopoGetNetDev(struct ncclTopoSystem *sys, int rank,
   return (ncclResult_t)goTopoGetNetDev(sys, rank, graph, channelId, dev);
 }
 
+/*
+ * C++ linkage aliases. Upstream NCCL declares these four functions in C++
+ * without extern "C", so a C++ host (or a C++ build of libnccom) compiled
+ * against such a declaration references the Itanium-mangled names below.
+ * Each is an alias of the C entry point above (same address, same fork
+ * check); include/nccom_ring.h declares them for C++ hosts that define
+ * NCCOM_RING_CXX_LINKAGE, and exports.map exports them. The names come from
+ * g++ on the documented declarations; `c++filt` gives back exactly:
+ *   ncclTopoPreset(ncclComm*, ncclTopoGraph*, ncclTopoRanks*)
+ *   ncclTopoPostset(ncclComm*, int*, ncclTopoRanks**, int*, int*)
+ *   ncclBuildRings(int, int*, int, int, int*, int*)
+ *   ncclTopoGetNetDev(ncclTopoSystem*, int, ncclTopoGraph*, int, int*)
+ * (tests/c/cxx checks both directions.)
+ */
+ncclResult_t nccomring_cxx_topo_preset(struct ncclComm *, struct ncclTopoGraph *,
+                                       struct ncclTopoRanks *)
+    __asm__("_Z14ncclTopoPresetP8ncclCommP13ncclTopoGraphP13ncclTopoRanks")
+    __attribute__((alias("ncclTopoPreset")));
+ncclResult_t nccomring_cxx_topo_postset(struct ncclComm *, int *, struct ncclTopoRanks **, int *,
+                                        int *)
+    __asm__("_Z15ncclTopoPostsetP8ncclCommPiPP13ncclTopoRanksS1_S1_")
+    __attribute__((alias("ncclTopoPostset")));
+ncclResult_t nccomring_cxx_build_rings(int, int *, int, int, int *, int *)
+    __asm__("_Z14ncclBuildRingsiPiiiS_S_") __attribute__((alias("ncclBuildRings")));
+ncclResult_t nccomring_cxx_topo_get_net_dev(struct ncclTopoSystem *, int, struct ncclTopoGraph *,
+                                            int, int *)
+    __asm__("_Z17ncclTopoGetNetDevP14ncclTopoSystemiP13ncclTopoGraphiPi")
+    __attribute__((alias("ncclTopoGetNetDev")));
+
 /* ---- host lookups ---- */
 
 /* True when addr lies inside this library: its own definitions never count

@@ -6,9 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct ring_api linked_ring_api = {
-    ncclTopoPreset, ncclTopoPostset, ncclBuildRings, ncclTopoGetNetDev};
-
 struct cluster *cluster_new(int nNodes, const int *localRanks) {
   struct cluster *cl = calloc(1, sizeof *cl);
   if (cl == NULL) return NULL;
