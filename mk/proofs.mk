@@ -15,11 +15,11 @@ PROOFS_COMPARE = tests/c/common/stage_compare.c tests/c/common/stage_compare.h
 
 PROOFS_STANDIN     = $(BUILD)/libnccom-standin.so
 PROOFS_STANDIN_SYM = $(BUILD)/standin-symbolic/libnccom-standin.so
-PROOFS_STANDIN_SRC = tests/c/standin/standin.c tests/c/standin/standin_driver.c tests/c/standin/standin.h
+PROOFS_STANDIN_SRC = tests/c/standin/standin.c tests/c/standin/standin_driver.c tests/c/standin/standin.h tests/c/common/stage_setup.h
 
-.PHONY: test-proofs test-proofs-standin test-proofs-dlopen test-proofs-cxx test-proofs-header
+.PHONY: test-proofs test-proofs-standin test-proofs-dlopen test-proofs-cxx test-proofs-header test-proofs-conformance
 
-test-proofs: test-proofs-header test-proofs-standin test-proofs-dlopen test-proofs-cxx
+test-proofs: test-proofs-header test-proofs-standin test-proofs-dlopen test-proofs-cxx test-proofs-conformance
 	@echo "make test-proofs: all passed"
 
 # ---- LD_PRELOAD proof ----
@@ -69,7 +69,7 @@ $(BUILD)/cxx_host.o: tests/c/cxx/cxx_host.cpp include/nccom_ring.h
 	$(CXX) $(PROOFS_CXXSTD) $(INCLUDES) -DNCCOM_RING_CXX_LINKAGE -c -o $@ tests/c/cxx/cxx_host.cpp
 
 $(BUILD)/cxx-host: $(BUILD)/cxx_host.o $(LIB) $(BUILD)/$(SONAME)
-	$(CXX) -o $@ $(BUILD)/cxx_host.o $(LINK_LIB)
+	$(CXX) -rdynamic -o $@ $(BUILD)/cxx_host.o $(LINK_LIB)
 
 test-proofs-cxx: $(BUILD)/cxx-host $(BUILD)/cxx_host.o $(LIB)
 	sh tests/c/cxx/check_names.sh $(LIB) $(BUILD)/cxx_host.o
@@ -79,3 +79,25 @@ test-proofs-cxx: $(BUILD)/cxx-host $(BUILD)/cxx_host.o $(LIB)
 test-proofs-header:
 	$(CC) -std=c11 -Wall -Wextra -Werror -pedantic $(INCLUDES) -DNCCOM_RING_CXX_LINKAGE -x c -fsyntax-only tests/c/header/header_check.c
 	$(CXX) -std=c++17 -Wall -Wextra -Werror -pedantic $(INCLUDES) -DNCCOM_RING_CXX_LINKAGE -x c++ -fsyntax-only tests/c/header/header_check.c
+
+# ---- the harness against any library (NCCOM_REF_LIB) ----
+
+# Against the stand-in the harness must report its wrong answers (exit 1,
+# a DIFFERENCE with a shrunk case), and a library without the symbols must
+# be named as such (exit 2).
+test-proofs-conformance: $(BUILD)/conformance $(LIB) $(PROOFS_STANDIN)
+	@out=$$($(BUILD)/conformance --candidate $(LIB) --reference $(PROOFS_STANDIN) --real --count 50 --seed 1); rc=$$?; \
+	  echo "$$out" | tail -4; \
+	  test $$rc -eq 1 && echo "$$out" | grep -q '^conformance: DIFFERENCE' && \
+	  echo "$$out" | grep -q 'smallest reproducing case' || { echo "expected a difference against the stand-in"; exit 1; }
+	@out=$$($(BUILD)/conformance --candidate $(LIB) --reference $(BUILD)/libnccom-standin-missing.so 2>&1); rc=$$?; \
+	  echo "$$out" | tail -1; test $$rc -eq 2 || { echo "expected a load error"; exit 1; }
+	@out=$$($(BUILD)/conformance --candidate $(LIB) --reference $(PROOFS_NOSYM) 2>&1); rc=$$?; \
+	  echo "$$out" | head -2; test $$rc -eq 2 && echo "$$out" | grep -q 'does not export ncclTopoPreset' || \
+	  { echo "expected a missing-symbol report"; exit 1; }
+
+# A library that exports none of the four names.
+PROOFS_NOSYM = $(BUILD)/libnosymbols.so
+$(PROOFS_NOSYM): tests/c/standin/no_symbols.c
+	$(CC) $(CSTD) -fPIC -shared -o $@ $<
+test-proofs-conformance: $(PROOFS_NOSYM)

@@ -107,8 +107,12 @@ static int is_own_symbol(void *addr) {
   return mine.dli_fbase == theirs.dli_fbase;
 }
 
-static void *host_symbol(const char *name) {
+/* The host's definition of a hook: its C name, else the name a C++ build
+ * without extern "C" gives it (upstream NCCL declares its functions in C++). */
+static void *host_symbol(const char *name, const char *cxxName) {
   void *p = dlsym(RTLD_DEFAULT, name);
+  if (p && !is_own_symbol(p)) return p;
+  p = dlsym(RTLD_DEFAULT, cxxName);
   return p && !is_own_symbol(p) ? p : NULL;
 }
 
@@ -118,9 +122,12 @@ static ncclRingVirtualCoreSize_t hook_vcore;
 static ncclRingSwitchV1JbogId_t hook_jbog;
 
 static void find_hooks(void) {
-  hook_family = (ncclRingIsTrn3SwitchV1Family_t)host_symbol("neuronIsTrn3SwitchV1Family");
-  hook_vcore = (ncclRingVirtualCoreSize_t)host_symbol("nec_get_virtual_core_size");
-  hook_jbog = (ncclRingSwitchV1JbogId_t)host_symbol("neuronTrnSwitchV1JbogId");
+  hook_family = (ncclRingIsTrn3SwitchV1Family_t)host_symbol("neuronIsTrn3SwitchV1Family",
+                                                            "_Z26neuronIsTrn3SwitchV1Familyv");
+  hook_vcore = (ncclRingVirtualCoreSize_t)host_symbol("nec_get_virtual_core_size",
+                                                      "_Z25nec_get_virtual_core_sizev");
+  hook_jbog = (ncclRingSwitchV1JbogId_t)host_symbol("neuronTrnSwitchV1JbogId",
+                                                    "_Z23neuronTrnSwitchV1JbogIdi");
 }
 
 int nccomring_host_platform(int rank, int *switchV1, int *virtualCoreSize, int *jbogId) {
@@ -140,7 +147,8 @@ int nccomring_host_get_local_net(struct ncclTopoSystem *sys, int rank, int *dev,
                                  ncclResult_t *result) {
   ncclRingGetLocalNet_t fn = __atomic_load_n(&host_get_local_net, __ATOMIC_ACQUIRE);
   if (fn == NULL) {
-    fn = (ncclRingGetLocalNet_t)host_symbol("ncclTopoGetLocalNet");
+    fn = (ncclRingGetLocalNet_t)host_symbol("ncclTopoGetLocalNet",
+                                            "_Z19ncclTopoGetLocalNetP14ncclTopoSystemiPi");
     if (fn == NULL) return 0;
     __atomic_store_n(&host_get_local_net, fn, __ATOMIC_RELEASE);
   }

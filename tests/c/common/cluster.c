@@ -1,5 +1,6 @@
 /* cluster.c - simulated clusters and the ring stage driver (see cluster.h). */
 #include "cluster.h"
+#include "stage_setup.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,11 +47,7 @@ void cluster_free(struct cluster *cl) {
   free(cl);
 }
 
-int cluster_node_of(const struct cluster *cl, int rank) {
-  for (int m = cl->nNodes - 1; m >= 0; m--)
-    if (rank >= cl->firstRank[m]) return m;
-  return -1;
-}
+int cluster_node_of(const struct cluster *cl, int rank) { return stage_node_of(cl, rank); }
 
 void cluster_set_channel(struct cluster *cl, int c, const int *localOrder, int len, int nicIn,
                          int nicOut) {
@@ -101,69 +98,35 @@ void stage_free(struct stage *st) {
   memset(st, 0, sizeof *st);
 }
 
-static int fail(struct stage *st, ncclResult_t res, const char *what, int rank) {
-  st->failedResult = res;
-  snprintf(st->failure, sizeof st->failure, "%s on rank %d returned %d", what, rank, (int)res);
-  return -1;
-}
-
 int stage_run(const struct ring_api *api, const struct cluster *cl, struct stage *st) {
+  if (stage_setup(cl, st) != 0) return -1;
   int n = cl->nRanks;
-  size_t nn = (size_t)n;
-  memset(st, 0, sizeof *st);
-  st->nRanks = n;
-  st->comms = calloc(nn, sizeof *st->comms);
-  st->fragments = calloc(nn, sizeof *st->fragments);
-  st->all = calloc(nn, sizeof *st->all);
-  st->nodesFirstRank = calloc(nn * nn, sizeof(int));
-  st->nChannels = calloc(nn, sizeof(int));
-  st->nNodes = calloc(nn, sizeof(int));
-  st->netDev = calloc(nn * MAXCHANNELS, sizeof(int));
-  if (!st->comms || !st->fragments || !st->all || !st->nodesFirstRank || !st->nChannels ||
-      !st->nNodes || !st->netDev)
-    return fail(st, ncclSystemError, "host allocation", -1);
-
-  /* One zeroed communicator per rank, as libnrt allocates them. */
-  for (int r = 0; r < n; r++) {
-    int m = cluster_node_of(cl, r);
-    struct ncclComm *comm = calloc(1, sizeof *comm);
-    if (comm == NULL) return fail(st, ncclSystemError, "host allocation", r);
-    comm->rank = r;
-    comm->nRanks = n;
-    comm->localRanks = cl->localRanks[m];
-    comm->topo = &cl->systems[m];
-    comm->enablePod = cl->enablePod;
-    st->comms[r] = comm;
-  }
 
   /* Preset on every rank, each into its own fragment. */
-  struct ncclTopoRanks *own = calloc(nn, sizeof *own);
-  if (own == NULL) return fail(st, ncclSystemError, "host allocation", -1);
+  struct ncclTopoRanks *own = calloc((size_t)n, sizeof *own);
+  if (own == NULL) return stage_fail(st, ncclSystemError, "host allocation", -1);
   for (int r = 0; r < n; r++) {
-    ncclResult_t res = api->preset(st->comms[r], cl->graphs[cluster_node_of(cl, r)], &own[r]);
+    ncclResult_t res = api->preset(st->comms[r], cl->graphs[stage_node_of(cl, r)], &own[r]);
     if (res != ncclSuccess) {
       free(own);
-      return fail(st, res, "ncclTopoPreset", r);
+      return stage_fail(st, res, "ncclTopoPreset", r);
     }
   }
-
-  /* The bootstrap AllGather: every rank receives every rank's 960 bytes. */
-  memcpy(st->fragments, own, nn * sizeof *own);
+  stage_gather(st, own);
   free(own);
-  for (int r = 0; r < n; r++) st->all[r] = &st->fragments[r];
 
   for (int r = 0; r < n; r++) {
-    ncclResult_t res = api->postset(st->comms[r], &st->nodesFirstRank[(size_t)r * nn], st->all,
-                                    &st->nChannels[r], &st->nNodes[r]);
-    if (res != ncclSuccess) return fail(st, res, "ncclTopoPostset", r);
+    ncclResult_t res = api->postset(st->comms[r], &st->nodesFirstRank[(size_t)r * (size_t)n],
+                                    st->all, &st->nChannels[r], &st->nNodes[r]);
+    if (res != ncclSuccess) return stage_fail(st, res, "ncclTopoPostset", r);
   }
 
   for (int r = 0; r < n; r++) {
-    int m = cluster_node_of(cl, r);
+    int m = stage_node_of(cl, r);
     for (int c = 0; c < st->comms[r]->nChannels; c++) {
       ncclResult_t res = api->get_net_dev(st->comms[r]->topo, r, cl->graphs[m], c,
                                           &st->netDev[r * MAXCHANNELS + c]);
-      if (res != ncclSuccess) return fail(st, res, "ncclTopoGetNetDev", r);
+      if (res != ncclSuccess) return stage_fail(st, res, "ncclTopoGetNetDev", r);
     }
   }
   return 0;
@@ -269,6 +232,21 @@ int stage_check(const struct cluster *cl, const struct stage *st) {
   if (seen == NULL) return ++violations;
   for (int c = 0; c < want; c++) check_channel(cl, st, c, c % graphChannels, seen);
   free(seen);
+
+  /* kangaRing on SwitchV1 (D13): row k holds rank v's row k, 0..3, for
+   * v < min(16, nRanks); the rest of the row is as the rank set it. */
+  for (int r = 0; cl->switchV1 && r < n; r++) {
+    const struct ncclComm *comm = st->comms[r];
+    for (int k = 0; k < comm->nKangaRingChannels; k++)
+      for (int i = 0; i < NCCOM_RING_KANGA_WIDTH; i++) {
+        int v = i / 4, want = v < n ? cluster_kanga_value(n, v, k, i % 4) : cluster_kanga_value(n, r, k, i);
+        if (comm->kangaRing[k][i] != want) {
+          violation("rank %d: kangaRing[%d][%d] is %d, want %d", r, k, i, comm->kangaRing[k][i], want);
+          k = MAX_KANGA_PATHS;
+          break;
+        }
+      }
+  }
 
   /* The doubled half repeats the first (D10). */
   for (int c = graphChannels; c < want; c++) {

@@ -36,7 +36,10 @@ struct cluster {
   struct ncclTopoGraph **graphs; /* [nNodes] */
   struct ncclTopoSystem *systems;/* [nNodes] */
   int enablePod;                 /* copied into every comm */
+  int nKangaRingChannels;        /* copied into every comm, with kangaRing rows (see stage_run) */
+  int switchV1;                  /* the platform is TRN3-SwitchV1: stage_check expects kangaRing */
 };
+
 
 /* Allocates a cluster of nNodes nodes with localRanks[m] ranks (graphs
  * zeroed, pattern RING). Returns NULL when out of memory. */
@@ -90,7 +93,8 @@ void stage_free(struct stage *st);
  * rank and userRanks is the walk along next; nChannels == min(2n, 32) and the
  * doubled channels repeat the first half; every rank agrees on nNodes and
  * nodesFirstRank; the NIC of every channel follows the head/direction rule
- * (spec §5). Returns the number of violations and prints each to stderr
+ * (spec §5); on SwitchV1, kangaRing[k][4v..4v+3] is rank v's row k, 0..3
+ * (D13). Returns the number of violations and prints each to stderr
  * (at most 20). */
 int stage_check(const struct cluster *cl, const struct stage *st);
 

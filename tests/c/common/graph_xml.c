@@ -16,6 +16,8 @@
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +26,9 @@ static int attr_int(xmlNode *node, const char *name, int *out) {
   xmlChar *v = xmlGetProp(node, (const xmlChar *)name);
   if (v == NULL) return -1;
   char *end;
+  errno = 0;
   long x = strtol((const char *)v, &end, 10);
-  int ok = end != (char *)v && *end == '\0';
+  int ok = end != (char *)v && *end == '\0' && errno == 0 && x >= INT_MIN && x <= INT_MAX;
   xmlFree(v);
   if (!ok) return -1;
   *out = (int)x;
@@ -101,18 +104,32 @@ struct cluster *cluster_from_graph_file(const char *path, int nNodes, char *err,
       devs[c][ndevs[c]++] = dev;
     }
   }
-  if (nChannels != nChannelsAttr && nChannels > 0) {
+  if (nChannels != nChannelsAttr) {
     snprintf(err, errlen, "%s: nchannels=\"%d\" but %d <channel> elements", path, nChannelsAttr,
              nChannels);
     goto out;
   }
 
-  /* Ranks of a node: channel 0's devices in ascending order. */
+  /* Ranks of a node: channel 0's devices in ascending order, each once. A
+   * file with nchannels="0" and no channel reaches ncclTopoPreset as such
+   * (one rank per node), so that the library, not the loader, rejects it. */
   int localRanks = nChannels > 0 ? ndevs[0] : 1;
   int sorted[NCCL_TOPO_MAX_NODES];
+  for (int c = 0; c < nChannels; c++) {
+    if (ndevs[c] == 0) {
+      snprintf(err, errlen, "%s: channel %d lists no <gpu>", path, c);
+      goto out;
+    }
+  }
   if (nChannels > 0) {
     memcpy(sorted, devs[0], (size_t)localRanks * sizeof(int));
     qsort(sorted, (size_t)localRanks, sizeof(int), cmp_int);
+    for (int i = 1; i < localRanks; i++) {
+      if (sorted[i] == sorted[i - 1]) {
+        snprintf(err, errlen, "%s: channel 0 lists gpu dev %d twice", path, sorted[i]);
+        goto out;
+      }
+    }
   }
   int *local = malloc((size_t)nNodes * sizeof(int));
   if (local == NULL) {

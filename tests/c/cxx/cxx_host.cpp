@@ -16,6 +16,8 @@
 //   nChannels 4, nNodes 1, node 0, nodesFirstRank[0] 0
 //   netDev: rank 0 (both channels' head) 2 / 4, every other rank 3 / 5
 //   ncclBuildRings from rank 3: 3 4 5 6 7 0 1 2 and 3 2 1 0 7 6 5 4
+//   ncclTopoGetNetDev(graph NULL) answered by this host's C++-linkage
+//   ncclTopoGetLocalNet: 300 + rank + count = 313 for rank 5
 // Exits 0 when every value matches.
 #ifndef NCCOM_RING_CXX_LINKAGE
 #error "compile with -DNCCOM_RING_CXX_LINKAGE: this host proves the C++-linkage names"
@@ -53,6 +55,16 @@ int wantUser(int c, int r, int i) { return c % 2 == 0 ? (r + i) % 8 : (r - i + 8
 int wantNetDev(int c, int r) { return c % 2 == 0 ? (r == 0 ? 2 : 3) : (r == 0 ? 4 : 5); }
 
 }  // namespace
+
+// A C++ host's own ncclTopoGetLocalNet, with C++ linkage as upstream
+// declares it: GetNetDev with graph == NULL must find it under its mangled
+// name (D19) and pass its answer through (P17). Exported with -rdynamic.
+int localNetCalls = 0;
+ncclResult_t ncclTopoGetLocalNet(ncclTopoSystem *sys, int rank, int *dev) {
+  localNetCalls++;
+  *dev = 300 + rank + (sys ? sys->nodes[0].count : 0);
+  return ncclSuccess;
+}
 
 int main() {
   auto graph = zeroed<ncclTopoGraph>();
@@ -126,6 +138,12 @@ int main() {
     for (int i = 0; i < kRanks; i++)
       expect(rings[c * kRanks + i] == wantRings[c][i], "ncclBuildRings rings[i]", 3, c,
              rings[c * kRanks + i], wantRings[c][i]);
+
+  int dev = -1;
+  res = ncclTopoGetNetDev(&sys, 5, nullptr, 0, &dev);
+  expect(res == ncclSuccess && localNetCalls == 1, "C++-linkage ncclTopoGetLocalNet called", 5, -1,
+         localNetCalls, 1);
+  expect(dev == 313, "ncclTopoGetLocalNet's dev passed through", 5, -1, dev, 313);
 
   for (auto &comm : comms)
     for (ncclChannel &ch : comm->channels) std::free(ch.ring.userRanks);

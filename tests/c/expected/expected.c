@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../common/cluster.h"
+#include "../common/stage_setup.h"
 
 static int failures;
 
@@ -194,6 +195,12 @@ static void twenty_channels(void) {
       expect.node = expect.nNodes = expect.nChannels = 0;
       expect.rank = expect.nRanks = expect.localRanks = 0;
       expect.topo = NULL;
+      /* kangaRing keeps the rows the host gave it (not SwitchV1). */
+      for (int k = 0; k < MAX_KANGA_PATHS; k++)
+        for (int i = 0; i < NCCOM_RING_KANGA_WIDTH; i++) {
+          CHECK(comm->kangaRing[k][i] == cluster_kanga_value(st.nRanks, r, k, i), "rank %d kangaRing[%d][%d] changed", r, k, i);
+          expect.kangaRing[k][i] = 0;
+        }
       const unsigned char *p = (const unsigned char *)&expect;
       size_t bad = 0;
       for (size_t i = offsetof(struct ncclComm, nKangaRingChannels); i < sizeof expect; i++)

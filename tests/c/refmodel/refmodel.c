@@ -261,13 +261,20 @@ static family_fn_t g_family_hook;
 static vcore_fn_t g_vcore_hook;
 static jbog_fn_t g_jbog_hook;
 
+/* A host symbol by its C name, else by the name a C++ build without
+ * extern "C" gives it (README P18). */
+static void *host_dlsym(const char *name, const char *cxxName) {
+  void *p = dlsym(RTLD_DEFAULT, name);
+  return p ? p : dlsym(RTLD_DEFAULT, cxxName);
+}
+
 static void hooks_once(void) {
   void *p;
-  p = dlsym(RTLD_DEFAULT, "neuronIsTrn3SwitchV1Family");
+  p = host_dlsym("neuronIsTrn3SwitchV1Family", "_Z26neuronIsTrn3SwitchV1Familyv");
   memcpy(&g_family_hook, &p, sizeof p);
-  p = dlsym(RTLD_DEFAULT, "nec_get_virtual_core_size");
+  p = host_dlsym("nec_get_virtual_core_size", "_Z25nec_get_virtual_core_sizev");
   memcpy(&g_vcore_hook, &p, sizeof p);
-  p = dlsym(RTLD_DEFAULT, "neuronTrnSwitchV1JbogId");
+  p = host_dlsym("neuronTrnSwitchV1JbogId", "_Z23neuronTrnSwitchV1JbogIdi");
   memcpy(&g_jbog_hook, &p, sizeof p);
 }
 
@@ -337,7 +344,7 @@ static void pod_once(void) {
 static pthread_once_t g_localnet_once = PTHREAD_ONCE_INIT;
 static localnet_fn_t g_localnet;
 static void localnet_once(void) {
-  void *p = dlsym(RTLD_DEFAULT, "ncclTopoGetLocalNet");
+  void *p = host_dlsym("ncclTopoGetLocalNet", "_Z19ncclTopoGetLocalNetP14ncclTopoSystemiPi");
   memcpy(&g_localnet, &p, sizeof p);
 }
 

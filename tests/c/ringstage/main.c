@@ -3,33 +3,57 @@
  * a simulated cluster through build/libnccomring.so, checks the global
  * invariants of the result, and prints it.
  *
- *   ringstage [--nodes N] [--graph FILE] [--json | --dot] [--quiet]
+ *   ringstage [--nodes N] [--graph FILE] [--kanga K] [--pod]
+ *             [--json | --dot] [--quiet]
  *
  * Without --graph it runs the embedded default cluster (4 trn1.32xlarge-like
- * nodes of 32 ranks, 8 NICs, 8 channels; --nodes changes the node count).
- * --graph applies an NCCL_GRAPH_FILE's RING graph to every node, ranks
- * node-major. Output: NCCL-style "Channel xx/yy :" lines of rank 0 and a
- * summary (default), the full per-rank wiring as JSON (--json), or the rings
- * as a Graphviz digraph (--dot). Exit status 0 when every call succeeded and
- * every invariant held, 1 otherwise, 2 on a usage error.
+ * nodes of 32 ranks, 128 ranks in all, 8 NICs, 8 channels; --nodes changes
+ * the node count). --graph applies an NCCL_GRAPH_FILE's RING graph to every
+ * node, ranks node-major. --kanga K gives every comm K kangaRing paths
+ * (materialized only on TRN3-SwitchV1: NCCOM_RING_PLATFORM=trn3-switchv1);
+ * --pod sets comm->enablePod (see NCCOM_RING_POD_ORDER). Output:
+ * NCCL-style "Channel xx/yy :" lines of rank 0 and a summary (default), the
+ * full per-rank wiring as JSON (--json), or the rings as a Graphviz digraph
+ * (--dot). The host simulates every rank in one process, so its memory
+ * grows with the square of the rank count: at most 4096 ranks. Exit status
+ * 0 when every call succeeded and every invariant held, 1 otherwise, 2 on a
+ * usage error.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../common/cluster.h"
 
 enum output { OUT_TEXT, OUT_JSON, OUT_DOT };
 
 static void usage(FILE *f) {
-  fputs("usage: ringstage [--nodes N] [--graph FILE] [--json | --dot] [--quiet]\n"
-        "  --nodes N     number of nodes (default 4)\n"
+  fputs("usage: ringstage [--nodes N] [--graph FILE] [--kanga K] [--pod] [--json | --dot] [--quiet]\n"
+        "  --nodes N     number of nodes (default 4); at most 4096 ranks in all\n"
         "  --graph FILE  an NCCL_GRAPH_FILE whose RING graph every node uses\n"
         "                (default: the embedded trn1.32xlarge-like cluster)\n"
+        "  --kanga K     K kangaRing paths per comm (0-4; built on TRN3-SwitchV1 only)\n"
+        "  --pod         set comm->enablePod (refused on >1 node unless NCCOM_RING_POD_ORDER=node)\n"
         "  --json        print every rank's wiring as JSON\n"
         "  --dot         print the rings as a Graphviz digraph\n"
         "  --quiet       print only the summary\n",
         f);
+}
+
+/* Ranks the host simulates at most: every rank keeps nRanks ints per channel
+ * and its own nodesFirstRank, so memory grows as nRanks^2. */
+enum { MAX_HOST_RANKS = 4096 };
+
+static int parse_int(const char *flag, const char *v, long lo, long hi, int *out) {
+  char *end;
+  long x = strtol(v, &end, 10);
+  if (*v == '\0' || *end != '\0' || x < lo || x > hi) {
+    fprintf(stderr, "ringstage: %s wants an integer in [%ld, %ld], got '%s'\n", flag, lo, hi, v);
+    return -1;
+  }
+  *out = (int)x;
+  return 0;
 }
 
 static void print_channel_lines(const struct stage *st) {
@@ -57,6 +81,12 @@ static void print_json(const struct cluster *cl, const struct stage *st, int vio
            comm->node, comm->nNodes);
     for (int m = 0; m < comm->nNodes; m++)
       printf("%s%d", m ? ", " : "", st->nodesFirstRank[(size_t)r * (size_t)n + (size_t)m]);
+    printf("], \"nKangaRingChannels\": %d, \"kangaRing\": [", comm->nKangaRingChannels);
+    for (int k = 0; k < comm->nKangaRingChannels && k < MAX_KANGA_PATHS; k++) {
+      printf("%s[", k ? ", " : "");
+      for (int i = 0; i < NCCOM_RING_KANGA_WIDTH; i++) printf("%s%d", i ? ", " : "", comm->kangaRing[k][i]);
+      printf("]");
+    }
     printf("], \"channels\": [\n");
     for (int c = 0; c < comm->nChannels; c++) {
       const struct ncclRing *ring = &comm->channels[c].ring;
@@ -93,27 +123,47 @@ static void print_dot(const struct cluster *cl, const struct stage *st) {
 }
 
 int main(int argc, char **argv) {
-  int nodes = 4, quiet = 0;
+  int nodes = 4, quiet = 0, kanga = 0, pod = 0;
   const char *graphFile = NULL;
   enum output out = OUT_TEXT;
+  int outputs = 0;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
-      char *end;
-      long v = strtol(argv[++i], &end, 10);
-      if (*end != '\0' || v < 1 || v > 65536) {
-        fprintf(stderr, "ringstage: --nodes wants an integer in [1, 65536], got %s\n", argv[i]);
+    /* --flag VALUE and --flag=VALUE */
+    char flag[32];
+    const char *arg = argv[i], *value = NULL, *eq = strchr(arg, '=');
+    if (eq && (size_t)(eq - arg) < sizeof flag) {
+      snprintf(flag, sizeof flag, "%.*s", (int)(eq - arg), arg);
+      arg = flag;
+      value = eq + 1;
+    }
+    int takesValue = strcmp(arg, "--nodes") == 0 || strcmp(arg, "--graph") == 0 || strcmp(arg, "--kanga") == 0;
+    if (takesValue && value == NULL) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "ringstage: %s needs a value\n", arg);
         return 2;
       }
-      nodes = (int)v;
-    } else if (strcmp(argv[i], "--graph") == 0 && i + 1 < argc) {
-      graphFile = argv[++i];
-    } else if (strcmp(argv[i], "--json") == 0) {
+      value = argv[++i];
+    } else if (!takesValue && value != NULL) {
+      fprintf(stderr, "ringstage: %s takes no value\n", arg);
+      return 2;
+    }
+    if (strcmp(arg, "--nodes") == 0) {
+      if (parse_int("--nodes", value, 1, MAX_HOST_RANKS, &nodes) != 0) return 2;
+    } else if (strcmp(arg, "--graph") == 0) {
+      graphFile = value;
+    } else if (strcmp(arg, "--kanga") == 0) {
+      if (parse_int("--kanga", value, 0, MAX_KANGA_PATHS, &kanga) != 0) return 2;
+    } else if (strcmp(arg, "--pod") == 0) {
+      pod = 1;
+    } else if (strcmp(arg, "--json") == 0) {
       out = OUT_JSON;
-    } else if (strcmp(argv[i], "--dot") == 0) {
+      outputs++;
+    } else if (strcmp(arg, "--dot") == 0) {
       out = OUT_DOT;
-    } else if (strcmp(argv[i], "--quiet") == 0) {
+      outputs++;
+    } else if (strcmp(arg, "--quiet") == 0) {
       quiet = 1;
-    } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+    } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
       usage(stdout);
       return 0;
     } else {
@@ -121,6 +171,10 @@ int main(int argc, char **argv) {
       usage(stderr);
       return 2;
     }
+  }
+  if (outputs > 1) {
+    fprintf(stderr, "ringstage: --json and --dot are exclusive: choose one\n");
+    return 2;
   }
 
   char err[512] = "";
@@ -130,11 +184,23 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ringstage: %s\n", err[0] ? err : "out of memory");
     return 1;
   }
+  if (cl->nRanks > MAX_HOST_RANKS) {
+    fprintf(stderr,
+            "ringstage: %d nodes x %d ranks = %d ranks; this host simulates every rank in one process "
+            "(memory grows as ranks^2), at most %d\n",
+            cl->nNodes, cl->localRanks[0], cl->nRanks, MAX_HOST_RANKS);
+    cluster_free(cl);
+    return 2;
+  }
+  cl->nKangaRingChannels = kanga;
+  cl->enablePod = pod;
+  const char *platform = getenv("NCCOM_RING_PLATFORM");
+  cl->switchV1 = platform && strcasecmp(platform, "trn3-switchv1") == 0;
 
   struct stage st;
   int status = 0;
   if (stage_run(&linked_ring_api, cl, &st) != 0) {
-    fprintf(stderr, "ringstage: %s (run with NCCL_DEBUG=WARN for the reason)\n", st.failure);
+    fprintf(stderr, "ringstage: %s\n", st.failure);
     status = 1;
   } else {
     int violations = stage_check(cl, &st);
@@ -150,7 +216,8 @@ int main(int argc, char **argv) {
       if (violations == 0)
         printf("ringstage: every invariant held: each channel is one Hamiltonian cycle, "
                "next/prev agree, userRanks start at the rank and follow next, the doubled "
-               "channels repeat the first half, every NIC follows the head/direction rule\n");
+               "channels repeat the first half, every NIC follows the head/direction rule%s\n",
+               cl->switchV1 && kanga ? ", kangaRing holds the first 16 ranks' path segments" : "");
       else
         printf("ringstage: %d invariant violations (listed on stderr)\n", violations);
     }

@@ -9,75 +9,40 @@
  * it, and an LD_PRELOADed definition wins over standin.c's.
  */
 #include "standin.h"
+#include "stage_setup.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int node_of(const struct cluster *cl, int rank) {
-  for (int m = cl->nNodes - 1; m >= 0; m--)
-    if (rank >= cl->firstRank[m]) return m;
-  return -1;
-}
-
-static int fail(struct stage *st, ncclResult_t res, const char *what, int rank) {
-  st->failedResult = res;
-  snprintf(st->failure, sizeof st->failure, "%s on rank %d returned %d", what, rank, (int)res);
-  return -1;
-}
-
 int standinBuildGraphTransports(const struct cluster *cl, struct stage *st) {
+  if (stage_setup(cl, st) != 0) return -1;
   int n = cl->nRanks;
-  size_t nn = (size_t)n;
-  memset(st, 0, sizeof *st);
-  st->nRanks = n;
-  st->comms = calloc(nn, sizeof *st->comms);
-  st->fragments = calloc(nn, sizeof *st->fragments);
-  st->all = calloc(nn, sizeof *st->all);
-  st->nodesFirstRank = calloc(nn * nn, sizeof(int));
-  st->nChannels = calloc(nn, sizeof(int));
-  st->nNodes = calloc(nn, sizeof(int));
-  st->netDev = calloc(nn * MAXCHANNELS, sizeof(int));
-  if (!st->comms || !st->fragments || !st->all || !st->nodesFirstRank || !st->nChannels ||
-      !st->nNodes || !st->netDev)
-    return fail(st, ncclSystemError, "host allocation", -1);
-  for (int r = 0; r < n; r++) {
-    int m = node_of(cl, r);
-    struct ncclComm *comm = calloc(1, sizeof *comm);
-    if (comm == NULL) return fail(st, ncclSystemError, "host allocation", r);
-    comm->rank = r;
-    comm->nRanks = n;
-    comm->localRanks = cl->localRanks[m];
-    comm->topo = &cl->systems[m];
-    comm->enablePod = cl->enablePod;
-    st->comms[r] = comm;
-  }
 
-  struct ncclTopoRanks *own = calloc(nn, sizeof *own);
-  if (own == NULL) return fail(st, ncclSystemError, "host allocation", -1);
+  struct ncclTopoRanks *own = calloc((size_t)n, sizeof *own);
+  if (own == NULL) return stage_fail(st, ncclSystemError, "host allocation", -1);
   for (int r = 0; r < n; r++) {
-    ncclResult_t res = ncclTopoPreset(st->comms[r], cl->graphs[node_of(cl, r)], &own[r]);
+    ncclResult_t res = ncclTopoPreset(st->comms[r], cl->graphs[stage_node_of(cl, r)], &own[r]);
     if (res != ncclSuccess) {
       free(own);
-      return fail(st, res, "ncclTopoPreset", r);
+      return stage_fail(st, res, "ncclTopoPreset", r);
     }
   }
-  memcpy(st->fragments, own, nn * sizeof *own); /* the bootstrap AllGather */
+  stage_gather(st, own);
   free(own);
-  for (int r = 0; r < n; r++) st->all[r] = &st->fragments[r];
 
   for (int r = 0; r < n; r++) {
-    ncclResult_t res = ncclTopoPostset(st->comms[r], &st->nodesFirstRank[(size_t)r * nn], st->all,
-                                       &st->nChannels[r], &st->nNodes[r]);
-    if (res != ncclSuccess) return fail(st, res, "ncclTopoPostset", r);
+    ncclResult_t res = ncclTopoPostset(st->comms[r], &st->nodesFirstRank[(size_t)r * (size_t)n],
+                                       st->all, &st->nChannels[r], &st->nNodes[r]);
+    if (res != ncclSuccess) return stage_fail(st, res, "ncclTopoPostset", r);
   }
 
   for (int r = 0; r < n; r++) {
-    int m = node_of(cl, r);
+    int m = stage_node_of(cl, r);
     for (int c = 0; c < st->comms[r]->nChannels; c++) {
       ncclResult_t res = ncclTopoGetNetDev(st->comms[r]->topo, r, cl->graphs[m], c,
                                            &st->netDev[r * MAXCHANNELS + c]);
-      if (res != ncclSuccess) return fail(st, res, "ncclTopoGetNetDev", r);
+      if (res != ncclSuccess) return stage_fail(st, res, "ncclTopoGetNetDev", r);
     }
   }
   return 0;
