@@ -1,0 +1,25 @@
+#!/bin/sh
+# build-lib.sh OUTDIR - builds OUTDIR/libnccomring.so (and its SONAME link),
+# the one place the library's build flags live (Makefile and CMakeLists.txt
+# both call it).
+#
+# -buildmode=c-shared with a linker version script (only the ring-stage
+# symbols are exported) and a SONAME. The public header lives outside the Go
+# package, where Go's build cache does not see it change; its hash goes into
+# CGO_CFLAGS (part of the cache key) so an edited header is always recompiled
+# and its _Static_asserts always run.
+set -eu
+out=${1:?usage: build-lib.sh OUTDIR}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+mkdir -p "$out"
+case $out in /*) ;; *) out=$root/$out ;; esac
+soname=libnccomring.so.0
+hash=$(cat include/nccom_ring.h | sha256sum | cut -c1-16)
+CGO_CFLAGS="${CGO_CFLAGS:--O2 -g} -DNCCOMRING_HEADER_SHA256_PREFIX=$hash"
+export CGO_CFLAGS
+"${GO:-go}" build -buildmode=c-shared \
+  -ldflags "-extldflags '-Wl,--version-script=$root/cmd/libnccomring/exports.map -Wl,-soname,$soname'" \
+  -o "$out/libnccomring.so" ./cmd/libnccomring
+rm -f "$out/libnccomring.h"
+ln -sf libnccomring.so "$out/$soname"
