@@ -24,9 +24,9 @@ COMMON_H   := tests/c/common/cluster.h tests/c/common/stage_setup.h include/ncco
 # CGO_CFLAGS makes Go's cache notice header edits (see mk/build-lib.sh).
 export CGO_CFLAGS := -O2 -g -DNCCOMRING_HEADER_SHA256_PREFIX=$(shell sha256sum < include/nccom_ring.h | cut -c1-16)
 
-.PHONY: all demo test test-go test-header test-c test-graphs test-cmake test-conformance conformance clean
+.PHONY: all demo test test-hostile test-sanitizers test-fuzz fuzz test-go test-header test-c test-graphs test-cmake test-conformance conformance clean
 
-all: $(LIB) $(BUILD)/ringstage $(BUILD)/expected
+all: $(LIB) $(BUILD)/ringstage $(BUILD)/expected $(BUILD)/faults
 
 $(LIB): $(GO_SOURCES) mk/build-lib.sh
 	sh mk/build-lib.sh $(BUILD)
@@ -68,10 +68,84 @@ conformance: $(BUILD)/conformance $(LIB) $(if $(filter $(REFLIB),$(NCCOM_REF_LIB
 test-conformance: $(BUILD)/conformance $(LIB) $(REFLIB)
 	$(BUILD)/conformance --candidate $(LIB) --reference $(REFLIB) --count $(CONFORMANCE_COUNT)
 
+# The fault catalogue through the C ABI; -rdynamic: its platform hooks.
+$(BUILD)/faults: tests/c/faults/faults.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(SONAME)
+	$(CC) $(CSTD) $(INCLUDES) $(XML_CFLAGS) -rdynamic -o $@ tests/c/faults/faults.c $(COMMON) $(LINK_LIB) $(XML_LIBS)
+
+# Hostile hosts dlopen the library themselves (tests/c/hostile).
+HOSTILE_SRC := tests/c/hostile/hostile.c tests/c/common/cluster.c tests/c/common/graph_xml.c tests/c/common/stage_compare.c
+$(BUILD)/hostile: $(HOSTILE_SRC) $(COMMON_H) tests/c/common/stage_compare.h
+	$(CC) $(CSTD) $(INCLUDES) $(XML_CFLAGS) -o $@ $(HOSTILE_SRC) -ldl -lpthread $(XML_LIBS)
+
+HOSTILE_MODES := threads signals-before signals-after signals-nostack fork early
+test-hostile: $(BUILD)/hostile $(LIB)
+	@set -e; for m in $(HOSTILE_MODES); do timeout 120 $(BUILD)/hostile $(LIB) $$m; done
+
+# The C hosts and harnesses again under AddressSanitizer (with LeakSanitizer)
+# and UndefinedBehaviorSanitizer, with the Go library loaded; the reference
+# model is instrumented too. Any report fails the run.
+SAN       := $(BUILD)/asan
+SANFLAGS  := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_CC    = $(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(SANFLAGS) $(INCLUDES) $(XML_CFLAGS)
+SAN_LINK  := $(LIB) -Wl,-rpath,'$$ORIGIN/..'
+SAN_ENV   := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+$(SAN)/libnccomref.so: tests/c/refmodel/refmodel.c tests/c/refmodel/refmodel_layout.h tests/c/refmodel/exports.map
+	@mkdir -p $(SAN)
+	$(SAN_CC) -fPIC -shared -Wl,--version-script=tests/c/refmodel/exports.map -o $@ tests/c/refmodel/refmodel.c -ldl -lpthread
+$(SAN)/expected: tests/c/expected/expected.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(SONAME)
+	@mkdir -p $(SAN)
+	$(SAN_CC) -rdynamic -o $@ tests/c/expected/expected.c $(COMMON) $(SAN_LINK) $(XML_LIBS)
+$(SAN)/faults: tests/c/faults/faults.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(SONAME)
+	@mkdir -p $(SAN)
+	$(SAN_CC) -rdynamic -o $@ tests/c/faults/faults.c $(COMMON) $(SAN_LINK) $(XML_LIBS)
+$(SAN)/ringstage: tests/c/ringstage/main.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(SONAME)
+	@mkdir -p $(SAN)
+	$(SAN_CC) -o $@ tests/c/ringstage/main.c $(COMMON) $(SAN_LINK) $(XML_LIBS)
+$(SAN)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec.h tests/c/conformance/regressions.inc tests/c/common/cluster.c tests/c/common/graph_xml.c $(COMMON_H)
+	@mkdir -p $(SAN)
+	$(SAN_CC) -rdynamic -o $@ tests/c/conformance/conformance.c tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl $(XML_LIBS)
+$(SAN)/hostile: $(HOSTILE_SRC) $(COMMON_H) tests/c/common/stage_compare.h
+	@mkdir -p $(SAN)
+	$(SAN_CC) -o $@ $(HOSTILE_SRC) -ldl -lpthread $(XML_LIBS)
+
+test-sanitizers: $(SAN)/expected $(SAN)/faults $(SAN)/ringstage $(SAN)/conformance $(SAN)/hostile $(SAN)/libnccomref.so $(LIB)
+	$(SAN_ENV) $(SAN)/expected
+	$(SAN_ENV) $(SAN)/faults
+	$(SAN_ENV) $(SAN)/ringstage --quiet
+	@set -e; for g in $(GRAPHS); do $(SAN_ENV) $(SAN)/ringstage --quiet --graph $$g --nodes 2 >/dev/null; done
+	$(SAN_ENV) $(SAN)/conformance --candidate $(LIB) --reference $(SAN)/libnccomref.so --count 2000
+	@set -e; for m in threads fork early; do $(SAN_ENV) timeout 300 $(SAN)/hostile $(LIB) $$m; done
+
+# Fuzzing (issue 4): Go's native fuzzer on the pure packages, and libFuzzer
+# (clang, -fsanitize=fuzzer,address,undefined) on the C ABI. make test runs
+# each briefly; make fuzz runs them for FUZZTIME / LIBFUZZER_SECONDS.
+FUZZ_TARGETS      := FuzzPreset FuzzPostset FuzzBuildRings
+FUZZTIME          ?= 60s
+LIBFUZZER_SECONDS ?= 300
+CLANG             ?= clang
+
+$(BUILD)/fuzz-abi: tests/c/fuzz/fuzz_abi.c tests/c/common/cluster.c tests/c/common/graph_xml.c $(COMMON_H) $(LIB) $(BUILD)/$(SONAME)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 -D_GNU_SOURCE \
+	  -Wall -Wextra -Werror $(INCLUDES) $(XML_CFLAGS) -o $@ tests/c/fuzz/fuzz_abi.c tests/c/common/cluster.c \
+	  tests/c/common/graph_xml.c $(LINK_LIB) $(XML_LIBS)
+
+define run-fuzz
+	@set -e; for t in $(FUZZ_TARGETS); do $(GO) test ./ring -run '^$$' -fuzz "^$$t$$" -fuzztime $(1); done
+	@rm -rf $(BUILD)/fuzz-corpus && mkdir -p $(BUILD)/fuzz-corpus
+	$(BUILD)/fuzz-abi -max_total_time=$(2) -print_final_stats=1 $(BUILD)/fuzz-corpus tests/c/fuzz/corpus 2>&1 | tail -4
+endef
+
+test-fuzz: $(BUILD)/fuzz-abi
+	$(call run-fuzz,5s,20)
+
+fuzz: $(BUILD)/fuzz-abi
+	$(call run-fuzz,$(FUZZTIME),$(LIBFUZZER_SECONDS))
+
 demo: $(BUILD)/ringstage
 	$(BUILD)/ringstage
 
-test: test-go test-header test-c test-graphs test-conformance test-proofs test-cmake
+test: test-go test-header test-c test-graphs test-hostile test-sanitizers test-fuzz test-conformance test-proofs test-cmake
 	@echo "make test: all passed"
 
 test-go: all
@@ -84,8 +158,9 @@ test-header:
 	$(CC) -std=c11 -Wall -Wextra -Werror -pedantic $(INCLUDES) -x c -fsyntax-only tests/c/header/header_check.c
 	$(CXX) -std=c++17 -Wall -Wextra -Werror -pedantic $(INCLUDES) -x c++ -fsyntax-only tests/c/header/header_check.c
 
-test-c: $(BUILD)/expected $(BUILD)/ringstage
+test-c: $(BUILD)/expected $(BUILD)/ringstage $(BUILD)/faults
 	$(BUILD)/expected
+	$(BUILD)/faults
 	$(BUILD)/ringstage --quiet
 
 GRAPHS := $(wildcard testdata/graphs/*.xml)

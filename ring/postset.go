@@ -93,9 +93,8 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 
 	next := stitchNext(all, nodes.heads, nChannels, sc)
 	rings := sc.ints(&sc.rings, nChannels*nRanks)
-	var prevOfRank, nextOfRank [layout.MaxChannels]int32
-	own, ownHead := all[rank], all[nodes.heads[nodes.self]]
-	prevHead := all[nodes.heads[(nodes.self+nNodes-1)%nNodes]]
+	var nextOfRank [layout.MaxChannels]int32
+	prevOfRank := stitchedPrev(all, nodes.heads, rank, nChannels)
 	for c := range nChannels {
 		span := c * nRanks
 		if err := walk(c, rings[span:span+nRanks], rank, next[span:span+nRanks]); err != nil {
@@ -107,16 +106,10 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	for c := range nChannels {
 		span := c * nRanks
 		ring := rings[span : span+nRanks]
-		// The stitched prev (D9): the fragment's, unless this rank is its
-		// node's head, whose prev is the previous node's tail.
-		prev := own.RingPrev[c]
-		if ownHead.RingRecv[c] == rank {
-			prev = prevHead.RingSend[c]
-		}
-		if from := ring[nRanks-1]; prev != from {
+		if prev, from := prevOfRank[c], ring[nRanks-1]; prev != from {
 			return res, abi.Errorf(abi.InternalError, "ncclTopoPostset: channel %d: rank %d has prev %d but the ring reaches it from %d", c, rank, prev, from)
 		}
-		prevOfRank[c], nextOfRank[c] = prev, next[span+int(rank)]
+		nextOfRank[c] = next[span+int(rank)]
 	}
 
 	// D10: double, then clamp to ncclMaxNchannels() = 32; ncclMinNchannels()
@@ -227,6 +220,26 @@ func stitchNext(all []*abi.TopoRanks, heads []int32, nChannels int, sc *scratch)
 		}
 	}
 	return next
+}
+
+// stitchedPrev returns this rank's prev on every channel after D9's stitch:
+// its fragment's ringPrev, replaced by the previous node's tail for each node
+// that names it as the channel's head, in node order (so the last such node
+// wins, as in upstream's connectRings loop). With consistent fragments only
+// its own node does.
+func stitchedPrev(all []*abi.TopoRanks, heads []int32, rank int32, nChannels int) [layout.MaxChannels]int32 {
+	var prev [layout.MaxChannels]int32
+	copy(prev[:nChannels], all[rank].RingPrev[:nChannels])
+	nNodes := len(heads)
+	for m, h := range heads {
+		node, previous := all[h], all[heads[(m+nNodes-1)%nNodes]]
+		for c := range nChannels {
+			if node.RingRecv[c] == rank {
+				prev[c] = previous.RingSend[c]
+			}
+		}
+	}
+	return prev
 }
 
 // allocUserRanks gives every channel c < total a userRanks buffer of nRanks

@@ -2,6 +2,7 @@ package ring_test
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -316,4 +317,16 @@ func TestConcurrentStagesAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Issue 4: no goroutine is left running after a call returns (the library
+// starts none; a leak here would outlive every export).
+func TestNoGoroutineOutlivesACall(t *testing.T) {
+	before := runtime.NumGoroutine()
+	cl := newCluster(4, 4).channel(0, []int{0, 1, 2, 3}, 0, 0).channel(1, []int{3, 1, 2, 0}, 1, 1).channels(2)
+	st := cl.run(t, generic)
+	rings := make([]int32, 8)
+	require.Error(t, ring.BuildRings(2, 0, 4, rings, ints(1, 2, 3, 0, 0, 0, 0, 0)))
+	require.NotNil(t, st)
+	assert.Equal(t, before, runtime.NumGoroutine())
 }

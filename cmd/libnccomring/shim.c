@@ -11,6 +11,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,29 @@ static void on_fork_child(void) {
 
 __attribute__((constructor)) static void shim_load(void) {
   pthread_atfork(NULL, NULL, on_fork_child);
+}
+
+/*
+ * The Go runtime runs goroutines on small stacks; a host signal handler
+ * without SA_ONSTACK that fires on one of its threads runs on that stack and
+ * corrupts it (a fatal "traceback did not unwind" in the next GC). At load the
+ * runtime adds SA_ONSTACK to the host's existing handlers; a host that
+ * installs one later (a profiler's SIGPROF, a timer's SIGALRM) gets no such
+ * fix. So the heavy entry points do the same on the way in, for the
+ * asynchronous signals hosts commonly handle: one sigaction query each
+ * (about 1 us in all), and a change only when a handler lacks the flag.
+ */
+static const int onstack_signals[] = {SIGPROF, SIGALRM, SIGVTALRM, SIGUSR1, SIGUSR2,
+                                      SIGCHLD, SIGIO,   SIGWINCH,  SIGHUP};
+
+static void add_onstack_to_host_handlers(void) {
+  for (size_t i = 0; i < sizeof onstack_signals / sizeof onstack_signals[0]; i++) {
+    struct sigaction sa;
+    if (sigaction(onstack_signals[i], NULL, &sa) != 0) continue;
+    if (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN || (sa.sa_flags & SA_ONSTACK)) continue;
+    sa.sa_flags |= SA_ONSTACK;
+    sigaction(onstack_signals[i], &sa, NULL);
+  }
 }
 
 /* Returns nonzero (and warns) when the call must be refused. The rank is
@@ -46,6 +70,7 @@ static int refuse(const char *fn, const struct ncclComm *comm, int rank) {
 ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGraph *graph,
                             struct ncclTopoRanks *topoRanks) {
   if (refuse("ncclTopoPreset", comm, -1)) return ncclInvalidUsage;
+  add_onstack_to_host_handlers();
   return (ncclResult_t)goTopoPreset(comm, graph, topoRanks);
 }
 
@@ -53,12 +78,14 @@ ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRank,
                              struct ncclTopoRanks **allTopoRanks, int *nChannels,
                              int *nNodes) {
   if (refuse("ncclTopoPostset", comm, -1)) return ncclInvalidUsage;
+  add_onstack_to_host_handlers();
   return (ncclResult_t)goTopoPostset(comm, nodesFirstRank, allTopoRanks, nChannels, nNodes);
 }
 
 ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nranks, int *prev,
                             int *next) {
   if (refuse("ncclBuildRings", NULL, rank)) return ncclInvalidUsage;
+  add_onstack_to_host_handlers();
   return (ncclResult_t)goBuildRings(nrings, rings, rank, nranks, prev, next);
 }
 

@@ -1,0 +1,303 @@
+package ring_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/kanga"
+	"github.com/nccomring/libnccomring/ring"
+)
+
+// Native fuzz targets for Preset, Postset and BuildRings (issue 4). Each
+// decodes its bytes into an input that is often valid and often broken in
+// one place, then checks the contract either way: on success the outputs
+// obey the spec (checked against an independent reading of the inputs), on
+// error nothing was written (D11). The seed corpus, testdata/fuzz/<target>/,
+// holds the fault catalogue, one file per failure, named after it (the bytes
+// follow each target's decoding below). `make test` runs each for a few seconds, `make fuzz`
+// for longer.
+
+// reader hands out bytes, then zeros.
+type reader struct{ b []byte }
+
+func (r *reader) byte() int {
+	if len(r.b) == 0 {
+		return 0
+	}
+	v := r.b[0]
+	r.b = r.b[1:]
+	return int(v)
+}
+
+// in returns a value in [lo, hi].
+func (r *reader) in(lo, hi int) int { return lo + r.byte()%(hi-lo+1) }
+
+// fuzzCluster decodes a cluster: 1-4 nodes of 1-6 ranks, 1-8 channels, each
+// node's channel orders shuffled by the bytes.
+func fuzzCluster(r *reader) *cluster {
+	nodes, local, channels := r.in(1, 4), r.in(1, 6), r.in(1, 8)
+	sizes := make([]int, nodes)
+	for i := range sizes {
+		sizes[i] = local
+	}
+	cl := newCluster(sizes...)
+	for c := range channels {
+		order := seq(0, local)
+		for i := local - 1; i > 0; i-- {
+			j := r.byte() % (i + 1)
+			order[i], order[j] = order[j], order[i]
+		}
+		cl.channel(c, order, int32(r.in(-1, 7)), int32(r.in(-1, 7)))
+	}
+	return cl.channels(channels)
+}
+
+func FuzzPreset(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := &reader{data}
+		cl := fuzzCluster(r)
+		rank := r.byte() % cl.nRanks
+		comm := cl.comm(rank)
+		graph := *cl.graphs[cl.nodeOf(rank)]
+		switch kind, a, b := r.byte()%7, r.byte(), r.byte(); kind {
+		case 1:
+			graph.Intra[a%len(graph.Intra)] = int32(b) - 2
+		case 2:
+			graph.Intra[a%64] = graph.Intra[b%64]
+		case 3:
+			graph.NChannels = int32(a%40) - 2
+		case 4:
+			comm.NKangaRingChannels = int32(a%8) - 2
+		case 5:
+			comm.LocalRanks = int32(a % 300)
+		case 6:
+			comm.Rank, comm.NRanks = int32(a)-3, int32(b%20)-1
+		}
+		checkPreset(t, comm, &graph)
+	})
+}
+
+// checkPreset runs Preset and checks the contract against an independent
+// reading of the graph.
+func checkPreset(t *testing.T, comm *abi.Comm, graph *abi.TopoGraph) {
+	before := bytes.Clone(bytesOf(comm))
+	var frag abi.TopoRanks
+	canary(&frag)
+	err := ring.Preset(comm, graph, &frag, kanga.Fixed(kanga.SwitchV1))
+	if err != nil {
+		if _, ok := err.(*abi.Error); !ok {
+			t.Fatalf("error %v is not an *abi.Error", err)
+		}
+		if !bytes.Equal(before, bytesOf(comm)) {
+			t.Fatalf("comm written on error %v", err)
+		}
+		var untouched abi.TopoRanks
+		canary(&untouched)
+		if frag != untouched {
+			t.Fatalf("fragment written on error %v", err)
+		}
+		return
+	}
+	n, L, rank := int(graph.NChannels), int(comm.LocalRanks), comm.Rank
+	if comm.NChannels != int32(n) {
+		t.Fatalf("comm.NChannels %d, want %d", comm.NChannels, n)
+	}
+	for c := range n {
+		order := graph.Intra[c*L : (c+1)*L]
+		i := -1
+		for j, v := range order {
+			if v == rank {
+				if i >= 0 {
+					t.Fatalf("channel %d lists rank %d twice and Preset accepted it", c, rank)
+				}
+				i = j
+			}
+		}
+		prev, next := int32(-1), int32(-1)
+		if i > 0 {
+			prev = order[i-1]
+		}
+		if i < L-1 {
+			next = order[i+1]
+		}
+		if frag.RingRecv[c] != order[0] || frag.RingSend[c] != order[L-1] || frag.RingPrev[c] != prev || frag.RingNext[c] != next {
+			t.Fatalf("channel %d fragment %d %d %d %d, want %d %d %d %d", c, frag.RingRecv[c], frag.RingSend[c],
+				frag.RingPrev[c], frag.RingNext[c], order[0], order[L-1], prev, next)
+		}
+		for _, ch := range []int{c, c + n} {
+			if ch < 32 && (comm.Channels[ch].Ring.Prev != prev || comm.Channels[ch].Ring.Next != next) {
+				t.Fatalf("channels[%d] prev/next %d/%d, want %d/%d", ch, comm.Channels[ch].Ring.Prev, comm.Channels[ch].Ring.Next, prev, next)
+			}
+		}
+	}
+	// Past channel n: the canary everywhere but the kangaRing lift (D7).
+	var want abi.TopoRanks
+	canary(&want)
+	copy(want.RingRecv[:n], frag.RingRecv[:n])
+	copy(want.RingSend[:n], frag.RingSend[:n])
+	copy(want.RingPrev[:n], frag.RingPrev[:n])
+	copy(want.RingNext[:n], frag.RingNext[:n])
+	for k := range int(comm.NKangaRingChannels) {
+		want.JbogKangaringPath[k] = [4]int32(comm.KangaRing[k][:4])
+	}
+	if frag != want {
+		t.Fatalf("Preset wrote bytes D5/D7 do not name")
+	}
+}
+
+func FuzzPostset(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := &reader{data}
+		cl := fuzzCluster(r)
+		frags := make([]abi.TopoRanks, cl.nRanks)
+		all := make([]*abi.TopoRanks, cl.nRanks)
+		for rk := range cl.nRanks {
+			if err := ring.Preset(cl.comm(rk), cl.graphs[cl.nodeOf(rk)], &frags[rk], generic); err != nil {
+				t.Fatalf("Preset of a valid cluster: %v", err)
+			}
+			all[rk] = &frags[rk]
+		}
+		rank := r.byte() % cl.nRanks
+		comm := cl.comm(rank)
+		if err := ring.Preset(comm, cl.graphs[cl.nodeOf(rank)], new(abi.TopoRanks), generic); err != nil {
+			t.Fatal(err)
+		}
+		for range r.in(0, 3) {
+			kind, who, c, v := r.byte()%9, r.byte()%cl.nRanks, r.byte()%32, int32(r.byte()%(cl.nRanks+4))-2
+			switch kind {
+			case 1:
+				frags[who].RingRecv[c] = v
+			case 2:
+				all[who] = nil
+			case 3:
+				all[who] = &frags[int(v+2)%cl.nRanks]
+			case 4:
+				frags[who].RingSend[c] = v
+			case 5:
+				frags[who].RingNext[c] = v
+			case 6:
+				frags[who].RingPrev[c] = v
+			case 7:
+				comm.EnablePod = 1
+			case 8:
+				comm.NChannels = v
+			}
+		}
+		checkPostset(t, comm, all)
+	})
+}
+
+// checkPostset runs Postset and checks the contract: on error nothing is
+// written; on success every channel is a Hamiltonian cycle read from this
+// rank whose neighbours are this rank's prev/next, the doubled channels
+// repeat the first half, and nodesFirstRank lists distinct heads.
+func checkPostset(t *testing.T, comm *abi.Comm, all []*abi.TopoRanks) {
+	before := bytes.Clone(bytesOf(comm))
+	n := len(all)
+	heads := make([]int32, n)
+	for i := range heads {
+		heads[i] = -9
+	}
+	alloc := newGoAlloc()
+	nChannels := comm.NChannels
+	res, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: generic, Alloc: alloc,
+		PodOrder: func() ring.PodOrder { return ring.PodOrderRefuse }})
+	if err != nil {
+		if _, ok := err.(*abi.Error); !ok {
+			t.Fatalf("error %v is not an *abi.Error", err)
+		}
+		if !bytes.Equal(before, bytesOf(comm)) {
+			t.Fatalf("comm written on error %v", err)
+		}
+		for _, h := range heads {
+			if h != -9 {
+				t.Fatalf("nodesFirstRank written on error %v", err)
+			}
+		}
+		if len(alloc.live) != 0 {
+			t.Fatalf("userRanks left allocated on error %v", err)
+		}
+		return
+	}
+	total := min(2*int(nChannels), 32)
+	if res.NChannels != total || comm.NChannels != int32(total) {
+		t.Fatalf("nChannels %d/%d, want %d", res.NChannels, comm.NChannels, total)
+	}
+	seen := map[int32]bool{}
+	for _, h := range heads[:res.NNodes] {
+		if seen[h] {
+			t.Fatalf("nodesFirstRank repeats %d", h)
+		}
+		seen[h] = true
+	}
+	for c := range total {
+		ring := abi.Ints(comm.Channels[c].Ring.UserRanks, n)
+		if ring[0] != comm.Rank {
+			t.Fatalf("channel %d starts at %d", c, ring[0])
+		}
+		visited := make([]bool, n)
+		for _, v := range ring {
+			if v < 0 || int(v) >= n || visited[v] {
+				t.Fatalf("channel %d is not a permutation: %v", c, ring)
+			}
+			visited[v] = true
+		}
+		if comm.Channels[c].Ring.Next != ring[1%n] || comm.Channels[c].Ring.Prev != ring[n-1] {
+			t.Fatalf("channel %d prev/next %d/%d do not match the ring %v", c, comm.Channels[c].Ring.Prev, comm.Channels[c].Ring.Next, ring)
+		}
+		if c >= int(nChannels) && !bytes.Equal(int32Bytes(ring), int32Bytes(abi.Ints(comm.Channels[c-int(nChannels)].Ring.UserRanks, n))) {
+			t.Fatalf("channel %d does not repeat channel %d", c, c-int(nChannels))
+		}
+	}
+}
+
+func int32Bytes(s []int32) []byte {
+	var b bytes.Buffer
+	for _, v := range s {
+		b.WriteByte(byte(v))
+		b.WriteByte(byte(v >> 8))
+	}
+	return b.Bytes()
+}
+
+func FuzzBuildRings(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := &reader{data}
+		nrings, rank, nranks := r.in(0, 34)-1, r.in(0, 15)-1, r.in(0, 12)
+		total := max(nrings, 0) * max(nranks, 0)
+		next := make([]int32, total)
+		for i := range next {
+			next[i] = int32(r.byte()%(nranks+3)) - 1
+		}
+		rings := make([]int32, total)
+		for i := range rings {
+			rings[i] = -77
+		}
+		err := ring.BuildRings(nrings, rank, nranks, rings, next)
+		if err != nil {
+			for _, v := range rings {
+				if v != -77 {
+					t.Fatalf("rings written on error %v", err)
+				}
+			}
+			return
+		}
+		for rr := range nrings {
+			walk := rings[rr*nranks : (rr+1)*nranks]
+			seen := make([]bool, nranks)
+			for i, v := range walk {
+				if v < 0 || int(v) >= nranks || seen[v] {
+					t.Fatalf("ring %d is not a permutation: %v", rr, walk)
+				}
+				seen[v] = true
+				if want := next[rr*nranks+int(walk[(i+nranks-1)%nranks])]; i > 0 && v != want {
+					t.Fatalf("ring %d step %d is %d, next says %d", rr, i, v, want)
+				}
+			}
+			if walk[0] != int32(rank) || next[rr*nranks+int(walk[nranks-1])] != int32(rank) {
+				t.Fatalf("ring %d does not start and end at rank %d: %v", rr, rank, walk)
+			}
+		}
+	})
+}

@@ -1,0 +1,288 @@
+/*
+ * hostile - hosts that make life hard for a Go c-shared library (issue 4).
+ * Each mode runs in a process of its own; the library is dlopen'ed by path
+ * (RTLD_NOW | RTLD_LOCAL) at the moment the mode needs.
+ *
+ *   hostile LIB threads         64 pthreads run whole ring stages on their own
+ *                               communicators at once; every result equals a
+ *                               sequential run (D22)
+ *   hostile LIB signals-before  SIGSEGV and SIGPROF handlers (SA_ONSTACK)
+ *                               installed before load, a 200 us profiling timer
+ *                               firing during whole stages
+ *   hostile LIB signals-after   the same handlers installed after load
+ *   hostile LIB signals-nostack the handlers installed after load without
+ *                               SA_ONSTACK (the library adds it on entry)
+ *   hostile LIB fork            after the library ran, fork(): a call in the
+ *                               child returns ncclInvalidUsage at once with a
+ *                               WARN saying why (P16); never hangs
+ *   hostile LIB early           a thread created before load calls the
+ *                               library the moment dlopen returns, before the
+ *                               Go runtime may have finished starting
+ *
+ * Exit status 0 when the mode's checks hold.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/cluster.h"
+#include "../common/stage_compare.h"
+
+static const char *libPath;
+static struct ring_api api;
+
+static void load(void) {
+  void *h = dlopen(libPath, RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) {
+    fprintf(stderr, "hostile: dlopen %s: %s\n", libPath, dlerror());
+    exit(2);
+  }
+  void *p;
+  p = dlsym(h, "ncclTopoPreset");
+  memcpy(&api.preset, &p, sizeof p);
+  p = dlsym(h, "ncclTopoPostset");
+  memcpy(&api.postset, &p, sizeof p);
+  p = dlsym(h, "ncclBuildRings");
+  memcpy(&api.build_rings, &p, sizeof p);
+  p = dlsym(h, "ncclTopoGetNetDev");
+  memcpy(&api.get_net_dev, &p, sizeof p);
+  if (!api.preset || !api.postset || !api.build_rings || !api.get_net_dev) {
+    fprintf(stderr, "hostile: %s lacks a ring-stage symbol\n", libPath);
+    exit(2);
+  }
+}
+
+/* A cluster that differs per seed: nodes x local ranks, channel c of node m
+ * a rotation/reversal chosen by the seed. */
+static struct cluster *cluster_for(int seed) {
+  int nodes = 2 + seed % 3, local = 4 + seed % 5, channels = 1 + seed % 9;
+  int sizes[8];
+  for (int m = 0; m < nodes; m++) sizes[m] = local;
+  struct cluster *cl = cluster_new(nodes, sizes);
+  int order[16];
+  for (int c = 0; c < channels; c++) {
+    for (int i = 0; i < local; i++) order[i] = (c + seed + (c % 2 ? local - i : i)) % local;
+    cluster_set_channel(cl, c, order, local, c % 8, (c + seed) % 8);
+  }
+  cluster_set_nchannels(cl, channels);
+  return cl;
+}
+
+/* ---- threads ---- */
+
+enum { THREADS = 64, ROUNDS = 5 };
+static struct stage sequential[THREADS];
+static struct cluster *clusters[THREADS];
+static atomic_int mismatches;
+
+static void *worker(void *arg) {
+  int t = (int)(intptr_t)arg;
+  for (int round = 0; round < ROUNDS; round++) {
+    struct stage st;
+    if (stage_run(&api, clusters[t], &st) != 0) {
+      fprintf(stderr, "hostile threads: thread %d: %s\n", t, st.failure);
+      atomic_fetch_add(&mismatches, 1);
+    } else if (stage_compare("threads", "sequential", &sequential[t], "concurrent", &st) != 0) {
+      atomic_fetch_add(&mismatches, 1);
+    }
+    stage_free(&st);
+  }
+  return NULL;
+}
+
+static int mode_threads(void) {
+  load();
+  for (int t = 0; t < THREADS; t++) {
+    clusters[t] = cluster_for(t);
+    if (stage_run(&api, clusters[t], &sequential[t]) != 0) {
+      fprintf(stderr, "hostile threads: sequential run %d: %s\n", t, sequential[t].failure);
+      return 1;
+    }
+  }
+  pthread_t th[THREADS];
+  for (int t = 0; t < THREADS; t++) pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t);
+  for (int t = 0; t < THREADS; t++) pthread_join(th[t], NULL);
+  for (int t = 0; t < THREADS; t++) {
+    stage_free(&sequential[t]);
+    cluster_free(clusters[t]);
+  }
+  if (mismatches) {
+    fprintf(stderr, "hostile threads: %d concurrent stages differ from the sequential run\n", mismatches);
+    return 1;
+  }
+  printf("hostile threads: %d threads x %d whole ring stages each, all identical to the sequential run\n",
+         THREADS, ROUNDS);
+  return 0;
+}
+
+/* ---- signals ---- */
+
+static volatile sig_atomic_t profTicks, segvs;
+static void on_prof(int sig) {
+  (void)sig;
+  profTicks++;
+}
+static void on_segv(int sig) {
+  (void)sig;
+  segvs++;
+  _exit(3); /* no fault is expected */
+}
+
+static void install_handlers(int onstack) {
+  static char altstack[1 << 16];
+  stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
+  sigaltstack(&ss, NULL);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_flags = (onstack ? SA_ONSTACK : 0) | SA_RESTART;
+  sa.sa_handler = on_prof;
+  sigaction(SIGPROF, &sa, NULL);
+  sa.sa_handler = on_segv;
+  sigaction(SIGSEGV, &sa, NULL);
+}
+
+/* Whole stages under a 200 us profiling timer until the host has handled at
+ * least 1000 SIGPROFs (some land on the Go runtime's threads). */
+static int run_stages_under_timer(const char *label) {
+  struct itimerval every = {{0, 200}, {0, 200}}, off = {{0, 0}, {0, 0}};
+  setitimer(ITIMER_PROF, &every, NULL);
+  int bad = 0, stages = 0;
+  time_t start = time(NULL);
+  while (profTicks < 1000 && time(NULL) - start < 20) {
+    struct cluster *cl = cluster_for(stages % 64);
+    struct stage st;
+    if (stage_run(&api, cl, &st) != 0 || stage_check(cl, &st) != 0) bad++;
+    stage_free(&st);
+    cluster_free(cl);
+    stages++;
+  }
+  setitimer(ITIMER_PROF, &off, NULL);
+  if (bad || profTicks < 1000) {
+    fprintf(stderr, "hostile %s: %d of %d stages failed, %d SIGPROFs\n", label, bad, stages, (int)profTicks);
+    return 1;
+  }
+  printf("hostile %s: %d whole ring stages under a 200 us SIGPROF timer (%d ticks handled by the host), "
+         "all invariants held\n",
+         label, stages, (int)profTicks);
+  return 0;
+}
+
+static int mode_signals(int before, int onstack) {
+  if (before) install_handlers(onstack);
+  load();
+  if (!before) install_handlers(onstack);
+  return run_stages_under_timer(before ? "signals-before" : onstack ? "signals-after" : "signals-nostack");
+}
+
+/* ---- fork ---- */
+
+static int mode_fork(void) {
+  char path[] = "/tmp/nccomring-fork-XXXXXX";
+  int fd = mkstemp(path);
+  close(fd);
+  setenv("NCCL_DEBUG", "WARN", 1);
+  setenv("NCCL_DEBUG_FILE", path, 1);
+  load();
+  struct cluster *cl = cluster_for(3);
+  struct stage st;
+  if (stage_run(&api, cl, &st) != 0) return 1;
+  stage_free(&st);
+
+  pid_t child = fork();
+  if (child == 0) {
+    alarm(10); /* a hang would end here, as a failure */
+    int rings[4], next[4] = {1, 2, 3, 0};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ncclResult_t res = api.build_rings(1, rings, 0, 4, NULL, next);
+    ncclResult_t res2 = api.preset(NULL, NULL, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    printf("hostile fork: in the child ncclBuildRings returned %d and ncclTopoPreset %d in %.3f ms\n",
+           (int)res, (int)res2, ms);
+    fflush(stdout);
+    _exit(res == ncclInvalidUsage && res2 == ncclInvalidUsage ? 0 : 1);
+  }
+  int status;
+  waitpid(child, &status, 0);
+  cluster_free(cl);
+  /* The child's WARN lines, in the file the parent's library opened. */
+  FILE *f = fopen(path, "r");
+  char line[1024];
+  int warns = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (strstr(line, "NCCL WARN ncclBuildRings: called in a child process after fork() without exec; the Go "
+                     "runtime cannot run there, call it before fork() or after exec()"))
+      warns++;
+  if (f) fclose(f);
+  unlink(path);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "hostile fork: the child %s\n",
+            WIFSIGNALED(status) ? "was killed (a hang ends with SIGALRM)" : "got wrong results");
+    return 1;
+  }
+  if (warns != 1) {
+    fprintf(stderr, "hostile fork: expected one WARN from the child, found %d\n", warns);
+    return 1;
+  }
+  printf("hostile fork: the child was refused at once, with the WARN saying why\n");
+  return 0;
+}
+
+/* ---- early ---- */
+
+static atomic_int loaded;
+
+static void *early_caller(void *arg) {
+  (void)arg;
+  while (!atomic_load(&loaded)) {
+  }
+  int rings[8], next[8] = {1, 2, 3, 0, 3, 0, 1, 2};
+  ncclResult_t res = api.build_rings(2, rings, 0, 4, NULL, next);
+  int want[8] = {0, 1, 2, 3, 0, 3, 2, 1};
+  return (void *)(intptr_t)(res == ncclSuccess && memcmp(rings, want, sizeof want) == 0);
+}
+
+static int mode_early(void) {
+  pthread_t th;
+  pthread_create(&th, NULL, early_caller, NULL); /* created before the library is loaded */
+  load();
+  atomic_store(&loaded, 1); /* the runtime may still be starting on its own thread */
+  void *ok;
+  pthread_join(th, &ok);
+  if (!ok) {
+    fprintf(stderr, "hostile early: the first call, from a thread older than the library, failed\n");
+    return 1;
+  }
+  printf("hostile early: a thread created before load called the library as soon as dlopen returned\n");
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: hostile LIB threads|signals-before|signals-after|signals-nostack|fork|early\n");
+    return 2;
+  }
+  libPath = argv[1];
+  const char *mode = argv[2];
+  if (strcmp(mode, "threads") == 0) return mode_threads();
+  if (strcmp(mode, "signals-before") == 0) return mode_signals(1, 1);
+  if (strcmp(mode, "signals-after") == 0) return mode_signals(0, 1);
+  if (strcmp(mode, "signals-nostack") == 0) return mode_signals(0, 0);
+  if (strcmp(mode, "fork") == 0) return mode_fork();
+  if (strcmp(mode, "early") == 0) return mode_early();
+  fprintf(stderr, "hostile: unknown mode %s\n", mode);
+  return 2;
+}
