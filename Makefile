@@ -24,7 +24,7 @@ COMMON_H   := tests/c/common/cluster.h tests/c/common/stage_setup.h include/ncco
 # CGO_CFLAGS makes Go's cache notice header edits (see mk/build-lib.sh).
 export CGO_CFLAGS := -O2 -g -DNCCOMRING_HEADER_SHA256_PREFIX=$(shell sha256sum < include/nccom_ring.h | cut -c1-16)
 
-.PHONY: all demo test test-hostile test-sanitizers test-fuzz fuzz test-go test-header test-c test-graphs test-cmake test-conformance conformance clean
+.PHONY: all demo bench test-bench test test-hostile test-sanitizers test-fuzz fuzz test-go test-header test-c test-graphs test-cmake test-conformance conformance clean
 
 all: $(LIB) $(BUILD)/ringstage $(BUILD)/expected $(BUILD)/faults
 
@@ -142,13 +142,27 @@ test-fuzz: $(BUILD)/fuzz-abi
 fuzz: $(BUILD)/fuzz-abi
 	$(call run-fuzz,$(FUZZTIME),$(LIBFUZZER_SECONDS))
 
+# Benchmarks (issue 5): the C driver through the ABI (library, reference
+# model, memory floor) and Go's testing.B on the pure packages. make test
+# runs a smoke of both; BENCHMARKS.md has a full run.
+$(BUILD)/bench: tests/c/bench/bench.c include/nccom_ring.h
+	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ tests/c/bench/bench.c -ldl -lm
+
+bench: $(BUILD)/bench $(LIB) $(REFLIB)
+	$(BUILD)/bench --lib $(LIB) --ref $(REFLIB) --out $(BUILD)/bench.json
+	$(GO) test -run '^$$' -bench . -benchtime 10x ./ring
+
+test-bench: $(BUILD)/bench $(LIB) $(REFLIB)
+	$(BUILD)/bench --smoke --lib $(LIB) --ref $(REFLIB) --out $(BUILD)/bench-smoke.json
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./ring > /dev/null
+
 demo: $(BUILD)/ringstage
 	$(BUILD)/ringstage
 
-test: test-go test-header test-c test-graphs test-hostile test-sanitizers test-fuzz test-conformance test-proofs test-cmake
+test: test-go test-header test-c test-graphs test-hostile test-sanitizers test-fuzz test-bench test-conformance test-proofs test-cmake
 	@echo "make test: all passed"
 
-test-go: all
+test-go: all $(REFLIB)
 	@unformatted=$$(gofmt -l abi layout ring kanga netdev cmd tests 2>/dev/null); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...

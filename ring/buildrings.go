@@ -37,9 +37,12 @@ func BuildRings(nrings, rank, nranks int, rings, next []int32) error {
 	sc := getScratch()
 	defer putScratch(sc)
 	walked := sc.ints(&sc.rings, total)
+	// One ring at a time: each ring's successors are a contiguous table the
+	// walk keeps in cache; walking them side by side would spread the
+	// lookups over every table at once.
 	for r := range nrings {
 		span := r * nranks
-		if err := walk(r, walked[span:span+nranks], int32(rank), next[span:span+nranks]); err != nil {
+		if err := walk(r, walked[span:span+nranks], int32(rank), next, 1, span); err != nil {
 			return err
 		}
 	}

@@ -43,9 +43,10 @@ type PostsetResult struct {
 // nodesFirstRank and, on TRN3-SwitchV1, comm.KangaRing.
 //
 // Input is checked in the order of docs/errors.md P2-P16 and nothing is
-// written unless every check passed (D11). Cost: O(nRanks * n) time, one
-// sequential pass over the fragments' ring arrays and one walk per distinct
-// ring; the doubled channels are copies.
+// written unless every check passed (D11). Cost: O(nRanks * n) time and
+// scratch: one sequential pass over the fragments' ring arrays (each cache
+// line read once), the distinct rings walked side by side so their memory
+// accesses overlap, the doubled channels copied.
 func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt PostsetOptions) (PostsetResult, error) {
 	var res PostsetResult
 	nRanks, rank := int(comm.NRanks), comm.Rank
@@ -75,7 +76,9 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 
 	sc := getScratch()
 	defer putScratch(sc)
-	nodes, err := findNodes(all, nChannels, rank, sc)
+	// One pass over the fragments: ranges, nodes and their agreement, and
+	// every rank's successor into the next tables (stitched below).
+	nodes, next, err := scanFragments(all, nChannels, rank, sc)
 	if err != nil {
 		return res, err
 	}
@@ -91,16 +94,13 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		return res, err
 	}
 
-	next := stitchNext(all, nodes.heads, nChannels, sc)
+	stitchTails(all, nodes.heads, nChannels, next)
 	rings := sc.ints(&sc.rings, nChannels*nRanks)
+	if err := walkAll(nChannels, rings, rank, next, nChannels, 1); err != nil {
+		return res, err
+	}
 	var nextOfRank [layout.MaxChannels]int32
 	prevOfRank := stitchedPrev(all, nodes.heads, rank, nChannels)
-	for c := range nChannels {
-		span := c * nRanks
-		if err := walk(c, rings[span:span+nRanks], rank, next[span:span+nRanks]); err != nil {
-			return res, err
-		}
-	}
 	// Every ring is whole; now this rank's own prev must agree with its ring
 	// (P15), checked after all walks as docs/errors.md orders it.
 	for c := range nChannels {
@@ -109,7 +109,7 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		if prev, from := prevOfRank[c], ring[nRanks-1]; prev != from {
 			return res, abi.Errorf(abi.InternalError, "ncclTopoPostset: channel %d: rank %d has prev %d but the ring reaches it from %d", c, rank, prev, from)
 		}
-		nextOfRank[c] = next[span+int(rank)]
+		nextOfRank[c] = next[int(rank)*nChannels+c]
 	}
 
 	// D10: double, then clamp to ncclMaxNchannels() = 32; ncclMinNchannels()
@@ -134,92 +134,6 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	res.SwitchV1 = platform.SwitchV1
 	res.NChannels, res.NNodes = total, nNodes
 	return res, nil
-}
-
-// nodeTable is the result of node detection (D8).
-type nodeTable struct {
-	heads []int32 // heads[m]: node m's channel-0 head rank (nodesFirstRank)
-	self  int     // this rank's node
-}
-
-// findNodes checks every fragment's values (docs/errors.md P8, P9) and
-// groups ranks into nodes by their channel-0 head (D8), checking that the
-// ranks of a node agree with its first rank on every channel's head and tail
-// (P10, P11). Nodes are numbered in order of first appearance; a dense table
-// indexed by head rank is the map.
-func findNodes(all []*abi.TopoRanks, nChannels int, rank int32, sc *scratch) (nodeTable, error) {
-	nRanks := int32(len(all))
-	nodeOf := sc.ints(&sc.nodeOf, len(all))
-	for i := range nodeOf {
-		nodeOf[i] = -1
-	}
-	heads := sc.heads[:0]
-	self := -1
-	for r, f := range all {
-		for c := range nChannels {
-			if v := f.RingRecv[c]; v < 0 || v >= nRanks {
-				return nodeTable{}, fragmentRangeError(r, "ringRecv", c, v, 0, nRanks)
-			}
-			if v := f.RingSend[c]; v < 0 || v >= nRanks {
-				return nodeTable{}, fragmentRangeError(r, "ringSend", c, v, 0, nRanks)
-			}
-			if v := f.RingPrev[c]; v < -1 || v >= nRanks {
-				return nodeTable{}, fragmentRangeError(r, "ringPrev", c, v, -1, nRanks)
-			}
-			if v := f.RingNext[c]; v < -1 || v >= nRanks {
-				return nodeTable{}, fragmentRangeError(r, "ringNext", c, v, -1, nRanks)
-			}
-		}
-		h := f.RingRecv[0]
-		m := nodeOf[h]
-		if m < 0 {
-			m = int32(len(heads))
-			nodeOf[h] = m
-			heads = append(heads, h)
-		}
-		if int32(r) == rank {
-			self = int(m)
-		}
-		first := all[h]
-		for c := range nChannels {
-			if f.RingRecv[c] != first.RingRecv[c] {
-				return nodeTable{}, abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d of node %d has channel %d head %d but the node's first rank %d has head %d",
-					r, m, c, f.RingRecv[c], h, first.RingRecv[c])
-			}
-			if f.RingSend[c] != first.RingSend[c] {
-				return nodeTable{}, abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d of node %d has channel %d tail %d but the node's first rank %d has tail %d",
-					r, m, c, f.RingSend[c], h, first.RingSend[c])
-			}
-		}
-	}
-	sc.heads = heads
-	return nodeTable{heads: heads, self: self}, nil
-}
-
-func fragmentRangeError(r int, field string, c int, v, lo, nRanks int32) error {
-	return abi.Errorf(abi.InvalidArgument, "ncclTopoPostset: allTopoRanks[%d]->%s[%d] is %d, outside [%d, %d)", r, field, c, v, lo, nRanks)
-}
-
-// stitchNext builds next[c*nRanks + r] for c < nChannels (D9, upstream's
-// connectRings): every rank's fragment ringNext, except each node's tail,
-// whose successor is the next node's head. With one node the tail wraps to
-// its own head.
-func stitchNext(all []*abi.TopoRanks, heads []int32, nChannels int, sc *scratch) []int32 {
-	nRanks := len(all)
-	next := sc.ints(&sc.next, nChannels*nRanks)
-	for r, f := range all {
-		for c := range nChannels {
-			next[c*nRanks+r] = f.RingNext[c]
-		}
-	}
-	nNodes := len(heads)
-	for m, h := range heads {
-		node, following := all[h], all[heads[(m+1)%nNodes]]
-		for c := range nChannels {
-			next[c*nRanks+int(node.RingSend[c])] = following.RingRecv[c]
-		}
-	}
-	return next
 }
 
 // stitchedPrev returns this rank's prev on every channel after D9's stitch:

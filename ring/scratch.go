@@ -10,6 +10,7 @@ type scratch struct {
 	next   []int32 // stitched successor tables, [c*nRanks + r]
 	nodeOf []int32 // node index by head rank, -1 where none
 	heads  []int32 // each node's channel-0 head rank, in node order
+	sink   int32   // keeps scanFragments' look-ahead loads from being dropped
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

@@ -16,6 +16,7 @@ package main
 import "C"
 
 import (
+	"runtime/debug"
 	"unsafe"
 
 	"github.com/nccomring/libnccomring/abi"
@@ -30,7 +31,7 @@ func goTopoPreset(comm *C.struct_ncclComm, graph *C.struct_ncclTopoGraph, topoRa
 	const fn = "ncclTopoPreset"
 	c := (*abi.Comm)(unsafe.Pointer(comm))
 	rank := int32(-1)
-	defer guard(fn, &rank, &res)()
+	defer recoverExport(fn, &rank, &res, debug.SetPanicOnFault(true))
 	rank = rankOf(c) // may fault on a wild pointer: armed guard first
 	switch {
 	case comm == nil:
@@ -49,7 +50,7 @@ func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks 
 	const fn = "ncclTopoPostset"
 	c := (*abi.Comm)(unsafe.Pointer(comm))
 	rank := int32(-1)
-	defer guard(fn, &rank, &res)()
+	defer recoverExport(fn, &rank, &res, debug.SetPanicOnFault(true))
 	rank = rankOf(c) // may fault on a wild pointer: armed guard first
 	switch {
 	case comm == nil:
@@ -86,7 +87,7 @@ func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks 
 func goBuildRings(nrings C.int, rings *C.int, rank C.int, nranks C.int, prev *C.int, next *C.int) (res C.ncclResult_t) {
 	const fn = "ncclBuildRings"
 	r32 := int32(rank)
-	defer guard(fn, &r32, &res)()
+	defer recoverExport(fn, &r32, &res, debug.SetPanicOnFault(true))
 	_ = prev // never read (D16, P9)
 	switch {
 	case rings == nil:
@@ -115,7 +116,7 @@ func goBuildRings(nrings C.int, rings *C.int, rank C.int, nranks C.int, prev *C.
 func goTopoGetNetDev(sys *C.struct_ncclTopoSystem, rank C.int, graph *C.struct_ncclTopoGraph, channelId C.int, dev *C.int) (res C.ncclResult_t) {
 	const fn = "ncclTopoGetNetDev"
 	r32 := int32(rank)
-	defer guard(fn, &r32, &res)()
+	defer recoverExport(fn, &r32, &res, debug.SetPanicOnFault(true))
 	switch {
 	case dev == nil:
 		return fail(int32(rank), nullArgument(fn, "dev"))

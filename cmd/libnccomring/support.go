@@ -20,19 +20,20 @@ import (
 	"github.com/nccomring/libnccomring/ring"
 )
 
-// guard is deferred by every export: a wild pointer becomes a recoverable
-// panic instead of a fatal fault, and a panic becomes ncclInternalError with
-// one WARN (D20) instead of aborting the host. Use as
-// `defer guard(fn, &rank, &res)()`; rank is read when the WARN is printed,
-// so it can be filled in after the guard is armed.
-func guard(fn string, rank *int32, res *C.ncclResult_t) func() {
-	old := debug.SetPanicOnFault(true)
-	return func() {
-		debug.SetPanicOnFault(old)
-		if r := recover(); r != nil {
-			warn(*rank, fmt.Sprintf("%s: internal error: %v", fn, r))
-			*res = C.ncclInternalError
-		}
+// Every export starts with
+//
+//	defer recoverExport(fn, &rank, &res, debug.SetPanicOnFault(true))
+//
+// so that a wild pointer becomes a recoverable panic instead of a fatal
+// fault, and a panic becomes ncclInternalError with one WARN (D20) instead of
+// aborting the host. rank is read only when the WARN is printed, so it can be
+// filled in after the defer is armed. A plain deferred call (no closure)
+// costs nothing on the fast path.
+func recoverExport(fn string, rank *int32, res *C.ncclResult_t, panicOnFault bool) {
+	debug.SetPanicOnFault(panicOnFault)
+	if r := recover(); r != nil {
+		warn(*rank, fmt.Sprintf("%s: internal error: %v", fn, r))
+		*res = C.ncclInternalError
 	}
 }
 

@@ -1,0 +1,140 @@
+package ring_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/netdev"
+	"github.com/nccomring/libnccomring/ring"
+)
+
+// Benchmarks of issue 5 at cluster scale: 32 ranks per node, 16 graph
+// channels (32 after doubling), nRanks from 64 to 131,072. Postset is one
+// rank's call with every fragment prepared beforehand and the userRanks
+// buffers already given (steady state). Run with `make bench` (or go test
+// -bench . ./ring); BENCHMARKS.md has the numbers.
+
+const (
+	benchLocal    = 32
+	benchChannels = 16
+)
+
+var benchSizes = []int{64, 1024, 16384, 65536, 131072}
+
+// benchGraph is the graph of the node whose first rank is first: channel c
+// runs the node's 32 ranks rotated by c, reversed on odd channels.
+func benchGraph(first int) *abi.TopoGraph {
+	g := &abi.TopoGraph{NChannels: benchChannels}
+	for c := range benchChannels {
+		for i := range benchLocal {
+			v := (c + i) % benchLocal
+			if c%2 == 1 {
+				v = (c + benchLocal - i) % benchLocal
+			}
+			g.Intra[c*benchLocal+i] = int32(first + v)
+		}
+	}
+	return g
+}
+
+// benchCluster returns every rank's fragment for nRanks/32 nodes.
+func benchCluster(b *testing.B, nRanks int) []abi.TopoRanks {
+	b.Helper()
+	frags := make([]abi.TopoRanks, nRanks)
+	for first := 0; first < nRanks; first += benchLocal {
+		g := benchGraph(first)
+		for r := first; r < first+benchLocal; r++ {
+			comm := &abi.Comm{Rank: int32(r), NRanks: int32(nRanks), LocalRanks: benchLocal}
+			if err := ring.Preset(comm, g, &frags[r], generic); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return frags
+}
+
+func BenchmarkPreset(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("ranks=%d", n), func(b *testing.B) {
+			graph := benchGraph(0)
+			comm := &abi.Comm{Rank: 5, NRanks: int32(n), LocalRanks: benchLocal}
+			var frag abi.TopoRanks
+			for b.Loop() {
+				if err := ring.Preset(comm, graph, &frag, generic); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkPostset(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("ranks=%d", n), func(b *testing.B) {
+			frags := benchCluster(b, n)
+			graph := benchGraph(0)
+			all := make([]*abi.TopoRanks, n)
+			for r := range frags {
+				all[r] = &frags[r]
+			}
+			preset := &abi.Comm{Rank: 0, NRanks: int32(n), LocalRanks: benchLocal}
+			if err := ring.Preset(preset, graph, new(abi.TopoRanks), generic); err != nil {
+				b.Fatal(err)
+			}
+			alloc := newGoAlloc()
+			for c := range preset.Channels {
+				preset.Channels[c].Ring.UserRanks = alloc.AllocInts(n)
+			}
+			heads := make([]int32, n)
+			comm := new(abi.Comm)
+			opt := ring.PostsetOptions{Platforms: generic, Alloc: alloc}
+			b.ResetTimer()
+			for b.Loop() {
+				*comm = *preset
+				if _, err := ring.Postset(comm, heads, all, opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/rank")
+			// Bytes the call must touch: 4 ring arrays x 16 channels of every
+			// fragment read, 32 channels of userRanks written.
+			b.ReportMetric(float64(n*(4*benchChannels*4+2*benchChannels*4)), "touched-B/op")
+		})
+	}
+}
+
+func BenchmarkBuildRings(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("ranks=%d", n), func(b *testing.B) {
+			nrings := 2 * benchChannels
+			next := make([]int32, nrings*n)
+			for r := range nrings {
+				for i := range n {
+					next[r*n+i] = int32((i + 1) % n)
+				}
+			}
+			rings := make([]int32, nrings*n)
+			for b.Loop() {
+				if err := ring.BuildRings(nrings, 0, n, rings, next); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/rank")
+		})
+	}
+}
+
+func BenchmarkGetNetDev(b *testing.B) {
+	sys := &abi.TopoSystem{Nodes0Count: benchLocal}
+	g := &abi.TopoGraph{NChannels: benchChannels}
+	var sink int32
+	for b.Loop() {
+		d, err := netdev.GetNetDev(sys, 3, g, 21)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sink += d
+	}
+	_ = sink
+}

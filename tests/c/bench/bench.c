@@ -1,0 +1,414 @@
+/*
+ * bench - cluster-scale timing of the ring stage through the C ABI (issue 5).
+ *
+ *   bench [--lib LIB] [--ref REFLIB] [--out FILE] [--smoke]
+ *
+ * For nRanks in {64, 1024, 16384, 65536, 131072} (32 ranks per node, 16 graph
+ * channels, 32 after doubling) it prepares every rank's fragment, then times
+ * one rank's ncclTopoPostset (BuildRings included) the way libnccom calls
+ * it, in the same process and on the same inputs:
+ *   library   build/libnccomring.so
+ *   reference build/libnccomref.so, upstream's algorithm shape with its
+ *             O(nranks^2) membership check (skipped above 16,384 ranks: it
+ *             would take minutes)
+ *   floor     a plain C loop that reads the same fragment bytes (ringRecv,
+ *             ringSend, ringPrev, ringNext of 16 channels of every rank) and
+ *             writes the same ring bytes (32 channels x nRanks ints) once:
+ *             what memory bandwidth allows
+ *   floor+tch the same loop loading each block of 32 fragments' lines ahead,
+ *             as the library does, so that misses overlap: closer to the
+ *             bandwidth than the plain loop's one miss at a time
+ * Every variant writes into the same preallocated userRanks buffers (the
+ * steady state of a host that keeps them). It prints the median of several
+ * runs of each, library/floor and reference/library, and also ncclBuildRings
+ * over 32 rings, a steady-state ncclTopoGetNetDev (the cost of crossing into
+ * Go), the first call in a fresh process (Go runtime start), and the peak RSS
+ * of a process that does one Postset at 131,072 ranks against the bytes of
+ * its fragments and outputs. Results go to FILE (default
+ * build/bench.json). --smoke runs the two smallest shapes briefly (make test).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nccom_ring.h"
+
+enum { LOCAL = 32, CHANNELS = 16, DOUBLED = 32 };
+
+struct api {
+  ncclResult_t (*preset)(struct ncclComm *, struct ncclTopoGraph *, struct ncclTopoRanks *);
+  ncclResult_t (*postset)(struct ncclComm *, int *, struct ncclTopoRanks **, int *, int *);
+  ncclResult_t (*build_rings)(int, int *, int, int, int *, int *);
+  ncclResult_t (*get_net_dev)(struct ncclTopoSystem *, int, struct ncclTopoGraph *, int, int *);
+};
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void load(const char *path, struct api *a) {
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) {
+    fprintf(stderr, "bench: %s\n", dlerror());
+    exit(2);
+  }
+  void *p;
+  p = dlsym(h, "ncclTopoPreset");
+  memcpy(&a->preset, &p, sizeof p);
+  p = dlsym(h, "ncclTopoPostset");
+  memcpy(&a->postset, &p, sizeof p);
+  p = dlsym(h, "ncclBuildRings");
+  memcpy(&a->build_rings, &p, sizeof p);
+  p = dlsym(h, "ncclTopoGetNetDev");
+  memcpy(&a->get_net_dev, &p, sizeof p);
+}
+
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return v[n / 2];
+}
+
+/* Node first's graph: channel c runs the node's ranks rotated by c, reversed
+ * on odd channels; NIC c % 8 in and out. */
+static void node_graph(struct ncclTopoGraph *g, int first) {
+  g->nChannels = CHANNELS;
+  for (int c = 0; c < CHANNELS; c++) {
+    for (int i = 0; i < LOCAL; i++) {
+      int v = c % 2 ? (c + LOCAL - i) % LOCAL : (c + i) % LOCAL;
+      g->intra[c * LOCAL + i] = first + v;
+    }
+    g->inter[2 * c] = g->inter[2 * c + 1] = c % 8;
+  }
+}
+
+struct shape {
+  int n;
+  struct ncclTopoRanks *frags;
+  struct ncclTopoRanks **all;
+  struct ncclComm *preset;  /* rank 0 after Preset */
+  int *bufs[DOUBLED];       /* userRanks, n ints each */
+  int *heads;
+};
+
+static void shape_build(const struct api *lib, struct shape *s, int n) {
+  s->n = n;
+  s->frags = malloc((size_t)n * sizeof *s->frags);
+  s->all = malloc((size_t)n * sizeof *s->all);
+  s->heads = malloc((size_t)n * sizeof(int));
+  struct ncclTopoGraph *g = calloc(1, sizeof *g);
+  struct ncclComm *c = calloc(1, sizeof *c);
+  for (int first = 0; first < n; first += LOCAL) {
+    node_graph(g, first);
+    for (int r = first; r < first + LOCAL; r++) {
+      memset(c, 0, sizeof *c);
+      c->rank = r, c->nRanks = n, c->localRanks = LOCAL;
+      if (lib->preset(c, g, &s->frags[r]) != ncclSuccess) {
+        fprintf(stderr, "bench: Preset failed\n");
+        exit(1);
+      }
+      s->all[r] = &s->frags[r];
+      if (r == 0) {
+        s->preset = malloc(sizeof *s->preset);
+        memcpy(s->preset, c, sizeof *c);
+      }
+    }
+  }
+  for (int ch = 0; ch < DOUBLED; ch++) {
+    s->bufs[ch] = malloc((size_t)n * sizeof(int));
+    memset(s->bufs[ch], 0, (size_t)n * sizeof(int)); /* fault the pages in */
+    s->preset->channels[ch].ring.userRanks = s->bufs[ch];
+  }
+  free(g);
+  free(c);
+}
+
+static void shape_free(struct shape *s) {
+  for (int ch = 0; ch < DOUBLED; ch++) free(s->bufs[ch]);
+  free(s->frags);
+  free(s->all);
+  free(s->heads);
+  free(s->preset);
+}
+
+static struct ncclComm *scratchComm;
+
+static double time_postset(const struct api *a, struct shape *s) {
+  memcpy(scratchComm, s->preset, sizeof *scratchComm);
+  int nch, nnodes;
+  double t0 = now();
+  ncclResult_t res = a->postset(scratchComm, s->heads, s->all, &nch, &nnodes);
+  double t = now() - t0;
+  if (res != ncclSuccess || nch != DOUBLED) {
+    fprintf(stderr, "bench: Postset failed (%d)\n", (int)res);
+    exit(1);
+  }
+  return t;
+}
+
+static volatile unsigned floorSink;
+
+/* The bandwidth floor: read what Postset must read, write what it must write. */
+static double time_floor(struct shape *s) {
+  double t0 = now();
+  unsigned acc = 0;
+  for (int r = 0; r < s->n; r++) {
+    const struct ncclTopoRanks *f = s->all[r];
+    for (int c = 0; c < CHANNELS; c++) acc += (unsigned)(f->ringRecv[c] ^ f->ringSend[c] ^ f->ringPrev[c] ^ f->ringNext[c]);
+  }
+  for (int ch = 0; ch < DOUBLED; ch++) {
+    int *u = s->bufs[ch];
+    for (int i = 0; i < s->n; i++) u[i] = i ^ (int)(acc & 1);
+  }
+  floorSink = acc;
+  return now() - t0;
+}
+
+/* The same floor with the fragments' lines loaded a block ahead, as the
+ * library does: how close a loop gets to the bandwidth once misses overlap. */
+static double time_floor_touched(struct shape *s) {
+  enum { BLOCK = 32 };
+  double t0 = now();
+  unsigned acc = 0;
+  for (int r = 0; r < s->n; r++) {
+    if (r % BLOCK == 0)
+      for (int k = r; k < r + BLOCK && k < s->n; k++) {
+        const struct ncclTopoRanks *a = s->all[k];
+        acc |= (unsigned)(a->ringRecv[0] | a->ringSend[0] | a->ringPrev[0] | a->ringNext[0] |
+                          a->ringRecv[CHANNELS - 1] | a->ringSend[CHANNELS - 1] | a->ringPrev[CHANNELS - 1] |
+                          a->ringNext[CHANNELS - 1]);
+      }
+    const struct ncclTopoRanks *f = s->all[r];
+    for (int c = 0; c < CHANNELS; c++) acc += (unsigned)(f->ringRecv[c] ^ f->ringSend[c] ^ f->ringPrev[c] ^ f->ringNext[c]);
+  }
+  for (int ch = 0; ch < DOUBLED; ch++) {
+    int *u = s->bufs[ch];
+    for (int i = 0; i < s->n; i++) u[i] = i ^ (int)(acc & 1);
+  }
+  floorSink = acc;
+  return now() - t0;
+}
+
+static double time_build_rings(const struct api *a, int n, int *rings, int *next) {
+  double t0 = now();
+  if (a->build_rings(DOUBLED, rings, 0, n, NULL, next) != ncclSuccess) exit(1);
+  return now() - t0;
+}
+
+static long peak_rss_kb(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+/* --rss N: a process that does one Postset at N ranks; prints its peak RSS
+ * and the bytes of its fragments and outputs. */
+static int mode_rss(const char *libPath, int n) {
+  struct api lib;
+  load(libPath, &lib);
+  long base = peak_rss_kb();
+  struct shape s;
+  shape_build(&lib, &s, n);
+  scratchComm = calloc(1, sizeof *scratchComm);
+  time_postset(&lib, &s);
+  long fragments = (long)n * (long)sizeof(struct ncclTopoRanks);
+  long outputs = (long)DOUBLED * n * 4 + (long)n * 4 + (long)sizeof(struct ncclComm);
+  printf("%ld %ld %ld %ld\n", peak_rss_kb() * 1024, base * 1024, fragments, outputs);
+  return 0;
+}
+
+/* --profile N: only the library's Postset at N ranks, 50 times, for perf. */
+static int mode_profile(const char *libPath, int n) {
+  struct api lib;
+  load(libPath, &lib);
+  struct shape s;
+  shape_build(&lib, &s, n);
+  scratchComm = calloc(1, sizeof *scratchComm);
+  double t[50];
+  for (int i = 0; i < 50; i++) t[i] = time_postset(&lib, &s);
+  printf("Postset at %d ranks: median %.3f ms\n", n, median(t, 50) * 1e3);
+  return 0;
+}
+
+/* --first-call: the cost of loading the library and its first call. */
+static int mode_first_call(const char *libPath) {
+  double t0 = now();
+  struct api lib;
+  load(libPath, &lib);
+  double t1 = now();
+  struct ncclTopoGraph *g = calloc(1, sizeof *g);
+  g->nChannels = 1;
+  struct ncclTopoSystem sys = {{{1}}};
+  int dev;
+  lib.get_net_dev(&sys, 0, g, 0, &dev);
+  double t2 = now();
+  printf("%.6f %.6f\n", t1 - t0, t2 - t1);
+  return 0;
+}
+
+static FILE *run_self(const char *self, const char *args) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "%s %s", self, args);
+  return popen(cmd, "r");
+}
+
+int main(int argc, char **argv) {
+  const char *libPath = "build/libnccomring.so", *refPath = "build/libnccomref.so", *outPath = "build/bench.json";
+  int smoke = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--lib") == 0 && i + 1 < argc) libPath = argv[++i];
+    else if (strcmp(argv[i], "--ref") == 0 && i + 1 < argc) refPath = argv[++i];
+    else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) outPath = argv[++i];
+    else if (strcmp(argv[i], "--smoke") == 0) smoke = 1;
+    else if (strcmp(argv[i], "--rss") == 0 && i + 1 < argc) return mode_rss(libPath, atoi(argv[++i]));
+    else if (strcmp(argv[i], "--first-call") == 0) return mode_first_call(libPath);
+    else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) return mode_profile(libPath, atoi(argv[++i]));
+    else {
+      fprintf(stderr, "usage: bench [--lib LIB] [--ref REFLIB] [--out FILE] [--smoke] [--profile NRANKS]\n");
+      return 2;
+    }
+  }
+
+  /* The first call in a fresh process: a child per sample. */
+  double loads[7], firsts[7];
+  int samples = smoke ? 3 : 7;
+  for (int i = 0; i < samples; i++) {
+    char args[600];
+    snprintf(args, sizeof args, "--lib %s --first-call", libPath);
+    FILE *p = run_self(argv[0], args);
+    if (!p || fscanf(p, "%lf %lf", &loads[i], &firsts[i]) != 2) return 1;
+    pclose(p);
+  }
+  double firstLoad = median(loads, samples), firstCall = median(firsts, samples);
+
+  struct api lib, ref;
+  load(libPath, &lib);
+  load(refPath, &ref);
+  scratchComm = calloc(1, sizeof *scratchComm);
+  FILE *out = fopen(outPath, "w");
+  if (out == NULL) {
+    perror(outPath);
+    return 2;
+  }
+  fprintf(out, "{\n  \"machine\": {\"cpus\": %ld},\n  \"shape\": {\"ranksPerNode\": %d, \"graphChannels\": %d, \"channels\": %d},\n",
+          sysconf(_SC_NPROCESSORS_ONLN), LOCAL, CHANNELS, DOUBLED);
+  fprintf(out, "  \"firstCall\": {\"loadSeconds\": %.6f, \"firstCallSeconds\": %.6f},\n", firstLoad, firstCall);
+
+  /* Steady-state call into Go: GetNetDev, ns per call. */
+  {
+    struct ncclTopoGraph *g = calloc(1, sizeof *g);
+    node_graph(g, 0);
+    struct ncclTopoSystem sys = {{{LOCAL}}};
+    int dev, calls = smoke ? 100000 : 2000000;
+    double best = 1e9;
+    for (int rep = 0; rep < 5; rep++) {
+      double t0 = now();
+      for (int i = 0; i < calls; i++) lib.get_net_dev(&sys, i & 31, g, i & 63, &dev);
+      double t = (now() - t0) / calls;
+      if (t < best) best = t;
+    }
+    printf("GetNetDev, steady state through the C ABI: %.0f ns per call\n", best * 1e9);
+    printf("first call in a fresh process: dlopen %.2f ms, first call %.2f ms (Go runtime start), %.2f ms in all\n",
+           firstLoad * 1e3, firstCall * 1e3, (firstLoad + firstCall) * 1e3);
+    fprintf(out, "  \"getNetDevNanoseconds\": %.1f,\n  \"postset\": [\n", best * 1e9);
+    free(g);
+  }
+
+  static const int sizes[] = {64, 1024, 16384, 65536, 131072};
+  double fitX[5], fitY[5];
+  int nFit = 0;
+  int nShapes = smoke ? 2 : 5;
+  printf("\nncclTopoPostset, one rank's call, 32 ranks/node, 16 graph channels (32 after doubling):\n");
+  printf("%8s %11s %11s %11s %12s %8s %8s %8s %11s %10s\n", "ranks", "library", "floor", "floor+tch", "reference",
+         "lib/flr", "lib/f+t", "ref/lib", "lib ns/rank", "BuildRings");
+  for (int k = 0; k < nShapes; k++) {
+    int n = sizes[k];
+    struct shape s;
+    shape_build(&lib, &s, n);
+    int runs = smoke ? 3 : n <= 1024 ? 51 : n <= 16384 ? 15 : 9;
+    double tl[64], tf[64], tt[64], tr[64];
+    int refRuns = n > 16384 ? 0 : n == 16384 ? 3 : smoke ? 3 : 9;
+    for (int i = 0; i < runs; i++) { /* interleaved, so drift hits all alike */
+      tl[i] = time_postset(&lib, &s);
+      tf[i] = time_floor(&s);
+      tt[i] = time_floor_touched(&s);
+      if (i < refRuns) tr[i] = time_postset(&ref, &s);
+    }
+    double ml = median(tl, runs), mf = median(tf, runs), mt = median(tt, runs), mr = refRuns ? median(tr, refRuns) : 0;
+
+    /* BuildRings over the 32 rings Postset produced (next from userRanks). */
+    int *next = malloc((size_t)DOUBLED * (size_t)n * sizeof(int)), *rings = malloc((size_t)DOUBLED * (size_t)n * sizeof(int));
+    for (int ch = 0; ch < DOUBLED; ch++)
+      for (int i = 0; i < n; i++) next[(size_t)ch * (size_t)n + (size_t)s.bufs[ch][i]] = s.bufs[ch][(i + 1) % n];
+    double tb[64];
+    for (int i = 0; i < runs; i++) tb[i] = time_build_rings(&lib, n, rings, next);
+    double mb = median(tb, runs);
+    free(next);
+    free(rings);
+
+    char refText[32] = "skipped";
+    if (refRuns) snprintf(refText, sizeof refText, "%.3f ms", mr * 1e3);
+    char ratio[32] = "-";
+    if (refRuns) snprintf(ratio, sizeof ratio, "%.0fx", mr / ml);
+    printf("%8d %8.3f ms %8.3f ms %8.3f ms %12s %7.2fx %7.2fx %8s %11.1f %7.3f ms\n", n, ml * 1e3, mf * 1e3, mt * 1e3,
+           refText, ml / mf, ml / mt, ratio, ml * 1e9 / n, mb * 1e3);
+    char refJson[32] = "null", ratioJson[32] = "null";
+    if (refRuns) {
+      snprintf(refJson, sizeof refJson, "%.6f", mr);
+      snprintf(ratioJson, sizeof ratioJson, "%.1f", mr / ml);
+    }
+    fprintf(out,
+            "    {\"ranks\": %d, \"runs\": %d, \"librarySeconds\": %.6f, \"floorSeconds\": %.6f, "
+            "\"floorTouchedSeconds\": %.6f, \"referenceSeconds\": %s, \"libraryOverFloor\": %.3f, "
+            "\"libraryOverFloorTouched\": %.3f, \"referenceOverLibrary\": %s, \"libraryNsPerRank\": %.2f, "
+            "\"buildRingsSeconds\": %.6f}%s\n",
+            n, runs, ml, mf, mt, refJson, ml / mf, ml / mt, ratioJson, ml * 1e9 / n, mb, k + 1 < nShapes ? "," : "");
+    if (n >= 1024) fitX[nFit] = log((double)n), fitY[nFit++] = log(ml);
+    shape_free(&s);
+  }
+  fprintf(out, "  ]");
+  /* How cost grows: the least-squares slope of log(time) over log(nRanks)
+   * from 1024 ranks up (1 is linear). */
+  if (nFit >= 2) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < nFit; i++) sx += fitX[i], sy += fitY[i], sxx += fitX[i] * fitX[i], sxy += fitX[i] * fitY[i];
+    double slope = (nFit * sxy - sx * sy) / (nFit * sxx - sx * sx);
+    printf("\ncost grows as nRanks^%.2f (least-squares fit of the library's Postset from 1024 ranks up)\n", slope);
+    fprintf(out, ",\n  \"fittedExponent\": %.3f", slope);
+  }
+
+  /* Peak RSS of a process doing one Postset at the largest shape. */
+  if (!smoke) {
+    char args[600];
+    snprintf(args, sizeof args, "--lib %s --rss 131072", libPath);
+    FILE *p = run_self(argv[0], args);
+    long rss, base, frags, outs;
+    if (p && fscanf(p, "%ld %ld %ld %ld", &rss, &base, &frags, &outs) == 4) {
+      printf("\npeak RSS of a process doing one Postset at 131072 ranks: %.1f MB (%.1f MB before it built anything); "
+             "fragments %.1f MB + outputs %.1f MB = %.1f MB; ratio %.2f\n",
+             rss / 1e6, base / 1e6, frags / 1e6, outs / 1e6, (frags + outs) / 1e6, (double)rss / (double)(frags + outs));
+      fprintf(out, ",\n  \"rss131072\": {\"peakBytes\": %ld, \"baseBytes\": %ld, \"fragmentBytes\": %ld, \"outputBytes\": %ld}", rss, base,
+              frags, outs);
+    }
+    if (p) pclose(p);
+  }
+  fprintf(out, "\n}\n");
+  fclose(out);
+  printf("\nresults: %s\n", outPath);
+  return 0;
+}
