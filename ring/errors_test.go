@@ -276,3 +276,21 @@ func TestPlatformErrorIsRecognizable(t *testing.T) {
 	var unknown *kanga.UnknownPlatformError
 	assert.True(t, errors.As(err, &unknown), "the export layer reports it once per process (D14)")
 }
+
+// A disagreement whose differing bits are also set in the tail: the
+// branch-free check must not let (head ^ head') | tail ^ tail' cancel out.
+func TestPostsetCatchesHeadDisagreementMaskedByTail(t *testing.T) {
+	cl := newCluster(4, 4).channel(0, []int{0, 1, 2, 3}, 0, 0).channel(1, []int{0, 1, 2, 3}, 1, 1).channels(2)
+	frags := make([]abi.TopoRanks, 8)
+	var all []*abi.TopoRanks
+	for r := range 8 {
+		require.NoError(t, ring.Preset(cl.comm(r), cl.graphs[r/4], &frags[r], generic))
+		all = append(all, &frags[r])
+	}
+	frags[6].RingRecv[1] = 5 // node 1's head on channel 1 is 4 and its tail 7
+	comm := cl.comm(1)
+	require.NoError(t, ring.Preset(comm, cl.graphs[0], new(abi.TopoRanks), generic))
+	_, err := ring.Postset(comm, make([]int32, 8), all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc()})
+	requireNCCLError(t, err, abi.InternalError,
+		"ncclTopoPostset: rank 6 of node 1 has channel 1 head 5 but the node's first rank 4 has head 4")
+}

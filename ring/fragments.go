@@ -79,7 +79,7 @@ func scanFragments(all []*abi.TopoRanks, nChannels int, rank int32, sc *scratch)
 		first := all[h]
 		var differ int32
 		for c := range recv {
-			differ |= recv[c] ^ first.RingRecv[c] | send[c] ^ first.RingSend[c]
+			differ |= (recv[c] ^ first.RingRecv[c]) | (send[c] ^ first.RingSend[c])
 		}
 		if differ != 0 {
 			return nodeTable{}, nil, agreementError(r, int(m), f, first, h, nChannels)
