@@ -28,8 +28,14 @@ export CGO_CFLAGS := -O2 -g -DNCCOMRING_HEADER_SHA256_PREFIX=$(shell sha256sum <
 
 all: $(LIB) $(BUILD)/ringstage $(BUILD)/expected $(BUILD)/faults
 
+# After the build, the header, the layout table and the Go mirrors must
+# agree (the header and the mirrors assert themselves at compile time; this
+# check ties the table to the header), so a drifted offset anywhere fails
+# `make` itself.
 $(LIB): $(GO_SOURCES) mk/build-lib.sh
 	sh mk/build-lib.sh $(BUILD)
+	@$(GO) test -count=1 -run '^TestHeaderMatchesLayoutTable$$' ./cmd/libnccomring > $(BUILD)/layout-check.log 2>&1 || \
+	  { cat $(BUILD)/layout-check.log; rm -f $@; exit 1; }
 
 # The name hosts record as NEEDED (the SONAME); build-lib.sh makes it.
 $(BUILD)/$(SONAME): $(LIB)
@@ -60,9 +66,9 @@ NCCOM_REF_LIB ?= $(REFLIB)
 CONFORMANCE_COUNT ?= 20000
 # Another library than the reference model cannot match this project's WARN
 # texts or survive its fault injection: compare what the spec fixes (--real).
-CONFORMANCE_FLAGS ?= $(if $(filter $(REFLIB),$(NCCOM_REF_LIB)),,--real)
+CONFORMANCE_FLAGS ?= $(if $(filter $(abspath $(REFLIB)),$(abspath $(NCCOM_REF_LIB))),,--real)
 
-conformance: $(BUILD)/conformance $(LIB) $(if $(filter $(REFLIB),$(NCCOM_REF_LIB)),$(REFLIB))
+conformance: $(BUILD)/conformance $(LIB) $(if $(filter $(abspath $(REFLIB)),$(abspath $(NCCOM_REF_LIB))),$(REFLIB))
 	$(BUILD)/conformance --candidate $(LIB) --reference $(NCCOM_REF_LIB) --count $(CONFORMANCE_COUNT) $(CONFORMANCE_FLAGS)
 
 test-conformance: $(BUILD)/conformance $(LIB) $(REFLIB)

@@ -4,10 +4,10 @@
  * functions, and compares every output byte, return code and WARN line.
  *
  *   conformance [--candidate LIB] [--reference LIB] [--seed S] [--count N]
- *               [--case 'SPEC'] [--real] [--quiet]
+ *               [--case 'SPEC'] [--real]
  *
- * Defaults: candidate build/libnccomring.so, reference $NCCOM_REF_LIB or
- * build/libnccomref.so, a time-based seed (printed, so a failure replays),
+ * Defaults: candidate libnccomring.so beside this program (build/), reference
+ * $NCCOM_REF_LIB or libnccomref.so beside it, a time-based seed (printed, so a failure replays),
  * 20000 random clusters after the cases of regressions.inc. Both libraries
  * are dlopen'ed by path with RTLD_LOCAL and their symbols found with dlsym
  * (the C name, else the C++-mangled name a C++ build would export).
@@ -340,7 +340,7 @@ static void set_platform(const struct spec *sp) {
 /* ------------------------------------------------------------------ */
 /* Comparison                                                          */
 
-static int realMode, quiet;
+static int realMode;
 static int silent;       /* shrinking: do not print differences */
 static char diffText[2048];
 
@@ -719,7 +719,12 @@ static int parse_spec(const char *text, struct spec *s) {
     int found = 0;
     for (int i = 0; i < F_COUNT; i++)
       if (strcmp(value, faultNames[i]) == 0) v = i, found = 1;
-    if (!found) v = (long long)strtoull(value, NULL, 0);
+    if (!found && strncmp(value, "F_", 2) == 0) return -1; /* an unknown fault name */
+    if (!found) {
+      char *end;
+      v = strtoll(value, &end, 0);
+      if (*end != '\0' && strcmp(end, "ULL") != 0) return -1;
+    }
 #define FIELD(F) else if (strcmp(name, #F) == 0) s->F = (int)v;
     if (strcmp(name, "seed") == 0) s->seed = strtoull(value, NULL, 0);
     FIELD(nodes) FIELD(local) FIELD(unequal) FIELD(channels) FIELD(platform) FIELD(kanga) FIELD(pod)
@@ -727,7 +732,13 @@ static int parse_spec(const char *text, struct spec *s) {
     else return -1;
 #undef FIELD
   }
-  return s->nodes > 0 && s->local > 0 ? 0 : -1;
+  /* The ranges the generator and the harness's buffers are built for. */
+  if (s->nodes < 1 || s->nodes > 64 || s->local < 1 || s->local > NCCL_TOPO_MAX_NODES || s->channels < 1 ||
+      s->channels > MAXCHANNELS || s->platform < 0 || s->platform > 3 || s->kanga < -1 || s->kanga > 5 ||
+      s->fault < 0 || s->fault >= F_COUNT || s->faultRank < 0 || s->faultChannel < 0 || s->postRanks < 0 ||
+      (s->fault == F_NRANKS && s->faultValue > 1 << 20))
+    return -1;
+  return 0;
 }
 
 /* A random valid-looking cluster, small most of the time, with faults now
@@ -835,29 +846,61 @@ static int null_argument_calls(void) {
   return d;
 }
 
-static void usage(void) {
+static void usage(FILE *f, int status) {
   fputs("usage: conformance [--candidate LIB] [--reference LIB] [--seed S] [--count N]\n"
-        "                   [--case 'SPEC'] [--real] [--quiet]\n",
-        stderr);
-  exit(2);
+        "                   [--case 'SPEC'] [--real]\n"
+        "  LIB paths default to libnccomring.so and libnccomref.so beside this program\n"
+        "  (--reference defaults to $NCCOM_REF_LIB when set)\n",
+        f);
+  exit(status);
+}
+
+/* A whole unsigned number in base 10 or 0x16, or exit 2. */
+static unsigned long long number_arg(const char *flag, const char *v, unsigned long long max) {
+  char *end;
+  errno = 0;
+  unsigned long long x = strtoull(v, &end, 0);
+  if (*v == '\0' || *v == '-' || *end != '\0' || errno != 0 || x > max) {
+    fprintf(stderr, "conformance: %s wants a number in [0, %llu], got '%s'\n", flag, max, v);
+    exit(2);
+  }
+  return x;
+}
+
+/* path beside this program's own file, so runs from any directory find the
+ * build artifacts. */
+static const char *beside_me(const char *name) {
+  static char buf[2][4096];
+  static int k;
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return name;
+  exe[n] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (slash == NULL) return name;
+  *slash = '\0';
+  char *out = buf[k++ % 2];
+  if ((size_t)snprintf(out, sizeof buf[0], "%.3000s/%s", exe, name) >= sizeof buf[0]) return name;
+  return out;
 }
 
 int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0); /* nothing lost if a library crashes the run */
   const char *ref = getenv("NCCOM_REF_LIB");
-  libs[0].path = "build/libnccomring.so";
-  libs[1].path = ref && ref[0] ? ref : "build/libnccomref.so";
+  libs[0].path = beside_me("libnccomring.so");
+  libs[1].path = ref && ref[0] ? ref : beside_me("libnccomref.so");
   uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
   long count = 20000;
   const char *oneCase = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--candidate") == 0 && i + 1 < argc) libs[0].path = argv[++i];
     else if (strcmp(argv[i], "--reference") == 0 && i + 1 < argc) libs[1].path = argv[++i];
-    else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
-    else if (strcmp(argv[i], "--count") == 0 && i + 1 < argc) count = strtol(argv[++i], NULL, 0);
+    else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = number_arg("--seed", argv[++i], ~0ULL);
+    else if (strcmp(argv[i], "--count") == 0 && i + 1 < argc) count = (long)number_arg("--count", argv[++i], 100000000);
     else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc) oneCase = argv[++i];
     else if (strcmp(argv[i], "--real") == 0) realMode = 1;
-    else if (strcmp(argv[i], "--quiet") == 0) quiet = 1;
-    else usage();
+    else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) usage(stdout, 0);
+    else usage(stderr, 2);
   }
 
   /* Crash reporting first: the Go runtime chains to handlers installed
@@ -909,7 +952,8 @@ int main(int argc, char **argv) {
     cases++;
     if (run_case(&one)) failing = one, failed = 1;
   } else {
-    printf("conformance: seed 0x%llx (replay: --seed 0x%llx --count %ld)\n", (unsigned long long)seed,
+    printf("conformance: seed 0x%llx (replay: %s --candidate %s --reference %s%s --seed 0x%llx --count %ld)\n",
+           (unsigned long long)seed, argv[0], libs[0].path, libs[1].path, realMode ? " --real" : "",
            (unsigned long long)seed, count);
     if (null_argument_calls()) failed = 1, memset(&failing, 0, sizeof failing);
     for (size_t i = 0; i < sizeof regressions / sizeof regressions[0] && !failed; i++, cases++) {
@@ -935,7 +979,8 @@ int main(int argc, char **argv) {
       printf("conformance: smallest reproducing case (paste into tests/c/conformance/regressions.inc):\n");
       print_spec(stdout, &failing);
       printf("conformance: its difference:\n  %s\n", diffText);
-      printf("conformance: replay with: %s --case '", argv[0]);
+      printf("conformance: replay with: %s --candidate %s --reference %s%s --case '", argv[0], libs[0].path,
+             libs[1].path, realMode ? " --real" : "");
       char buf[512];
       FILE *mem = fmemopen(buf, sizeof buf, "w");
       print_spec(mem, &failing);

@@ -5,7 +5,7 @@
  *
  * Written from shared/spec/ring-construction.txt, shared/spec/DECISIONS.md
  * (D1..D22), docs/errors.md (order of checks, result codes, WARN texts) and the
- * README's ABI notes (P1..P18) alone. It follows the algorithm shape of
+ * README's ABI notes (P1..P20) alone. It follows the algorithm shape of
  * upstream NVIDIA NCCL 2.8 as the spec describes it (fragment packing, flat
  * [c*nRanks + r] tables, connectRings-style stitch, quadratic ring membership
  * check) and is the conformance baseline, not an optimised implementation.
