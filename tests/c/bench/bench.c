@@ -163,30 +163,15 @@ static double time_postset(const struct api *a, struct shape *s) {
 
 static volatile unsigned floorSink;
 
-/* The bandwidth floor: read what Postset must read, write what it must write. */
-static double time_floor(struct shape *s) {
-  double t0 = now();
-  unsigned acc = 0;
-  for (int r = 0; r < s->n; r++) {
-    const struct ncclTopoRanks *f = s->all[r];
-    for (int c = 0; c < CHANNELS; c++) acc += (unsigned)(f->ringRecv[c] ^ f->ringSend[c] ^ f->ringPrev[c] ^ f->ringNext[c]);
-  }
-  for (int ch = 0; ch < DOUBLED; ch++) {
-    int *u = s->bufs[ch];
-    for (int i = 0; i < s->n; i++) u[i] = i ^ (int)(acc & 1);
-  }
-  floorSink = acc;
-  return now() - t0;
-}
-
-/* The same floor with the fragments' lines loaded a block ahead, as the
- * library does: how close a loop gets to the bandwidth once misses overlap. */
-static double time_floor_touched(struct shape *s) {
+/* The bandwidth floor: read what Postset must read, write what it must
+ * write. With touch, each block of 32 fragments' lines is loaded ahead first,
+ * as the library does, so that misses overlap. */
+static double time_floor(struct shape *s, int touch) {
   enum { BLOCK = 32 };
   double t0 = now();
   unsigned acc = 0;
   for (int r = 0; r < s->n; r++) {
-    if (r % BLOCK == 0)
+    if (touch && r % BLOCK == 0)
       for (int k = r; k < r + BLOCK && k < s->n; k++) {
         const struct ncclTopoRanks *a = s->all[k];
         acc |= (unsigned)(a->ringRecv[0] | a->ringSend[0] | a->ringPrev[0] | a->ringNext[0] |
@@ -345,8 +330,8 @@ int main(int argc, char **argv) {
     int refRuns = n > 16384 ? 0 : n == 16384 ? 3 : smoke ? 3 : 9;
     for (int i = 0; i < runs; i++) { /* interleaved, so drift hits all alike */
       tl[i] = time_postset(&lib, &s);
-      tf[i] = time_floor(&s);
-      tt[i] = time_floor_touched(&s);
+      tf[i] = time_floor(&s, 0);
+      tt[i] = time_floor(&s, 1);
       if (i < refRuns) tr[i] = time_postset(&ref, &s);
     }
     double ml = median(tl, runs), mf = median(tf, runs), mt = median(tt, runs), mr = refRuns ? median(tr, refRuns) : 0;
