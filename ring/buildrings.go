@@ -23,9 +23,10 @@ func CheckBuildRingsArgs(nrings, rank, nranks int) error {
 // BuildRings is ncclBuildRings (spec §3, D16): for each ring r < nrings it
 // writes rings[r*nranks ...] with the walk from rank along
 // next[r*nranks ...]. rings and next hold at least nrings*nranks ints. Every
-// ring is checked before any is written (all-or-nothing); the walk goes into
-// scratch and is copied once it is known to be good. prev is not an input:
-// upstream never reads it.
+// ring is checked before any is written (all-or-nothing), by a first walk
+// that only reads; a second writes. Two walks instead of one into scratch:
+// the call allocates nothing whatever nranks claims, and each ring's table
+// stays in cache for both. prev is not an input: upstream never reads it.
 func BuildRings(nrings, rank, nranks int, rings, next []int32) error {
 	if err := CheckBuildRingsArgs(nrings, rank, nranks); err != nil {
 		return err
@@ -34,18 +35,13 @@ func BuildRings(nrings, rank, nranks int, rings, next []int32) error {
 	if len(rings) < total || len(next) < total {
 		return abi.Errorf(abi.InvalidArgument, "ncclBuildRings: %d rings of %d ranks need %d ints, got rings %d and next %d", nrings, nranks, total, len(rings), len(next))
 	}
-	sc := getScratch()
-	defer putScratch(sc)
-	walked := sc.ints(&sc.rings, total)
-	// One ring at a time: each ring's successors are a contiguous table the
-	// walk keeps in cache; walking them side by side would spread the
-	// lookups over every table at once.
 	for r := range nrings {
-		span := r * nranks
-		if err := walk(r, walked[span:span+nranks], int32(rank), next, 1, span); err != nil {
+		if err := checkRing(r, int32(rank), next, 1, r*nranks, nranks); err != nil {
 			return err
 		}
 	}
-	copy(rings[:total], walked)
+	for r := range nrings {
+		writeRing(rings[r*nranks:(r+1)*nranks], int32(rank), next, 1, r*nranks)
+	}
 	return nil
 }
