@@ -42,6 +42,12 @@ int nec_get_virtual_core_size(void) { return hookVcore; }
 int neuronTrnSwitchV1JbogId(int rank) { return rank >= 0 ? hookJbog : 0; }
 
 static int failures, listing;
+
+static const char *result_name(ncclResult_t r) {
+  static const char *names[] = {"ncclSuccess", "ncclUnhandledCudaError", "ncclSystemError",
+                                "ncclInternalError", "ncclInvalidArgument", "ncclInvalidUsage"};
+  return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
+}
 static FILE *logFile;
 
 #define CHECK(cond, ...)                                                \
@@ -432,7 +438,7 @@ static void run_row(const struct row *row) {
   memcpy(fragBefore, &f->frag, sizeof fragBefore);
   ncclResult_t res = call(row, f);
   int nWarn = read_warns(warns, sizeof warns);
-  if (listing) printf("%s | %d | %s\n", row->name, (int)res, warns);
+  if (listing) printf("%s | %s | %s\n", row->name, result_name(res), warns);
   CHECK(res == row->want, "returned %d, want %d", (int)res, (int)row->want);
   CHECK(nWarn == 1, "%d WARN lines: %s", nWarn, warns);
   CHECK(strcmp(warns, row->warn) == 0, "WARN\n  got:  %s\n  want: %s", warns, row->warn);
