@@ -84,8 +84,17 @@ $(BUILD)/hostile: $(HOSTILE_SRC) $(COMMON_H) tests/c/common/stage_compare.h
 	$(CC) $(CSTD) $(INCLUDES) $(XML_CFLAGS) -o $@ $(HOSTILE_SRC) -ldl -lpthread $(XML_LIBS)
 
 HOSTILE_MODES := threads signals-before signals-after signals-nostack fork early
-test-hostile: $(BUILD)/hostile $(LIB)
+test-hostile: $(BUILD)/hostile $(BUILD)/preinit $(BUILD)/malloc-failure $(BUILD)/libfailmalloc.so $(LIB)
 	@set -e; for m in $(HOSTILE_MODES); do timeout 120 $(BUILD)/hostile $(LIB) $$m; done
+	timeout 20 $(BUILD)/preinit
+	LD_PRELOAD=$(CURDIR)/$(BUILD)/libfailmalloc.so FAILMALLOC_SIZE=3996 FAILMALLOC_AFTER=2 timeout 60 $(BUILD)/malloc-failure
+
+$(BUILD)/preinit: tests/c/hostile/preinit.c include/nccom_ring.h $(LIB) $(BUILD)/$(SONAME)
+	$(CC) $(CSTD) $(INCLUDES) -o $@ tests/c/hostile/preinit.c $(LINK_LIB)
+$(BUILD)/libfailmalloc.so: tests/c/faults/failmalloc.c
+	$(CC) $(CSTD) -fPIC -shared -o $@ $<
+$(BUILD)/malloc-failure: tests/c/faults/malloc_failure.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(SONAME)
+	$(CC) $(CSTD) $(INCLUDES) $(XML_CFLAGS) -o $@ tests/c/faults/malloc_failure.c $(COMMON) $(LINK_LIB) $(XML_LIBS)
 
 # The C hosts and harnesses again under AddressSanitizer (with LeakSanitizer)
 # and UndefinedBehaviorSanitizer, with the Go library loaded; the reference
@@ -139,7 +148,10 @@ $(BUILD)/fuzz-abi: tests/c/fuzz/fuzz_abi.c tests/c/common/cluster.c tests/c/comm
 define run-fuzz
 	@set -e; for t in $(FUZZ_TARGETS); do $(GO) test ./ring -run '^$$' -fuzz "^$$t$$" -fuzztime $(1); done
 	@rm -rf $(BUILD)/fuzz-corpus && mkdir -p $(BUILD)/fuzz-corpus
-	$(BUILD)/fuzz-abi -max_total_time=$(2) -print_final_stats=1 $(BUILD)/fuzz-corpus tests/c/fuzz/corpus 2>&1 | tail -4
+	@rc=0; $(BUILD)/fuzz-abi -max_total_time=$(2) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz- \
+	  $(BUILD)/fuzz-corpus tests/c/fuzz/corpus > $(BUILD)/fuzz-abi.log 2>&1 || rc=$$?; \
+	  tail -4 $(BUILD)/fuzz-abi.log; if [ $$rc -ne 0 ]; then cat $(BUILD)/fuzz-abi.log | tail -40; \
+	  echo "libFuzzer failed: the input is $(BUILD)/fuzz-crash-*; add it to tests/c/fuzz/corpus"; exit $$rc; fi
 endef
 
 test-fuzz: $(BUILD)/fuzz-abi
@@ -156,7 +168,7 @@ $(BUILD)/bench: tests/c/bench/bench.c include/nccom_ring.h
 
 bench: $(BUILD)/bench $(LIB) $(REFLIB)
 	$(BUILD)/bench --lib $(LIB) --ref $(REFLIB) --out $(BUILD)/bench.json
-	$(GO) test -run '^$$' -bench . -benchtime 10x ./ring
+	$(GO) test -run '^$$' -bench . -benchtime 500ms ./ring
 
 test-bench: $(BUILD)/bench $(LIB) $(REFLIB)
 	$(BUILD)/bench --smoke --lib $(LIB) --ref $(REFLIB) --out $(BUILD)/bench-smoke.json

@@ -20,7 +20,7 @@ static FILE *log_file; /* NULL means stdout */
 static char log_host[256];
 
 /* Warnings found while parsing, printed once parsing is done. */
-#define MAX_PENDING 8
+#define MAX_PENDING 64 /* NCCL_DEBUG, the file, and each unknown subsystem */
 static char pending[MAX_PENDING][320];
 static int n_pending;
 
@@ -59,7 +59,7 @@ static void parse_subsys(void) {
       {"ALL", NCCOMRING_SUBSYS_ALL}};
   const char *v = getenv("NCCL_DEBUG_SUBSYS");
   if (v == NULL || v[0] == '\0') return;
-  char list[256];
+  char list[4096];
   snprintf(list, sizeof list, "%s", v);
   int invert = list[0] == '^';
   int mask = 0;

@@ -25,8 +25,14 @@ static void on_fork_child(void) {
   nccomring_log_after_fork_in_child();
 }
 
+/* Set once the loader has run this library's constructors, which also start
+ * the Go runtime. A call before that (from an executable's .preinit_array)
+ * would wait forever for a runtime that has not begun to start. */
+static volatile int constructed;
+
 __attribute__((constructor)) static void shim_load(void) {
   pthread_atfork(NULL, NULL, on_fork_child);
+  __atomic_store_n(&constructed, 1, __ATOMIC_RELEASE);
 }
 
 /*
@@ -56,6 +62,15 @@ static void add_onstack_to_host_handlers(void) {
  * read only then: a bad comm pointer must reach Go's fault recovery. */
 static int refuse(const char *fn, const struct ncclComm *comm, int rank) {
   nccomring_log_init();
+  if (!__atomic_load_n(&constructed, __ATOMIC_ACQUIRE)) {
+    char text[256];
+    snprintf(text, sizeof text,
+             "%s: called before the loader ran libnccomring's constructors (from a .preinit_array "
+             "function?); the Go runtime has not started, call it later",
+             fn);
+    nccomring_log(NCCOMRING_LOG_WARN, 0, rank, text);
+    return 1;
+  }
   if (!in_forked_child) return 0;
   if (comm) rank = comm->rank;
   char text[256];
@@ -182,3 +197,5 @@ int nccomring_host_get_local_net(struct ncclTopoSystem *sys, int rank, int *dev,
   *result = fn(sys, rank, dev);
   return 1;
 }
+
+void *nccomring_malloc(size_t bytes) { return malloc(bytes); }

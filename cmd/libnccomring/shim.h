@@ -55,4 +55,7 @@ int nccomring_host_platform(int rank, int *switchV1, int *virtualCoreSize, int *
 int nccomring_host_get_local_net(struct ncclTopoSystem *sys, int rank, int *dev,
                                  ncclResult_t *result);
 
+/* malloc as C calls it: NULL when memory runs out (cgo's C.malloc aborts). */
+void *nccomring_malloc(size_t bytes);
+
 #endif

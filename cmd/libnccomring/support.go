@@ -146,11 +146,13 @@ var podOrder = sync.OnceValue(func() ring.PodOrder {
 })
 
 // cAllocator allocates userRanks with C malloc, so hosts free them with
-// free() (D12).
+// free() (D12). It goes through nccomring_malloc, plain C: cgo's C.malloc
+// never returns NULL but aborts the process when memory runs out, which
+// would make Postset's ncclSystemError path (P16) a crash instead.
 type cAllocator struct{}
 
 func (cAllocator) AllocInts(n int) uintptr {
-	return uintptr(C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(C.int(0)))))
+	return uintptr(C.nccomring_malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(C.int(0)))))
 }
 
 func (cAllocator) Free(p uintptr) { C.free(abi.Pointer(p)) }

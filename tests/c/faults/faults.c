@@ -458,7 +458,11 @@ static void run_row(const struct row *row) {
 }
 
 int main(int argc, char **argv) {
-  listing = argc > 1 && strcmp(argv[1], "--list") == 0;
+  listing = argc == 2 && strcmp(argv[1], "--list") == 0;
+  if (argc > 1 && !listing) {
+    fprintf(stderr, "usage: faults [--list]\n");
+    return 2;
+  }
   char path[] = "/tmp/nccomring-faults-XXXXXX";
   int fd = mkstemp(path);
   if (fd < 0) return 2;
