@@ -330,3 +330,16 @@ func TestNoGoroutineOutlivesACall(t *testing.T) {
 	require.NotNil(t, st)
 	assert.Equal(t, before, runtime.NumGoroutine())
 }
+
+// B8 names the smallest missing rank even past the first 64 (the membership
+// bitmap's first word): 0..63 form a 64-cycle of 128 ranks, so 128 steps
+// return to 0 and rank 64 is the first never visited.
+func TestBuildRingsNamesAMissingRankPastSixtyFour(t *testing.T) {
+	next := make([]int32, 128)
+	for i := range next {
+		next[i] = int32((i + 1) % 128)
+	}
+	next[63] = 0
+	err := ring.BuildRings(1, 0, 128, make([]int32, 128), next)
+	requireNCCLError(t, err, abi.InternalError, "Error : ring 0 does not contain rank 64")
+}

@@ -1,14 +1,15 @@
 package main
 
+// These tests use only the standard library: `make` runs the first one on
+// every library build, which must not need test-only modules.
+
 import (
 	"debug/elf"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/nccomring/libnccomring/layout"
 )
@@ -17,8 +18,12 @@ import (
 // Go mirrors agree on every documented offset, size, result code and
 // constant.
 func TestHeaderMatchesLayoutTable(t *testing.T) {
-	assert.Empty(t, layoutMismatches())
-	assert.Len(t, headerMembers(), len(layout.Fields))
+	for _, m := range layoutMismatches() {
+		t.Error(m)
+	}
+	if got, want := len(headerMembers()), len(layout.Fields); got != want {
+		t.Errorf("the header documents %d members, the layout table %d", got, want)
+	}
 }
 
 // The dynamic symbol table of build/libnccomring.so holds the four entry
@@ -31,10 +36,14 @@ func TestLibraryExportsOnlyTheRingStage(t *testing.T) {
 		t.Skip("LIBNCCOMRING is not set; make test sets it to build/libnccomring.so")
 	}
 	f, err := elf.Open(path)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer f.Close()
 	syms, err := f.DynamicSymbols()
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var defined []string
 	for _, s := range syms {
 		if s.Section != elf.SHN_UNDEF && elf.ST_BIND(s.Info) != elf.STB_LOCAL && s.Name != "" {
@@ -42,13 +51,16 @@ func TestLibraryExportsOnlyTheRingStage(t *testing.T) {
 		}
 	}
 	sort.Strings(defined)
-	assert.Equal(t, []string{
+	want := []string{
 		"_Z14ncclBuildRingsiPiiiS_S_",                                  // ncclBuildRings(int, int*, int, int, int*, int*)
 		"_Z14ncclTopoPresetP8ncclCommP13ncclTopoGraphP13ncclTopoRanks", // ncclTopoPreset(ncclComm*, ncclTopoGraph*, ncclTopoRanks*)
 		"_Z15ncclTopoPostsetP8ncclCommPiPP13ncclTopoRanksS1_S1_",       // ncclTopoPostset(ncclComm*, int*, ncclTopoRanks**, int*, int*)
 		"_Z17ncclTopoGetNetDevP14ncclTopoSystemiP13ncclTopoGraphiPi",   // ncclTopoGetNetDev(ncclTopoSystem*, int, ncclTopoGraph*, int, int*)
 		"ncclBuildRings", "ncclTopoGetNetDev", "ncclTopoPostset", "ncclTopoPreset",
-	}, defined)
+	}
+	if !slices.Equal(want, defined) {
+		t.Errorf("exported symbols\n  got  %v\n  want %v", defined, want)
+	}
 	// Each mangled name is an alias: the same address as its C entry point.
 	addr := map[string]uint64{}
 	for _, s := range syms {
@@ -60,13 +72,17 @@ func TestLibraryExportsOnlyTheRingStage(t *testing.T) {
 		"_Z15ncclTopoPostsetP8ncclCommPiPP13ncclTopoRanksS1_S1_":       "ncclTopoPostset",
 		"_Z17ncclTopoGetNetDevP14ncclTopoSystemiP13ncclTopoGraphiPi":   "ncclTopoGetNetDev",
 	} {
-		assert.Equal(t, addr[c], addr[mangled], "%s is not an alias of %s", mangled, c)
+		if addr[c] != addr[mangled] {
+			t.Errorf("%s is not an alias of %s", mangled, c)
+		}
 	}
 	for _, name := range defined {
-		assert.False(t, strings.HasPrefix(name, "_cgo") || strings.HasPrefix(name, "x_cgo") ||
-			name == "crosscall2" || name == "fatalf", "Go runtime symbol %s exported", name)
+		if strings.HasPrefix(name, "_cgo") || strings.HasPrefix(name, "x_cgo") || name == "crosscall2" || name == "fatalf" {
+			t.Errorf("Go runtime symbol %s exported", name)
+		}
 	}
 	soname, err := f.DynString(elf.DT_SONAME)
-	require.NoError(t, err)
-	assert.Equal(t, []string{"libnccomring.so.0"}, soname)
+	if err != nil || !slices.Equal(soname, []string{"libnccomring.so.0"}) {
+		t.Errorf("SONAME %v (%v), want libnccomring.so.0", soname, err)
+	}
 }

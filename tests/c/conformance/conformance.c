@@ -772,12 +772,21 @@ static void random_spec(uint64_t seed, struct spec *s) {
   }
 }
 
-/* Greedy shrinking: keep any simpler case that still differs. */
+/* How big a case is: shrinking only ever moves to a strictly smaller one,
+ * so it ends. */
+static long long spec_size(const struct spec *s) {
+  long long v = s->faultValue < 0 ? -(long long)s->faultValue : s->faultValue;
+  return ((long long)s->nodes * s->local * s->channels) * 1000000 + (long long)s->faultRank * 1000 +
+         s->faultChannel * 100 + v * 10 + s->unequal + s->platform + s->kanga + s->pod + s->userBufs +
+         (s->fault != 0) + (s->postRanks != 1);
+}
+
+/* Greedy shrinking: keep any smaller case that still differs. */
 static void shrink(struct spec *s) {
   silent = 1;
   for (int progress = 1; progress;) {
     progress = 0;
-    struct spec tries[32];
+    struct spec tries[48];
     int n = 0;
 #define TRY(FIELD, VALUE)                         \
   if (s->FIELD != (VALUE)) {                      \
@@ -789,11 +798,15 @@ static void shrink(struct spec *s) {
     TRY(local, 1) TRY(local, s->local / 2 > 0 ? s->local / 2 : 1) TRY(local, s->local > 1 ? s->local - 1 : 1)
     TRY(channels, 1) TRY(channels, s->channels / 2 > 0 ? s->channels / 2 : 1)
     TRY(channels, s->channels > 1 ? s->channels - 1 : 1)
-    TRY(unequal, 0) TRY(platform, 0) TRY(kanga, 0) TRY(pod, 0) TRY(userBufs, 0) TRY(fault, 0)
-    TRY(faultRank, 0) TRY(faultChannel, 0) TRY(postRanks, 1)
+    TRY(unequal, 0) TRY(platform, 0) TRY(kanga, 0) TRY(kanga, s->kanga > 1 ? s->kanga - 1 : 0)
+    TRY(pod, 0) TRY(userBufs, 0) TRY(fault, 0)
+    /* fault coordinates: into the shrunk cluster, then toward 0 */
+    TRY(faultRank, s->faultRank % (s->nodes * s->local)) TRY(faultRank, s->faultRank / 2) TRY(faultRank, 0)
+    TRY(faultChannel, s->faultChannel % s->channels) TRY(faultChannel, 0)
+    TRY(faultValue, 0) TRY(faultValue, -1) TRY(faultValue, s->faultValue / 2) TRY(postRanks, 1)
 #undef TRY
     for (int i = 0; i < n && !progress; i++) {
-      if (run_case(&tries[i])) {
+      if (spec_size(&tries[i]) < spec_size(s) && run_case(&tries[i])) {
         *s = tries[i];
         progress = 1;
       }
