@@ -2,8 +2,8 @@
  * nccom_ring.h - public C ABI of libnccomring, the host-side ring stage of
  * libnccom 2.31.24 (AWS Neuron's NCCL fork).
  *
- * Source of truth: shared/spec/ring-construction.txt ("spec") and
- * shared/spec/DECISIONS.md (D1..D22). Every size and offset below is asserted
+ * Source of truth: docs/spec/ring-construction.txt ("spec") and
+ * docs/spec/DECISIONS.md (D1..D22). Every size and offset below is asserted
  * with _Static_assert / static_assert at the end of this file, so a drifted
  * definition fails to compile.
  *

@@ -3,7 +3,7 @@
  * of libnccom 2.31.24 (ncclTopoPreset, ncclTopoPostset, ncclBuildRings,
  * ncclTopoGetNetDev).
  *
- * Written from shared/spec/ring-construction.txt, shared/spec/DECISIONS.md
+ * Written from docs/spec/ring-construction.txt, docs/spec/DECISIONS.md
  * (D1..D22), docs/errors.md (order of checks, result codes, WARN texts) and the
  * README's ABI notes (P1..P20) alone. It follows the algorithm shape of
  * upstream NVIDIA NCCL 2.8 as the spec describes it (fragment packing, flat
