@@ -1,7 +1,7 @@
 /*
  * refmodel_layout.h - struct layouts of the libnccom 2.31.24 ring stage, written
- * for the independent C reference model from shared/spec/ring-construction.txt
- * and shared/spec/DECISIONS.md (D1, D2, D3) alone. It deliberately does not
+ * for the independent C reference model from docs/spec/ring-construction.txt
+ * and docs/spec/DECISIONS.md (D1, D2, D3) alone. It deliberately does not
  * include the project's include/nccom_ring.h: every offset below is typed in
  * from the spec and asserted statically, so a disagreement between the two
  * readings shows up as a conformance difference, not as a shared mistake.
