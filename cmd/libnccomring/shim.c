@@ -58,26 +58,24 @@ static void add_onstack_to_host_handlers(void) {
   }
 }
 
-/* Returns nonzero (and warns) when the call must be refused. The rank is
- * read only then: a bad comm pointer must reach Go's fault recovery. */
+/* Returns nonzero, after one WARN saying why, when the call cannot enter Go:
+ * before the library's constructors ran (E3) or in a forked child (E1).
+ * comm->rank is read only then, for the WARN: a bad comm pointer must reach
+ * Go's fault recovery. */
 static int refuse(const char *fn, const struct ncclComm *comm, int rank) {
   nccomring_log_init();
-  if (!__atomic_load_n(&constructed, __ATOMIC_ACQUIRE)) {
-    char text[256];
-    snprintf(text, sizeof text,
-             "%s: called before the loader ran libnccomring's constructors (from a .preinit_array "
-             "function?); the Go runtime has not started, call it later",
-             fn);
-    nccomring_log(NCCOMRING_LOG_WARN, 0, rank, text);
-    return 1;
-  }
-  if (!in_forked_child) return 0;
-  if (comm) rank = comm->rank;
-  char text[256];
-  snprintf(text, sizeof text,
-           "%s: called in a child process after fork() without exec; the Go runtime cannot "
-           "run there, call it before fork() or after exec()",
-           fn);
+  const char *why;
+  if (!__atomic_load_n(&constructed, __ATOMIC_ACQUIRE))
+    why = "called before the loader ran libnccomring's constructors (from a .preinit_array "
+          "function?); the Go runtime has not started, call it later";
+  else if (in_forked_child)
+    why = "called in a child process after fork() without exec; the Go runtime cannot run "
+          "there, call it before fork() or after exec()";
+  else
+    return 0;
+  if (comm && __atomic_load_n(&constructed, __ATOMIC_ACQUIRE)) rank = comm->rank;
+  char text[320];
+  snprintf(text, sizeof text, "%s: %s", fn, why);
   nccomring_log(NCCOMRING_LOG_WARN, 0, rank, text);
   return 1;
 }
