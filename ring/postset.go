@@ -31,8 +31,7 @@ type PostsetResult struct {
 	NChannels   int  // min(2n, 32)
 	NNodes      int  // nodes found (D8)
 	PodFallback bool // enablePod was set and the node-order stitch was used (D15)
-	SwitchV1    bool // the platform was TRN3-SwitchV1: kangaRing was materialized
-	KangaInts   int  // ints written per kangaRing path, 0 when not SwitchV1
+	KangaInts   int  // ints written per kangaRing path; 0 exactly when not SwitchV1
 }
 
 // Postset is ncclTopoPostset (spec §3-§4, D8-D15). all holds comm.NRanks
@@ -99,17 +98,15 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	if err := walkAll(nChannels, rings, rank, next, nChannels, 1); err != nil {
 		return res, err
 	}
-	var nextOfRank [layout.MaxChannels]int32
-	prevOfRank := stitchedPrev(all, nodes.heads, rank, nChannels)
 	// Every ring is whole; now this rank's own prev must agree with its ring
-	// (P15), checked after all walks as docs/errors.md orders it.
+	// (P15), checked after all walks as docs/errors.md orders it. Past this
+	// check a ring alone gives this rank's neighbours: it starts here, its
+	// second rank is the next and its last the prev.
+	prevOfRank := stitchedPrev(all, nodes.heads, rank, nChannels)
 	for c := range nChannels {
-		span := c * nRanks
-		ring := rings[span : span+nRanks]
-		if prev, from := prevOfRank[c], ring[nRanks-1]; prev != from {
+		if prev, from := prevOfRank[c], rings[(c+1)*nRanks-1]; prev != from {
 			return res, abi.Errorf(abi.InternalError, "ncclTopoPostset: channel %d: rank %d has prev %d but the ring reaches it from %d", c, rank, prev, from)
 		}
-		nextOfRank[c] = next[int(rank)*nChannels+c]
 	}
 
 	// D10: double, then clamp to ncclMaxNchannels() = 32; ncclMinNchannels()
@@ -123,15 +120,15 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	for c := range total {
 		ch := &comm.Channels[c].Ring
 		src := c % nChannels // the doubled half repeats the first (D10)
-		ch.Prev, ch.Next = prevOfRank[src], nextOfRank[src]
-		copy(abi.Ints(ch.UserRanks, nRanks), rings[src*nRanks:(src+1)*nRanks])
+		ring := rings[src*nRanks : (src+1)*nRanks]
+		ch.Prev, ch.Next = ring[nRanks-1], ring[1%nRanks]
+		copy(abi.Ints(ch.UserRanks, nRanks), ring)
 	}
 	comm.NChannels = int32(total)
 	comm.NNodes = int32(nNodes)
 	comm.Node = int32(nodes.self)
 	copy(nodesFirstRank, nodes.heads)
 	res.KangaInts = kanga.Materialize(comm, all, platform)
-	res.SwitchV1 = platform.SwitchV1
 	res.NChannels, res.NNodes = total, nNodes
 	return res, nil
 }

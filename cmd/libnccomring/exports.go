@@ -91,18 +91,18 @@ func goBuildRings(nrings C.int, rings *C.int, rank C.int, nranks C.int, prev *C.
 	_ = prev // never read (D16, P9)
 	switch {
 	case rings == nil:
-		return fail(int32(rank), nullArgument(fn, "rings"))
+		return fail(r32, nullArgument(fn, "rings"))
 	case next == nil:
-		return fail(int32(rank), nullArgument(fn, "next"))
+		return fail(r32, nullArgument(fn, "next"))
 	}
 	nr, r, n := int(nrings), int(rank), int(nranks)
 	if err := ring.CheckBuildRingsArgs(nr, r, n); err != nil {
-		return fail(int32(rank), err)
+		return fail(r32, err)
 	}
 	out := unsafe.Slice((*int32)(unsafe.Pointer(rings)), nr*n)
 	in := unsafe.Slice((*int32)(unsafe.Pointer(next)), nr*n)
 	if err := ring.BuildRings(nr, r, n, out, in); err != nil {
-		return fail(int32(rank), err)
+		return fail(r32, err)
 	}
 	if r == 0 && infoEnabled(C.NCCOMRING_SUBSYS_INIT) {
 		for i := range nr {
@@ -119,19 +119,19 @@ func goTopoGetNetDev(sys *C.struct_ncclTopoSystem, rank C.int, graph *C.struct_n
 	defer recoverExport(fn, &r32, &res, debug.SetPanicOnFault(true))
 	switch {
 	case dev == nil:
-		return fail(int32(rank), nullArgument(fn, "dev"))
+		return fail(r32, nullArgument(fn, "dev"))
 	case graph == nil:
 		var hostResult C.ncclResult_t
 		if C.nccomring_host_get_local_net(sys, rank, dev, &hostResult) != 0 {
 			return hostResult // D19, P17: the host's answer as it is
 		}
-		return fail(int32(rank), abi.Errorf(abi.InternalError, "%s: graph is NULL and the host process provides no ncclTopoGetLocalNet to fall back on", fn))
+		return fail(r32, abi.Errorf(abi.InternalError, "%s: graph is NULL and the host process provides no ncclTopoGetLocalNet to fall back on", fn))
 	case sys == nil:
-		return fail(int32(rank), nullArgument(fn, "sys"))
+		return fail(r32, nullArgument(fn, "sys"))
 	}
-	d, err := netdev.GetNetDev((*abi.TopoSystem)(unsafe.Pointer(sys)), int32(rank), (*abi.TopoGraph)(unsafe.Pointer(graph)), int32(channelId))
+	d, err := netdev.GetNetDev((*abi.TopoSystem)(unsafe.Pointer(sys)), r32, (*abi.TopoGraph)(unsafe.Pointer(graph)), int32(channelId))
 	if err != nil {
-		return fail(int32(rank), err)
+		return fail(r32, err)
 	}
 	*dev = C.int(d)
 	return C.ncclSuccess

@@ -110,7 +110,7 @@ func logPostset(comm *abi.Comm, res ring.PostsetResult) {
 	if res.PodFallback {
 		info(C.NCCOMRING_SUBSYS_INIT, rank, ring.PodFallbackLine(res.NNodes))
 	}
-	if res.SwitchV1 {
+	if res.KangaInts > 0 { // SwitchV1: at least one rank's path was copied
 		for _, line := range kanga.PathLines(comm, res.KangaInts) {
 			info(C.NCCOMRING_SUBSYS_INIT, rank, line)
 		}
