@@ -140,42 +140,43 @@ func TestPostsetErrors(t *testing.T) {
 		{"P7 missing fragment", func(f *postsetFixture) { f.all[6] = nil }, generic, 0, abi.InvalidArgument,
 			"ncclTopoPostset: allTopoRanks[6] is NULL"},
 		{"P8 ringRecv out of range", func(f *postsetFixture) { f.frags[2].RingRecv[1] = 8 }, generic, 0, abi.InvalidArgument,
-			"ncclTopoPostset: allTopoRanks[2]->ringRecv[1] is 8, outside [0, 8)"},
+			"ncclTopoPostset: rank 2, channel 1: ringRecv is 8, outside [0, 8)"},
 		{"P8 ringSend negative", func(f *postsetFixture) { f.frags[5].RingSend[0] = -1 }, generic, 0, abi.InvalidArgument,
-			"ncclTopoPostset: allTopoRanks[5]->ringSend[0] is -1, outside [0, 8)"},
+			"ncclTopoPostset: rank 5, channel 0: ringSend is -1, outside [0, 8)"},
 		{"P9 ringPrev below -1", func(f *postsetFixture) { f.frags[0].RingPrev[1] = -2 }, generic, 0, abi.InvalidArgument,
-			"ncclTopoPostset: allTopoRanks[0]->ringPrev[1] is -2, outside [-1, 8)"},
+			"ncclTopoPostset: rank 0, channel 1: ringPrev is -2, outside [-1, 8)"},
 		{"P9 ringNext past nRanks", func(f *postsetFixture) { f.frags[7].RingNext[0] = 8 }, generic, 0, abi.InvalidArgument,
-			"ncclTopoPostset: allTopoRanks[7]->ringNext[0] is 8, outside [-1, 8)"},
-		{"P10 ranks of a node disagree on a head", func(f *postsetFixture) { f.frags[6].RingRecv[1] = 6 }, generic, 0, abi.InternalError,
-			"ncclTopoPostset: rank 6 of node 1 has channel 1 head 6 but the node's first rank 4 has head 7"},
-		{"B7 fragment from a rank of another node", func(f *postsetFixture) { f.frags[2] = f.frags[5] }, generic, 0, abi.InternalError,
-			// Rank 2 now claims node 1 and rank 5's neighbours: 1 2 6 7 0 1 2 6.
-			"Error : ring 0 does not loop back to start (7 != 1)"},
-		{"P11 ranks of a node disagree on a tail", func(f *postsetFixture) { f.frags[3].RingSend[0] = 2 }, generic, 0, abi.InternalError,
-			"ncclTopoPostset: rank 3 of node 0 has channel 0 tail 2 but the node's first rank 0 has tail 3"},
+			"ncclTopoPostset: rank 7, channel 0: ringNext is 8, outside [-1, 8)"},
+		{"P10 head: ranks of a node disagree on a head", func(f *postsetFixture) { f.frags[6].RingRecv[1] = 6 }, generic, 0, abi.InternalError,
+			"ncclTopoPostset: rank 6, channel 1: ringRecv (head) is 6 but node 1's head is 7 (held by 3 of its 4 ranks)"},
+		{"P10 next: fragment from a rank of another node", func(f *postsetFixture) { f.frags[2] = f.frags[5] }, generic, 0, abi.InternalError,
+			// Slot 2 holds rank 5's fragment: it claims node 1 and rank 5's
+			// neighbours, which rank 6 contradicts.
+			"ncclTopoPostset: rank 2, channel 0: ringNext is 6 but rank 6's ringPrev is 5"},
+		{"P10 tail: ranks of a node disagree on a tail", func(f *postsetFixture) { f.frags[3].RingSend[0] = 2 }, generic, 0, abi.InternalError,
+			"ncclTopoPostset: rank 3, channel 0: ringSend (tail) is 2 but node 0's tail is 3 (held by 3 of its 4 ranks)"},
 		{"P12 pods refused", func(f *postsetFixture) { f.comm.EnablePod = 1 }, generic, ring.PodOrderRefuse, abi.InvalidUsage,
 			"ncclTopoPostset: comm->enablePod is 1 on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node to stitch in node order"},
 		{"P13 virtual core size", func(f *postsetFixture) {}, switchV1(2, 1), 0, abi.InternalError,
 			"ncclTopoPostset: kangaRing precondition failed: virtual core size is 2, expected 0"},
 		{"P14 JBOG id", func(f *postsetFixture) {}, switchV1(0, 0), 0, abi.InternalError,
 			"ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 1 is 0, expected 1, 2 or 3"},
-		{"B7 intra order disagreement inside one node", func(f *postsetFixture) {
+		{"P10 next: intra order disagreement inside one node", func(f *postsetFixture) {
 			// Ranks 1 and 2 believe node 0 runs 0 2 1 3 on channel 0, ranks 0
 			// and 3 that it runs 0 1 2 3: heads and tails agree, the walk
 			// 1 3 4 5 6 7 0 1 does not close.
 			f.frags[1].RingPrev[0], f.frags[1].RingNext[0] = 2, 3
 			f.frags[2].RingPrev[0], f.frags[2].RingNext[0] = 0, 1
-		}, generic, 0, abi.InternalError, "Error : ring 0 does not loop back to start (3 != 1)"},
-		{"B6 lost successor", func(f *postsetFixture) { f.frags[5].RingNext[0] = -1 }, generic, 0, abi.InternalError,
-			"Error : ring 0: rank 5 has next -1, outside [0, 8)"},
-		{"B7 successor that skips a rank", func(f *postsetFixture) { f.frags[2].RingNext[1] = 3 }, generic, 0, abi.InternalError,
-			"Error : ring 1 does not loop back to start (3 != 1)"},
-		{"B8 two-rank cycle", func(f *postsetFixture) { f.frags[2].RingNext[0] = 1 }, generic, 0, abi.InternalError,
-			// 1 2 1 2 ... returns to 1 after 8 steps but never reaches 0.
-			"Error : ring 0 does not contain rank 0"},
-		{"P15 corrupted ringPrev of this rank", func(f *postsetFixture) { f.frags[1].RingPrev[0] = 3 }, generic, 0, abi.InternalError,
-			"ncclTopoPostset: channel 0: rank 1 has prev 3 but the ring reaches it from 0"},
+		}, generic, 0, abi.InternalError, "ncclTopoPostset: rank 0, channel 0: ringNext is 1 but rank 1's ringPrev is 2; rank 2 is reached by nobody"},
+		{"P10 next: lost successor", func(f *postsetFixture) { f.frags[5].RingNext[0] = -1 }, generic, 0, abi.InternalError,
+			"ncclTopoPostset: rank 5, channel 0: ringNext is -1 but node 1's tail is 7"},
+		{"P10 next: successor that skips a rank", func(f *postsetFixture) { f.frags[2].RingNext[1] = 3 }, generic, 0, abi.InternalError,
+			"ncclTopoPostset: rank 2, channel 1: ringNext is 3, its node's head"},
+		{"P10 next: two-rank cycle", func(f *postsetFixture) { f.frags[2].RingNext[0] = 1 }, generic, 0, abi.InternalError,
+			// 1 2 1 2 ...: rank 1's prev is still 0, and 3 is left out.
+			"ncclTopoPostset: rank 2, channel 0: ringNext is 1 but rank 1's ringPrev is 0; rank 3 is reached by nobody"},
+		{"P10 prev: corrupted ringPrev of this rank", func(f *postsetFixture) { f.frags[1].RingPrev[0] = 3 }, generic, 0, abi.InternalError,
+			"ncclTopoPostset: rank 1, channel 0: ringPrev is 3, its node's tail"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newPostsetFixture(t)
@@ -292,5 +293,5 @@ func TestPostsetCatchesHeadDisagreementMaskedByTail(t *testing.T) {
 	require.NoError(t, ring.Preset(comm, cl.graphs[0], new(abi.TopoRanks), generic))
 	_, err := ring.Postset(comm, make([]int32, 8), all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc()})
 	requireNCCLError(t, err, abi.InternalError,
-		"ncclTopoPostset: rank 6 of node 1 has channel 1 head 5 but the node's first rank 4 has head 4")
+		"ncclTopoPostset: rank 6, channel 1: ringRecv (head) is 5 but node 1's head is 4 (held by 3 of its 4 ranks)")
 }

@@ -2,6 +2,7 @@ package ring_test
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/nccomring/libnccomring/abi"
@@ -86,7 +87,8 @@ func checkPreset(t *testing.T, comm *abi.Comm, graph *abi.TopoGraph) {
 	canary(&frag)
 	err := ring.Preset(comm, graph, &frag, kanga.Fixed(kanga.SwitchV1))
 	if err != nil {
-		if _, ok := err.(*abi.Error); !ok {
+		var e *abi.Error
+		if !errors.As(err, &e) {
 			t.Fatalf("error %v is not an *abi.Error", err)
 		}
 		if !bytes.Equal(before, bytesOf(comm)) {
@@ -131,18 +133,22 @@ func checkPreset(t *testing.T, comm *abi.Comm, graph *abi.TopoGraph) {
 			}
 		}
 	}
-	// Past channel n: the canary everywhere but the kangaRing lift (D7).
+	// Past channel n: -1 in the four ring arrays (D23), the canary
+	// everywhere else but the kangaRing lift (D7).
 	var want abi.TopoRanks
 	canary(&want)
 	copy(want.RingRecv[:n], frag.RingRecv[:n])
 	copy(want.RingSend[:n], frag.RingSend[:n])
 	copy(want.RingPrev[:n], frag.RingPrev[:n])
 	copy(want.RingNext[:n], frag.RingNext[:n])
+	for c := n; c < len(want.RingRecv); c++ {
+		want.RingRecv[c], want.RingSend[c], want.RingPrev[c], want.RingNext[c] = -1, -1, -1, -1
+	}
 	for k := range int(comm.NKangaRingChannels) {
 		want.JbogKangaringPath[k] = [4]int32(comm.KangaRing[k][:4])
 	}
 	if frag != want {
-		t.Fatalf("Preset wrote bytes D5/D7 do not name")
+		t.Fatalf("Preset wrote bytes D5/D7/D23 do not name")
 	}
 }
 
@@ -204,7 +210,8 @@ func checkPostset(t *testing.T, comm *abi.Comm, all []*abi.TopoRanks) {
 	res, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: generic, Alloc: alloc,
 		PodOrder: func() ring.PodOrder { return ring.PodOrderRefuse }})
 	if err != nil {
-		if _, ok := err.(*abi.Error); !ok {
+		var e *abi.Error
+		if !errors.As(err, &e) {
 			t.Fatalf("error %v is not an *abi.Error", err)
 		}
 		if !bytes.Equal(before, bytesOf(comm)) {
@@ -220,6 +227,11 @@ func checkPostset(t *testing.T, comm *abi.Comm, all []*abi.TopoRanks) {
 		}
 		return
 	}
+	// D23: a fragment with fewer channels lowers the count for every rank.
+	if res.GraphChannels < 1 || res.GraphChannels > int(nChannels) {
+		t.Fatalf("channel count %d outside [1, comm->nChannels %d]", res.GraphChannels, nChannels)
+	}
+	nChannels = int32(res.GraphChannels)
 	total := min(2*int(nChannels), 32)
 	if res.NChannels != total || comm.NChannels != int32(total) {
 		t.Fatalf("nChannels %d/%d, want %d", res.NChannels, comm.NChannels, total)

@@ -26,37 +26,62 @@ type PostsetOptions struct {
 }
 
 // PostsetResult is what a successful Postset committed, for the caller's
-// out-parameters and INFO lines.
+// out-parameters and INFO lines. A failed Postset still fills GraphChannels
+// and CountRank once the channel count is known (its INFO line is printed
+// either way).
 type PostsetResult struct {
 	NChannels   int  // min(2n, 32)
 	NNodes      int  // nodes found (D8)
 	PodFallback bool // enablePod was set and the node-order stitch was used (D15)
 	KangaInts   int  // ints written per kangaRing path; 0 exactly when not SwitchV1
+	// GraphChannels is n, the channel count of D23 before doubling, and
+	// CountRank the first rank whose fragment has exactly n channels (-1:
+	// none has, n is comm->nChannels).
+	GraphChannels, CountRank int
 }
 
-// Postset is ncclTopoPostset (spec §3-§4, D8-D15). all holds comm.NRanks
-// fragments (the AllGather result) and nodesFirstRank has room for
-// comm.NRanks ints. It finds the nodes, stitches each channel's ring, walks
-// it from this rank, doubles the channels (cap 32) and writes, for this rank,
-// every channel's prev/next and userRanks, comm.NChannels/NNodes/Node,
-// nodesFirstRank and, on TRN3-SwitchV1, comm.KangaRing.
+// RingsError is a Postset failure over the fragments (D24): the one WARN,
+// the same on every rank, and rank 0's INFO lines showing each failing
+// ring's walk (docs/errors.md "Diagnosis"). Walks is filled only for the
+// call of rank 0.
+type RingsError struct {
+	Err   *abi.Error
+	Walks []string
+}
+
+func (e *RingsError) Error() string { return e.Err.Text }
+
+// Unwrap lets errors.As find the *abi.Error.
+func (e *RingsError) Unwrap() error { return e.Err }
+
+// Postset is ncclTopoPostset (spec §3-§4, D8-D15, D23, D24). all holds
+// comm.NRanks fragments (the AllGather result) and nodesFirstRank has room
+// for comm.NRanks ints. It takes the channel count n that every fragment
+// has (D23), finds the nodes, stitches each channel's ring, walks it from
+// rank 0 checking every rank's prev (D24), doubles the channels (cap 32) and
+// writes, for this rank, every channel's prev/next and userRanks (the ring
+// from this rank), comm.NChannels/NNodes/Node, nodesFirstRank and, on
+// TRN3-SwitchV1, comm.KangaRing.
 //
 // Input is checked in the order of docs/errors.md P2-P16 and nothing is
-// written unless every check passed (D11). Cost: O(nRanks * n) time and
-// scratch: one sequential pass over the fragments' ring arrays (each cache
-// line read once), the distinct rings walked side by side so their memory
-// accesses overlap, the doubled channels copied.
+// written unless every check passed (D11). Whether it succeeds, n, the nodes
+// and the rings depend only on the fragments, never on comm.Rank (D24); a
+// failure over the fragments is a *RingsError naming the rank at fault.
+// Cost: O(nRanks * n) time and scratch: one sequential pass over the
+// fragments' ring arrays (each cache line read once), the distinct rings
+// walked side by side so their memory accesses overlap, the doubled
+// channels copied.
 func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt PostsetOptions) (PostsetResult, error) {
 	var res PostsetResult
 	nRanks, rank := int(comm.NRanks), comm.Rank
-	nChannels := int(comm.NChannels)
+	n := int(comm.NChannels)
 	switch {
 	case nRanks <= 0:
 		return res, abi.Errorf(abi.InvalidArgument, "ncclTopoPostset: comm->nRanks %d is not positive", nRanks)
 	case rank < 0 || int(rank) >= nRanks:
 		return res, abi.Errorf(abi.InvalidArgument, "ncclTopoPostset: comm->rank %d is outside [0, %d)", rank, nRanks)
-	case nChannels < 1 || nChannels > layout.MaxChannels:
-		return res, abi.Errorf(abi.InvalidArgument, "ncclTopoPostset: comm->nChannels %d is outside [1, %d] (call ncclTopoPreset first)", nChannels, layout.MaxChannels)
+	case n < 1 || n > layout.MaxChannels:
+		return res, abi.Errorf(abi.InvalidArgument, "ncclTopoPostset: comm->nChannels %d is outside [1, %d] (call ncclTopoPreset first)", n, layout.MaxChannels)
 	}
 	if err := kanga.CheckChannelCount("ncclTopoPostset", comm.NKangaRingChannels); err != nil {
 		return res, err
@@ -76,10 +101,27 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	sc := getScratch()
 	defer putScratch(sc)
 	// One pass over the fragments: ranges, nodes and their agreement, and
-	// every rank's successor into the next tables (stitched below).
-	nodes, next, err := scanFragments(all, nChannels, rank, sc)
-	if err != nil {
-		return res, err
+	// every rank's links into the link table (stitched below). It assumes
+	// every fragment has comm->nChannels channels; a fragment with fewer
+	// fails its range check, and the pass runs again with D23's count.
+	nodes, links, ok := scanFragments(all, n, rank, sc)
+	res.CountRank = -1
+	if !ok {
+		count, first := channelCount(all, n)
+		if count == 0 {
+			return res, &RingsError{Err: abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d: ringRecv[0] is %d, so its fragment has no channel", first, all[first].RingRecv[0])}
+		}
+		if count < n {
+			n, res.CountRank = count, first
+			nodes, links, ok = scanFragments(all, n, rank, sc)
+		}
+	}
+	res.GraphChannels = n
+	if res.CountRank < 0 {
+		res.CountRank = firstWithCount(all, n)
+	}
+	if !ok {
+		return res, postsetFailure(all, n, rank)
 	}
 	nNodes := len(nodes.heads)
 	if comm.EnablePod != 0 && nNodes > 1 {
@@ -93,36 +135,31 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		return res, err
 	}
 
-	stitchTails(all, nodes.heads, nChannels, next)
-	rings := sc.ints(&sc.rings, nChannels*nRanks)
-	if err := walkAll(nChannels, rings, rank, next, nChannels, 1); err != nil {
-		return res, err
-	}
-	// Every ring is whole; now this rank's own prev must agree with its ring
-	// (P15), checked after all walks as docs/errors.md orders it. Past this
-	// check a ring alone gives this rank's neighbours: it starts here, its
-	// second rank is the next and its last the prev.
-	prevOfRank := stitchedPrev(all, nodes.heads, rank, nChannels)
-	for c := range nChannels {
-		if prev, from := prevOfRank[c], rings[(c+1)*nRanks-1]; prev != from {
-			return res, abi.Errorf(abi.InternalError, "ncclTopoPostset: channel %d: rank %d has prev %d but the ring reaches it from %d", c, rank, prev, from)
-		}
+	stitch(all, nodes.heads, n, links)
+	rings := sc.ints(&sc.rings, n*nRanks)
+	var pos [layout.MaxChannels]int
+	if !walkRings(n, rings, links, rank, &pos) {
+		return res, postsetFailure(all, n, rank)
 	}
 
 	// D10: double, then clamp to ncclMaxNchannels() = 32; ncclMinNchannels()
 	// is 0, so no cyclic copies are ever added.
-	total := min(2*nChannels, layout.MaxChannels)
+	total := min(2*n, layout.MaxChannels)
 	if err := allocUserRanks(comm, total, nRanks, opt.Alloc); err != nil {
 		return res, err
 	}
 
-	// Commit.
+	// Commit. Ring c was walked from rank 0; this rank's userRanks start at
+	// its own place in it, so its prev is the rank before and its next the
+	// rank after.
 	for c := range total {
 		ch := &comm.Channels[c].Ring
-		src := c % nChannels // the doubled half repeats the first (D10)
-		ring := rings[src*nRanks : (src+1)*nRanks]
-		ch.Prev, ch.Next = ring[nRanks-1], ring[1%nRanks]
-		copy(abi.Ints(ch.UserRanks, nRanks), ring)
+		src := c % n // the doubled half repeats the first (D10)
+		ring, p := rings[src*nRanks:(src+1)*nRanks], pos[src]
+		ch.Prev, ch.Next = ring[(p+nRanks-1)%nRanks], ring[(p+1)%nRanks]
+		userRanks := abi.Ints(ch.UserRanks, nRanks)
+		copy(userRanks, ring[p:])
+		copy(userRanks[nRanks-p:], ring[:p])
 	}
 	comm.NChannels = int32(total)
 	comm.NNodes = int32(nNodes)
@@ -133,24 +170,14 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	return res, nil
 }
 
-// stitchedPrev returns this rank's prev on every channel after D9's stitch:
-// its fragment's ringPrev, replaced by the previous node's tail for each node
-// that names it as the channel's head, in node order (so the last such node
-// wins, as in upstream's connectRings loop). With consistent fragments only
-// its own node does.
-func stitchedPrev(all []*abi.TopoRanks, heads []int32, rank int32, nChannels int) [layout.MaxChannels]int32 {
-	var prev [layout.MaxChannels]int32
-	copy(prev[:nChannels], all[rank].RingPrev[:nChannels])
-	nNodes := len(heads)
-	for m, h := range heads {
-		node, previous := all[h], all[heads[(m+nNodes-1)%nNodes]]
-		for c := range nChannels {
-			if node.RingRecv[c] == rank {
-				prev[c] = previous.RingSend[c]
-			}
-		}
+// postsetFailure is the failure over the fragments that every rank reports
+// the same way (D24), with rank 0's walks of the failing rings.
+func postsetFailure(all []*abi.TopoRanks, n int, rank int32) *RingsError {
+	e := &RingsError{Err: diagnose(all, n)}
+	if rank == 0 && e.Err.Code == abi.InternalError {
+		e.Walks = walkLines(all, n)
 	}
-	return prev
+	return e
 }
 
 // allocUserRanks gives every channel c < total a userRanks buffer of nRanks

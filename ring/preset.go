@@ -6,8 +6,9 @@ import (
 	"github.com/nccomring/libnccomring/layout"
 )
 
-// Preset is ncclTopoPreset (spec §2, D4-D7): it packs this rank's ring
-// fragment for channels c < n = graph.NChannels, sets
+// Preset is ncclTopoPreset (spec §2, D4-D7, D23): it packs this rank's ring
+// fragment for channels c < n = graph.NChannels, writes -1 into the four
+// ring arrays for n <= c < 32 (D23), sets
 // comm.Channels[c].Ring.Prev/Next, copies channels [n, min(2n, 32)) from
 // [0, ...) keeping each destination's UserRanks/DevUserRanks (D6), sets
 // comm.NChannels = n (D4) and, on TRN3-SwitchV1, lifts comm.KangaRing into
@@ -68,6 +69,11 @@ func Preset(comm *abi.Comm, graph *abi.TopoGraph, frag *abi.TopoRanks, platforms
 		frag.RingNext[c] = next
 		comm.Channels[c].Ring.Prev = prev
 		comm.Channels[c].Ring.Next = next
+	}
+	// D23: the channels this graph does not have say so, so that Postset
+	// can take the smallest channel count of any rank's fragment.
+	for c := nChannels; c < layout.MaxChannels; c++ {
+		frag.RingRecv[c], frag.RingSend[c], frag.RingPrev[c], frag.RingNext[c] = -1, -1, -1, -1
 	}
 	duplicateChannels(comm, nChannels)
 	comm.NChannels = int32(nChannels)

@@ -6,8 +6,8 @@ import "sync"
 // communicators run concurrently (D22), so each takes its own from a pool;
 // nothing in it outlives the call.
 type scratch struct {
-	rings  []int32 // walked rings, [c*nRanks + i]
-	next   []int32 // stitched successor tables, [c*nRanks + r]
+	rings  []int32 // rings walked from rank 0, [c*nRanks + i]
+	links  []int32 // stitched next and prev, [(r*n + c)*2 + {0, 1}]
 	nodeOf []int32 // node index by head rank, -1 where none
 	heads  []int32 // each node's channel-0 head rank, in node order
 	sink   int32   // keeps scanFragments' look-ahead loads from being dropped

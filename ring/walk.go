@@ -66,45 +66,46 @@ func smallestMissing(start int32, k int, next []int32, stride, offset, nranks in
 	return nranks // not reached: a short cycle misses some rank
 }
 
-// walkAll walks rings 0..nRings-1 from start, writing ring r to
-// rings[r*nRanks ...]; the successor of rank v on ring r is
-// next[v*stride + r*ringStride] (Postset's rank-major table: stride nRings,
-// ringStride 1, so one cache line holds all of a rank's successors). The
-// rings are walked side by side: at each step every ring takes its next hop,
-// so the independent lookups overlap in the memory system instead of
-// waiting on each other. It checks what checkRing checks; on any failure it
-// checks the rings again one by one, so the error reported is exactly
-// checkRing's for the first failing ring (docs/errors.md B6-B8, in ring
-// order).
-func walkAll(nRings int, rings []int32, start int32, next []int32, stride, ringStride int) error {
-	nRanks := len(rings) / nRings
-	var cur [32]int32
-	for r := range nRings {
-		cur[r] = start
-	}
+// walkRings walks the n stitched rings of a link table from rank 0
+// (scanFragments' layout: the next of rank v on ring r at links[2*(v*n+r)],
+// its prev one int later), writing ring r to rings[r*nRanks ...], and
+// records in pos[r] where self stands on ring r. Starting at rank 0, not at
+// the caller, makes the verdict the same on every rank (D24).
+//
+// It reports whether every ring is one cycle through all nRanks ranks in
+// which every rank's prev is the rank whose next it is: the stitched-prev
+// check of D24 for every rank, not only the caller. A walk that returns to
+// rank 0 after exactly nRanks steps, and never earlier, visits every rank
+// once; each rank's prev shares its cache line with its next, so checking
+// it costs no extra miss. The rings are walked side by side: at each step
+// every ring takes its next hop, so the independent lookups overlap in the
+// memory system instead of waiting on each other.
+func walkRings(n int, rings []int32, links []int32, self int32, pos *[32]int) bool {
+	nRanks := len(rings) / n
+	var cur [32]int32 // every ring starts at rank 0
 	broken := false
 	for step := range nRanks {
-		for r := range nRings {
+		for r := range n {
 			v := cur[r]
 			rings[r*nRanks+step] = v
-			nx := next[int(v)*stride+r*ringStride]
-			if uint32(nx) >= uint32(nRanks) || (nx == start && step+1 < nRanks) {
-				broken = true // out of range, or back at start too early
-				nx = start
+			row := 2 * (int(v)*n + r)
+			nx, pv := links[row], links[row+1]
+			if step > 0 && pv != rings[r*nRanks+step-1] {
+				broken = true // v's prev is not the rank the ring reached it from
+			}
+			if v == self {
+				pos[r] = step
+			}
+			if uint32(nx) >= uint32(nRanks) || (nx == 0 && step+1 < nRanks) {
+				broken = true // out of range, or back at rank 0 too early
+				nx = 0
 			}
 			cur[r] = nx
 		}
 	}
-	for r := range nRings {
-		broken = broken || cur[r] != start
+	for r := range n {
+		// Back at rank 0, whose prev must be the ring's last rank.
+		broken = broken || cur[r] != 0 || links[2*r+1] != rings[(r+1)*nRanks-1]
 	}
-	if !broken {
-		return nil
-	}
-	for r := range nRings {
-		if err := checkRing(r, start, next, stride, r*ringStride, nRanks); err != nil {
-			return err
-		}
-	}
-	return nil // not reached: some ring failed above
+	return !broken
 }

@@ -74,7 +74,9 @@ func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks 
 		PodOrder:  podOrder,
 		Alloc:     cAllocator{},
 	})
+	logChannelCount(rank, result)
 	if err != nil {
+		logWalks(rank, err)
 		return fail(rank, err)
 	}
 	*nChannels = C.int(result.NChannels)

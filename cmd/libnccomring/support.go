@@ -92,6 +92,33 @@ func logLine(level, subsys C.int, rank int32, text string) {
 	C.nccomring_log(level, subsys, C.int(rank), s)
 }
 
+// logChannelCount prints D23's INFO line: the channel count every rank
+// uses and the first rank whose fragment has it (docs/errors.md P7a). It is
+// printed whether or not the call goes on to succeed.
+func logChannelCount(rank int32, res ring.PostsetResult) {
+	if res.GraphChannels == 0 || !infoEnabled(C.NCCOMRING_SUBSYS_INIT) {
+		return
+	}
+	text := fmt.Sprintf("ncclTopoPostset: %d channels, the smallest channel count of any fragment, first held by rank %d (D23)", res.GraphChannels, res.CountRank)
+	if res.CountRank < 0 {
+		text = fmt.Sprintf("ncclTopoPostset: %d channels from comm->nChannels; every fragment has more (D23)", res.GraphChannels)
+	}
+	info(C.NCCOMRING_SUBSYS_INIT, rank, text)
+}
+
+// logWalks prints rank 0's walks of the failing rings before the WARN
+// (D24, docs/errors.md "Diagnosis"), as upstream prints a ring before it
+// checks it.
+func logWalks(rank int32, err error) {
+	var failed *ring.RingsError
+	if !errors.As(err, &failed) || !infoEnabled(C.NCCOMRING_SUBSYS_INIT) {
+		return
+	}
+	for _, line := range failed.Walks {
+		info(C.NCCOMRING_SUBSYS_INIT, rank, line)
+	}
+}
+
 // logPostset prints a committed Postset's INFO lines (P12), in the order of
 // docs/errors.md: on rank 0 one Channel line per ring (D17), then the pod
 // fallback (D15), then the kangaRing paths on SwitchV1 (D13, P13).

@@ -1,0 +1,363 @@
+package ring_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"sort"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/layout"
+	"github.com/nccomring/libnccomring/ring"
+)
+
+// Issue 8: one AllGather, one verdict (D23, D24). Every rank calls Postset
+// on the same gathered fragments; the tests below call it for every rank
+// and require one result, one WARN text, one channel count and one set of
+// rings.
+
+// job is the gathered fragments of one job, and each rank's own view of
+// the graph (its comm after Preset).
+type job struct {
+	comms     []*abi.Comm
+	fragments []abi.TopoRanks
+}
+
+// gather runs Preset for every rank with its own graph (graphOf), into
+// fragments pre-filled with fill (what the AllGather buffer held before).
+func gather(t *testing.T, nRanks int, localRanks func(r int) int, graphOf func(r int) *abi.TopoGraph, fill byte) *job {
+	t.Helper()
+	j := &job{fragments: make([]abi.TopoRanks, nRanks)}
+	for r := range nRanks {
+		b := bytesOf(&j.fragments[r])
+		for i := range b {
+			b[i] = fill
+		}
+		c := &abi.Comm{Rank: int32(r), NRanks: int32(nRanks), LocalRanks: int32(localRanks(r))}
+		require.NoError(t, ring.Preset(c, graphOf(r), &j.fragments[r], generic), "Preset rank %d", r)
+		j.comms = append(j.comms, c)
+	}
+	return j
+}
+
+// gatherCluster gathers a cluster whose ranks share their node's graph.
+func gatherCluster(t *testing.T, cl *cluster) *job {
+	return gather(t, cl.nRanks, func(r int) int { return cl.local[cl.nodeOf(r)] },
+		func(r int) *abi.TopoGraph { return cl.graphs[cl.nodeOf(r)] }, 0)
+}
+
+// outcome is one rank's Postset.
+type outcome struct {
+	code      abi.Result
+	text      string
+	walks     []string
+	nChannels int
+	nNodes    int
+	rings     [][]int32 // each channel's userRanks, rotated to start at rank 0
+}
+
+// postsetEveryRank runs Postset for every rank on the same fragments, each
+// on a copy of its own comm.
+func postsetEveryRank(t *testing.T, j *job) []outcome {
+	t.Helper()
+	all := make([]*abi.TopoRanks, len(j.fragments))
+	for r := range j.fragments {
+		all[r] = &j.fragments[r]
+	}
+	out := make([]outcome, len(j.comms))
+	for r, own := range j.comms {
+		comm := *own
+		alloc := newGoAlloc()
+		res, err := ring.Postset(&comm, make([]int32, len(all)), all, ring.PostsetOptions{Platforms: generic, Alloc: alloc})
+		o := &out[r]
+		if err != nil {
+			var e *abi.Error
+			require.True(t, errors.As(err, &e), "rank %d: %v is not an *abi.Error", r, err)
+			o.code, o.text = e.Code, e.Text
+			var re *ring.RingsError
+			if errors.As(err, &re) {
+				o.walks = re.Walks
+			}
+			continue
+		}
+		o.nChannels, o.nNodes = res.NChannels, res.NNodes
+		n := len(all)
+		for c := range res.NChannels {
+			ranks := abi.Ints(comm.Channels[c].Ring.UserRanks, n)
+			at := 0
+			for i, v := range ranks {
+				if v == 0 {
+					at = i
+				}
+			}
+			o.rings = append(o.rings, append(append([]int32{}, ranks[at:]...), ranks[:at]...))
+			require.EqualValues(t, ranks[n-1], comm.Channels[c].Ring.Prev, "rank %d ch %d prev", r, c)
+			require.EqualValues(t, ranks[1%n], comm.Channels[c].Ring.Next, "rank %d ch %d next", r, c)
+			require.EqualValues(t, r, ranks[0], "rank %d ch %d starts at the rank", r, c)
+		}
+	}
+	return out
+}
+
+// oneVerdict requires every rank's outcome to equal rank 0's (walks are
+// rank 0's alone) and returns it.
+func oneVerdict(t *testing.T, out []outcome) outcome {
+	t.Helper()
+	first := out[0]
+	for r, o := range out[1:] {
+		o.walks = first.walks
+		require.Equal(t, first, o, "rank %d disagrees with rank 0", r+1)
+	}
+	return first
+}
+
+// requireNamesRank checks a failed verdict: ncclInternalError and a WARN
+// that names rank S first.
+func requireNamesRank(t *testing.T, v outcome, rank int) {
+	t.Helper()
+	require.Equal(t, abi.InternalError, v.code, v.text)
+	require.Equal(t, rank, namedRank(v.text), "the WARN names rank %d: %s", rank, v.text)
+}
+
+var namedRankPattern = regexp.MustCompile(`^ncclTopoPostset: rank (\d+)`)
+
+// namedRank is the rank a diagnosis WARN names, or -1.
+func namedRank(text string) int {
+	m := namedRankPattern.FindStringSubmatch(text)
+	if m == nil {
+		return -1
+	}
+	r, _ := strconv.Atoi(m[1])
+	return r
+}
+
+// Input 1: 2x4, one channel, identity order; rank 2's fragment says
+// ringPrev[0] = 0 (its predecessor is 1).
+func TestWrongPrevOfOneRankFailsEveryRankNamingIt(t *testing.T) {
+	j := gatherCluster(t, newCluster(4, 4).channel(0, []int{0, 1, 2, 3}, 0, 0).channels(1))
+	j.fragments[2].RingPrev[0] = 0
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	requireNamesRank(t, v, 2)
+	assert.Equal(t, "ncclTopoPostset: rank 2, channel 0: ringPrev is 0 but rank 0's ringNext is 1", v.text)
+}
+
+// Input 2: 2 nodes x 5 ranks, channel 0 order [0 1 4 2 3] except on rank
+// 2, whose own graph says [0 4 1 2 3]: same head, tail and next, only its
+// prev differs.
+func TestRankWithItsOwnGraphFailsEveryRankNamingIt(t *testing.T) {
+	cl := newCluster(5, 5).channel(0, []int{0, 1, 4, 2, 3}, 0, 0).channels(1)
+	odd := &abi.TopoGraph{Pattern: 4, NChannels: 1}
+	copy(odd.Intra[:], []int32{0, 4, 1, 2, 3})
+	j := gather(t, 10, func(int) int { return 5 }, func(r int) *abi.TopoGraph {
+		if r == 2 {
+			return odd
+		}
+		return cl.graphs[cl.nodeOf(r)]
+	}, 0)
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	requireNamesRank(t, v, 2)
+	assert.Equal(t, "ncclTopoPostset: rank 2, channel 0: ringPrev is 1 but rank 1's ringNext is 4", v.text)
+}
+
+// Input 3: 2x8, channel 0 order [0 7 6 5 4 3 2 1]; the AllGather delivers
+// rank 0's fragment in rank 9's slot.
+func TestFragmentInTheWrongSlotFailsEveryRankNamingTheSlot(t *testing.T) {
+	j := gatherCluster(t, newCluster(8, 8).channel(0, []int{0, 7, 6, 5, 4, 3, 2, 1}, 0, 0).channels(1))
+	j.fragments[9] = j.fragments[0]
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	requireNamesRank(t, v, 9)
+}
+
+// Input 4: 1x4; ranks 0-2 hold a 14-channel graph (odd channels reversed),
+// rank 3 a 12-channel one (its first 12 channels). D23: every rank uses 12
+// channels, doubled to 24, whatever the AllGather buffer held before Preset.
+func TestDifferentChannelCountsAgreeOnTheSmallest(t *testing.T) {
+	graph := func(n int) *abi.TopoGraph {
+		g := &abi.TopoGraph{Pattern: 4, NChannels: int32(n)}
+		for c := range n {
+			order := []int32{0, 1, 2, 3}
+			if c%2 == 1 {
+				order = []int32{0, 3, 2, 1}
+			}
+			copy(g.Intra[c*4:], order)
+		}
+		return g
+	}
+	g14, g12 := graph(14), graph(12)
+	for _, fill := range []byte{0x00, 0xA5} {
+		t.Run(fmt.Sprintf("buffer 0x%02X", fill), func(t *testing.T) {
+			j := gather(t, 4, func(int) int { return 4 }, func(r int) *abi.TopoGraph {
+				if r == 3 {
+					return g12
+				}
+				return g14
+			}, fill)
+			v := oneVerdict(t, postsetEveryRank(t, j))
+			require.Equal(t, abi.Success, v.code, v.text)
+			require.Equal(t, 24, v.nChannels)
+			for c, ring := range v.rings {
+				want := ints(0, 1, 2, 3)
+				if c%12%2 == 1 {
+					want = ints(0, 3, 2, 1)
+				}
+				assert.Equal(t, want, ring, "channel %d", c)
+			}
+		})
+	}
+}
+
+// Input 5: 8x8, rank 52's fragment says prev 53 and next 54 on channel 0.
+func TestTwoWrongLinksOfOneRankNameIt(t *testing.T) {
+	local := make([]int, 8)
+	for i := range local {
+		local[i] = 8
+	}
+	j := gatherCluster(t, newCluster(local...).channel(0, seq(0, 8), 0, 0).channels(1))
+	j.fragments[52].RingPrev[0], j.fragments[52].RingNext[0] = 53, 54
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	requireNamesRank(t, v, 52)
+	assert.Equal(t, "ncclTopoPostset: rank 52, channel 0: ringNext is 54 but rank 54's ringPrev is 53; rank 53 is reached by nobody", v.text)
+}
+
+// Input 6: rank 0 carries the walk of each failing ring, as upstream
+// prints it before its WARN; the other ranks carry none.
+func TestRankZeroShowsTheFailingRingsWalk(t *testing.T) {
+	cl := newCluster(4, 4)
+	cl.channel(0, []int{0, 1, 2, 3}, 0, 0).channel(1, []int{0, 1, 2, 3}, 0, 0).channels(2)
+	j := gatherCluster(t, cl)
+	j.fragments[5].RingNext[1] = 4 // channel 1: 4 -> 5 -> 4 ...
+	out := postsetEveryRank(t, j)
+	oneVerdict(t, out)
+	require.Equal(t, []string{"Channel 01/02 :    0   1   2   3   4   5   4   5"}, out[0].walks)
+	for r := 1; r < len(out); r++ {
+		assert.Empty(t, out[r].walks, "rank %d", r)
+	}
+}
+
+func TestLongWalkIsCutAfter64Ranks(t *testing.T) {
+	j := gatherCluster(t, newCluster(100).channel(0, seq(0, 100), 0, 0).channels(1))
+	j.fragments[99].RingPrev[0] = 97 // 98's ringNext is 99: prev mismatch, the ring itself is whole
+	out := postsetEveryRank(t, j)
+	require.Len(t, out[0].walks, 1)
+	want := "Channel 00/01 : "
+	for r := range 64 {
+		want += fmt.Sprintf(" %3d", r)
+	}
+	assert.Equal(t, want+" ... (36 more)", out[0].walks[0])
+}
+
+func TestFragmentWithNoChannelIsAnInternalError(t *testing.T) {
+	j := gatherCluster(t, newCluster(2, 2).channel(0, []int{0, 1}, 0, 0).channels(1))
+	j.fragments[3].RingRecv[0] = -1
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	assert.Equal(t, abi.InternalError, v.code)
+	assert.Equal(t, "ncclTopoPostset: rank 3: ringRecv[0] is -1, so its fragment has no channel", v.text)
+}
+
+func TestPresetMarksChannelsItDoesNotHave(t *testing.T) {
+	j := gatherCluster(t, newCluster(2).channel(0, []int{0, 1}, 0, 0).channel(1, []int{1, 0}, 0, 0).channels(2))
+	f := &j.fragments[0]
+	assert.EqualValues(t, []int32{0, 1, -1, -1}, f.RingRecv[:4])
+	for c := 2; c < layout.MaxChannels; c++ {
+		require.EqualValues(t, -1, f.RingRecv[c])
+		require.EqualValues(t, -1, f.RingSend[c])
+		require.EqualValues(t, -1, f.RingPrev[c])
+		require.EqualValues(t, -1, f.RingNext[c])
+	}
+}
+
+// corruption is one change to gathered fragments and the ranks it touched.
+type corruption struct {
+	kind  string
+	ranks []int
+	apply func(j *job)
+}
+
+// randomCorruption picks one field of one rank and channel (in range,
+// out of range or -1), or a fragment duplicated into another slot, or two
+// slots swapped.
+func randomCorruption(rng *rand.Rand, nRanks, nChannels int) corruption {
+	r, c := rng.IntN(nRanks), rng.IntN(nChannels)
+	value := func() int32 {
+		switch rng.IntN(8) {
+		case 0:
+			return -1
+		case 1:
+			return int32(nRanks + rng.IntN(3))
+		default:
+			return int32(rng.IntN(nRanks))
+		}
+	}
+	switch k := rng.IntN(6); k {
+	case 0, 1, 2, 3:
+		field := [...]string{"ringRecv", "ringSend", "ringPrev", "ringNext"}[k]
+		v := value()
+		return corruption{field, []int{r}, func(j *job) {
+			f := &j.fragments[r]
+			arrays := [...]*[32]int32{&f.RingRecv, &f.RingSend, &f.RingPrev, &f.RingNext}
+			arrays[k][c] = v
+		}}
+	case 4:
+		from := rng.IntN(nRanks)
+		return corruption{"duplicate", []int{r}, func(j *job) { j.fragments[r] = j.fragments[from] }}
+	default:
+		s := rng.IntN(nRanks)
+		return corruption{"swap", []int{r, s}, func(j *job) { j.fragments[r], j.fragments[s] = j.fragments[s], j.fragments[r] }}
+	}
+}
+
+// TestSingleCorruptionsGiveOneVerdict is the cross-rank property in Go:
+// random clusters, one random corruption each, Postset on every rank. Every
+// rank must agree, and the WARN must name a corrupted rank in at least 95%
+// of the clusters that fail (docs/errors.md "What cannot be attributed").
+func TestSingleCorruptionsGiveOneVerdict(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 24))
+	failed, named := 0, 0
+	missed := map[string]int{}
+	for trial := range 3000 {
+		nNodes, local, nChannels := 1+rng.IntN(5), 1+rng.IntN(7), 1+rng.IntN(6)
+		sizes := make([]int, nNodes)
+		for i := range sizes {
+			sizes[i] = local
+		}
+		cl := newCluster(sizes...)
+		for c := range nChannels {
+			cl.channel(c, rng.Perm(local), 0, 0)
+		}
+		j := gatherCluster(t, cl.channels(nChannels))
+		bad := randomCorruption(rng, cl.nRanks, nChannels)
+		bad.apply(j)
+		v := oneVerdict(t, postsetEveryRank(t, j))
+		if v.code == abi.Success {
+			continue
+		}
+		failed++
+		hit := false
+		for _, r := range bad.ranks {
+			hit = hit || namedRank(v.text) == r
+		}
+		if hit {
+			named++
+		} else {
+			missed[bad.kind]++
+			if testing.Verbose() {
+				t.Logf("trial %d (%dx%d, %d ch) %s %v: %s", trial, nNodes, local, nChannels, bad.kind, bad.ranks, v.text)
+			}
+		}
+	}
+	rate := float64(named) / float64(failed)
+	kinds := make([]string, 0, len(missed))
+	for k := range missed {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, missed[k]))
+	}
+	sort.Strings(kinds)
+	t.Logf("%d of %d failing clusters name the corrupted rank (%.1f%%); missed: %v", named, failed, 100*rate, kinds)
+	require.Greater(t, failed, 1000)
+	require.GreaterOrEqual(t, rate, 0.95)
+}
