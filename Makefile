@@ -139,7 +139,7 @@ test-sanitizers: $(SAN)/expected $(SAN)/faults $(SAN)/ringstage $(SAN)/conforman
 # Go 1.26's fuzz coordinator at its deadline and fails with "context
 # deadline exceeded" now and then without any failing input
 # (golang/go#75804, fixed in Go 1.27).
-FUZZ_TARGETS      := FuzzPreset FuzzPostset FuzzBuildRings
+FUZZ_TARGETS      := FuzzPreset FuzzPostset FuzzBuildRings FuzzPostsetEveryRank
 FUZZTIME          ?= 600000x
 LIBFUZZER_SECONDS ?= 300
 CLANG             ?= clang

@@ -361,3 +361,51 @@ func TestSingleCorruptionsGiveOneVerdict(t *testing.T) {
 	require.Greater(t, failed, 1000)
 	require.GreaterOrEqual(t, rate, 0.95)
 }
+
+// FuzzPostsetEveryRank fuzzes the cross-rank property: a decoded cluster
+// (fuzzCluster), up to three corruptions of the gathered fragments (any
+// ring field of any rank and channel, in or out of range; a fragment
+// duplicated into another slot; two slots swapped), then Postset on every
+// rank: one verdict (D24), and on failure a WARN that names a rank in range.
+func FuzzPostsetEveryRank(f *testing.F) {
+	for _, seed := range [][]byte{
+		{1, 3, 1, 0, 1, 2, 0, 0, 0, 0, 1, 3, 2, 1, 0, 1},       // one node, a wrong prev
+		{2, 4, 2, 9, 9, 9, 9, 9, 9, 9, 9, 2, 4, 6, 2, 1, 1, 0}, // two nodes, a duplicated slot
+		{3, 2, 3, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 0, 2, 1, 2, 7},
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := &reader{data}
+		cl := fuzzCluster(r)
+		j := gatherCluster(t, cl)
+		n := cl.nRanks
+		for range r.in(0, 3) {
+			kind, who, c, v := r.byte()%6, r.byte()%n, r.byte()%32, int32(r.byte()%(n+4))-2
+			f := &j.fragments[who]
+			switch kind {
+			case 0:
+				f.RingRecv[c] = v
+			case 1:
+				f.RingSend[c] = v
+			case 2:
+				f.RingPrev[c] = v
+			case 3:
+				f.RingNext[c] = v
+			case 4:
+				*f = j.fragments[int(v+2)%n]
+			case 5:
+				other := int(v+2) % n
+				j.fragments[who], j.fragments[other] = j.fragments[other], j.fragments[who]
+			}
+		}
+		v := oneVerdict(t, postsetEveryRank(t, j))
+		if v.code == abi.InternalError {
+			if s := namedRank(v.text); s < 0 || s >= n {
+				if !regexp.MustCompile(`^ncclTopoPostset: (comm|kangaRing)`).MatchString(v.text) {
+					t.Fatalf("the WARN names no rank of the job: %s", v.text)
+				}
+			}
+		}
+	})
+}

@@ -8,7 +8,10 @@
  *      faults before one rank's Postset;
  *   1  ncclBuildRings on raw nrings/rank/nranks/next;
  *   2  ncclTopoGetNetDev on a raw graph slice, count and channel;
- *   3  ncclTopoPreset on a raw intra slice and comm fields.
+ *   3  ncclTopoPreset on a raw intra slice and comm fields;
+ *   4  a whole ring stage with up to three faults in the gathered fragments,
+ *      then Postset on every rank: one verdict (D24) - the same result,
+ *      channel count, node count and rings (as cycles) on every rank.
  * Whatever the input: no crash, no sanitizer report, no leak; on an error
  * return the caller's memory is unchanged (D11); on success the outputs obey
  * the spec (every ring a Hamiltonian cycle from the rank, prev/next its
@@ -93,8 +96,14 @@ static void whole_stage(struct input *in) {
       if (heads[i] != 0x3C3C3C3C) die("Postset wrote nodesFirstRank on error");
     if (nChannels != -7 || nNodes != -7) die("Postset wrote an out-parameter on error");
   } else {
-    if (nChannels != comm->nChannels || nChannels != (2 * channels < 32 ? 2 * channels : 32))
-      die("wrong channel count");
+    /* D23: the smallest count of leading channels with ringRecv >= 0. */
+    int count = channels;
+    for (int r = 0; r < n; r++) {
+      int k = 0;
+      while (k < count && all[r]->ringRecv[k] >= 0) k++;
+      count = k;
+    }
+    if (nChannels != comm->nChannels || nChannels != (2 * count < 32 ? 2 * count : 32)) die("wrong channel count");
     char *seen = malloc((size_t)n);
     for (int c = 0; c < nChannels; c++) {
       const int *u = comm->channels[c].ring.userRanks;
@@ -113,6 +122,88 @@ static void whole_stage(struct input *in) {
   free(before);
   free(heads);
   free(comm);
+  free(all);
+  free(frags);
+  cluster_free(cl);
+}
+
+/* One rank's Postset in the cross-rank mode: result, counts, and every
+ * ring rotated to start at rank 0 (so that ranks can be compared). */
+struct verdict {
+  ncclResult_t res;
+  int nChannels, nNodes;
+  int *rings; /* [c * n + i], MAXCHANNELS * n */
+};
+
+static void every_rank(struct input *in) {
+  int nodes = in_range(in, 1, 4), local = in_range(in, 1, 6), channels = in_range(in, 1, 8);
+  int sizes[4] = {local, local, local, local};
+  struct cluster *cl = cluster_new(nodes, sizes);
+  int order[6];
+  for (int c = 0; c < channels; c++) {
+    for (int i = 0; i < local; i++) order[i] = i;
+    for (int i = local - 1; i > 0; i--) {
+      int j = take(in) % (i + 1), t = order[i];
+      order[i] = order[j];
+      order[j] = t;
+    }
+    cluster_set_channel(cl, c, order, local, 0, 0);
+  }
+  cluster_set_nchannels(cl, channels);
+  int n = cl->nRanks;
+  struct ncclTopoRanks *frags = calloc((size_t)n, sizeof *frags);
+  struct ncclTopoRanks **all = calloc((size_t)n, sizeof *all);
+  struct ncclComm *comms = calloc((size_t)n, sizeof *comms);
+  for (int r = 0; r < n; r++) {
+    int m = cluster_node_of(cl, r);
+    comms[r].rank = r, comms[r].nRanks = n, comms[r].localRanks = local, comms[r].topo = &cl->systems[m];
+    if (ncclTopoPreset(&comms[r], cl->graphs[m], &frags[r]) != ncclSuccess) die("Preset of a valid cluster failed");
+    all[r] = &frags[r];
+  }
+  for (int k = in_range(in, 0, 3); k > 0; k--) {
+    int kind = take(in) % 6, who = take(in) % n, c = take(in) % 32, v = take(in) % (n + 4) - 2;
+    struct ncclTopoRanks t;
+    switch (kind) {
+    case 0: frags[who].ringRecv[c] = v; break;
+    case 1: frags[who].ringSend[c] = v; break;
+    case 2: frags[who].ringPrev[c] = v; break;
+    case 3: frags[who].ringNext[c] = v; break;
+    case 4: frags[who] = frags[(v + 2) % n]; break;
+    case 5:
+      t = frags[who];
+      frags[who] = frags[(v + 2) % n];
+      frags[(v + 2) % n] = t;
+      break;
+    }
+  }
+  struct verdict first = {0};
+  int *heads = malloc((size_t)n * sizeof(int));
+  for (int r = 0; r < n; r++) {
+    struct verdict v = {.nChannels = -7, .nNodes = -7, .rings = calloc((size_t)MAXCHANNELS * (size_t)n, sizeof(int))};
+    v.res = ncclTopoPostset(&comms[r], heads, all, &v.nChannels, &v.nNodes);
+    if (v.res == ncclSuccess) {
+      for (int c = 0; c < v.nChannels; c++) {
+        const int *u = comms[r].channels[c].ring.userRanks;
+        int at = 0;
+        while (at < n && u[at] != 0) at++;
+        if (at == n || u[0] != r) die("userRanks is not a ring from the rank");
+        for (int i = 0; i < n; i++) v.rings[c * n + i] = u[(at + i) % n];
+      }
+    }
+    if (r == 0) {
+      first = v;
+      continue;
+    }
+    if (v.res != first.res || v.nChannels != first.nChannels || v.nNodes != first.nNodes ||
+        memcmp(v.rings, first.rings, (size_t)MAXCHANNELS * (size_t)n * sizeof(int)) != 0)
+      die("two ranks reached different verdicts on the same fragments (D24)");
+    free(v.rings);
+  }
+  free(first.rings);
+  for (int r = 0; r < n; r++)
+    for (int c = 0; c < MAXCHANNELS; c++) free(comms[r].channels[c].ring.userRanks);
+  free(heads);
+  free(comms);
   free(all);
   free(frags);
   cluster_free(cl);
@@ -191,11 +282,12 @@ static void preset_raw(struct input *in) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct input in = {data, size};
-  switch (take(&in) % 4) {
+  switch (take(&in) % 5) {
   case 0: whole_stage(&in); break;
   case 1: build_rings(&in); break;
   case 2: get_net_dev(&in); break;
   case 3: preset_raw(&in); break;
+  case 4: every_rank(&in); break;
   }
   return 0;
 }
