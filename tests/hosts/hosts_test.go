@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -120,6 +121,29 @@ func TestInfoPrintsRankZeroChannelLines(t *testing.T) {
 		if strings.Contains(l, "Channel ") {
 			assert.Contains(t, l, "[0] NCCL INFO Channel", "Channel lines come from rank 0 only")
 		}
+	}
+	assert.Empty(t, lines(t, r.log, "WARN"))
+}
+
+// D23: every rank's Postset prints the channel count it uses, once, with its
+// own rank in the prefix. The default cluster is 4 nodes x 32 ranks, every
+// rank with the same 8-channel graph, so n = 8, first held by rank 0.
+func TestEveryRankLogsTheChannelCountOnce(t *testing.T) {
+	r := ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT"}, "--quiet")
+	require.Zero(t, r.exit)
+	const want = "ncclTopoPostset: 8 channels, the smallest channel count of any fragment, first held by rank 0 (D23)"
+	seen := map[string]int{}
+	for _, l := range strings.Split(strings.TrimRight(r.log, "\n"), "\n") {
+		m := linePrefix.FindStringSubmatch(l)
+		require.NotNil(t, m, "not an NCCL log line: %q", l)
+		if m[2] == "INFO" && strings.HasPrefix(m[3], "ncclTopoPostset: ") && strings.Contains(m[3], "(D23)") {
+			assert.Equal(t, want, m[3])
+			seen[m[1]]++
+		}
+	}
+	require.Len(t, seen, 128, "one count line per rank")
+	for rank := 0; rank < 128; rank++ {
+		assert.Equal(t, 1, seen[strconv.Itoa(rank)], "rank %d", rank)
 	}
 	assert.Empty(t, lines(t, r.log, "WARN"))
 }

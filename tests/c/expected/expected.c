@@ -214,10 +214,13 @@ static void twenty_channels(void) {
   cluster_free(cl);
 }
 
-/* Preset writes only the bytes D5/D7 name (issue 2, item 4): a fragment
- * pre-filled with 0xA5 keeps 0xA5 everywhere but ringRecv/ringSend/ringPrev/
- * ringNext[c < n] and, on TRN3-SwitchV1, JbogKangaringPath[k <
- * nKangaRingChannels]. */
+/* Preset writes only the bytes D5/D7/D23 name (issue 2, item 4; issue 8): a
+ * fragment pre-filled with 0xA5 gets ringRecv/ringSend/ringPrev/ringNext[c]
+ * from the graph for c < n = 3, -1 (bytes 0xFF) in the same four arrays for
+ * 3 <= c < 32 (D23: the fragment carries its channel count), on
+ * TRN3-SwitchV1 JbogKangaringPath[k < nKangaRingChannels], and keeps 0xA5
+ * everywhere else: the tree region (bytes 512..895) and, off SwitchV1, the
+ * kangaRing paths (896..959). */
 static void preset_canary(bool onSwitchV1) {
   int local = 8;
   struct cluster *cl = cluster_new(1, &local);
@@ -246,6 +249,8 @@ static void preset_canary(bool onSwitchV1) {
     want.ringPrev[c] = 4;
     want.ringNext[c] = 6;
   }
+  for (int c = 3; c < MAXCHANNELS; c++)
+    want.ringRecv[c] = want.ringSend[c] = want.ringPrev[c] = want.ringNext[c] = -1;
   if (onSwitchV1)
     for (int k = 0; k < 2; k++)
       for (int i = 0; i < 4; i++) want.JbogKangaringPath[k][i] = 100 * k + i;
@@ -253,6 +258,16 @@ static void preset_canary(bool onSwitchV1) {
   for (size_t i = 0; i < sizeof frag; i++)
     CHECK(a[i] == b[i], "SwitchV1=%d: fragment byte %zu is 0x%02x, want 0x%02x", onSwitchV1, i,
           a[i], b[i]);
+  /* The same bytes by offset (D2), so the expectation does not rest on the
+   * struct alone: ringRecv[3] at +12 and ringNext[31] at +508 are -1, the
+   * first tree byte (+512) is still the canary. */
+  static const size_t minusOne[] = {12, 128 + 12, 256 + 12, 384 + 12, 384 + 31 * 4};
+  for (size_t k = 0; k < sizeof minusOne / sizeof minusOne[0]; k++) {
+    int v;
+    memcpy(&v, a + minusOne[k], sizeof v);
+    CHECK(v == -1, "SwitchV1=%d: int at +%zu is %d, want -1 (D23)", onSwitchV1, minusOne[k], v);
+  }
+  CHECK(a[512] == 0xA5 && a[895] == 0xA5, "SwitchV1=%d: the tree region was written", onSwitchV1);
   CHECK(comm->nChannels == 3, "comm->nChannels %d", comm->nChannels);
   for (int c = 0; c < 6; c++)
     CHECK(comm->channels[c].ring.prev == 4 && comm->channels[c].ring.next == 6,

@@ -4,14 +4,20 @@
  *
  * Every row is one failure a real job can hit, named after it. The row sets
  * up a 2-node x 4-rank cluster (channel 0 runs 0 1 2 3 on each node,
- * channel 1 runs 3 2 1 0), breaks one thing, makes one call on rank 1 and
- * checks: the return code; exactly one WARN line with the exact text of
+ * channel 1 runs 3 2 1 0; a few rows rebuild it as 4 nodes of one rank, or
+ * with another channel-0 order), breaks one thing, makes one call on rank 1
+ * and checks: the return code; exactly one WARN line with the exact text of
  * docs/errors.md (NCCL_DEBUG=WARN, captured through NCCL_DEBUG_FILE); and
  * that every byte of caller memory the call could write (the
  * canary-filled communicator with its channels, the fragment,
  * nodesFirstRank, the out-parameters, rings, *dev) is unchanged. Rows that
  * model an input the ring stage accepts (unequal nodes, one rank per node,
- * 20 or 32 channels) check the result instead.
+ * 20 or 32 channels, fragments with fewer channels) check the result
+ * instead.
+ *
+ * The P10 rows each change one field of one rank's gathered fragment (the
+ * issue-8 "one corruption"); their texts are the diagnosis of
+ * docs/errors.md ("Diagnosis (D24)"), worked out by hand next to each row.
  *
  *   faults [--list]     --list prints "row | result | WARN" for each row
  *
@@ -221,6 +227,96 @@ static void node_disagrees_on_tail(struct fixture *f) { preset_rank1(f), f->frag
 static void lost_successor(struct fixture *f) { preset_rank1(f), f->frags[5].ringNext[0] = -1; }
 static void two_rank_cycle(struct fixture *f) { preset_rank1(f), f->frags[2].ringNext[0] = 1; }
 static void corrupted_own_prev(struct fixture *f) { preset_rank1(f), f->frags[1].ringPrev[0] = 3; }
+
+/* D23: a fragment with no channel (P7a), found before any range check. */
+static void fragment_without_channels(struct fixture *f) { preset_rank1(f), f->frags[6].ringRecv[0] = -1; }
+static void fragment_head_minus_seven(struct fixture *f) {
+  preset_rank1(f);
+  f->frags[3].ringRecv[0] = -7;
+  f->frags[5].ringSend[1] = 9; /* a P8 failure too: P7a is checked first */
+}
+
+/* Rebuilds the fixture as nNodes nodes of `local` ranks each, channel c
+ * running orders[c] (local indices) on every node, and re-runs Preset on
+ * every rank and on rank 1's communicator. */
+static void rebuild(struct fixture *f, int nNodes, int local, int nCh, const int orders[][4]) {
+  int locals[8];
+  for (int m = 0; m < nNodes; m++) locals[m] = local;
+  cluster_free(f->cl);
+  f->cl = cluster_new(nNodes, locals);
+  for (int c = 0; c < nCh; c++) cluster_set_channel(f->cl, c, orders[c], local, c, c);
+  cluster_set_nchannels(f->cl, nCh);
+  memcpy(f->graph, f->cl->graphs[cluster_node_of(f->cl, 1)], sizeof *f->graph);
+  struct ncclComm *c = malloc(sizeof *c);
+  for (int r = 0; r < f->cl->nRanks; r++) {
+    comm_for(f, r, c);
+    if (ncclTopoPreset(c, f->cl->graphs[cluster_node_of(f->cl, r)], &f->frags[r]) != ncclSuccess)
+      abort();
+  }
+  free(c);
+  preset_rank1(f);
+}
+/* 4 nodes of one rank, two channels: ranks 0 1 2 3 each head and tail of
+ * their node on both channels, every ringPrev/ringNext -1. */
+static void one_rank_nodes(struct fixture *f) {
+  static const int only[2][4] = {{0}, {0}};
+  rebuild(f, 4, 1, 2, only);
+}
+
+/* ---- P10, one corrupted field each (2 x 4 fixture unless said) ----
+ * Node 0 is ranks 0-3, node 1 ranks 4-7 (by ringRecv[0], D8). Channel 0:
+ * heads 0/4, tails 3/7, prev/next along 0 1 2 3 and 4 5 6 7. Channel 1:
+ * heads 3/7, tails 0/4, along 3 2 1 0 and 7 6 5 4. Votes: each
+ * contradiction one to its subject, one to its other rank. */
+
+/* head's node, channel 0: rank 5's ringRecv[0] = 6 opens node 2 = {5}
+ * (nodesFirstRank[2] = 6). Channel 0: node 1 = {4 6 7}: 4's next 5 is not
+ * in node 1 (4, 5); 6's prev 5 (6, 5). Node 2: hd = 6, not in node 2,
+ * R = {5}, c = 0: (5, 6) "makes node 2 on its own"; tail 7 not in node 2
+ * (5, 7); 5's next 6 (5, 6); 5's prev 4 (5, 4). Rank 5: 6 votes. */
+static void head_makes_node_of_its_own(struct fixture *f) { preset_rank1(f), f->frags[5].ringRecv[0] = 6; }
+/* head's node, the node's ranks follow a head of another node: channel 0
+ * runs 1 0 2 3 (rank 1 is node 0's head), and rank 1's ringRecv[0] = 4 moves
+ * it to node 1. Node 0 = {0 2 3} has hd = 1 (held by all 3), not in node 0:
+ * subject 1, listed first; then 0's prev 1 (0, 1). Node 1 = {1 4 5 6 7}:
+ * 1's tail 3 != 7 (1); 1's next 0 (1, 0); 1's prev -1 (1). Rank 1: 5 votes. */
+static void head_moved_to_another_node(struct fixture *f) {
+  static const int orders[2][4] = {{1, 0, 2, 3}, {3, 2, 1, 0}};
+  rebuild(f, 2, 4, 2, orders);
+  f->frags[1].ringRecv[0] = 4;
+}
+/* head's node, channel 1, one-rank nodes: rank 2's ringRecv[1] = 1. Node 2
+ * = {2}: hd = 1, in node 1 (2, 1); 2's prev -1 but head 1 (2). Rank 2: 2. */
+static void single_rank_head_in_another_node(struct fixture *f) {
+  one_rank_nodes(f);
+  f->frags[2].ringRecv[1] = 1;
+}
+/* tail's node: rank 3's ringRecv[0] = 4 moves node 0's tail into node 1
+ * (rank 3 opens node 1, nodesFirstRank[1] = 4). Node 0 = {0 1 2}: tl = 3,
+ * not in node 0: subject 3, listed first; 2's next 3 (2, 3). Node 1 =
+ * {3 4 5 6 7}: 3's tail 3 != 7 (3); 3's next -1 (3); 3's prev 2 (3, 2).
+ * Rank 3: 5 votes. */
+static void tail_moved_to_another_node(struct fixture *f) { preset_rank1(f), f->frags[3].ringRecv[0] = 4; }
+/* tail's node, one-rank nodes: rank 2's ringSend[0] = 1. Node 2: tl = 1 in
+ * node 1 (2, 1); 2's next -1 but tail 1 (2). Rank 2: 2 votes. */
+static void single_rank_tail_in_another_node(struct fixture *f) {
+  one_rank_nodes(f);
+  f->frags[2].ringSend[0] = 1;
+}
+/* next kinds. Rank 1's ringNext[0] = 5: (1, 5) not in node 0; 2's prev 1
+ * but 1's next 5 (2, 1). Rank 1: 2 votes. */
+static void next_into_another_node(struct fixture *f) { preset_rank1(f), f->frags[1].ringNext[0] = 5; }
+/* Rank 2's ringNext[0] = 0: (2) its node's head; 3's prev 2 but 2's next 0
+ * (3, 2). Rank 2: 2 votes. */
+static void next_back_to_head(struct fixture *f) { preset_rank1(f), f->frags[2].ringNext[0] = 0; }
+/* prev kinds. Rank 2's ringPrev[0] = -1: 1's next 2 but 2's prev -1 (1, 2);
+ * (2) prev -1 but head 0. Rank 2: 2 votes. */
+static void prev_lost(struct fixture *f) { preset_rank1(f), f->frags[2].ringPrev[0] = -1; }
+/* Rank 2's ringPrev[0] = 6: (1, 2); (2, 6) not in node 0. Rank 2: 2. */
+static void prev_from_another_node(struct fixture *f) { preset_rank1(f), f->frags[2].ringPrev[0] = 6; }
+/* Rank 3's ringPrev[0] = 1: 2's next 3 but 3's prev 1 (2, 3); 3's prev 1
+ * but 1's next 2 (3, 1). Rank 3: 2 votes. */
+static void prev_skips_a_rank(struct fixture *f) { preset_rank1(f), f->frags[3].ringPrev[0] = 1; }
 static void pods_on_two_nodes(struct fixture *f) { preset_rank1(f), f->comm->enablePod = 1; }
 static void switchv1_virtual_core_size(struct fixture *f) {
   preset_rank1(f);
@@ -292,6 +388,49 @@ static void one_rank_per_node_doubled(const struct row *row, struct fixture *f) 
   cluster_free(cl);
 }
 
+/* D23: node 1's ranks were handed a 1-channel graph, node 0's the 2-channel
+ * one. Ranks 4-7's fragments have ringRecv[1] = -1, so n = 1 (first held by
+ * rank 4) and rank 1's Postset succeeds with min(2 * 1, 32) = 2 channels,
+ * both the identity ring 1 2 3 4 5 6 7 0: prev 0, next 2. Channel 1's -1
+ * entries are never read (they would be P8 failures). */
+static void node_with_fewer_channels(const struct row *row, struct fixture *f) {
+  struct ncclTopoGraph *g = malloc(sizeof *g);
+  memcpy(g, f->cl->graphs[1], sizeof *g);
+  g->nChannels = 1;
+  struct ncclComm *c = malloc(sizeof *c);
+  for (int r = 4; r < 8; r++) {
+    comm_for(f, r, c);
+    if (ncclTopoPreset(c, g, &f->frags[r]) != ncclSuccess) abort();
+  }
+  free(c);
+  free(g);
+  preset_rank1(f);
+  CHECK(f->frags[4].ringRecv[1] == -1 && f->frags[7].ringNext[1] == -1 && f->frags[0].ringRecv[1] == 3,
+        "Preset's fragments: rank 4 ringRecv[1] %d, rank 7 ringNext[1] %d, rank 0 ringRecv[1] %d",
+        f->frags[4].ringRecv[1], f->frags[7].ringNext[1], f->frags[0].ringRecv[1]);
+  CHECK(f->comm->nChannels == 2, "rank 1's comm->nChannels after Preset %d, want 2", f->comm->nChannels);
+  ncclResult_t res = ncclTopoPostset(f->comm, f->heads, f->all, &f->nChannels, &f->nNodes);
+  char warns[4096];
+  int nWarn = read_warns(warns, sizeof warns);
+  CHECK(res == ncclSuccess, "returned %d", (int)res);
+  CHECK(nWarn == 0, "%d WARN lines: %s", nWarn, warns);
+  if (res != ncclSuccess) return;
+  CHECK(f->nChannels == 2 && f->comm->nChannels == 2, "nChannels %d / comm %d, want 2", f->nChannels,
+        f->comm->nChannels);
+  CHECK(f->nNodes == 2 && f->comm->nNodes == 2 && f->comm->node == 0, "nNodes %d, node %d", f->nNodes,
+        f->comm->node);
+  CHECK(f->heads[0] == 0 && f->heads[1] == 4, "nodesFirstRank %d %d", f->heads[0], f->heads[1]);
+  int want[8] = {1, 2, 3, 4, 5, 6, 7, 0};
+  for (int ch = 0; ch < 2; ch++) {
+    const struct ncclRing *ring = &f->comm->channels[ch].ring;
+    CHECK(ring->prev == 0 && ring->next == 2, "channel %d prev %d next %d, want 0 2", ch, ring->prev,
+          ring->next);
+    for (int i = 0; ring->userRanks && i < 8; i++)
+      CHECK(ring->userRanks[i] == want[i], "channel %d userRanks[%d] %d, want %d", ch, i,
+            ring->userRanks[i], want[i]);
+  }
+}
+
 static void twenty_channel_graph(const struct row *row, struct fixture *f) {
   (void)f;
   int local[2] = {4, 4}, order[4];
@@ -320,10 +459,16 @@ static void thirty_two_channels_on_256_local_ranks(const struct row *row, struct
 
 static const struct row rows[] = {
     /* the catalogue of issue 4 */
+    /* Ranks 1 and 2 hold 0 2 1 3: (0, 1) "ringNext is 1 but rank 1's ringPrev
+     * is 2; rank 2 is reached by nobody", (1, 3), (2, 0), (3, 2): two votes
+     * each, the tie goes to the lowest rank, 0. */
     {"intra order disagreement inside one node", POSTSET, intra_order_disagreement_in_one_node, ncclInternalError,
-     "Error : ring 0 does not loop back to start (3 != 1)", NULL},
+     "ncclTopoPostset: rank 0, channel 0: ringNext is 1 but rank 1's ringPrev is 2; rank 2 is reached by nobody", NULL},
+    /* Slot 2 holds rank 5's fragment, so rank 2 joins node 1 = {2 4 5 6 7}:
+     * (1, 2), (3, 2) in node 0; in node 1 2's next 6 (2, 6) and 2's prev 4
+     * (2, 4). Rank 2: 4 votes. */
     {"fragment from a rank of another node", POSTSET, fragment_from_another_nodes_rank, ncclInternalError,
-     "Error : ring 0 does not loop back to start (7 != 1)", NULL},
+     "ncclTopoPostset: rank 2, channel 0: ringNext is 6 but rank 6's ringPrev is 5", NULL},
     {"missing fragment", POSTSET, missing_fragment, ncclInvalidArgument, "ncclTopoPostset: allTopoRanks[6] is NULL", NULL},
     {"7 + 8 ranks on two nodes (unequal localRanks)", PRESET, none, ncclSuccess, NULL, unequal_local_ranks_7_plus_8},
     {"one rank per node with doubled channels", PRESET, none, ncclSuccess, NULL, one_rank_per_node_doubled},
@@ -361,27 +506,66 @@ static const struct row rows[] = {
     {"P4 Postset without Preset", POSTSET, postset_without_preset, ncclInvalidArgument,
      "ncclTopoPostset: comm->nChannels 0 is outside [1, 32] (call ncclTopoPreset first)", NULL},
     {"P5 nKangaRingChannels 5", POSTSET, postset_kanga_five, ncclInvalidArgument, "ncclTopoPostset: comm->nKangaRingChannels 5 is outside [0, 4]", NULL},
+    {"P7a a fragment with no channel", POSTSET, fragment_without_channels, ncclInternalError,
+     "ncclTopoPostset: rank 6: ringRecv[0] is -1, so its fragment has no channel", NULL},
+    {"P7a a negative head before any range check", POSTSET, fragment_head_minus_seven, ncclInternalError,
+     "ncclTopoPostset: rank 3: ringRecv[0] is -7, so its fragment has no channel", NULL},
+    {"D23 one node's fragments have fewer channels", PRESET, none, ncclSuccess, NULL, node_with_fewer_channels},
     {"P8 ringRecv out of range", POSTSET, ring_recv_out_of_range, ncclInvalidArgument,
-     "ncclTopoPostset: allTopoRanks[2]->ringRecv[1] is 8, outside [0, 8)", NULL},
+     "ncclTopoPostset: rank 2, channel 1: ringRecv is 8, outside [0, 8)", NULL},
     {"P8 ringSend negative", POSTSET, ring_send_negative, ncclInvalidArgument,
-     "ncclTopoPostset: allTopoRanks[5]->ringSend[0] is -1, outside [0, 8)", NULL},
+     "ncclTopoPostset: rank 5, channel 0: ringSend is -1, outside [0, 8)", NULL},
     {"P9 ringPrev below -1", POSTSET, ring_prev_below_minus_one, ncclInvalidArgument,
-     "ncclTopoPostset: allTopoRanks[0]->ringPrev[1] is -2, outside [-1, 8)", NULL},
+     "ncclTopoPostset: rank 0, channel 1: ringPrev is -2, outside [-1, 8)", NULL},
     {"P9 ringNext past nRanks", POSTSET, ring_next_past_nranks, ncclInvalidArgument,
-     "ncclTopoPostset: allTopoRanks[7]->ringNext[0] is 8, outside [-1, 8)", NULL},
+     "ncclTopoPostset: rank 7, channel 0: ringNext is 8, outside [-1, 8)", NULL},
+    /* head: rank 6's ringRecv[1] = 6 against 7 held by ranks 4, 5, 7. */
     {"P10 ranks of a node disagree on a head", POSTSET, node_disagrees_on_head, ncclInternalError,
-     "ncclTopoPostset: rank 6 of node 1 has channel 1 head 6 but the node's first rank 4 has head 7", NULL},
-    {"P11 ranks of a node disagree on a tail", POSTSET, node_disagrees_on_tail, ncclInternalError,
-     "ncclTopoPostset: rank 3 of node 0 has channel 0 tail 2 but the node's first rank 0 has tail 3", NULL},
+     "ncclTopoPostset: rank 6, channel 1: ringRecv (head) is 6 but node 1's head is 7 (held by 3 of its 4 ranks)", NULL},
+    /* tail: rank 3's ringSend[0] = 2 against 3 held by ranks 0, 1, 2 (3 is the
+     * tail, so its own next is not read). */
+    {"P10 ranks of a node disagree on a tail", POSTSET, node_disagrees_on_tail, ncclInternalError,
+     "ncclTopoPostset: rank 3, channel 0: ringSend (tail) is 2 but node 0's tail is 3 (held by 3 of its 4 ranks)", NULL},
+    {"P10 a rank's channel-0 head makes a node of its own", POSTSET, head_makes_node_of_its_own, ncclInternalError,
+     "ncclTopoPostset: rank 5, channel 0: ringRecv[0] is 6, a rank of node 1: it makes node 2 on its own", NULL},
+    {"P10 a node's head moved to another node", POSTSET, head_moved_to_another_node, ncclInternalError,
+     "ncclTopoPostset: rank 1, channel 0: node 0's ranks have it as their head, but its ringRecv[0] is 4, which puts it "
+     "in node 1",
+     NULL},
+    {"P10 a one-rank node's head on channel 1 is another node's", POSTSET, single_rank_head_in_another_node,
+     ncclInternalError, "ncclTopoPostset: rank 2, channel 1: ringRecv (head) is 1, a rank of node 1, not of its own node 2",
+     NULL},
+    {"P10 a node's tail moved to another node", POSTSET, tail_moved_to_another_node, ncclInternalError,
+     "ncclTopoPostset: rank 3, channel 0: node 0's ranks have it as their tail, but its ringRecv[0] is 4, which puts it "
+     "in node 1",
+     NULL},
+    {"P10 a one-rank node's tail is another node's", POSTSET, single_rank_tail_in_another_node, ncclInternalError,
+     "ncclTopoPostset: rank 2, channel 0: ringSend (tail) is 1, a rank of node 1, not of its own node 2", NULL},
+    {"P10 ringNext into another node", POSTSET, next_into_another_node, ncclInternalError,
+     "ncclTopoPostset: rank 1, channel 0: ringNext is 5, a rank of node 1, not of its own node 0", NULL},
+    {"P10 ringNext back to the node's head", POSTSET, next_back_to_head, ncclInternalError,
+     "ncclTopoPostset: rank 2, channel 0: ringNext is 0, its node's head", NULL},
+    {"P10 ringPrev lost", POSTSET, prev_lost, ncclInternalError,
+     "ncclTopoPostset: rank 2, channel 0: ringPrev is -1 but node 0's head is 0", NULL},
+    {"P10 ringPrev from another node", POSTSET, prev_from_another_node, ncclInternalError,
+     "ncclTopoPostset: rank 2, channel 0: ringPrev is 6, a rank of node 1, not of its own node 0", NULL},
+    {"P10 ringPrev skips a rank", POSTSET, prev_skips_a_rank, ncclInternalError,
+     "ncclTopoPostset: rank 3, channel 0: ringPrev is 1 but rank 1's ringNext is 2", NULL},
     {"P12 UltraServer pods", POSTSET, pods_on_two_nodes, ncclInvalidUsage,
      "ncclTopoPostset: comm->enablePod is 1 on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not "
      "reimplemented; set NCCOM_RING_POD_ORDER=node to stitch in node order",
      NULL},
-    {"B6 in Postset: a lost successor", POSTSET, lost_successor, ncclInternalError,
-     "Error : ring 0: rank 5 has next -1, outside [0, 8)", NULL},
-    {"B8 in Postset: a two-rank cycle", POSTSET, two_rank_cycle, ncclInternalError, "Error : ring 0 does not contain rank 0", NULL},
-    {"P15 corrupted ringPrev of this rank", POSTSET, corrupted_own_prev, ncclInternalError,
-     "ncclTopoPostset: channel 0: rank 1 has prev 3 but the ring reaches it from 0", NULL},
+    /* Rank 5's ringNext[0] = -1: (5) next -1; 6's prev 5 (6, 5). Rank 5: 2. */
+    {"P10 a lost successor", POSTSET, lost_successor, ncclInternalError,
+     "ncclTopoPostset: rank 5, channel 0: ringNext is -1 but node 1's tail is 7", NULL},
+    /* Rank 2's ringNext[0] = 1: (2, 1), and rank 3 (prev 2) is nobody's next;
+     * 3's prev 2 (3, 2). Rank 2: 2 votes. */
+    {"P10 a two-rank cycle", POSTSET, two_rank_cycle, ncclInternalError,
+     "ncclTopoPostset: rank 2, channel 0: ringNext is 1 but rank 1's ringPrev is 0; rank 3 is reached by nobody", NULL},
+    /* Rank 1's ringPrev[0] = 3 (the caller's own): 0's next 1 (0, 1); (1) its
+     * node's tail. Rank 1: 2 votes. */
+    {"P10 corrupted ringPrev of this rank", POSTSET, corrupted_own_prev, ncclInternalError,
+     "ncclTopoPostset: rank 1, channel 0: ringPrev is 3, its node's tail", NULL},
     {"B3 33 rings", BUILD_RINGS, build_rings_33, ncclInvalidArgument, "ncclBuildRings: nrings 33 is outside [0, 32]", NULL},
     {"B4 no ranks", BUILD_RINGS, build_rings_no_ranks, ncclInvalidArgument, "ncclBuildRings: nranks 0 is not positive", NULL},
     {"B5 rank out of range", BUILD_RINGS, build_rings_rank_out_of_range, ncclInvalidArgument, "ncclBuildRings: rank 4 is outside [0, 4)", NULL},
