@@ -20,17 +20,26 @@ type Platform struct {
 	JbogID          int32 // neuronTrnSwitchV1JbogId(rank)
 }
 
-// Resolver gives the platform as seen by one rank. The export layer resolves
-// it from host hooks or NCCOM_RING_PLATFORM (D14, P18); tests pass a fixed one.
+// Resolver answers the platform questions of one call (D14), in the order
+// spec §4 asks them: IsSwitchV1 (the neuronIsTrn3SwitchV1Family hook)
+// first, by Preset and Postset; Preconditions (nec_get_virtual_core_size and
+// neuronTrnSwitchV1JbogId) only in Postset and only when IsSwitchV1 said true,
+// because real implementations of those hooks may assert on other
+// platforms. The export layer resolves them from host hooks or
+// NCCOM_RING_PLATFORM (P18); tests pass a Fixed one.
 type Resolver interface {
-	Platform(rank int32) (Platform, error)
+	IsSwitchV1() (bool, error)
+	Preconditions(rank int32) (virtualCoreSize, jbogID int32)
 }
 
 // Fixed is a Resolver that always answers the same platform.
 type Fixed Platform
 
-// Platform implements Resolver.
-func (f Fixed) Platform(int32) (Platform, error) { return Platform(f), nil }
+// IsSwitchV1 implements Resolver.
+func (f Fixed) IsSwitchV1() (bool, error) { return f.SwitchV1, nil }
+
+// Preconditions implements Resolver.
+func (f Fixed) Preconditions(int32) (int32, int32) { return f.VirtualCoreSize, f.JbogID }
 
 // EnvVar is the environment variable that names the platform when the host
 // provides no hooks (D14).
@@ -77,8 +86,8 @@ func CheckChannelCount(fn string, n int32) error {
 // Lift copies comm->kangaRing[k][0..3] into frag->JbogKangaringPath[k] for
 // k < comm->nKangaRingChannels, on TRN3-SwitchV1 only (spec §2, D7). It writes
 // nothing else. The count must have passed CheckChannelCount.
-func Lift(comm *abi.Comm, frag *abi.TopoRanks, p Platform) {
-	if !p.SwitchV1 {
+func Lift(comm *abi.Comm, frag *abi.TopoRanks, switchV1 bool) {
+	if !switchV1 {
 		return
 	}
 	for k := range int(comm.NKangaRingChannels) {
@@ -86,17 +95,19 @@ func Lift(comm *abi.Comm, frag *abi.TopoRanks, p Platform) {
 	}
 }
 
-// CheckMaterialize checks the preconditions of the Postset copy (D13):
-// virtual-core size 0 and a JBOG id in {1, 2, 3}. Only SwitchV1 has any.
-func CheckMaterialize(rank int32, p Platform) error {
-	if !p.SwitchV1 {
+// CheckMaterialize asks a SwitchV1 platform the preconditions of the
+// Postset copy (D13): virtual-core size 0 and a JBOG id in {1, 2, 3}. Other
+// platforms have none, and their hooks are not called (spec §4).
+func CheckMaterialize(rank int32, switchV1 bool, r Resolver) error {
+	if !switchV1 {
 		return nil
 	}
-	if p.VirtualCoreSize != 0 {
-		return abi.Errorf(abi.InternalError, "ncclTopoPostset: kangaRing precondition failed: virtual core size is %d, expected 0", p.VirtualCoreSize)
+	vcore, jbog := r.Preconditions(rank)
+	if vcore != 0 {
+		return abi.Errorf(abi.InternalError, "ncclTopoPostset: kangaRing precondition failed: virtual core size is %d, expected 0", vcore)
 	}
-	if p.JbogID < 1 || p.JbogID > 3 {
-		return abi.Errorf(abi.InternalError, "ncclTopoPostset: kangaRing precondition failed: JBOG id of rank %d is %d, expected 1, 2 or 3", rank, p.JbogID)
+	if jbog < 1 || jbog > 3 {
+		return abi.Errorf(abi.InternalError, "ncclTopoPostset: kangaRing precondition failed: JBOG id of rank %d is %d, expected 1, 2 or 3", rank, jbog)
 	}
 	return nil
 }
@@ -106,8 +117,8 @@ func CheckMaterialize(rank int32, p Platform) error {
 // all[v]->JbogKangaringPath[k][0..3] for k < nKangaRingChannels and
 // v < min(16, len(all)). It returns the number of ints written per path (0
 // when the platform is not SwitchV1). Preconditions must have passed.
-func Materialize(comm *abi.Comm, all []*abi.TopoRanks, p Platform) (intsPerPath int) {
-	if !p.SwitchV1 {
+func Materialize(comm *abi.Comm, all []*abi.TopoRanks, switchV1 bool) (intsPerPath int) {
+	if !switchV1 {
 		return 0
 	}
 	sources := min(layout.KangaFragmentsPerRow, len(all))

@@ -63,11 +63,11 @@ func kangaComm(n int32) *abi.Comm {
 func TestLiftCopiesFirstFourIntsPerPath(t *testing.T) {
 	c := kangaComm(3)
 	var frag abi.TopoRanks
-	kanga.Lift(c, &frag, kanga.SwitchV1)
+	kanga.Lift(c, &frag, true)
 	assert.Equal(t, [4][4]int32{{0, 1, 2, 3}, {1000, 1001, 1002, 1003}, {2000, 2001, 2002, 2003}, {}}, frag.JbogKangaringPath)
 
 	var untouched abi.TopoRanks
-	kanga.Lift(c, &untouched, kanga.Generic)
+	kanga.Lift(c, &untouched, false)
 	assert.Zero(t, untouched, "not SwitchV1: nothing is lifted (D7)")
 }
 
@@ -82,7 +82,7 @@ func TestMaterializeAssemblesSixteenFragments(t *testing.T) {
 			}
 		}
 	}
-	n := kanga.Materialize(c, all, kanga.SwitchV1)
+	n := kanga.Materialize(c, all, true)
 	assert.Equal(t, 64, n)
 	for k := range 2 {
 		for v := range 16 {
@@ -94,24 +94,38 @@ func TestMaterializeAssemblesSixteenFragments(t *testing.T) {
 	assert.EqualValues(t, 2000, c.KangaRing[2][0], "path 2 is past nKangaRingChannels: untouched")
 
 	few := kangaComm(1)
-	assert.Equal(t, 12, kanga.Materialize(few, all[:3], kanga.SwitchV1), "min(16, nRanks) fragments (D13)")
+	assert.Equal(t, 12, kanga.Materialize(few, all[:3], true), "min(16, nRanks) fragments (D13)")
 	assert.EqualValues(t, 201, few.KangaRing[0][9])
 	assert.EqualValues(t, 12, few.KangaRing[0][12], "past 3 ranks: untouched")
 
 	generic := kangaComm(2)
-	assert.Zero(t, kanga.Materialize(generic, all, kanga.Generic))
+	assert.Zero(t, kanga.Materialize(generic, all, false))
 	assert.Equal(t, kangaComm(2).KangaRing, generic.KangaRing)
 }
 
+// gateSpy is a Resolver that records whether its preconditions were asked.
+type gateSpy struct {
+	kanga.Fixed
+	asked int
+}
+
+func (g *gateSpy) Preconditions(rank int32) (int32, int32) {
+	g.asked++
+	return g.Fixed.Preconditions(rank)
+}
+
 func TestCheckMaterialize(t *testing.T) {
-	assert.NoError(t, kanga.CheckMaterialize(0, kanga.Generic))
-	assert.NoError(t, kanga.CheckMaterialize(0, kanga.Platform{VirtualCoreSize: 3, JbogID: 9}), "not SwitchV1: no preconditions")
+	// Not SwitchV1: the virtual-core and JBOG hooks are not even asked
+	// (spec §4), whatever they would answer.
+	spy := &gateSpy{Fixed: kanga.Fixed{VirtualCoreSize: 3, JbogID: 9}}
+	assert.NoError(t, kanga.CheckMaterialize(0, false, spy))
+	assert.Zero(t, spy.asked, "preconditions asked off SwitchV1")
 	for j := int32(1); j <= 3; j++ {
-		assert.NoError(t, kanga.CheckMaterialize(0, kanga.Platform{SwitchV1: true, JbogID: j}))
+		assert.NoError(t, kanga.CheckMaterialize(0, true, kanga.Fixed{SwitchV1: true, JbogID: j}))
 	}
-	assert.EqualError(t, kanga.CheckMaterialize(5, kanga.Platform{SwitchV1: true, VirtualCoreSize: 2, JbogID: 1}),
+	assert.EqualError(t, kanga.CheckMaterialize(5, true, kanga.Fixed{SwitchV1: true, VirtualCoreSize: 2, JbogID: 1}),
 		"ncclTopoPostset: kangaRing precondition failed: virtual core size is 2, expected 0")
-	assert.EqualError(t, kanga.CheckMaterialize(5, kanga.Platform{SwitchV1: true, JbogID: 4}),
+	assert.EqualError(t, kanga.CheckMaterialize(5, true, kanga.Fixed{SwitchV1: true, JbogID: 4}),
 		"ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 5 is 4, expected 1, 2 or 3")
 }
 

@@ -32,7 +32,10 @@ func canary[T any](p *T) {
 
 type failingPlatform struct{ err error }
 
-func (f failingPlatform) Platform(int32) (kanga.Platform, error) { return kanga.Platform{}, f.err }
+func (f failingPlatform) IsSwitchV1() (bool, error) { return false, f.err }
+func (f failingPlatform) Preconditions(int32) (int32, int32) {
+	panic("asked the preconditions of an unknown platform")
+}
 
 // presetCase builds a valid 2-node x 4-rank Preset for rank 1 and lets the
 // case break one thing.

@@ -86,7 +86,7 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	if err := kanga.CheckChannelCount("ncclTopoPostset", comm.NKangaRingChannels); err != nil {
 		return res, err
 	}
-	platform, err := opt.Platforms.Platform(rank)
+	switchV1, err := opt.Platforms.IsSwitchV1()
 	if err != nil {
 		return res, abi.Errorf(abi.InvalidUsage, "ncclTopoPostset: %w", err)
 	}
@@ -131,7 +131,8 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		}
 		res.PodFallback = true
 	}
-	if err := kanga.CheckMaterialize(rank, platform); err != nil {
+	// The virtual-core and JBOG hooks are asked only on SwitchV1 (spec §4).
+	if err := kanga.CheckMaterialize(rank, switchV1, opt.Platforms); err != nil {
 		return res, err
 	}
 
@@ -165,7 +166,7 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	comm.NNodes = int32(nNodes)
 	comm.Node = int32(nodes.self)
 	copy(nodesFirstRank, nodes.heads)
-	res.KangaInts = kanga.Materialize(comm, all, platform)
+	res.KangaInts = kanga.Materialize(comm, all, switchV1)
 	res.NChannels, res.NNodes = total, nNodes
 	return res, nil
 }

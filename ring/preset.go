@@ -35,7 +35,7 @@ func Preset(comm *abi.Comm, graph *abi.TopoGraph, frag *abi.TopoRanks, platforms
 	if err := kanga.CheckChannelCount("ncclTopoPreset", comm.NKangaRingChannels); err != nil {
 		return err
 	}
-	platform, err := platforms.Platform(rank)
+	switchV1, err := platforms.IsSwitchV1() // Preset asks only the family (spec §2)
 	if err != nil {
 		return abi.Errorf(abi.InvalidUsage, "ncclTopoPreset: %w", err)
 	}
@@ -77,7 +77,7 @@ func Preset(comm *abi.Comm, graph *abi.TopoGraph, frag *abi.TopoRanks, platforms
 	}
 	duplicateChannels(comm, nChannels)
 	comm.NChannels = int32(nChannels)
-	kanga.Lift(comm, frag, platform)
+	kanga.Lift(comm, frag, switchV1)
 	return nil
 }
 

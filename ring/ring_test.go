@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/ring"
 )
 
@@ -342,4 +343,42 @@ func TestBuildRingsNamesAMissingRankPastSixtyFour(t *testing.T) {
 	next[63] = 0
 	err := ring.BuildRings(1, 0, 128, make([]int32, 128), next)
 	requireNCCLError(t, err, abi.InternalError, "Error : ring 0 does not contain rank 64")
+}
+
+// countingPlatform counts the platform questions a call asks (D14).
+type countingPlatform struct {
+	switchV1              bool
+	family, preconditions int
+}
+
+func (p *countingPlatform) IsSwitchV1() (bool, error) { p.family++; return p.switchV1, nil }
+func (p *countingPlatform) Preconditions(int32) (int32, int32) {
+	p.preconditions++
+	return 0, 1
+}
+
+// Spec §4: Preset asks only the family hook; the virtual-core and JBOG hooks
+// run only in Postset, and only when the family hook says SwitchV1.
+func TestPlatformGateAsksPreconditionsOnlyInPostsetOnSwitchV1(t *testing.T) {
+	for _, switchV1 := range []bool{false, true} {
+		cl := newCluster(2, 2).channel(0, []int{0, 1}, 0, 0).channels(1)
+		spy := &countingPlatform{switchV1: switchV1}
+		frags := make([]abi.TopoRanks, 4)
+		all := make([]*abi.TopoRanks, 4)
+		for r := range 4 {
+			require.NoError(t, ring.Preset(cl.comm(r), cl.graphs[r/2], &frags[r], spy))
+			all[r] = &frags[r]
+		}
+		assert.Equal(t, 4, spy.family, "Preset asks the family once per call")
+		assert.Zero(t, spy.preconditions, "Preset never asks the preconditions")
+		comm := cl.comm(1)
+		require.NoError(t, ring.Preset(comm, cl.graphs[0], new(abi.TopoRanks), kanga.Fixed(kanga.Generic)))
+		_, err := ring.Postset(comm, make([]int32, 4), all, ring.PostsetOptions{Platforms: spy, Alloc: newGoAlloc()})
+		require.NoError(t, err)
+		want := 0
+		if switchV1 {
+			want = 1
+		}
+		assert.Equal(t, want, spy.preconditions, "SwitchV1 %v: Postset asks the preconditions", switchV1)
+	}
 }

@@ -27,7 +27,7 @@ import (
 func main() {}
 
 //export goTopoPreset
-func goTopoPreset(comm *C.struct_ncclComm, graph *C.struct_ncclTopoGraph, topoRanks *C.struct_ncclTopoRanks) (res C.ncclResult_t) {
+func goTopoPreset(comm *C.struct_ncclComm, graph *C.struct_ncclTopoGraph, topoRanks *C.struct_ncclTopoRanks, caller unsafe.Pointer) (res C.ncclResult_t) {
 	const fn = "ncclTopoPreset"
 	c := (*abi.Comm)(unsafe.Pointer(comm))
 	rank := int32(-1)
@@ -41,12 +41,12 @@ func goTopoPreset(comm *C.struct_ncclComm, graph *C.struct_ncclTopoGraph, topoRa
 	case topoRanks == nil:
 		return fail(rank, nullArgument(fn, "topoRanks"))
 	}
-	err := ring.Preset(c, (*abi.TopoGraph)(unsafe.Pointer(graph)), (*abi.TopoRanks)(unsafe.Pointer(topoRanks)), hostPlatforms{})
+	err := ring.Preset(c, (*abi.TopoGraph)(unsafe.Pointer(graph)), (*abi.TopoRanks)(unsafe.Pointer(topoRanks)), &hostPlatform{fn: fn, rank: rank, caller: caller})
 	return fail(rank, err)
 }
 
 //export goTopoPostset
-func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks **C.struct_ncclTopoRanks, nChannels *C.int, nNodes *C.int) (res C.ncclResult_t) {
+func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks **C.struct_ncclTopoRanks, nChannels *C.int, nNodes *C.int, caller unsafe.Pointer) (res C.ncclResult_t) {
 	const fn = "ncclTopoPostset"
 	c := (*abi.Comm)(unsafe.Pointer(comm))
 	rank := int32(-1)
@@ -70,7 +70,7 @@ func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks 
 	all := unsafe.Slice((**abi.TopoRanks)(unsafe.Pointer(allTopoRanks)), n)
 	heads := unsafe.Slice((*int32)(unsafe.Pointer(nodesFirstRank)), n)
 	result, err := ring.Postset(c, heads, all, ring.PostsetOptions{
-		Platforms: hostPlatforms{},
+		Platforms: &hostPlatform{fn: fn, rank: rank, caller: caller},
 		PodOrder:  podOrder,
 		Alloc:     cAllocator{},
 	})
@@ -115,7 +115,7 @@ func goBuildRings(nrings C.int, rings *C.int, rank C.int, nranks C.int, prev *C.
 }
 
 //export goTopoGetNetDev
-func goTopoGetNetDev(sys *C.struct_ncclTopoSystem, rank C.int, graph *C.struct_ncclTopoGraph, channelId C.int, dev *C.int) (res C.ncclResult_t) {
+func goTopoGetNetDev(sys *C.struct_ncclTopoSystem, rank C.int, graph *C.struct_ncclTopoGraph, channelId C.int, dev *C.int, caller unsafe.Pointer) (res C.ncclResult_t) {
 	const fn = "ncclTopoGetNetDev"
 	r32 := int32(rank)
 	defer recoverExport(fn, &r32, &res, debug.SetPanicOnFault(true))
@@ -124,7 +124,7 @@ func goTopoGetNetDev(sys *C.struct_ncclTopoSystem, rank C.int, graph *C.struct_n
 		return fail(r32, nullArgument(fn, "dev"))
 	case graph == nil:
 		var hostResult C.ncclResult_t
-		if C.nccomring_host_get_local_net(sys, rank, dev, &hostResult) != 0 {
+		if C.nccomring_host_get_local_net(caller, sys, rank, dev, &hostResult) != 0 {
 			return hostResult // D19, P17: the host's answer as it is
 		}
 		return fail(r32, abi.Errorf(abi.InternalError, "%s: graph is NULL and the host process provides no ncclTopoGetLocalNet to fall back on", fn))

@@ -84,7 +84,7 @@ ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGraph *graph,
                             struct ncclTopoRanks *topoRanks) {
   if (refuse("ncclTopoPreset", comm, -1)) return ncclInvalidUsage;
   add_onstack_to_host_handlers();
-  return (ncclResult_t)goTopoPreset(comm, graph, topoRanks);
+  return (ncclResult_t)goTopoPreset(comm, graph, topoRanks, __builtin_return_address(0));
 }
 
 ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRank,
@@ -92,7 +92,8 @@ ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRank,
                              int *nNodes) {
   if (refuse("ncclTopoPostset", comm, -1)) return ncclInvalidUsage;
   add_onstack_to_host_handlers();
-  return (ncclResult_t)goTopoPostset(comm, nodesFirstRank, allTopoRanks, nChannels, nNodes);
+  return (ncclResult_t)goTopoPostset(comm, nodesFirstRank, allTopoRanks, nChannels, nNodes,
+                                     __builtin_return_address(0));
 }
 
 ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nranks, int *prev,
@@ -105,7 +106,7 @@ ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nranks, int *p
 ncclResult_t ncclTopoGetNetDev(struct ncclTopoSystem *sys, int rank,
                                struct ncclTopoGraph *graph, int channelId, int *dev) {
   if (refuse("ncclTopoGetNetDev", NULL, rank)) return ncclInvalidUsage;
-  return (ncclResult_t)goTopoGetNetDev(sys, rank, graph, channelId, dev);
+  return (ncclResult_t)goTopoGetNetDev(sys, rank, graph, channelId, dev, __builtin_return_address(0));
 }
 
 /*
@@ -147,51 +148,61 @@ static int is_own_symbol(void *addr) {
   return mine.dli_fbase == theirs.dli_fbase;
 }
 
-/* The host's definition of a hook: its C name, else the name a C++ build
- * without extern "C" gives it (upstream NCCL declares its functions in C++). */
-static void *host_symbol(const char *name, const char *cxxName) {
-  void *p = dlsym(RTLD_DEFAULT, name);
+static void *symbol_in(void *handle, const char *name, const char *cxxName) {
+  void *p = dlsym(handle, name);
   if (p && !is_own_symbol(p)) return p;
-  p = dlsym(RTLD_DEFAULT, cxxName);
+  p = dlsym(handle, cxxName);
   return p && !is_own_symbol(p) ? p : NULL;
 }
 
-static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
-static ncclRingIsTrn3SwitchV1Family_t hook_family;
-static ncclRingVirtualCoreSize_t hook_vcore;
-static ncclRingSwitchV1JbogId_t hook_jbog;
-
-static void find_hooks(void) {
-  hook_family = (ncclRingIsTrn3SwitchV1Family_t)host_symbol("neuronIsTrn3SwitchV1Family",
-                                                            "_Z26neuronIsTrn3SwitchV1Familyv");
-  hook_vcore = (ncclRingVirtualCoreSize_t)host_symbol("nec_get_virtual_core_size",
-                                                      "_Z25nec_get_virtual_core_sizev");
-  hook_jbog = (ncclRingSwitchV1JbogId_t)host_symbol("neuronTrnSwitchV1JbogId",
-                                                    "_Z23neuronTrnSwitchV1JbogIdi");
+/*
+ * The host's definition of a hook (D14, D19, P18): first in the object that
+ * called the export (found from the call's return address) and the objects
+ * it depends on, which is where a libnccom loaded with RTLD_LOCAL keeps
+ * them, invisible to a global lookup; then in the global scope. Each by its
+ * C name, then by the name a C++ build without extern "C" gives it
+ * (upstream NCCL declares its functions in C++). Nothing is cached: every
+ * call looks again, so a library loaded after the first call is found and a
+ * miss is never remembered. A lookup costs a few microseconds, on Preset,
+ * Postset and GetNetDev with a NULL graph only.
+ */
+static void *host_symbol(void *caller, const char *name, const char *cxxName) {
+  Dl_info info;
+  if (caller && dladdr(caller, &info) && info.dli_fname && info.dli_fname[0] &&
+      !is_own_symbol(caller)) {
+    /* RTLD_NOLOAD: a handle to the already-loaded caller, never a load. */
+    void *handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (handle) {
+      void *p = symbol_in(handle, name, cxxName);
+      dlclose(handle);
+      if (p) return p;
+    }
+  }
+  return symbol_in(RTLD_DEFAULT, name, cxxName);
 }
 
-int nccomring_host_platform(int rank, int *switchV1, int *virtualCoreSize, int *jbogId) {
-  pthread_once(&hooks_once, find_hooks);
-  if (hook_family == NULL) return 0;
-  *switchV1 = hook_family() ? 1 : 0;
-  *virtualCoreSize = hook_vcore ? hook_vcore() : 0;
-  *jbogId = hook_jbog ? hook_jbog(rank) : 1;
+int nccomring_host_family(void *caller, int *switchV1) {
+  ncclRingIsTrn3SwitchV1Family_t family = (ncclRingIsTrn3SwitchV1Family_t)host_symbol(
+      caller, "neuronIsTrn3SwitchV1Family", "_Z26neuronIsTrn3SwitchV1Familyv");
+  if (family == NULL) return 0;
+  *switchV1 = family() ? 1 : 0;
   return 1;
 }
 
-/* Looked up on every graph == NULL call until found: a host may dlopen the
- * library that defines it after our first call. */
-static ncclRingGetLocalNet_t host_get_local_net;
+void nccomring_host_preconditions(void *caller, int rank, int *virtualCoreSize, int *jbogId) {
+  ncclRingVirtualCoreSize_t vcore = (ncclRingVirtualCoreSize_t)host_symbol(
+      caller, "nec_get_virtual_core_size", "_Z25nec_get_virtual_core_sizev");
+  ncclRingSwitchV1JbogId_t jbog = (ncclRingSwitchV1JbogId_t)host_symbol(
+      caller, "neuronTrnSwitchV1JbogId", "_Z23neuronTrnSwitchV1JbogIdi");
+  *virtualCoreSize = vcore ? vcore() : 0;
+  *jbogId = jbog ? jbog(rank) : 1;
+}
 
-int nccomring_host_get_local_net(struct ncclTopoSystem *sys, int rank, int *dev,
+int nccomring_host_get_local_net(void *caller, struct ncclTopoSystem *sys, int rank, int *dev,
                                  ncclResult_t *result) {
-  ncclRingGetLocalNet_t fn = __atomic_load_n(&host_get_local_net, __ATOMIC_ACQUIRE);
-  if (fn == NULL) {
-    fn = (ncclRingGetLocalNet_t)host_symbol("ncclTopoGetLocalNet",
-                                            "_Z19ncclTopoGetLocalNetP14ncclTopoSystemiPi");
-    if (fn == NULL) return 0;
-    __atomic_store_n(&host_get_local_net, fn, __ATOMIC_RELEASE);
-  }
+  ncclRingGetLocalNet_t fn = (ncclRingGetLocalNet_t)host_symbol(
+      caller, "ncclTopoGetLocalNet", "_Z19ncclTopoGetLocalNetP14ncclTopoSystemiPi");
+  if (fn == NULL) return 0;
   *result = fn(sys, rank, dev);
   return 1;
 }

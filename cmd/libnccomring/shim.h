@@ -46,13 +46,18 @@ void nccomring_log_init(void);
  * >= INFO and subsys enabled. */
 void nccomring_log(int level, int subsys, int rank, const char *text);
 
-/* Platform hooks of the host process (D14, P18). Returns 1 and fills the
- * outputs when the host defines neuronIsTrn3SwitchV1Family, else 0. */
-int nccomring_host_platform(int rank, int *switchV1, int *virtualCoreSize, int *jbogId);
+/* Host hooks (D14, D19, P18), looked up on every call in the object that
+ * called the export (caller: a return address in it), then globally.
+ * nccomring_host_family returns 1 and sets *switchV1 when the host defines
+ * neuronIsTrn3SwitchV1Family, else 0. nccomring_host_preconditions asks
+ * nec_get_virtual_core_size (0 when absent) and neuronTrnSwitchV1JbogId(rank)
+ * (1 when absent); it is called only on SwitchV1 (spec §4). */
+int nccomring_host_family(void *caller, int *switchV1);
+void nccomring_host_preconditions(void *caller, int rank, int *virtualCoreSize, int *jbogId);
 
 /* The host's ncclTopoGetLocalNet (D19, P17). Returns 1 and stores its result
  * in *result when the host defines one (outside this library), else 0. */
-int nccomring_host_get_local_net(struct ncclTopoSystem *sys, int rank, int *dev,
+int nccomring_host_get_local_net(void *caller, struct ncclTopoSystem *sys, int rank, int *dev,
                                  ncclResult_t *result);
 
 /* malloc as C calls it: NULL when memory runs out (cgo's C.malloc aborts). */

@@ -9,7 +9,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -144,27 +143,84 @@ func logPostset(comm *abi.Comm, res ring.PostsetResult) {
 	}
 }
 
-// hostPlatforms resolves the platform from the host's hooks when it has
-// them, else from NCCOM_RING_PLATFORM, read once (D14, P18).
-type hostPlatforms struct{}
-
-func (hostPlatforms) Platform(rank int32) (kanga.Platform, error) {
-	var switchV1, vcore, jbog C.int
-	if C.nccomring_host_platform(C.int(rank), &switchV1, &vcore, &jbog) != 0 {
-		return kanga.Platform{SwitchV1: switchV1 != 0, VirtualCoreSize: int32(vcore), JbogID: int32(jbog)}, nil
-	}
-	return envPlatform()
+// hostPlatform answers one call's platform questions (D14, P18): from the
+// host's hooks when it defines neuronIsTrn3SwitchV1Family (looked up anew
+// in the calling object, then globally), else from NCCOM_RING_PLATFORM.
+// Preconditions is asked only after IsSwitchV1 said true, and from the same
+// source.
+type hostPlatform struct {
+	fn       string
+	rank     int32
+	caller   unsafe.Pointer
+	fromHost bool
 }
 
-var envPlatform = sync.OnceValues(func() (kanga.Platform, error) {
-	v, set := os.LookupEnv(kanga.EnvVar)
-	return kanga.ParseEnv(v, set)
+func (p *hostPlatform) IsSwitchV1() (bool, error) {
+	var switchV1 C.int
+	if C.nccomring_host_family(p.caller, &switchV1) != 0 {
+		p.fromHost = true
+		return switchV1 != 0, nil
+	}
+	platform, set, err := envPlatform()
+	if err == nil && !set {
+		assumedGeneric.Do(func() {
+			info(C.NCCOMRING_SUBSYS_INIT, p.rank, fmt.Sprintf("%s: the host defines no neuronIsTrn3SwitchV1Family and %s is unset: assuming a generic platform (no kangaRing)", p.fn, kanga.EnvVar))
+		})
+	}
+	return platform.SwitchV1, err
+}
+
+func (p *hostPlatform) Preconditions(rank int32) (virtualCoreSize, jbogID int32) {
+	if !p.fromHost {
+		platform, _, _ := envPlatform()
+		return platform.VirtualCoreSize, platform.JbogID
+	}
+	var vcore, jbog C.int
+	C.nccomring_host_preconditions(p.caller, C.int(rank), &vcore, &jbog)
+	return int32(vcore), int32(jbog)
+}
+
+// assumedGeneric makes the "assuming a generic platform" INFO line one per
+// process.
+var assumedGeneric sync.Once
+
+// getenv reads a variable from C's environment, where a host's setenv after
+// load is seen (Go's os.Getenv reads a copy taken at load). Empty is unset
+// (P20).
+func getenv(name string) (string, bool) {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	v := C.getenv(cname)
+	if v == nil {
+		return "", false
+	}
+	value := C.GoString(v)
+	return value, value != ""
+}
+
+// envPlatform is NCCOM_RING_PLATFORM, read from C's environment at the first
+// call that needs it and kept for the process (docs/errors.md Environment).
+func envPlatform() (platform kanga.Platform, set bool, err error) {
+	e := readEnvPlatform()
+	return e.platform, e.set, e.err
+}
+
+var readEnvPlatform = sync.OnceValue(func() (e struct {
+	platform kanga.Platform
+	set      bool
+	err      error
+}) {
+	v, set := getenv(kanga.EnvVar)
+	e.platform, e.err = kanga.ParseEnv(v, set)
+	e.set = set
+	return e
 })
 
-// podOrder is NCCOM_RING_POD_ORDER, read once; an invalid value is reported
-// once and treated as unset (P8).
+// podOrder is NCCOM_RING_POD_ORDER, read from C's environment at the first
+// call that needs it (a Postset with enablePod on more than one node); an
+// invalid value is reported once and treated as unset (P8).
 var podOrder = sync.OnceValue(func() ring.PodOrder {
-	v, set := os.LookupEnv(ring.PodOrderEnvVar)
+	v, set := getenv(ring.PodOrderEnvVar)
 	order, err := ring.ParsePodOrder(v, set)
 	if err != nil {
 		warn(-1, err.Error())

@@ -1,0 +1,182 @@
+/*
+ * boundary - the ring stage as real hosts drive it (issue 9), where a
+ * convenient harness would not: build/boundary MODE [LIB]
+ *
+ *   env-after-load LIB   dlopen LIB (RTLD_LOCAL), then setenv
+ *                        NCCOM_RING_PLATFORM=trn3-switchv1,
+ *                        NCCOM_RING_POD_ORDER=node, NCCL_DEBUG=WARN and
+ *                        NCCL_DEBUG_FILE, as a Python launcher setting
+ *                        os.environ does: kangaRing is lifted and
+ *                        materialized, pods are stitched in node order, and
+ *                        a bad call's WARN lands in the file.
+ *   rtld-local HOOKLIB   run with LD_PRELOAD=libnccomring.so: dlopen the
+ *                        stand-in HOOKLIB (build/libnccom-hooks*.so) with
+ *                        RTLD_LOCAL, so no global lookup sees its hooks, and
+ *                        run the stage through its own calls: its
+ *                        SwitchV1 hooks lift and materialize kangaRing (JBOG
+ *                        id 2) and ncclTopoGetNetDev with a NULL graph is
+ *                        answered by its ncclTopoGetLocalNet (2000 + rank).
+ *   gate HOOKLIB         as rtld-local but loaded RTLD_GLOBAL (any lookup
+ *                        finds the hooks), on a platform whose family hook
+ *                        says false: the virtual-core and JBOG hooks abort()
+ *                        if called (spec §4 calls them only on SwitchV1).
+ *
+ * The cluster: 2 nodes x 2 ranks, one channel, one kangaRing path whose
+ * ints are 100*rank + i. Exit 0 when every check held, 1 otherwise.
+ */
+
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nccom_ring.h"
+
+#define NODES 2
+#define LOCAL 2
+#define NRANKS (NODES * LOCAL)
+
+typedef ncclResult_t (*preset_fn)(struct ncclComm *, struct ncclTopoGraph *, struct ncclTopoRanks *);
+typedef ncclResult_t (*postset_fn)(struct ncclComm *, int *, struct ncclTopoRanks **, int *, int *);
+typedef ncclResult_t (*netdev_fn)(struct ncclTopoSystem *, int, struct ncclTopoGraph *, int, int *);
+
+static preset_fn preset;
+static postset_fn postset;
+static netdev_fn get_net_dev;
+static int failures;
+
+#define CHECK(cond, ...)                                                   \
+  do {                                                                     \
+    if (!(cond)) {                                                         \
+      fprintf(stderr, "boundary: FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                        \
+      fputc('\n', stderr);                                                 \
+      if (++failures >= 8) exit(1); /* the first few say enough */         \
+    }                                                                      \
+  } while (0)
+
+static void *need(void *handle, const char *name) {
+  void *p = dlsym(handle, name);
+  if (p == NULL) {
+    fprintf(stderr, "boundary: %s not found: %s\n", name, dlerror());
+    exit(2);
+  }
+  return p;
+}
+
+/* Every rank's Preset, then every rank's Postset, with enablePod set when
+ * pods is true; the kangaRing checks of D7 and D13 when kanga is true. */
+static void run_stage(bool kanga, bool pods) {
+  static struct ncclTopoGraph graphs[NODES];
+  struct ncclComm *comms = calloc(NRANKS, sizeof *comms);
+  struct ncclTopoRanks frags[NRANKS], *all[NRANKS];
+  memset(frags, 0xA5, sizeof frags);
+  for (int m = 0; m < NODES; m++) {
+    memset(&graphs[m], 0, sizeof graphs[m]);
+    graphs[m].pattern = NCCL_TOPO_PATTERN_RING;
+    graphs[m].nChannels = 1;
+    for (int i = 0; i < LOCAL; i++) graphs[m].intra[i] = m * LOCAL + i;
+  }
+  for (int r = 0; r < NRANKS; r++) {
+    struct ncclComm *c = &comms[r];
+    c->rank = r, c->nRanks = NRANKS, c->localRanks = LOCAL, c->enablePod = pods;
+    c->nKangaRingChannels = kanga ? 1 : 0;
+    for (int i = 0; i < NCCOM_RING_KANGA_WIDTH; i++) c->kangaRing[0][i] = 100 * r + i;
+    ncclResult_t res = preset(c, &graphs[r / LOCAL], &frags[r]);
+    CHECK(res == ncclSuccess, "Preset of rank %d returned %d", r, res);
+    all[r] = &frags[r];
+    for (int i = 0; i < 4; i++) {
+      int want = kanga ? 100 * r + i : (int)0xA5A5A5A5;
+      CHECK(frags[r].JbogKangaringPath[0][i] == want, "rank %d: JbogKangaringPath[0][%d] is %d, want %d (D7)", r, i,
+            frags[r].JbogKangaringPath[0][i], want);
+    }
+  }
+  for (int r = 0; r < NRANKS; r++) {
+    int heads[NRANKS], nChannels = 0, nNodes = 0;
+    ncclResult_t res = postset(&comms[r], heads, all, &nChannels, &nNodes);
+    CHECK(res == ncclSuccess, "Postset of rank %d returned %d", r, res);
+    CHECK(nChannels == 2 && nNodes == NODES, "rank %d: %d channels, %d nodes", r, nChannels, nNodes);
+    /* D13: kangaRing[0][4v + i] = rank v's JbogKangaringPath[0][i]. */
+    for (int v = 0; kanga && v < NRANKS; v++)
+      for (int i = 0; i < 4; i++)
+        CHECK(comms[r].kangaRing[0][4 * v + i] == 100 * v + i, "rank %d: kangaRing[0][%d] is %d, want %d (D13)", r,
+              4 * v + i, comms[r].kangaRing[0][4 * v + i], 100 * v + i);
+    for (int c = 0; c < MAXCHANNELS; c++) free(comms[r].channels[c].ring.userRanks);
+  }
+  free(comms);
+}
+
+static int env_after_load(const char *lib) {
+  const char *vars[] = {"NCCOM_RING_PLATFORM", "NCCOM_RING_POD_ORDER", "NCCL_DEBUG", "NCCL_DEBUG_FILE"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+    if (getenv(vars[i])) {
+      fprintf(stderr, "boundary: unset %s first: this mode sets it after load\n", vars[i]);
+      return 2;
+    }
+  void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) {
+    fprintf(stderr, "boundary: %s\n", dlerror());
+    return 2;
+  }
+  preset = (preset_fn)need(h, "ncclTopoPreset");
+  postset = (postset_fn)need(h, "ncclTopoPostset");
+  char logPath[] = "/tmp/boundary-log-XXXXXX";
+  int fd = mkstemp(logPath);
+  if (fd < 0) return 2;
+  close(fd);
+  /* After load, before the first call: what a launcher does. */
+  setenv("NCCOM_RING_PLATFORM", "trn3-switchv1", 1);
+  setenv("NCCOM_RING_POD_ORDER", "node", 1);
+  setenv("NCCL_DEBUG", "WARN", 1);
+  setenv("NCCL_DEBUG_FILE", logPath, 1);
+  run_stage(true, true);
+  CHECK(preset(NULL, NULL, NULL) == ncclInvalidArgument, "Preset(NULL) is ncclInvalidArgument");
+  FILE *f = fopen(logPath, "r");
+  char line[512] = "";
+  if (f) {
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    fclose(f);
+  }
+  CHECK(strstr(line, "NCCL WARN ncclTopoPreset: comm is NULL") != NULL, "the WARN went to NCCL_DEBUG_FILE: '%s'", line);
+  unlink(logPath);
+  return failures ? 1 : 0;
+}
+
+static int through_hooklib(const char *hooklib, bool switchV1) {
+  void *own = dlsym(RTLD_DEFAULT, "ncclTopoPreset");
+  Dl_info info;
+  if (own == NULL || !dladdr(own, &info) || strstr(info.dli_fname, "libnccomring") == NULL) {
+    fprintf(stderr, "boundary: run this mode with LD_PRELOAD=build/libnccomring.so\n");
+    return 2;
+  }
+  /* rtld-local: hidden from every global lookup; gate: visible to all. */
+  void *h = dlopen(hooklib, RTLD_NOW | (switchV1 ? RTLD_LOCAL : RTLD_GLOBAL));
+  if (h == NULL) {
+    fprintf(stderr, "boundary: %s\n", dlerror());
+    return 2;
+  }
+  bool global = dlsym(RTLD_DEFAULT, "neuronIsTrn3SwitchV1Family") || dlsym(RTLD_DEFAULT, "_Z26neuronIsTrn3SwitchV1Familyv");
+  CHECK(global == !switchV1, "the stand-in's hooks are %s globally: the test would prove nothing", global ? "visible" : "invisible");
+  void (*configure)(bool, int) = (void (*)(bool, int))need(h, "hooklib_configure");
+  preset = (preset_fn)need(h, "hooklib_preset");
+  postset = (postset_fn)need(h, "hooklib_postset");
+  get_net_dev = (netdev_fn)need(h, "hooklib_get_net_dev");
+  configure(switchV1, 2);
+  run_stage(switchV1, false);
+  int dev = -1;
+  struct ncclTopoSystem sys = {{{LOCAL}}};
+  ncclResult_t res = get_net_dev(&sys, 3, NULL, 0, &dev);
+  CHECK(res == ncclSuccess && dev == 2003, "GetNetDev(graph NULL) gave %d, dev %d; want the stand-in's 2003 (D19)", res,
+        dev);
+  return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "env-after-load") == 0) return env_after_load(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "rtld-local") == 0) return through_hooklib(argv[2], true);
+  if (argc == 3 && strcmp(argv[1], "gate") == 0) return through_hooklib(argv[2], false);
+  fprintf(stderr, "usage: boundary env-after-load LIB | rtld-local HOOKLIB | gate HOOKLIB\n");
+  return 2;
+}
