@@ -57,6 +57,8 @@ func TestLibraryExportsOnlyTheRingStage(t *testing.T) {
 		"_Z15ncclTopoPostsetP8ncclCommPiPP13ncclTopoRanksS1_S1_",       // ncclTopoPostset(ncclComm*, int*, ncclTopoRanks**, int*, int*)
 		"_Z17ncclTopoGetNetDevP14ncclTopoSystemiP13ncclTopoGraphiPi",   // ncclTopoGetNetDev(ncclTopoSystem*, int, ncclTopoGraph*, int, int*)
 		"ncclBuildRings", "ncclTopoGetNetDev", "ncclTopoPostset", "ncclTopoPreset",
+		// The preload shim's entry points (entry.h, issue 9).
+		"nccomring_build_rings_from", "nccomring_topo_get_net_dev_from", "nccomring_topo_postset_from", "nccomring_topo_preset_from",
 	}
 	if !slices.Equal(want, defined) {
 		t.Errorf("exported symbols\n  got  %v\n  want %v", defined, want)

@@ -7,6 +7,7 @@
  * ncclTopoGetLocalNet (D19) are looked up here with dlsym, never linked.
  */
 #include "shim.h"
+#include "entry.h"
 #include "_cgo_export.h"
 
 #include <dlfcn.h>
@@ -80,33 +81,67 @@ static int refuse(const char *fn, const struct ncclComm *comm, int rank) {
   return 1;
 }
 
-ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGraph *graph,
-                            struct ncclTopoRanks *topoRanks) {
+/*
+ * The entry points. Each public function passes its own return address, a
+ * point inside the object that called it, for the hook lookups (P18). The
+ * nccomring_*_from variants take that address from their caller instead:
+ * the preload shim (build/libnccomring-preload.so) calls them with the
+ * address its own caller gave it, so that hooks are still looked up in
+ * libnccom and not in the shim (entry.h).
+ */
+ncclResult_t nccomring_topo_preset_from(void *caller, struct ncclComm *comm,
+                                        struct ncclTopoGraph *graph,
+                                        struct ncclTopoRanks *topoRanks) {
   if (refuse("ncclTopoPreset", comm, -1)) return ncclInvalidUsage;
   add_onstack_to_host_handlers();
-  return (ncclResult_t)goTopoPreset(comm, graph, topoRanks, __builtin_return_address(0));
+  return (ncclResult_t)goTopoPreset(comm, graph, topoRanks, caller);
 }
 
-ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRank,
-                             struct ncclTopoRanks **allTopoRanks, int *nChannels,
-                             int *nNodes) {
+ncclResult_t nccomring_topo_postset_from(void *caller, struct ncclComm *comm,
+                                         int *nodesFirstRank,
+                                         struct ncclTopoRanks **allTopoRanks, int *nChannels,
+                                         int *nNodes) {
   if (refuse("ncclTopoPostset", comm, -1)) return ncclInvalidUsage;
   add_onstack_to_host_handlers();
-  return (ncclResult_t)goTopoPostset(comm, nodesFirstRank, allTopoRanks, nChannels, nNodes,
-                                     __builtin_return_address(0));
+  return (ncclResult_t)goTopoPostset(comm, nodesFirstRank, allTopoRanks, nChannels, nNodes, caller);
 }
 
-ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nranks, int *prev,
-                            int *next) {
+ncclResult_t nccomring_build_rings_from(void *caller, int nrings, int *rings, int rank,
+                                        int nranks, int *prev, int *next) {
+  (void)caller; /* BuildRings asks no hook */
   if (refuse("ncclBuildRings", NULL, rank)) return ncclInvalidUsage;
   add_onstack_to_host_handlers();
   return (ncclResult_t)goBuildRings(nrings, rings, rank, nranks, prev, next);
 }
 
+ncclResult_t nccomring_topo_get_net_dev_from(void *caller, struct ncclTopoSystem *sys, int rank,
+                                             struct ncclTopoGraph *graph, int channelId,
+                                             int *dev) {
+  if (refuse("ncclTopoGetNetDev", NULL, rank)) return ncclInvalidUsage;
+  return (ncclResult_t)goTopoGetNetDev(sys, rank, graph, channelId, dev, caller);
+}
+
+ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGraph *graph,
+                            struct ncclTopoRanks *topoRanks) {
+  return nccomring_topo_preset_from(__builtin_return_address(0), comm, graph, topoRanks);
+}
+
+ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRank,
+                             struct ncclTopoRanks **allTopoRanks, int *nChannels,
+                             int *nNodes) {
+  return nccomring_topo_postset_from(__builtin_return_address(0), comm, nodesFirstRank,
+                                     allTopoRanks, nChannels, nNodes);
+}
+
+ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nranks, int *prev,
+                            int *next) {
+  return nccomring_build_rings_from(NULL, nrings, rings, rank, nranks, prev, next);
+}
+
 ncclResult_t ncclTopoGetNetDev(struct ncclTopoSystem *sys, int rank,
                                struct ncclTopoGraph *graph, int channelId, int *dev) {
-  if (refuse("ncclTopoGetNetDev", NULL, rank)) return ncclInvalidUsage;
-  return (ncclResult_t)goTopoGetNetDev(sys, rank, graph, channelId, dev, __builtin_return_address(0));
+  return nccomring_topo_get_net_dev_from(__builtin_return_address(0), sys, rank, graph, channelId,
+                                         dev);
 }
 
 /*
