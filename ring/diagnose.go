@@ -10,54 +10,92 @@ import (
 // Every rank runs Postset on the same gathered fragments, so when the fast
 // checks fail, every rank must print the same WARN and that WARN should
 // name the rank whose fragment is wrong. diagnose reads only the fragments
-// and n, never the calling rank, and costs O(nRanks × n); it runs only after
-// a fast check has failed.
+// and n, never the calling rank, and costs O(nRanks × n) time and O(nRanks)
+// memory from the call's Allocator; it runs only after a fast check failed.
 //
 // A fragment holds most facts twice: a link a→b is a's ringNext and b's
 // ringPrev; a node's head and tail on a channel are held by every rank of
 // the node. A single wrong field therefore contradicts one or more other
 // fields, and every contradiction it causes involves its own rank. The
-// diagnosis lists the contradictions of the lowest channel that has any,
-// each with the one or two ranks that could explain it, and names the rank
-// that explains the most (ties: the lowest rank).
+// diagnosis enumerates the contradictions of the lowest channel that has
+// any, each with the one or two ranks that could explain it, and names the
+// rank that explains the most (ties: the lowest rank). It enumerates twice,
+// first to count votes, then to find the chosen rank's first contradiction,
+// and formats only that one.
 
-// contradiction is one inconsistency between fragments on one channel.
+// kind is a kind of contradiction; its text is in (*diagnosis).detail.
+type kind uint8
+
+const (
+	headDiffers        kind = iota // v: value, node, agreed head, held, ranks
+	tailDiffers                    // v: value, node, agreed tail, held, ranks
+	makesOwnNode                   // v: head, its node, own node
+	headOfOtherNode                // v: head, its node, own node
+	headElsewhere                  // v: node, its ringRecv[0], its node
+	tailOfOtherNode                // v: tail, its node, own node
+	tailElsewhere                  // v: node, its ringRecv[0], its node
+	nextIsEnd                      // v: node, tail
+	nextInOtherNode                // v: next, its node, own node
+	nextIsHead                     // v: next
+	nextNotBack                    // v: next, next's ringPrev, node
+	prevIsEnd                      // v: node, head
+	prevInOtherNode                // v: prev, its node, own node
+	prevIsTail                     // v: prev
+	prevNotBack                    // v: prev, prev's ringNext
+	offSegment                     // v: node, head, tail
+	stitchedNextBroken             // v: next, next's prev (-1: next is -1)
+	stitchedPrevBroken             // v: prev, prev's next (-1: prev is -1)
+	offRing                        // v: ranks reached, nRanks
+)
+
+// contradiction is one inconsistency between fragments on one channel:
+// subject is the rank whose field it describes, other a second rank that
+// could equally explain it (or -1).
 type contradiction struct {
-	subject int32  // the rank whose field the text describes
-	other   int32  // a second rank that could explain it, or -1
-	detail  string // the text after "rank S, channel c: ", about subject's fields
+	subject, other int32
+	kind           kind
+	v              [5]int32
 }
 
-// diagnosis is the shared state of one diagnose call: the fragments, the
-// channel count and the nodes of D8 (the first rank of each node, and each
-// rank's node), with every node's ranks in rank order.
+// diagnosis is the working state of one diagnose call: the fragments, the
+// channel count, and the nodes of D8 as flat tables, all in memory from the
+// call's Allocator.
 type diagnosis struct {
-	all     []*abi.TopoRanks
-	n       int
-	nodeOf  []int32 // nodeOf[r]: r's node (by its ringRecv[0], D8)
-	heads   []int32 // heads[m]: node m's first rank (its channel-0 head)
-	members [][]int32
+	all    []*abi.TopoRanks
+	n      int
+	nodeOf []int32 // nodeOf[r]: r's node (by its ringRecv[0], D8)
+	heads  []int32 // heads[m]: node m's first rank (its channel-0 head)
+	order  []int32 // ranks grouped by node, in rank order within a node
+	start  []int32 // node m's ranks are order[start[m]:start[m+1]]
+	counts []int32 // scratch of agreed, zero between uses
+	marks  []int32 // scratch of offSegment and unreached, zero between uses
+	votes  []int32
+	next   []int32 // stitched next of one channel (stitchChannel)
+	prev   []int32 // stitched prev of one channel
 }
 
 // diagnose returns the canonical error of fragments that failed a fast
 // check: first any value out of range (channel by channel, then rank by
 // rank: ncclInvalidArgument), then the first channel with a contradiction
 // (ncclInternalError). n is the channel count of D23 (every fragment has at
-// least n channels). It never returns nil: if the fragments hold no
-// contradiction of their own, the stitched rings are checked directly.
-func diagnose(all []*abi.TopoRanks, n int) *abi.Error {
+// least n channels). Its working memory comes from mem; when that runs out
+// the error is ncclSystemError.
+func diagnose(all []*abi.TopoRanks, n int, mem *scratch) *abi.Error {
 	if err := firstRangeError(all, n); err != nil {
 		return err
 	}
-	d := newDiagnosis(all, n)
+	d, err := newDiagnosis(all, n, mem)
+	if err != nil {
+		return err
+	}
 	for c := range n {
-		if list := d.channelContradictions(c); len(list) > 0 {
-			return d.verdict(c, list)
+		if culprit, found := d.vote(c, d.channelContradictions); found {
+			return d.verdict(c, culprit, d.channelContradictions)
 		}
 	}
 	for c := range n {
-		if list := d.stitchedContradictions(c); len(list) > 0 {
-			return d.verdict(c, list)
+		if culprit, found := d.vote(c, d.stitchedContradictions); found {
+			return d.verdict(c, culprit, d.stitchedContradictions)
 		}
 	}
 	// Not reached: the fast checks and the stitched check test the same
@@ -87,118 +125,207 @@ func firstRangeError(all []*abi.TopoRanks, n int) *abi.Error {
 	return nil
 }
 
-func newDiagnosis(all []*abi.TopoRanks, n int) *diagnosis {
+// newDiagnosis finds the nodes (D8) and groups the ranks by node with a
+// counting sort. Every value is in range (firstRangeError passed).
+func newDiagnosis(all []*abi.TopoRanks, n int, mem *scratch) (*diagnosis, *abi.Error) {
 	nRanks := len(all)
-	d := &diagnosis{all: all, n: n, nodeOf: make([]int32, nRanks)}
-	byHead := make([]int32, nRanks)
+	block := mem.ints(10*nRanks + 1)
+	if block == nil {
+		return nil, mem.err("ncclTopoPostset", nRanks, n)
+	}
+	clear(block)
+	take := func(k int) []int32 { s := block[:k:k]; block = block[k:]; return s }
+	d := &diagnosis{all: all, n: n}
+	d.nodeOf, d.order, d.start = take(nRanks), take(nRanks), take(nRanks+1)
+	d.counts, d.marks, d.votes = take(nRanks), take(nRanks), take(nRanks)
+	d.next, d.prev = take(nRanks), take(nRanks)
+	byHead, heads := take(nRanks), take(nRanks)
 	for i := range byHead {
 		byHead[i] = -1
 	}
+	nNodes := 0
 	for r, f := range all {
 		h := f.RingRecv[0]
 		if byHead[h] < 0 {
-			byHead[h] = int32(len(d.heads))
-			d.heads = append(d.heads, h)
-			d.members = append(d.members, nil)
+			byHead[h] = int32(nNodes)
+			heads[nNodes] = h
+			nNodes++
 		}
-		m := byHead[h]
-		d.nodeOf[r] = m
-		d.members[m] = append(d.members[m], int32(r))
+		d.nodeOf[r] = byHead[h]
+		d.start[byHead[h]+1]++
 	}
-	return d
+	d.heads = heads[:nNodes]
+	d.start = d.start[:nNodes+1]
+	for m := range nNodes {
+		d.start[m+1] += d.start[m]
+	}
+	fill := byHead[:nNodes] // reused: the next free slot of each node
+	copy(fill, d.start[:nNodes])
+	for r := range nRanks {
+		m := d.nodeOf[r]
+		d.order[fill[m]] = int32(r)
+		fill[m]++
+	}
+	return d, nil
 }
 
-// verdict names the rank that the most contradictions of channel c involve
-// (ties: the lowest rank) with the first contradiction about it.
-func (d *diagnosis) verdict(c int, list []contradiction) *abi.Error {
-	votes := make(map[int32]int, 2*len(list))
-	culprit, best := int32(-1), 0
-	for _, x := range list {
+func (d *diagnosis) members(m int) []int32 { return d.order[d.start[m]:d.start[m+1]] }
+
+// vote enumerates channel c's contradictions and counts, for each rank, the
+// contradictions that name it. It reports whether there was any, and the
+// rank with most votes (ties: the lowest). Votes only grow, so comparing
+// each rank as it gains one finds that rank. Only the deciding channel
+// ever votes, so the counts are never cleared.
+func (d *diagnosis) vote(c int, enumerate func(int, func(contradiction) bool)) (culprit int32, found bool) {
+	best := int32(0)
+	enumerate(c, func(x contradiction) bool {
+		found = true
 		for _, r := range [2]int32{x.subject, x.other} {
 			if r < 0 {
 				continue
 			}
-			votes[r]++
-			if v := votes[r]; v > best || (v == best && r < culprit) {
+			d.votes[r]++
+			if v := d.votes[r]; v > best || (v == best && r < culprit) {
 				culprit, best = r, v
 			}
 		}
-	}
-	// A rank's vote count only grows, so the loop above can leave a rank
-	// that was overtaken by an equal count of a lower rank: settle ties now.
-	for r, v := range votes {
-		if v == best && r < culprit {
-			culprit = r
-		}
-	}
-	chosen := -1
-	for i, x := range list {
-		if x.subject == culprit {
-			chosen = i
-			break
-		}
-	}
-	detail := ""
-	if chosen >= 0 {
-		detail = list[chosen].detail
-	} else {
-		for _, x := range list {
-			if x.other == culprit {
-				detail = fmt.Sprintf("rank %d's %s", x.subject, x.detail)
-				break
-			}
-		}
-	}
-	return abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d, channel %d: %s", culprit, c, detail)
+		return true
+	})
+	return culprit, found
 }
 
-// agreed is the value a node's ranks hold for a channel's head (or tail):
-// the value held by the most of them; among values tied for most, those
-// that are ranks of the node whose own ringPrev (ringNext for the tail) is
-// -1, if any; then the node's first rank's value if it is among them, else
-// the smallest. count is how many ranks hold it.
-func (d *diagnosis) agreed(m int, field func(*abi.TopoRanks) int32, end func(*abi.TopoRanks) int32) (value int32, count int) {
-	ranks := d.members[m]
+// verdict is the WARN naming culprit with the first contradiction whose
+// subject it is, or else the first that names it as the other rank.
+func (d *diagnosis) verdict(c int, culprit int32, enumerate func(int, func(contradiction) bool)) *abi.Error {
+	var chosen *contradiction
+	enumerate(c, func(x contradiction) bool {
+		if x.subject == culprit {
+			chosen = &x
+		}
+		return chosen == nil
+	})
+	text := ""
+	if chosen != nil {
+		text = d.detail(c, *chosen)
+	} else {
+		enumerate(c, func(x contradiction) bool {
+			if x.other == culprit {
+				text = fmt.Sprintf("rank %d's %s", x.subject, d.detail(c, x))
+				return false
+			}
+			return true
+		})
+	}
+	return abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d, channel %d: %s", culprit, c, text)
+}
+
+// detail is a contradiction's text (docs/errors.md "Diagnosis").
+func (d *diagnosis) detail(c int, x contradiction) string {
+	v := x.v
+	switch x.kind {
+	case headDiffers:
+		return fmt.Sprintf("ringRecv (head) is %d but node %d's head is %d (held by %d of its %d ranks)", v[0], v[1], v[2], v[3], v[4])
+	case tailDiffers:
+		return fmt.Sprintf("ringSend (tail) is %d but node %d's tail is %d (held by %d of its %d ranks)", v[0], v[1], v[2], v[3], v[4])
+	case makesOwnNode:
+		return fmt.Sprintf("ringRecv[0] is %d, a rank of node %d: it makes node %d on its own", v[0], v[1], v[2])
+	case headOfOtherNode:
+		return fmt.Sprintf("ringRecv (head) is %d, a rank of node %d, not of its own node %d", v[0], v[1], v[2])
+	case headElsewhere:
+		return fmt.Sprintf("node %d's ranks have it as their head, but its ringRecv[0] is %d, which puts it in node %d", v[0], v[1], v[2])
+	case tailOfOtherNode:
+		return fmt.Sprintf("ringSend (tail) is %d, a rank of node %d, not of its own node %d", v[0], v[1], v[2])
+	case tailElsewhere:
+		return fmt.Sprintf("node %d's ranks have it as their tail, but its ringRecv[0] is %d, which puts it in node %d", v[0], v[1], v[2])
+	case nextIsEnd:
+		return fmt.Sprintf("ringNext is -1 but node %d's tail is %d", v[0], v[1])
+	case nextInOtherNode:
+		return fmt.Sprintf("ringNext is %d, a rank of node %d, not of its own node %d", v[0], v[1], v[2])
+	case nextIsHead:
+		return fmt.Sprintf("ringNext is %d, its node's head", v[0])
+	case nextNotBack:
+		text := fmt.Sprintf("ringNext is %d but rank %d's ringPrev is %d", v[0], v[0], v[1])
+		if lost := d.unreached(c, x.subject, v[0], int(v[2])); lost >= 0 {
+			text += fmt.Sprintf("; rank %d is reached by nobody", lost)
+		}
+		return text
+	case prevIsEnd:
+		return fmt.Sprintf("ringPrev is -1 but node %d's head is %d", v[0], v[1])
+	case prevInOtherNode:
+		return fmt.Sprintf("ringPrev is %d, a rank of node %d, not of its own node %d", v[0], v[1], v[2])
+	case prevIsTail:
+		return fmt.Sprintf("ringPrev is %d, its node's tail", v[0])
+	case prevNotBack:
+		return fmt.Sprintf("ringPrev is %d but rank %d's ringNext is %d", v[0], v[0], v[1])
+	case offSegment:
+		return fmt.Sprintf("not on node %d's segment from head %d to tail %d", v[0], v[1], v[2])
+	case stitchedNextBroken:
+		if v[0] < 0 {
+			return fmt.Sprintf("after the stitch its next is %d", v[0])
+		}
+		return fmt.Sprintf("after the stitch its next is %d but rank %d's prev is %d", v[0], v[0], v[1])
+	case stitchedPrevBroken:
+		if v[0] < 0 {
+			return fmt.Sprintf("after the stitch its prev is %d", v[0])
+		}
+		return fmt.Sprintf("after the stitch its prev is %d but rank %d's next is %d", v[0], v[0], v[1])
+	case offRing:
+		return fmt.Sprintf("not on the ring through rank 0 (%d of %d ranks reached)", v[0], v[1])
+	}
+	return "inconsistent"
+}
+
+// agreed is the value a node's ranks hold for a channel's head (field
+// ringRecv, end ringPrev) or tail (ringSend, ringNext): the value held by
+// the most of them; among values tied for most, those that are ranks of
+// the node whose own end field is -1, if any; then the node's first rank's
+// value if it is among them, else the smallest. count is how many ranks
+// hold it.
+func (d *diagnosis) agreed(m int, field, end func(*abi.TopoRanks) int32) (value int32, count int32) {
+	ranks := d.members(m)
 	first := field(d.all[ranks[0]])
 	same := true
 	for _, r := range ranks[1:] {
 		same = same && field(d.all[r]) == first
 	}
 	if same {
-		return first, len(ranks)
+		return first, int32(len(ranks))
 	}
-	counts := make(map[int32]int)
 	for _, r := range ranks {
-		counts[field(d.all[r])]++
-	}
-	for _, k := range counts {
-		count = max(count, k)
-	}
-	var tied, marked []int32
-	for v, k := range counts {
-		if k == count {
-			tied = append(tied, v)
-			if d.nodeOf[v] == int32(m) && end(d.all[v]) == -1 {
-				marked = append(marked, v)
-			}
-		}
-	}
-	if len(marked) > 0 {
-		tied = marked
+		v := field(d.all[r])
+		d.counts[v]++
+		count = max(count, d.counts[v])
 	}
 	head := d.heads[m]
-	value = tied[0]
-	for _, v := range tied {
-		value = min(value, v)
-	}
-	if d.nodeOf[head] == int32(m) {
-		for _, v := range tied {
-			if v == field(d.all[head]) {
-				value = v
-			}
+	keyIn := d.nodeOf[head] == int32(m)
+	keyValue := field(d.all[head])
+	const none = int32(1<<31 - 1)
+	minMarked, minTied := none, none
+	keyMarked, keyTied := false, false
+	for _, r := range ranks {
+		v := field(d.all[r])
+		if d.counts[v] != count {
+			continue
 		}
+		d.counts[v] = -1 // each tied value once
+		isKey := keyIn && v == keyValue
+		if d.nodeOf[v] == int32(m) && end(d.all[v]) == -1 {
+			minMarked = min(minMarked, v)
+			keyMarked = keyMarked || isKey
+		}
+		minTied = min(minTied, v)
+		keyTied = keyTied || isKey
 	}
-	return value, count
+	for _, r := range ranks {
+		d.counts[field(d.all[r])] = 0
+	}
+	switch {
+	case minMarked != none && keyMarked, minMarked == none && keyTied:
+		return keyValue, count
+	case minMarked != none:
+		return minMarked, count
+	}
+	return minTied, count
 }
 
 func ringRecvOf(c int) func(*abi.TopoRanks) int32 {
@@ -214,214 +341,238 @@ func ringNextOf(c int) func(*abi.TopoRanks) int32 {
 	return func(f *abi.TopoRanks) int32 { return f.RingNext[c] }
 }
 
-// channelContradictions lists channel c's contradictions, node by node in
-// node order, in the order of docs/errors.md "Diagnosis": heads, tails,
+// channelContradictions enumerates channel c's contradictions, node by node
+// in node order, in the order of docs/errors.md "Diagnosis": heads, tails,
 // the head's and tail's node, then each rank's ringNext and ringPrev, then
-// ranks off their node's segment.
-func (d *diagnosis) channelContradictions(c int) []contradiction {
-	var list []contradiction
+// ranks off their node's segment. visit returns false to stop.
+func (d *diagnosis) channelContradictions(c int, visit func(contradiction) bool) {
 	recv, send, prev, next := ringRecvOf(c), ringSendOf(c), ringPrevOf(c), ringNextOf(c)
-	for m, ranks := range d.members {
-		before := len(list)
-		node := int32(m)
+	emitted := 0
+	emit := func(x contradiction) bool { emitted++; return visit(x) }
+	for m := range d.heads {
+		ranks := d.members(m)
+		node, size := int32(m), int32(len(ranks))
+		before := emitted
 		head, heldHead := d.agreed(m, recv, prev)
 		tail, heldTail := d.agreed(m, send, next)
 		for _, s := range ranks {
-			if v := recv(d.all[s]); v != head {
-				list = append(list, contradiction{s, -1, fmt.Sprintf("ringRecv (head) is %d but node %d's head is %d (held by %d of its %d ranks)", v, m, head, heldHead, len(ranks))})
+			if v := recv(d.all[s]); v != head && !emit(contradiction{s, -1, headDiffers, [5]int32{v, node, head, heldHead, size}}) {
+				return
 			}
 		}
 		for _, s := range ranks {
-			if v := send(d.all[s]); v != tail {
-				list = append(list, contradiction{s, -1, fmt.Sprintf("ringSend (tail) is %d but node %d's tail is %d (held by %d of its %d ranks)", v, m, tail, heldTail, len(ranks))})
+			if v := send(d.all[s]); v != tail && !emit(contradiction{s, -1, tailDiffers, [5]int32{v, node, tail, heldTail, size}}) {
+				return
 			}
 		}
-		for _, end := range [...]struct {
-			rank int32
-			role string
-			name string
-		}{{head, "head", "ringRecv (head)"}, {tail, "tail", "ringSend (tail)"}} {
-			home := d.nodeOf[end.rank]
-			if home == node {
-				continue
-			}
-			if len(ranks) == 1 && ranks[0] != end.rank {
-				s := ranks[0]
-				text := fmt.Sprintf("%s is %d, a rank of node %d, not of its own node %d", end.name, end.rank, home, m)
-				if c == 0 && end.role == "head" {
-					text = fmt.Sprintf("ringRecv[0] is %d, a rank of node %d: it makes node %d on its own", end.rank, home, m)
+		if home := d.nodeOf[head]; home != node {
+			x := contradiction{head, -1, headElsewhere, [5]int32{node, d.all[head].RingRecv[0], home}}
+			if s := ranks[0]; size == 1 && s != head {
+				x = contradiction{s, head, headOfOtherNode, [5]int32{head, home, node}}
+				if c == 0 {
+					x.kind = makesOwnNode
 				}
-				list = append(list, contradiction{s, end.rank, text})
-				continue
 			}
-			list = append(list, contradiction{end.rank, -1, fmt.Sprintf("node %d's ranks have it as their %s, but its ringRecv[0] is %d, which puts it in node %d",
-				m, end.role, d.all[end.rank].RingRecv[0], home)})
+			if !emit(x) {
+				return
+			}
+		}
+		if home := d.nodeOf[tail]; home != node {
+			x := contradiction{tail, -1, tailElsewhere, [5]int32{node, d.all[tail].RingRecv[0], home}}
+			if s := ranks[0]; size == 1 && s != tail {
+				x = contradiction{s, tail, tailOfOtherNode, [5]int32{tail, home, node}}
+			}
+			if !emit(x) {
+				return
+			}
 		}
 		for _, s := range ranks {
 			f := d.all[s]
 			if s != tail {
-				if x := d.linkContradiction(c, s, node, next(f), prev, "ringNext", "ringPrev", head, tail, "tail", "head"); x != nil {
-					list = append(list, *x)
+				if x, ok := d.nextContradiction(s, node, next(f), head, tail, prev); ok && !emit(x) {
+					return
 				}
 			}
 			if s != head {
-				if x := d.linkContradiction(c, s, node, prev(f), next, "ringPrev", "ringNext", tail, head, "head", "tail"); x != nil {
-					list = append(list, *x)
+				if x, ok := d.prevContradiction(s, node, prev(f), head, tail, next); ok && !emit(x) {
+					return
 				}
 			}
 		}
-		if len(list) == before {
-			if s := d.offSegment(ranks, head, tail, next); s >= 0 {
-				list = append(list, contradiction{s, -1, fmt.Sprintf("not on node %d's segment from head %d to tail %d", m, head, tail)})
+		if emitted == before {
+			if s := d.offSegment(ranks, node, head, tail, next); s >= 0 && !visit(contradiction{s, -1, offSegment, [5]int32{node, head, tail}}) {
+				return
 			}
 		}
 	}
-	return list
 }
 
-// linkContradiction checks rank s's link field (ringNext, or ringPrev with
-// the roles mirrored) on channel c: value b must be a rank of s's node, not
-// the node's far end (head for ringNext, tail for ringPrev), and b's
-// opposite field must point back at s. -1 is allowed only at s's own end,
-// which the caller has already excluded.
-func (d *diagnosis) linkContradiction(c int, s, node, b int32, back func(*abi.TopoRanks) int32, field, backField string, farEnd, ownEnd int32, ownRole, farRole string) *contradiction {
+// nextContradiction checks rank s's ringNext b (s is not its node's tail):
+// a rank of its node other than the head, whose ringPrev is s.
+func (d *diagnosis) nextContradiction(s, node, b, head, tail int32, prev func(*abi.TopoRanks) int32) (contradiction, bool) {
 	switch {
 	case b == -1:
-		return &contradiction{s, -1, fmt.Sprintf("%s is -1 but node %d's %s is %d", field, node, ownRole, ownEnd)}
+		return contradiction{s, -1, nextIsEnd, [5]int32{node, tail}}, true
 	case d.nodeOf[b] != node:
-		return &contradiction{s, b, fmt.Sprintf("%s is %d, a rank of node %d, not of its own node %d", field, b, d.nodeOf[b], node)}
-	case b == farEnd:
-		return &contradiction{s, -1, fmt.Sprintf("%s is %d, its node's %s", field, b, farRole)}
-	case back(d.all[b]) != s:
-		text := fmt.Sprintf("%s is %d but rank %d's %s is %d", field, b, b, backField, back(d.all[b]))
-		if lost := d.unreached(c, s, node, b, field); lost >= 0 {
-			text += fmt.Sprintf("; rank %d is reached by nobody", lost)
-		}
-		return &contradiction{s, b, text}
+		return contradiction{s, b, nextInOtherNode, [5]int32{b, d.nodeOf[b], node}}, true
+	case b == head:
+		return contradiction{s, -1, nextIsHead, [5]int32{b}}, true
+	case prev(d.all[b]) != s:
+		return contradiction{s, b, nextNotBack, [5]int32{b, prev(d.all[b]), node}}, true
 	}
-	return nil
+	return contradiction{}, false
+}
+
+// prevContradiction checks rank s's ringPrev a (s is not its node's head):
+// a rank of its node other than the tail, whose ringNext is s.
+func (d *diagnosis) prevContradiction(s, node, a, head, tail int32, next func(*abi.TopoRanks) int32) (contradiction, bool) {
+	switch {
+	case a == -1:
+		return contradiction{s, -1, prevIsEnd, [5]int32{node, head}}, true
+	case d.nodeOf[a] != node:
+		return contradiction{s, a, prevInOtherNode, [5]int32{a, d.nodeOf[a], node}}, true
+	case a == tail:
+		return contradiction{s, -1, prevIsTail, [5]int32{a}}, true
+	case next(d.all[a]) != s:
+		return contradiction{s, a, prevNotBack, [5]int32{a, next(d.all[a])}}, true
+	}
+	return contradiction{}, false
 }
 
 // unreached completes a ringNext contradiction (s's ringNext is b, but b
-// does not point back): the rank of s's node that names s as its ringPrev,
-// is not b, and is no rank's ringNext, if there is one. For ringPrev
-// contradictions it returns -1.
-func (d *diagnosis) unreached(c int, s, node, b int32, field string) int32 {
-	if field != "ringNext" {
-		return -1
-	}
-	for _, o := range d.members[node] {
-		if o == b || d.all[o].RingPrev[c] != s {
-			continue
-		}
-		reached := false
-		for _, a := range d.members[node] {
-			reached = reached || d.all[a].RingNext[c] == o
-		}
-		if !reached {
-			return o
+// does not point back): the lowest rank of s's node that names s as its
+// ringPrev, is not b, and is no rank's ringNext, or -1.
+func (d *diagnosis) unreached(c int, s, b int32, node int) int32 {
+	ranks := d.members(node)
+	for _, a := range ranks {
+		if v := d.all[a].RingNext[c]; v >= 0 {
+			d.marks[v] = 1
 		}
 	}
-	return -1
+	lost := int32(-1)
+	for _, o := range ranks {
+		if o != b && d.all[o].RingPrev[c] == s && d.marks[o] == 0 {
+			lost = o
+			break
+		}
+	}
+	for _, a := range ranks {
+		if v := d.all[a].RingNext[c]; v >= 0 {
+			d.marks[v] = 0
+		}
+	}
+	return lost
 }
 
-// offSegment returns the lowest rank of a node whose links are all mutual
-// that the walk from head along ringNext does not reach before tail, or -1.
-func (d *diagnosis) offSegment(ranks []int32, head, tail int32, next func(*abi.TopoRanks) int32) int32 {
-	reached := make(map[int32]bool, len(ranks))
-	for cur, steps := head, 0; steps < len(ranks) && cur >= 0 && !reached[cur]; steps++ {
-		reached[cur] = true
+// offSegment returns the lowest rank of node m, whose links are all
+// mutual, that the walk from head along ringNext does not reach by tail, or
+// -1. The walk stays inside the node, so clearing the node's marks clears
+// every mark it set.
+func (d *diagnosis) offSegment(ranks []int32, node, head, tail int32, next func(*abi.TopoRanks) int32) int32 {
+	for cur, steps := head, 0; steps < len(ranks) && cur >= 0 && d.nodeOf[cur] == node && d.marks[cur] == 0; steps++ {
+		d.marks[cur] = 1
 		if cur == tail {
 			break
 		}
 		cur = next(d.all[cur])
 	}
+	off := int32(-1)
 	for _, s := range ranks {
-		if !reached[s] {
-			return s
+		if d.marks[s] == 0 && off < 0 {
+			off = s
 		}
+		d.marks[s] = 0
 	}
-	return -1
+	return off
+}
+
+// stitchChannel fills d.next and d.prev with channel c after D9's stitch:
+// each rank's ringNext and ringPrev, then, node by node, each node's tail's
+// next is the following node's head and each node's head's prev is the
+// previous node's tail (later nodes overwrite earlier ones).
+func (d *diagnosis) stitchChannel(c int) {
+	for r, f := range d.all {
+		d.next[r], d.prev[r] = f.RingNext[c], f.RingPrev[c]
+	}
+	nNodes := len(d.heads)
+	for m, h := range d.heads {
+		d.next[d.all[h].RingSend[c]] = d.all[d.heads[(m+1)%nNodes]].RingRecv[c]
+	}
+	for m, h := range d.heads {
+		d.prev[d.all[h].RingRecv[c]] = d.all[d.heads[(m+nNodes-1)%nNodes]].RingSend[c]
+	}
 }
 
 // stitchedContradictions checks channel c after D9's stitch, for fragments
 // whose own fields contradict nothing: each rank's stitched prev and next
 // must point at each other, and the ring through rank 0 must reach every
-// rank.
-func (d *diagnosis) stitchedContradictions(c int) []contradiction {
-	nRanks := len(d.all)
-	next, prev := make([]int32, nRanks), make([]int32, nRanks)
-	for r, f := range d.all {
-		next[r], prev[r] = f.RingNext[c], f.RingPrev[c]
-	}
-	nNodes := len(d.heads)
-	for m, h := range d.heads {
-		node, following := d.all[h], d.all[d.heads[(m+1)%nNodes]]
-		next[node.RingSend[c]] = following.RingRecv[c]
-	}
-	for m, h := range d.heads {
-		node, previous := d.all[h], d.all[d.heads[(m+nNodes-1)%nNodes]]
-		prev[node.RingRecv[c]] = previous.RingSend[c]
-	}
-	for s := range int32(nRanks) {
-		if b := next[s]; b < 0 || prev[b] != s {
-			return []contradiction{{s, -1, fmt.Sprintf("after the stitch its next is %d%s", b, backText(b, "prev", prev))}}
+// rank. It yields at most one contradiction.
+func (d *diagnosis) stitchedContradictions(c int, visit func(contradiction) bool) {
+	d.stitchChannel(c)
+	nRanks := int32(len(d.all))
+	for s := range nRanks {
+		if b := d.next[s]; b < 0 || d.prev[b] != s {
+			back := int32(-1)
+			if b >= 0 {
+				back = d.prev[b]
+			}
+			visit(contradiction{s, -1, stitchedNextBroken, [5]int32{b, back}})
+			return
 		}
-		if a := prev[s]; a < 0 || next[a] != s {
-			return []contradiction{{s, -1, fmt.Sprintf("after the stitch its prev is %d%s", a, backText(a, "next", next))}}
+		if a := d.prev[s]; a < 0 || d.next[a] != s {
+			back := int32(-1)
+			if a >= 0 {
+				back = d.next[a]
+			}
+			visit(contradiction{s, -1, stitchedPrevBroken, [5]int32{a, back}})
+			return
 		}
 	}
-	onRing := make([]bool, nRanks)
-	reached := 0
-	for cur := int32(0); !onRing[cur]; cur = next[cur] {
-		onRing[cur] = true
+	// Every link is mutual: next is a permutation. Is it one cycle?
+	reached := int32(0)
+	for cur := int32(0); d.marks[cur] == 0; cur = d.next[cur] {
+		d.marks[cur] = 1
 		reached++
 	}
-	for s, ok := range onRing {
-		if !ok {
-			return []contradiction{{int32(s), -1, fmt.Sprintf("not on the ring through rank 0 (%d of %d ranks reached)", reached, nRanks)}}
+	off := int32(-1)
+	for s := range nRanks {
+		if d.marks[s] == 0 && off < 0 {
+			off = s
 		}
+		d.marks[s] = 0
 	}
-	return nil
-}
-
-func backText(b int32, name string, table []int32) string {
-	if b < 0 {
-		return ""
+	if off >= 0 {
+		visit(contradiction{off, -1, offRing, [5]int32{reached, nRanks}})
 	}
-	return fmt.Sprintf(" but rank %d's %s is %d", b, name, table[b])
-}
-
-// walkLines are rank 0's INFO lines for the channels whose stitched ring is
-// not one cycle with mutual prev links (docs/errors.md "Diagnosis"): the
-// walk from rank 0 along the stitched next, as ncclBuildRings prints a ring
-// before it checks it, nRanks steps or until a next is out of range, cut
-// after maxWalkRanks ranks with the count of the rest.
-func walkLines(all []*abi.TopoRanks, n int) []string {
-	d := newDiagnosis(all, n)
-	var lines []string
-	for c := range n {
-		if list := d.stitchedContradictions(c); len(list) == 0 {
-			continue
-		}
-		lines = append(lines, d.walkLine(c))
-	}
-	return lines
 }
 
 // maxWalkRanks is how many ranks a failing ring's INFO line shows.
 const maxWalkRanks = 64
 
+// walkLines are rank 0's INFO lines for the channels whose stitched ring is
+// not one cycle with mutual prev links (docs/errors.md "Walks on rank 0"):
+// the walk from rank 0 along the stitched next, as ncclBuildRings prints a
+// ring before it checks it, nRanks steps or until a next is -1, cut after
+// maxWalkRanks ranks with the count of the rest. Out of memory, none.
+func walkLines(all []*abi.TopoRanks, n int, mem *scratch) []string {
+	d, err := newDiagnosis(all, n, mem)
+	if err != nil {
+		return nil
+	}
+	var lines []string
+	for c := range n {
+		broken := false
+		d.stitchedContradictions(c, func(contradiction) bool { broken = true; return false })
+		if broken {
+			lines = append(lines, d.walkLine(c))
+		}
+	}
+	return lines
+}
+
 func (d *diagnosis) walkLine(c int) string {
+	d.stitchChannel(c)
 	nRanks := len(d.all)
-	next := make([]int32, nRanks)
-	for r, f := range d.all {
-		next[r] = f.RingNext[c]
-	}
-	nNodes := len(d.heads)
-	for m, h := range d.heads {
-		next[d.all[h].RingSend[c]] = d.all[d.heads[(m+1)%nNodes]].RingRecv[c]
-	}
 	// The prefix and " %3d" per rank of ChannelLine (D17).
 	line := []byte(ChannelLine(c, d.n, nil))
 	cur := int32(0)
@@ -431,7 +582,7 @@ func (d *diagnosis) walkLine(c int) string {
 			break
 		}
 		line = appendPadded(append(line, ' '), int(cur), 3, ' ')
-		if cur = next[cur]; cur < 0 {
+		if cur = d.next[cur]; cur < 0 {
 			line = fmt.Appendf(line, " (next is %d)", cur)
 			break
 		}

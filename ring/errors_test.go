@@ -298,3 +298,24 @@ func TestPostsetCatchesHeadDisagreementMaskedByTail(t *testing.T) {
 	requireNCCLError(t, err, abi.InternalError,
 		"ncclTopoPostset: rank 6, channel 1: ringRecv (head) is 5 but node 1's head is 4 (held by 3 of its 4 ranks)")
 }
+
+// noMemory is an Allocator with nothing to give.
+type noMemory struct{}
+
+func (noMemory) AllocInts(int) uintptr { return 0 }
+func (noMemory) Free(uintptr)          {}
+
+// P7b: working memory that cannot be had is ncclSystemError, and nothing is
+// written. The block is (2 + 3n) ints per rank: node table, heads, next and
+// prev, rings; here (2 + 3*2) * 8 * 4 = 256 bytes.
+// written (the library's Scratch is C malloc, so this is the path a large
+// job takes under an address-space limit instead of Go's fatal error).
+func TestPostsetWithoutWorkingMemoryIsASystemError(t *testing.T) {
+	f := newPostsetFixture(t)
+	before := bytes.Clone(bytesOf(f.comm))
+	heads := make([]int32, 8)
+	_, err := ring.Postset(f.comm, heads, f.all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc(), Scratch: noMemory{}})
+	requireNCCLError(t, err, abi.SystemError, "ncclTopoPostset: malloc of 256 bytes of working memory for 8 ranks x 2 channels failed")
+	assert.Equal(t, before, bytesOf(f.comm))
+	assert.Equal(t, make([]int32, 8), heads)
+}

@@ -6,6 +6,25 @@ import "github.com/nccomring/libnccomring/abi"
 // 32 x 8 lines = 16 KiB, which stays in L1/L2 until the checks reach them.
 const touchBlock = 32
 
+// postsetMemory is Postset's working memory, one block from the call's
+// Allocator: the node of each head rank, the heads in node order, the link
+// table and the rings walked from rank 0.
+type postsetMemory struct {
+	nodeOf, heads, links, rings []int32
+	sink                        int32
+}
+
+// newPostsetMemory takes the block for nRanks ranks and n channels from
+// sc, or returns nil when there is none.
+func newPostsetMemory(sc *scratch, nRanks, n int) *postsetMemory {
+	block := sc.ints((2 + 3*n) * nRanks)
+	if block == nil {
+		return nil
+	}
+	take := func(k int) []int32 { s := block[:k:k]; block = block[k:]; return s }
+	return &postsetMemory{nodeOf: take(nRanks), heads: take(nRanks), links: take(2 * n * nRanks), rings: take(n * nRanks)}
+}
+
 // nodeTable is the result of node detection (D8).
 type nodeTable struct {
 	heads []int32 // heads[m]: node m's channel-0 head rank (nodesFirstRank)
@@ -25,15 +44,18 @@ type nodeTable struct {
 // The checks run branch-free over a rank's channels and only say whether
 // one failed (ok false): the canonical error, the same on every rank, comes
 // from the channel count (D23) or diagnose (D24), which run only then.
-func scanFragments(all []*abi.TopoRanks, n int, rank int32, sc *scratch) (nodes nodeTable, links []int32, ok bool) {
+//
+// w is the call's working memory (postsetMemory): w.nodeOf and w.heads of
+// nRanks ints, w.links of 2*n*nRanks.
+func scanFragments(all []*abi.TopoRanks, n int, rank int32, w *postsetMemory) (nodes nodeTable, links []int32, ok bool) {
 	nRanks := len(all)
 	size := uint32(nRanks)
-	nodeOf := sc.ints(&sc.nodeOf, nRanks)
+	nodeOf := w.nodeOf
 	for i := range nodeOf {
 		nodeOf[i] = -1
 	}
-	links = sc.ints(&sc.links, 2*n*nRanks)
-	heads := sc.heads[:0]
+	links = w.links[:2*n*nRanks]
+	heads := w.heads[:0]
 	self := -1
 	var touched int32
 	last := n - 1
@@ -71,7 +93,8 @@ func scanFragments(all []*abi.TopoRanks, n int, rank int32, sc *scratch) (nodes 
 		if m < 0 {
 			m = int32(len(heads))
 			nodeOf[h] = m
-			heads = append(heads, h)
+			heads = heads[:m+1] // within w.heads: at most nRanks nodes
+			heads[m] = h
 		}
 		if int32(r) == rank {
 			self = int(m)
@@ -85,8 +108,7 @@ func scanFragments(all []*abi.TopoRanks, n int, rank int32, sc *scratch) (nodes 
 			return nodeTable{}, nil, false
 		}
 	}
-	sc.heads = heads
-	sc.sink = touched
+	w.sink = touched
 	return nodeTable{heads: heads, self: self}, links, true
 }
 

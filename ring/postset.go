@@ -22,7 +22,12 @@ type PostsetOptions struct {
 	// PodOrder is asked only when comm->enablePod is set on more than one
 	// node, so NCCOM_RING_POD_ORDER is read (and reported) only when it matters.
 	PodOrder func() PodOrder
-	Alloc    Allocator
+	// Alloc provides the userRanks buffers the caller keeps (D12).
+	Alloc Allocator
+	// Scratch provides the call's working memory, released before it
+	// returns: the library passes C malloc, so running out is
+	// ncclSystemError and the Go heap stays untouched; nil is the Go heap.
+	Scratch Allocator
 }
 
 // PostsetResult is what a successful Postset committed, for the caller's
@@ -98,13 +103,19 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		}
 	}
 
-	sc := getScratch()
-	defer putScratch(sc)
+	// Working memory from the Allocator (C malloc in the library): running
+	// out is ncclSystemError (P7b), and the Go heap is not touched.
+	sc := newScratch(opt.Scratch)
+	defer sc.release()
+	w := newPostsetMemory(sc, nRanks, n)
+	if w == nil {
+		return res, sc.err("ncclTopoPostset", nRanks, n)
+	}
 	// One pass over the fragments: ranges, nodes and their agreement, and
 	// every rank's links into the link table (stitched below). It assumes
 	// every fragment has comm->nChannels channels; a fragment with fewer
 	// fails its range check, and the pass runs again with D23's count.
-	nodes, links, ok := scanFragments(all, n, rank, sc)
+	nodes, links, ok := scanFragments(all, n, rank, w)
 	res.CountRank = -1
 	if !ok {
 		count, first := channelCount(all, n)
@@ -113,7 +124,7 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		}
 		if count < n {
 			n, res.CountRank = count, first
-			nodes, links, ok = scanFragments(all, n, rank, sc)
+			nodes, links, ok = scanFragments(all, n, rank, w)
 		}
 	}
 	res.GraphChannels = n
@@ -121,8 +132,16 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		res.CountRank = firstWithCount(all, n)
 	}
 	if !ok {
-		return res, postsetFailure(all, n, rank)
+		return res, postsetFailure(all, n, rank, sc)
 	}
+	stitch(all, nodes.heads, n, links)
+	rings := w.rings[:n*nRanks]
+	var pos [layout.MaxChannels]int
+	if !walkRings(n, rings, links, rank, &pos) {
+		return res, postsetFailure(all, n, rank, sc)
+	}
+	// Only now the communicator's and the platform's checks (P12-P14):
+	// fragments that contradict each other fail first, on every rank alike.
 	nNodes := len(nodes.heads)
 	if comm.EnablePod != 0 && nNodes > 1 {
 		if opt.PodOrder == nil || opt.PodOrder() != PodOrderNode {
@@ -134,13 +153,6 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	// The virtual-core and JBOG hooks are asked only on SwitchV1 (spec §4).
 	if err := kanga.CheckMaterialize(rank, switchV1, opt.Platforms); err != nil {
 		return res, err
-	}
-
-	stitch(all, nodes.heads, n, links)
-	rings := sc.ints(&sc.rings, n*nRanks)
-	var pos [layout.MaxChannels]int
-	if !walkRings(n, rings, links, rank, &pos) {
-		return res, postsetFailure(all, n, rank)
 	}
 
 	// D10: double, then clamp to ncclMaxNchannels() = 32; ncclMinNchannels()
@@ -173,10 +185,10 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 
 // postsetFailure is the failure over the fragments that every rank reports
 // the same way (D24), with rank 0's walks of the failing rings.
-func postsetFailure(all []*abi.TopoRanks, n int, rank int32) *RingsError {
-	e := &RingsError{Err: diagnose(all, n)}
+func postsetFailure(all []*abi.TopoRanks, n int, rank int32, sc *scratch) *RingsError {
+	e := &RingsError{Err: diagnose(all, n, sc)}
 	if rank == 0 && e.Err.Code == abi.InternalError {
-		e.Walks = walkLines(all, n)
+		e.Walks = walkLines(all, n, sc)
 	}
 	return e
 }

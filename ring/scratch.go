@@ -1,29 +1,62 @@
 package ring
 
-import "sync"
+import "github.com/nccomring/libnccomring/abi"
 
-// scratch is the reusable working memory of one call. Calls for different
-// communicators run concurrently (D22), so each takes its own from a pool;
-// nothing in it outlives the call.
+// scratch is the working memory of one Postset call, taken from the call's
+// Allocator and released when the call returns: nothing in it outlives the
+// call. In the library the Allocator is C malloc, so the memory is outside
+// the Go heap (steady-state calls leave the Go garbage collector nothing to
+// do) and running out of it is an answer (ncclSystemError), not Go's fatal
+// "out of memory".
 type scratch struct {
-	rings  []int32 // rings walked from rank 0, [c*nRanks + i]
-	links  []int32 // stitched next and prev, [(r*n + c)*2 + {0, 1}]
-	nodeOf []int32 // node index by head rank, -1 where none
-	heads  []int32 // each node's channel-0 head rank, in node order
-	sink   int32   // keeps scanFragments' look-ahead loads from being dropped
+	alloc  Allocator
+	blocks []uintptr
+	failed int   // bytes of the request that failed, 0 if none
+	sink   int32 // keeps scanFragments' look-ahead loads from being dropped
 }
 
-var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
-
-func getScratch() *scratch  { return scratchPool.Get().(*scratch) }
-func putScratch(s *scratch) { scratchPool.Put(s) }
-
-// ints returns (*buf)[:n], growing the buffer when it is too small. The
-// contents are not cleared.
-func (s *scratch) ints(buf *[]int32, n int) []int32 {
-	if cap(*buf) < n {
-		*buf = make([]int32, n)
+// newScratch takes working memory from a, or from the Go heap when a is nil.
+func newScratch(a Allocator) *scratch {
+	if a == nil {
+		a = &goHeap{live: map[uintptr][]int32{}}
 	}
-	*buf = (*buf)[:n]
-	return *buf
+	return &scratch{alloc: a}
+}
+
+// goHeap is an Allocator over the Go heap, for callers without C memory
+// (tests): it keeps each block alive until it is freed.
+type goHeap struct{ live map[uintptr][]int32 }
+
+func (g *goHeap) AllocInts(n int) uintptr {
+	buf := make([]int32, n)
+	p := abi.Address(buf)
+	g.live[p] = buf
+	return p
+}
+
+func (g *goHeap) Free(p uintptr) { delete(g.live, p) }
+
+// ints returns n ints of working memory, not cleared, or nil when the
+// allocator has none.
+func (s *scratch) ints(n int) []int32 {
+	p := s.alloc.AllocInts(max(n, 1))
+	if p == 0 {
+		s.failed = 4 * n
+		return nil
+	}
+	s.blocks = append(s.blocks, p)
+	return abi.Ints(p, n)
+}
+
+// release frees every block.
+func (s *scratch) release() {
+	for _, p := range s.blocks {
+		s.alloc.Free(p)
+	}
+	s.blocks = s.blocks[:0]
+}
+
+// err is the ncclSystemError of a failed request (docs/errors.md P7b).
+func (s *scratch) err(fn string, nRanks, n int) *abi.Error {
+	return abi.Errorf(abi.SystemError, "%s: malloc of %d bytes of working memory for %d ranks x %d channels failed", fn, s.failed, nRanks, n)
 }

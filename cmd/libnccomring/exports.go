@@ -73,6 +73,7 @@ func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks 
 		Platforms: &hostPlatform{fn: fn, rank: rank, caller: caller},
 		PodOrder:  podOrder,
 		Alloc:     cAllocator{},
+		Scratch:   cAllocator{},
 	})
 	logChannelCount(rank, result)
 	if err != nil {

@@ -20,6 +20,12 @@
  *                        finds the hooks), on a platform whose family hook
  *                        says false: the virtual-core and JBOG hooks abort()
  *                        if called (spec §4 calls them only on SwitchV1).
+ *   address-limit LIB    run under `ulimit -v 1800000`: Postset of a
+ *                        communicator of 2^24 ranks and 16 channels (every
+ *                        fragment pointer at one fragment) needs more working
+ *                        memory than the limit leaves: it must return
+ *                        ncclSystemError with one WARN, and the process
+ *                        lives (Go's own out-of-memory would kill it).
  *
  * The cluster: 2 nodes x 2 ranks, one channel, one kangaRing path whose
  * ints are 100*rank + i. Exit 0 when every check held, 1 otherwise.
@@ -173,10 +179,38 @@ static int through_hooklib(const char *hooklib, bool switchV1) {
   return failures ? 1 : 0;
 }
 
+static int address_limit(const char *lib) {
+  void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) {
+    fprintf(stderr, "boundary: %s\n", dlerror());
+    return 2;
+  }
+  postset = (postset_fn)need(h, "ncclTopoPostset");
+  const int nRanks = 1 << 24, nChannels = 16;
+  static struct ncclTopoRanks one; /* every value 0: in range, a ring of one */
+  struct ncclTopoRanks **all = malloc((size_t)nRanks * sizeof *all);
+  int *heads = malloc((size_t)nRanks * sizeof *heads);
+  struct ncclComm *comm = calloc(1, sizeof *comm);
+  if (all == NULL || heads == NULL || comm == NULL) {
+    fprintf(stderr, "boundary: the host itself could not allocate 2^24 pointers under this limit\n");
+    return 2;
+  }
+  for (int r = 0; r < nRanks; r++) all[r] = &one;
+  comm->rank = 0, comm->nRanks = nRanks, comm->localRanks = 1, comm->nChannels = nChannels;
+  int outChannels = -7, outNodes = -7;
+  ncclResult_t res = postset(comm, heads, all, &outChannels, &outNodes);
+  CHECK(res == ncclSystemError, "Postset of 2^24 ranks under the limit returned %d, want ncclSystemError", res);
+  CHECK(outChannels == -7 && outNodes == -7 && comm->nChannels == nChannels, "Postset wrote on failure");
+  printf("boundary: Postset of 2^24 ranks x %d channels under the address-space limit: result %d, the process lives\n",
+         nChannels, res);
+  return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "address-limit") == 0) return address_limit(argv[2]);
   if (argc == 3 && strcmp(argv[1], "env-after-load") == 0) return env_after_load(argv[2]);
   if (argc == 3 && strcmp(argv[1], "rtld-local") == 0) return through_hooklib(argv[2], true);
   if (argc == 3 && strcmp(argv[1], "gate") == 0) return through_hooklib(argv[2], false);
-  fprintf(stderr, "usage: boundary env-after-load LIB | rtld-local HOOKLIB | gate HOOKLIB\n");
+  fprintf(stderr, "usage: boundary env-after-load LIB | rtld-local HOOKLIB | gate HOOKLIB | address-limit LIB\n");
   return 2;
 }
