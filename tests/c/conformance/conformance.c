@@ -5,6 +5,8 @@
  *
  *   conformance [--candidate LIB] [--reference LIB] [--seed S] [--count N]
  *               [--case 'SPEC'] [--real]
+ *   conformance --cross-rank [--candidate LIB] [--reference LIB] [--seed S]
+ *               [--count N] [--case 'XSPEC']
  *
  * Defaults: candidate libnccomring.so beside this program (build/), reference
  * $NCCOM_REF_LIB or libnccomref.so beside it, a time-based seed (printed, so a failure replays),
@@ -27,8 +29,29 @@
  * only fault-free, generic-platform clusters with a graph are run. Use it
  * against a real libnccom.so.2 (README: "Conformance against a real libnccom").
  *
- * Exit status: 0 no difference, 1 a difference, 2 usage or load error,
- * 3 a library crashed (the case is printed).
+ * --cross-rank (issue 8; D23, D24; docs/errors.md, ncclTopoPostset "One
+ * verdict"): every case is one valid cluster (1-8 nodes of 1-8 ranks, one
+ * in ten with unequal nodes, node-major, random channel orders), Preset on every rank straight into its
+ * slot of the gathered buffer (pre-filled with 0x00, 0xA5 or 0xFF), exactly
+ * one corruption of that buffer (a ring field of one rank and channel set
+ * in range, to -1 or out of range; one fragment in two slots; two slots
+ * swapped; spec.h, struct xspec), then Postset on every rank with its own
+ * communicator, at NCCL_DEBUG=INFO. Asserted per library: one verdict (the
+ * same code and the same log on every rank apart from the [rank] prefix and
+ * rank 0's Channel lines; on success the same channel count, nodes and
+ * rings, each rank's userRanks the same cycle started at itself, prev/next
+ * its neighbours in it). Asserted between the libraries: the same outcome
+ * on every rank (code, every log line, the communicator, nodesFirstRank).
+ * Measured: how often a failure's WARN ("ncclTopoPostset: rank S, ...")
+ * names the corrupted rank (either slot of a swap); below 95% fails. The
+ * named cases (issue 8's six inputs and D23's lowered count) and the pasted
+ * cases of crossrank.inc run first; --count random clusters (default 5000)
+ * follow; --case replays one XSPEC as printed. A split verdict or a
+ * difference is printed with its case, shrunk, and a replay command.
+ *
+ * Exit status: 0 no difference, 1 a difference (cross-rank: a split
+ * verdict, a difference, a named case's expectation or the naming rate),
+ * 2 usage or load error, 3 a library crashed (the case is printed).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -158,6 +181,7 @@ static int spec_string(const char *text) {
 /* which call of which case did it.                                    */
 
 static const struct spec *currentSpec;
+static char xLabel[512]; /* the cross-rank job being run, for crash and failure reports */
 static const char *currentCall = "setup";
 static int currentLib = -1;
 
@@ -169,6 +193,7 @@ static void on_crash(int sig) {
                    currentCall, currentLib >= 0 ? libs[currentLib].role : "(harness)");
   if (write(2, msg, (size_t)n) < 0) _exit(3);
   if (currentSpec) print_spec(stderr, currentSpec);
+  if (xLabel[0] && (write(2, xLabel, strlen(xLabel)) < 0 || write(2, "\n", 1) < 0)) _exit(3);
   _exit(3);
 }
 
@@ -403,6 +428,19 @@ static int compare_bytes(const char *call, int rank, const char *what, const voi
   return 0;
 }
 
+/* Preset's fragments, byte for byte. A real libnccom does not write
+ * channels c >= graph->nChannels of the four ring arrays, where this
+ * project's Preset marks them -1 (D23), so --real compares those entries
+ * as equal. */
+static int compare_fragments(int rank, const struct ncclTopoRanks *a, const struct ncclTopoRanks *b, int nChannels) {
+  struct ncclTopoRanks x = *a, y = *b;
+  for (int c = nChannels < 0 ? 0 : nChannels; realMode && c < MAXCHANNELS; c++) {
+    x.ringRecv[c] = y.ringRecv[c] = x.ringSend[c] = y.ringSend[c] = 0;
+    x.ringPrev[c] = y.ringPrev[c] = x.ringNext[c] = y.ringNext[c] = 0;
+  }
+  return compare_bytes("ncclTopoPreset", rank, "fragment", &x, &y, sizeof x);
+}
+
 /* Compares two communicators: userRanks pointers by role (NULL, the
  * caller's buffer, or the library's) and contents; every other byte as is. */
 static int compare_comms(const char *call, int rank, const struct ncclComm *a, const struct ncclComm *b,
@@ -616,8 +654,7 @@ static int run_case(const struct spec *sp) {
       }
     }
     for (int lib = 0; lib < 2; lib++) run_preset(&w, lib, r, c[lib], NULL, &frags[lib][r], &o[lib]);
-    d = compare_outcome("ncclTopoPreset", r, &o[0], &o[1]) ||
-        compare_bytes("ncclTopoPreset", r, "fragment", &frags[0][r], &frags[1][r], sizeof(struct ncclTopoRanks)) ||
+    d = compare_outcome("ncclTopoPreset", r, &o[0], &o[1]) || compare_fragments(r, &frags[0][r], &frags[1][r], w.channels) ||
         compare_comms("ncclTopoPreset", r, commA, commB, NULL, NULL);
     if (!d && o[0].res != ncclSuccess) goto out; /* both refused alike: the case ends here */
   }
@@ -859,11 +896,833 @@ static int null_argument_calls(void) {
   return d;
 }
 
+/* ------------------------------------------------------------------ */
+/* Cross-rank mode: one AllGather, one verdict (issue 8; D23, D24;     */
+/* docs/errors.md, ncclTopoPostset: "One verdict", "Diagnosis").       */
+/*                                                                     */
+/* In a job every rank calls Postset on the same gathered fragments;   */
+/* if one rank fails while the others succeed, the job hangs. A job    */
+/* here is one cluster: Preset on every rank straight into its slot of */
+/* the gathered buffer, one corruption of that buffer, then Postset on */
+/* every rank, each with its own communicator as Preset left it,       */
+/* through each library. Asserted: one verdict per library (the same   */
+/* code and log on every rank apart from the [rank] prefix and rank    */
+/* 0's Channel lines, and on success the same channel and node counts  */
+/* and the same rings), the same outcome in both libraries, and how    */
+/* often a failure's WARN names the rank whose slot was corrupted.     */
+
+static const char *xKindNames[X_COUNT] = {"X_NONE", "X_RECV", "X_SEND", "X_PREV", "X_NEXT", "X_DUP", "X_SWAP"};
+static const char *xKindLabels[X_COUNT] = {"none", "ringRecv", "ringSend", "ringPrev", "ringNext", "duplicate", "swap"};
+
+/* The largest job --case accepts: two libraries' communicators for every
+ * rank are held at once (about 19 KB each). */
+enum { X_MAX_RANKS = 1024 };
+
+/* One materialized cross-rank job. */
+struct xjob {
+  struct cluster *cl;
+  int nRanks;
+  const struct ncclTopoGraph **graphOf; /* [nRanks]: the graph each rank's Preset is handed */
+  struct ncclTopoGraph *own;            /* a graph of the job's own (named cases), freed with it */
+  unsigned char fill;                   /* what the gathered buffer held before Preset */
+  int kind, rank, channel, value;       /* the corruption, reduced into the job's ranges */
+  void (*corrupt)(struct ncclTopoRanks *slots); /* a named case's own corruption, or NULL */
+};
+
+static void x_job_free(struct xjob *j) {
+  cluster_free(j->cl);
+  free(j->graphOf);
+  free(j->own);
+  memset(j, 0, sizeof *j);
+}
+
+/* Node sizes of a spec; the rng goes on to draw the channel orders, so
+ * both come from the spec's seed alone. Returns nRanks. */
+static int x_sizes(const struct xspec *s, struct rng *r, int *sizes) {
+  int n = 0;
+  for (int m = 0; m < s->nodes; m++) {
+    sizes[m] = s->unequal ? 1 + below(r, s->local) : s->local;
+    n += sizes[m];
+  }
+  return n;
+}
+
+static int x_nranks(const struct xspec *s) {
+  struct rng r = {s->seed};
+  int sizes[64];
+  return x_sizes(s, &r, sizes);
+}
+
+/* Every rank is handed its node's graph. */
+static int x_job_graphs(struct xjob *j) {
+  j->nRanks = j->cl->nRanks;
+  j->graphOf = malloc((size_t)j->nRanks * sizeof *j->graphOf);
+  if (j->graphOf == NULL) return -1;
+  for (int r = 0; r < j->nRanks; r++) j->graphOf[r] = j->cl->graphs[cluster_node_of(j->cl, r)];
+  return 0;
+}
+
+/* Builds the job of a spec: node sizes, a random permutation per node and
+ * channel, the corruption reduced into the cluster's ranges. */
+static int x_job_from_spec(const struct xspec *s, struct xjob *j) {
+  memset(j, 0, sizeof *j);
+  struct rng r = {s->seed};
+  int sizes[64];
+  int n = x_sizes(s, &r, sizes);
+  j->cl = cluster_new(s->nodes, sizes);
+  if (j->cl == NULL || x_job_graphs(j) != 0) return -1;
+  int perm[NCCL_TOPO_MAX_NODES];
+  for (int m = 0; m < s->nodes; m++) {
+    struct ncclTopoGraph *g = j->cl->graphs[m];
+    int L = sizes[m];
+    for (int c = 0; c < s->channels; c++) {
+      for (int i = 0; i < L; i++) perm[i] = i;
+      for (int i = L - 1; i > 0; i--) {
+        int k = below(&r, i + 1), t = perm[i];
+        perm[i] = perm[k];
+        perm[k] = t;
+      }
+      for (int i = 0; i < L; i++) g->intra[c * L + i] = j->cl->firstRank[m] + perm[i];
+    }
+    g->nChannels = s->channels;
+  }
+  j->fill = (unsigned char)s->fill;
+  j->kind = s->kind;
+  j->rank = s->rank % n;
+  j->channel = s->channel % MAXCHANNELS;
+  j->value = s->kind == X_DUP || s->kind == X_SWAP ? ((s->value % n) + n) % n : s->value;
+  return 0;
+}
+
+/* The one corruption of the gathered buffer, the same in both libraries. */
+static void x_corrupt(const struct xjob *j, struct ncclTopoRanks *slots) {
+  struct ncclTopoRanks *f = &slots[j->rank], t;
+  switch (j->kind) {
+  case X_RECV: f->ringRecv[j->channel] = j->value; break;
+  case X_SEND: f->ringSend[j->channel] = j->value; break;
+  case X_PREV: f->ringPrev[j->channel] = j->value; break;
+  case X_NEXT: f->ringNext[j->channel] = j->value; break;
+  case X_DUP: *f = slots[j->value]; break;
+  case X_SWAP:
+    t = *f;
+    *f = slots[j->value];
+    slots[j->value] = t;
+    break;
+  default: break;
+  }
+  if (j->corrupt) j->corrupt(slots);
+}
+
+static void format_xspec(char *out, size_t size, const struct xspec *s) {
+  int n = snprintf(out, size, "{.seed = 0x%llxULL, .nodes = %d, .local = %d, .channels = %d", s->seed, s->nodes,
+                   s->local, s->channels);
+  if (n < 0 || (size_t)n >= size) return;
+  if (s->unequal) n += snprintf(out + n, size - (size_t)n, ", .unequal = 1");
+  if (s->fill) n += snprintf(out + n, size - (size_t)n, ", .fill = 0x%02x", s->fill);
+  int kind = s->kind >= 0 && s->kind < X_COUNT ? s->kind : 0;
+  snprintf(out + n, size - (size_t)n, ", .kind = %s, .rank = %d, .channel = %d, .value = %d}", xKindNames[kind],
+           s->rank, s->channel, s->value);
+}
+
+/* Parses what format_xspec prints (braces, commas and "ULL" optional). */
+static int parse_xspec(const char *text, struct xspec *s) {
+  memset(s, 0, sizeof *s);
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", text);
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ",{}", &save); tok; tok = strtok_r(NULL, ",{}", &save)) {
+    char name[32], value[64];
+    if (sscanf(tok, " .%31[a-zA-Z] = %63s", name, value) != 2) {
+      if (strspn(tok, " \t\n") == strlen(tok)) continue;
+      return -1;
+    }
+    long long v = 0;
+    int found = 0;
+    for (int i = 0; i < X_COUNT; i++)
+      if (strcmp(value, xKindNames[i]) == 0) v = i, found = 1;
+    if (!found && strncmp(value, "X_", 2) == 0) return -1; /* an unknown corruption name */
+    if (!found) {
+      char *end;
+      v = strtoll(value, &end, 0);
+      if (*end != '\0' && strcmp(end, "ULL") != 0) return -1;
+      if (strcmp(name, "seed") != 0 && (v < INT_MIN || v > INT_MAX)) return -1;
+    }
+#define FIELD(F) else if (strcmp(name, #F) == 0) s->F = (int)v;
+    if (strcmp(name, "seed") == 0) s->seed = strtoull(value, NULL, 0);
+    FIELD(nodes) FIELD(local) FIELD(unequal) FIELD(channels) FIELD(fill) FIELD(kind) FIELD(rank) FIELD(channel)
+    FIELD(value)
+    else return -1;
+#undef FIELD
+  }
+  /* The ranges the generator and the harness's buffers are built for. */
+  if (s->nodes < 1 || s->nodes > 64 || s->local < 1 || s->local > NCCL_TOPO_MAX_NODES || s->channels < 1 ||
+      s->channels > MAXCHANNELS || s->channels * s->local > NCCOM_RING_MAX_INTRA || s->fill < 0 || s->fill > 255 ||
+      s->kind < 0 || s->kind >= X_COUNT || s->rank < 0 || s->channel < 0 || s->nodes * s->local > X_MAX_RANKS)
+    return -1;
+  return 0;
+}
+
+/* A random valid cluster of at most 64 ranks and one random corruption:
+ * one ring field of one rank and channel (in range, -1 or out of range;
+ * now and then a channel past the graph's, whose -1 marks D23 reads), or a
+ * fragment in two slots, or two slots swapped. */
+static void random_xspec(uint64_t seed, struct xspec *s) {
+  struct rng r = {seed};
+  memset(s, 0, sizeof *s);
+  s->seed = next_u64(&r);
+  s->nodes = 1 + below(&r, 8);
+  s->local = 1 + below(&r, 8);
+  s->unequal = below(&r, 10) == 0;
+  /* few channels half the time: a corrupted channel is then more often the
+   * one the diagnosis reads first */
+  s->channels = below(&r, 2) ? 1 + below(&r, 4) : 1 + below(&r, MAXCHANNELS);
+  static const int fills[] = {0x00, 0xA5, 0xFF};
+  s->fill = fills[below(&r, 3)];
+  int n = x_nranks(s);
+  s->kind = X_RECV + below(&r, 6);
+  if (n == 1 && s->kind >= X_DUP) s->kind = X_RECV + below(&r, 4); /* one slot: nothing to copy or swap */
+  s->rank = below(&r, n);
+  s->channel = below(&r, 10) == 0 ? below(&r, MAXCHANNELS) : below(&r, s->channels);
+  if (s->kind >= X_DUP) {
+    s->value = (s->rank + 1 + below(&r, n - 1)) % n; /* another slot */
+  } else {
+    int p = below(&r, 100);
+    s->value = p < 60 ? below(&r, n) : p < 75 ? -1 : p < 90 ? n + below(&r, 3) : -2 - below(&r, 2);
+  }
+}
+
+/* ---- running one job ---- */
+
+/* One library's verdict: rank 0's outcome, which every other rank's must
+ * equal. */
+struct xverdict {
+  ncclResult_t res;
+  char shared[8192]; /* the log lines every rank prints alike, "[rank] NCCL " cut off */
+  char warn[1024];   /* the first WARN's text, after "NCCL WARN " */
+  char log[32768];   /* rank 0's whole log (its walk lines, "Walks on rank 0") */
+  int nChannels, nNodes;
+  int ringsOk; /* rank 0's channels [0, ringsOk) are checked cycles */
+  int *heads; /* [nRanks] nodesFirstRank */
+  int *ring;  /* [MAXCHANNELS * nRanks] rank 0's userRanks, channel by channel */
+  int *pos;   /* [MAXCHANNELS * nRanks] where each rank stands in ring */
+};
+
+static struct xverdict xv[2];
+static int xSplit, xDiff;                  /* this job's split verdicts, differences */
+static char xSplitText[2048], xDiffText[2048]; /* the first of each */
+
+/* Records a split verdict (split) or a difference; the first of each is
+ * kept for the report. Returns 1. */
+__attribute__((format(printf, 2, 3))) static int x_fail(int split, const char *fmt, ...) {
+  int *count = split ? &xSplit : &xDiff;
+  if ((*count)++ > 0) return 1;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(split ? xSplitText : xDiffText, sizeof xSplitText, fmt, ap);
+  va_end(ap);
+  return 1;
+}
+
+static char xRaw[65536];
+
+/* The log lines of the call that just returned, "[rank] NCCL KIND text"
+ * each (host, pid and tid cut off). */
+static void x_capture(char *lines, size_t size) {
+  drain(xRaw, sizeof xRaw);
+  warn_text(xRaw, lines, size);
+  currentLib = -1;
+}
+
+/* Splits a call's log into what every rank must print alike (WARN and INFO
+ * lines with "[rank] NCCL " cut off) and the number of Channel lines, which
+ * rank 0 alone prints (D17, "Walks on rank 0"); warn gets the first WARN's
+ * text. */
+static void x_split_log(const char *lines, char *shared, size_t ssize, char *warn, size_t wsize, int *channelLines) {
+  size_t n = 0;
+  shared[0] = warn[0] = '\0';
+  *channelLines = 0;
+  for (const char *line = lines; *line;) {
+    const char *end = strchr(line, '\n');
+    if (end == NULL) end = line + strlen(line);
+    const char *kind = strstr(line, "] NCCL ");
+    if (kind && kind < end) {
+      kind += strlen("] NCCL ");
+      const char *text = kind + strlen("WARN ");
+      int isWarn = strncmp(kind, "WARN ", 5) == 0;
+      if (!isWarn && strncmp(text, "Channel ", 8) == 0) {
+        (*channelLines)++;
+      } else {
+        if (isWarn && warn[0] == '\0') snprintf(warn, wsize, "%.*s", (int)(end - text), text);
+        int w = snprintf(shared + n, ssize - n, "%.*s\n", (int)(end - kind), kind);
+        if (w > 0 && (size_t)w < ssize - n) n += (size_t)w;
+      }
+    }
+    line = *end ? end + 1 : end;
+  }
+}
+
+/* strcpy, cut to size. */
+static void copy_text(char *dst, size_t size, const char *src) {
+  size_t n = strnlen(src, size - 1);
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+}
+
+/* The rank a Postset WARN names first ("ncclTopoPostset: rank S..."), or -1. */
+static int x_named_rank(const char *warn) {
+  int s;
+  if (sscanf(warn, "ncclTopoPostset: rank %d", &s) == 1) return s;
+  return -1;
+}
+
+static void x_comm_init(const struct xjob *j, int rank, struct ncclComm *c) {
+  memset(c, 0x5A, sizeof *c); /* canaries wherever the ring stage must not care */
+  int m = cluster_node_of(j->cl, rank);
+  for (int ch = 0; ch < MAXCHANNELS; ch++) {
+    c->channels[ch].ring.userRanks = NULL;
+    c->channels[ch].ring.devUserRanks = (int *)(uintptr_t)(0xDE000000u + (unsigned)ch); /* never touched */
+  }
+  c->nKangaRingChannels = 0;
+  c->topo = &j->cl->systems[m];
+  c->rank = rank;
+  c->nRanks = j->nRanks;
+  c->localRanks = j->cl->localRanks[m];
+  c->enablePod = 0;
+}
+
+/* Checks rank r's Postset in library lib against rank 0's (or, for rank 0,
+ * records it): the one verdict of D24. Returns 1 on a split. */
+static int x_check_rank(int lib, int r, ncclResult_t res, const char *lines, const struct ncclComm *comm,
+                         const int *heads, int nch, int nnodes, struct ncclTopoRanks *const *all) {
+  static char shared[8192], warn[1024];
+  struct xverdict *v = &xv[lib];
+  int n = comm->nRanks, channelLines;
+  const char *who = libs[lib].role;
+  x_split_log(lines, shared, sizeof shared, warn, sizeof warn, &channelLines);
+  if (r == 0) {
+    v->res = res;
+    copy_text(v->shared, sizeof v->shared, shared);
+    copy_text(v->warn, sizeof v->warn, warn);
+    copy_text(v->log, sizeof v->log, lines);
+    v->nChannels = nch;
+    v->nNodes = nnodes;
+    v->ringsOk = 0;
+    memcpy(v->heads, heads, (size_t)n * sizeof(int));
+  } else {
+    if (channelLines > 0)
+      return x_fail(1, "%s: rank %d printed %d Channel lines; only rank 0 prints them (D17, \"Walks on rank 0\")",
+                    who, r, channelLines);
+    if (res != v->res || strcmp(shared, v->shared) != 0)
+      return x_fail(1,
+                    "split verdict in the %s: rank 0 returned %d, rank %d returned %d\n"
+                    "  rank 0 printed: %s  rank %d printed: %s",
+                    who, (int)v->res, r, (int)res, v->shared[0] ? v->shared : "(nothing)\n", r,
+                    shared[0] ? shared : "(nothing)\n");
+  }
+  if (res != ncclSuccess) return 0;
+
+  if (nch < 1 || nch > MAXCHANNELS || comm->nChannels != nch || nnodes < 1 || nnodes > n || comm->nNodes != nnodes)
+    return x_fail(1, "%s: rank %d succeeded with *nChannels %d (comm %d), *nNodes %d (comm %d)", who, r, nch,
+                  comm->nChannels, nnodes, comm->nNodes);
+  if (r > 0 && (nch != v->nChannels || nnodes != v->nNodes ||
+                memcmp(heads, v->heads, (size_t)nnodes * sizeof(int)) != 0))
+    return x_fail(1,
+                  "split verdict in the %s: rank 0 has %d channels and %d nodes, rank %d %d channels and %d nodes "
+                  "(or other node heads)",
+                  who, v->nChannels, v->nNodes, r, nch, nnodes);
+  /* D8: a rank is in the node keyed by its own fragment's ringRecv[0]. */
+  if (comm->node < 0 || comm->node >= nnodes || heads[comm->node] != all[r]->ringRecv[0])
+    return x_fail(1, "%s: rank %d is in node %d, whose head is not its ringRecv[0] %d", who, r, comm->node,
+                  all[r]->ringRecv[0]);
+  for (int c = 0; c < nch; c++) {
+    const struct ncclRing *ring = &comm->channels[c].ring;
+    const int *u = ring->userRanks;
+    int *ring0 = v->ring + (size_t)c * (size_t)n, *pos0 = v->pos + (size_t)c * (size_t)n;
+    if (u == NULL) return x_fail(1, "%s: rank %d succeeded without channels[%d].ring.userRanks", who, r, c);
+    if (u[0] != r) return x_fail(1, "%s: rank %d's channel %d userRanks starts at %d", who, r, c, u[0]);
+    if (ring->prev != u[n - 1] || ring->next != u[1 % n])
+      return x_fail(1, "%s: rank %d channel %d: prev %d and next %d, but its userRanks ends with %d and goes on to %d",
+                    who, r, c, ring->prev, ring->next, u[n - 1], u[1 % n]);
+    if (r == 0) {
+      /* rank 0's ring must be a cycle through every rank once */
+      for (int i = 0; i < n; i++) pos0[i] = -1;
+      for (int i = 0; i < n; i++) {
+        if (u[i] < 0 || u[i] >= n || pos0[u[i]] >= 0)
+          return x_fail(1, "%s: rank 0's channel %d userRanks[%d] is %d: not a cycle through every rank", who, c,
+                        i, u[i]);
+        pos0[u[i]] = i;
+        ring0[i] = u[i];
+      }
+      v->ringsOk = c + 1;
+      continue;
+    }
+    if (c >= v->ringsOk) break; /* rank 0's ring is already reported */
+    /* the same cycle as rank 0's, started at this rank */
+    for (int i = 0, at = pos0[r]; i < n; i++)
+      if (u[i] != ring0[(at + i) % n])
+        return x_fail(1, "split verdict in the %s: channel %d: rank %d's userRanks[%d] is %d, rank 0's ring gives %d", who,
+                      c, r, i, u[i], ring0[(at + i) % n]);
+  }
+  return 0;
+}
+
+/* Runs one job through both libraries. Returns 1 when it found a split
+ * verdict or a difference (xSplitText, xDiffText), else 0; xv[] holds
+ * each library's verdict. */
+static int x_run(const struct xjob *j) {
+  int n = j->nRanks;
+  size_t nn = (size_t)n;
+  xSplit = xDiff = 0;
+  xSplitText[0] = xDiffText[0] = '\0';
+  set_platform(&(struct spec){0}); /* generic: no kangaRing */
+  struct ncclComm *comms[2] = {malloc(nn * sizeof(struct ncclComm)), malloc(nn * sizeof(struct ncclComm))};
+  struct ncclTopoRanks *slots[2] = {malloc(nn * sizeof(struct ncclTopoRanks)),
+                                    malloc(nn * sizeof(struct ncclTopoRanks))};
+  struct ncclTopoRanks **all[2] = {malloc(nn * sizeof(void *)), malloc(nn * sizeof(void *))};
+  int *heads[2] = {malloc(nn * sizeof(int)), malloc(nn * sizeof(int))};
+  static char lines[2][32768];
+  for (int lib = 0; lib < 2; lib++) {
+    free(xv[lib].heads);
+    free(xv[lib].ring);
+    free(xv[lib].pos);
+    xv[lib].heads = malloc(nn * sizeof(int));
+    xv[lib].ring = malloc(MAXCHANNELS * nn * sizeof(int));
+    xv[lib].pos = malloc(MAXCHANNELS * nn * sizeof(int));
+    xv[lib].res = ncclSuccess;
+    xv[lib].warn[0] = xv[lib].shared[0] = xv[lib].log[0] = '\0';
+    if (!comms[lib] || !slots[lib] || !all[lib] || !heads[lib] || !xv[lib].heads || !xv[lib].ring || !xv[lib].pos) {
+      x_fail(0, "harness out of memory");
+      goto out;
+    }
+  }
+
+  /* Preset on every rank, straight into its slot of the gathered buffer
+   * (which holds the fill byte before, as an AllGather buffer holds
+   * whatever it held). Every job is valid up to here. */
+  for (int r = 0; r < n; r++) {
+    struct outcome o[2];
+    for (int lib = 0; lib < 2; lib++) {
+      x_comm_init(j, r, &comms[lib][r]);
+      memset(&slots[lib][r], j->fill, sizeof slots[lib][r]);
+      all[lib][r] = &slots[lib][r];
+      /* The libraries take a non-const graph; neither writes it (spec §2). */
+      struct ncclTopoGraph *g = (struct ncclTopoGraph *)(uintptr_t)j->graphOf[r];
+      call_begin("ncclTopoPreset", lib);
+      o[lib].res = libs[lib].api.preset(&comms[lib][r], g, &slots[lib][r]);
+      call_end(&o[lib]);
+      if (o[lib].res != ncclSuccess) {
+        x_fail(0, "ncclTopoPreset on rank %d of a valid cluster: the %s returned %d\n  WARN: %s", r,
+               libs[lib].role, (int)o[lib].res, o[lib].warn[0] ? o[lib].warn : "(none)\n");
+        goto out;
+      }
+    }
+    if (compare_outcome("ncclTopoPreset", r, &o[0], &o[1]) ||
+        compare_bytes("ncclTopoPreset", r, "fragment", &slots[0][r], &slots[1][r], sizeof slots[0][r]) ||
+        compare_comms("ncclTopoPreset", r, &comms[0][r], &comms[1][r], NULL, NULL)) {
+      x_fail(0, "%s", diffText);
+      goto out;
+    }
+  }
+  for (int lib = 0; lib < 2; lib++) x_corrupt(j, slots[lib]);
+
+  /* Postset on every rank: compared between the libraries rank by rank,
+   * and within each library against rank 0's verdict. */
+  for (int r = 0; r < n; r++) {
+    struct outcome o[2];
+    int nch[2] = {-777, -777}, nnodes[2] = {-777, -777};
+    for (int lib = 0; lib < 2; lib++) {
+      for (int i = 0; i < n; i++) heads[lib][i] = -999;
+      call_begin("ncclTopoPostset", lib);
+      o[lib].res = libs[lib].api.postset(&comms[lib][r], heads[lib], all[lib], &nch[lib], &nnodes[lib]);
+      x_capture(lines[lib], sizeof lines[lib]);
+    }
+    if (!xDiff) {
+      if (o[0].res != o[1].res || strcmp(lines[0], lines[1]) != 0)
+        x_fail(0, "ncclTopoPostset on rank %d: candidate returned %d, reference %d\n  candidate printed: %s  reference printed: %s",
+               r, (int)o[0].res, (int)o[1].res, lines[0][0] ? lines[0] : "(nothing)\n",
+               lines[1][0] ? lines[1] : "(nothing)\n");
+      else if (compare_comms("ncclTopoPostset", r, &comms[0][r], &comms[1][r], NULL, NULL) ||
+               compare_bytes("ncclTopoPostset", r, "nodesFirstRank", heads[0], heads[1], nn * sizeof(int)) ||
+               (nch[0] != nch[1] && differ("ncclTopoPostset on rank %d: *nChannels candidate %d, reference %d", r, nch[0], nch[1])) ||
+               (nnodes[0] != nnodes[1] && differ("ncclTopoPostset on rank %d: *nNodes candidate %d, reference %d", r, nnodes[0], nnodes[1])))
+        x_fail(0, "%s", diffText);
+    }
+    for (int lib = 0; lib < 2; lib++) {
+      x_check_rank(lib, r, o[lib].res, lines[lib], &comms[lib][r], heads[lib], nch[lib], nnodes[lib], all[lib]);
+      free_lib_bufs(&comms[lib][r], NULL);
+    }
+  }
+out:
+  for (int lib = 0; lib < 2; lib++) {
+    free(comms[lib]);
+    free(slots[lib]);
+    free(all[lib]);
+    free(heads[lib]);
+  }
+  return xSplit > 0 || xDiff > 0;
+}
+
+/* ---- named cases: the six inputs of issue 8, and D23's twist ---- */
+
+/* nodes x local ranks, every channel in the same local order. */
+static int x_job_uniform(struct xjob *j, int nodes, int local, int nChannels, const int *order) {
+  memset(j, 0, sizeof *j);
+  int sizes[64];
+  for (int m = 0; m < nodes; m++) sizes[m] = local;
+  j->cl = cluster_new(nodes, sizes);
+  if (j->cl == NULL) return -1;
+  for (int c = 0; c < nChannels; c++) cluster_set_channel(j->cl, c, order, local, -1, -1);
+  cluster_set_nchannels(j->cl, nChannels);
+  return x_job_graphs(j);
+}
+
+/* 1: rank 2's fragment says its predecessor is 0 (it is 1). */
+static int x_case_wrong_prev(struct xjob *j) {
+  static const int order[] = {0, 1, 2, 3};
+  if (x_job_uniform(j, 2, 4, 1, order) != 0) return -1;
+  j->kind = X_PREV, j->rank = 2, j->channel = 0, j->value = 0;
+  return 0;
+}
+
+/* 2: rank 2's own graph differs from its node's in rank 2's prev only
+ * (same head, tail and next). */
+static int x_case_own_graph(struct xjob *j) {
+  static const int order[] = {0, 1, 4, 2, 3}, own[] = {0, 4, 1, 2, 3};
+  if (x_job_uniform(j, 2, 5, 1, order) != 0 || (j->own = malloc(sizeof *j->own)) == NULL) return -1;
+  memcpy(j->own, j->cl->graphs[0], sizeof *j->own);
+  for (int i = 0; i < 5; i++) j->own->intra[i] = own[i]; /* node 0's ranks are 0..4 */
+  j->graphOf[2] = j->own;
+  return 0;
+}
+
+/* 3: the AllGather delivers rank 0's fragment in rank 9's slot too. */
+static int x_case_wrong_slot(struct xjob *j) {
+  static const int order[] = {0, 7, 6, 5, 4, 3, 2, 1};
+  if (x_job_uniform(j, 2, 8, 1, order) != 0) return -1;
+  j->kind = X_DUP, j->rank = 9, j->value = 0;
+  return 0;
+}
+
+/* 4: ranks 0-2 are handed a 14-channel graph (odd channels reversed),
+ * rank 3 its first 12 channels, as when a graph file reaches some ranks
+ * only. */
+static int x_case_counts(struct xjob *j) {
+  static const int forward[] = {0, 1, 2, 3}, reversed[] = {0, 3, 2, 1};
+  enum { many = 14, few = 12 };
+  if (x_job_uniform(j, 1, 4, many, forward) != 0 || (j->own = malloc(sizeof *j->own)) == NULL) return -1;
+  for (int c = 1; c < many; c += 2) cluster_set_channel(j->cl, c, reversed, 4, -1, -1);
+  memcpy(j->own, j->cl->graphs[0], sizeof *j->own);
+  j->own->nChannels = few;
+  j->graphOf[3] = j->own;
+  return 0;
+}
+
+static void x_corrupt_two_links(struct ncclTopoRanks *slots) {
+  slots[52].ringPrev[0] = 53;
+  slots[52].ringNext[0] = 54;
+}
+
+/* 5: 8x8, rank 52's fragment says prev 53 and next 54 on channel 0. */
+static int x_case_two_links(struct xjob *j) {
+  static const int order[] = {0, 1, 2, 3, 4, 5, 6, 7};
+  if (x_job_uniform(j, 8, 8, 1, order) != 0) return -1;
+  j->corrupt = x_corrupt_two_links;
+  return 0;
+}
+
+/* 6: channel 1's ring 4 -> 5 -> 4 ..., which rank 0 walks at INFO. */
+static int x_case_walk(struct xjob *j) {
+  static const int order[] = {0, 1, 2, 3};
+  if (x_job_uniform(j, 2, 4, 2, order) != 0) return -1;
+  j->kind = X_NEXT, j->rank = 5, j->channel = 1, j->value = 4;
+  return 0;
+}
+
+/* D23: ringRecv[2] = -1 in one fragment says it has 2 channels. */
+static int x_case_fewer(struct xjob *j) {
+  static const int order[] = {0, 1, 2, 3};
+  if (x_job_uniform(j, 2, 4, 3, order) != 0) return -1;
+  j->kind = X_RECV, j->rank = 6, j->channel = 2, j->value = -1;
+  return 0;
+}
+
+/* Input 4's rings: channel c is channel c % 12 of the graph. */
+static int x_rings_counts(const struct xverdict *v, int n, char *why, size_t size) {
+  static const int forward[] = {0, 1, 2, 3}, reversed[] = {0, 3, 2, 1};
+  for (int c = 0; c < v->nChannels; c++) {
+    const int *want = c % 12 % 2 ? reversed : forward;
+    for (int i = 0; i < n; i++)
+      if (v->ring[c * n + i] != want[i]) {
+        snprintf(why, size, "rank 0's channel %d userRanks[%d] is %d, want %d", c, i, v->ring[c * n + i], want[i]);
+        return 1;
+      }
+  }
+  return 0;
+}
+
+struct xnamed {
+  const char *title;
+  int (*build)(struct xjob *j);
+  int fill;          /* the gathered buffer's bytes before Preset */
+  ncclResult_t res;  /* on every rank, in both libraries */
+  int rank;          /* failing: the rank the WARN names */
+  int channels;      /* succeeding: *nChannels */
+  const char *walk;  /* failing: rank 0's INFO line, printed before its WARN; or NULL */
+  int (*rings)(const struct xverdict *v, int n, char *why, size_t size); /* succeeding: or NULL */
+};
+
+/* Issue 8's six inputs, named after what they show, and D23's twist. */
+static const struct xnamed xNamed[] = {
+    {"1: 2x4, rank 2's ringPrev[0] = 0: every rank fails naming rank 2",
+     x_case_wrong_prev, 0x00, ncclInternalError, 2, 0, NULL, NULL},
+    {"2: 2x5, rank 2's own graph moves only its prev: every rank fails naming rank 2",
+     x_case_own_graph, 0x00, ncclInternalError, 2, 0, NULL, NULL},
+    {"3: 2x8, rank 0's fragment also in rank 9's slot: every rank fails naming rank 9",
+     x_case_wrong_slot, 0x00, ncclInternalError, 9, 0, NULL, NULL},
+    {"4: 1x4, 14-channel graphs and one 12-channel graph, buffer zeroed: every rank has 24 channels",
+     x_case_counts, 0x00, ncclSuccess, -1, 24, NULL, x_rings_counts},
+    {"4: 1x4, 14-channel graphs and one 12-channel graph, buffer 0xA5: every rank has 24 channels",
+     x_case_counts, 0xA5, ncclSuccess, -1, 24, NULL, x_rings_counts},
+    {"5: 8x8, rank 52 says prev 53 and next 54: every rank fails naming rank 52",
+     x_case_two_links, 0x00, ncclInternalError, 52, 0, NULL, NULL},
+    {"6: 2x4, channel 1 cycles 4 5 4: rank 0 prints the walk before its WARN",
+     x_case_walk, 0x00, ncclInternalError, 5, 0, "Channel 01/02 :    0   1   2   3   4   5   4   5", NULL},
+    {"D23: 2x4x3, one fragment's ringRecv[2] = -1: every rank succeeds with 4 channels",
+     x_case_fewer, 0x00, ncclSuccess, -1, 4, NULL, NULL},
+};
+
+/* Checks a named case's expectation against library lib's verdict. */
+static int x_expect(const struct xnamed *k, int lib, int n, char *why, size_t size) {
+  const struct xverdict *v = &xv[lib];
+  if (v->res != k->res) {
+    snprintf(why, size, "returned %d, want %d; WARN: %s", (int)v->res, (int)k->res, v->warn[0] ? v->warn : "(none)");
+    return 1;
+  }
+  if (k->res != ncclSuccess && x_named_rank(v->warn) != k->rank) {
+    snprintf(why, size, "the WARN does not name rank %d: %s", k->rank, v->warn);
+    return 1;
+  }
+  if (k->res == ncclSuccess && v->nChannels != k->channels) {
+    snprintf(why, size, "*nChannels is %d, want %d", v->nChannels, k->channels);
+    return 1;
+  }
+  if (k->walk) {
+    char want[512];
+    snprintf(want, sizeof want, "NCCL INFO %s\n", k->walk);
+    const char *at = strstr(v->log, want), *w = strstr(v->log, "NCCL WARN");
+    if (at == NULL || w == NULL || at > w) {
+      snprintf(why, size, "rank 0 does not print \"%s\" before its WARN; it printed:\n%s", k->walk, v->log);
+      return 1;
+    }
+  }
+  return k->rings && k->res == ncclSuccess ? k->rings(v, n, why, size) : 0;
+}
+
+/* ---- reports, shrinking, the run ---- */
+
+static const char *xArgv0;
+
+static void x_report(const char *label, int pasteable) {
+  if (xSplit) printf("conformance: cross-rank SPLIT VERDICT in %s:\n  %s\n", label, xSplitText);
+  if (xDiff) printf("conformance: cross-rank DIFFERENCE in %s:\n  %s\n", label, xDiffText);
+  if (pasteable)
+    printf("conformance: replay with: %s --cross-rank --candidate %s --reference %s --case '%s'\n", xArgv0,
+           libs[0].path, libs[1].path, label);
+}
+
+static int x_spec_fails(const struct xspec *s) {
+  struct xjob j;
+  int fails = x_job_from_spec(s, &j) == 0 ? x_run(&j) : 0;
+  x_job_free(&j);
+  return fails;
+}
+
+/* How big a case is: shrinking only ever moves to a strictly smaller one,
+ * so it ends. */
+static long long xspec_size(const struct xspec *s) {
+  long long v = s->value < 0 ? -(long long)s->value : s->value;
+  return (long long)s->nodes * s->local * s->channels * 1000000 + (long long)s->rank * 1000 +
+         (long long)s->channel * 100 + v * 10 + s->unequal + (s->fill != 0);
+}
+
+/* Greedy shrinking: keep any smaller case that still splits or differs. */
+static void x_shrink(struct xspec *s) {
+  for (int progress = 1; progress;) {
+    progress = 0;
+    struct xspec tries[32];
+    int n = 0, ranks = x_nranks(s);
+#define TRY(FIELD, VALUE)                         \
+  if (s->FIELD != (VALUE)) {                      \
+    tries[n] = *s;                                \
+    tries[n].FIELD = (VALUE);                     \
+    n++;                                          \
+  }
+    TRY(nodes, 1) TRY(nodes, s->nodes / 2 > 0 ? s->nodes / 2 : 1) TRY(nodes, s->nodes > 1 ? s->nodes - 1 : 1)
+    TRY(local, 1) TRY(local, s->local / 2 > 0 ? s->local / 2 : 1) TRY(local, s->local > 1 ? s->local - 1 : 1)
+    TRY(channels, 1) TRY(channels, s->channels / 2 > 0 ? s->channels / 2 : 1)
+    TRY(channels, s->channels > 1 ? s->channels - 1 : 1) TRY(unequal, 0) TRY(fill, 0)
+    TRY(rank, s->rank % ranks) TRY(rank, s->rank / 2) TRY(rank, 0)
+    TRY(channel, s->channel % MAXCHANNELS) TRY(channel, s->channel / 2) TRY(channel, 0)
+    TRY(value, 0) TRY(value, -1) TRY(value, s->value / 2)
+#undef TRY
+    for (int i = 0; i < n && !progress; i++) {
+      if (xspec_size(&tries[i]) < xspec_size(s) && x_spec_fails(&tries[i])) {
+        *s = tries[i];
+        progress = 1;
+      }
+    }
+  }
+}
+
+/* --cross-rank: the named cases, the pasted cases of crossrank.inc, then
+ * count random clusters from seed (or only oneCase). Returns the exit
+ * status. */
+static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
+  struct timespec w0, w1;
+  clock_gettime(CLOCK_MONOTONIC, &w0);
+  clock_t t0 = clock();
+  printf("conformance: candidate %s%s\nconformance: reference %s%s\n", libs[0].path,
+         libs[0].mangled ? " (C++ names)" : "", libs[1].path, libs[1].mangled ? " (C++ names)" : "");
+  struct xspec one;
+  struct xjob j;
+  if (oneCase) {
+    if (parse_xspec(oneCase, &one) != 0) {
+      fprintf(stderr, "conformance: cannot parse --cross-rank --case '%s'\n", oneCase);
+      return 2;
+    }
+    format_xspec(xLabel, sizeof xLabel, &one);
+    if (x_job_from_spec(&one, &j) != 0) {
+      fprintf(stderr, "conformance: out of memory building the case\n");
+      return 2;
+    }
+    int bad = x_run(&j);
+    printf("conformance: cross-rank %s\n  candidate verdict: %d %s\n  reference verdict: %d %s\n", xLabel,
+           (int)xv[0].res, xv[0].warn[0] ? xv[0].warn : (xv[0].res == ncclSuccess ? "(success)" : "(no WARN)"),
+           (int)xv[1].res, xv[1].warn[0] ? xv[1].warn : (xv[1].res == ncclSuccess ? "(success)" : "(no WARN)"));
+    if (xv[0].res == ncclSuccess) printf("  %d channels, %d nodes\n", xv[0].nChannels, xv[0].nNodes);
+    x_report(xLabel, 0);
+    x_job_free(&j);
+    xLabel[0] = '\0';
+    return bad;
+  }
+  printf("conformance: cross-rank, seed 0x%llx (replay: %s --cross-rank --candidate %s --reference %s --seed 0x%llx --count %ld)\n",
+         (unsigned long long)seed, xArgv0, libs[0].path, libs[1].path, (unsigned long long)seed, count);
+
+  int status = 0;
+  for (size_t k = 0; k < sizeof xNamed / sizeof xNamed[0]; k++) {
+    const struct xnamed *c = &xNamed[k];
+    snprintf(xLabel, sizeof xLabel, "case %s", c->title);
+    if (c->build(&j) != 0) {
+      fprintf(stderr, "conformance: out of memory building cross-rank %s\n", xLabel);
+      return 2;
+    }
+    j.fill = (unsigned char)c->fill;
+    int bad = x_run(&j);
+    char why[2][4096] = {"", ""};
+    for (int lib = 0; lib < 2 && !bad; lib++) x_expect(c, lib, j.nRanks, why[lib], sizeof why[lib]);
+    if (bad || why[0][0] || why[1][0]) {
+      status = 1;
+      printf("conformance: cross-rank FAIL %s\n", xLabel);
+      x_report(xLabel, 0);
+      for (int lib = 0; lib < 2; lib++)
+        if (why[lib][0]) printf("  %s: %s\n", libs[lib].role, why[lib]);
+    } else {
+      printf("conformance: cross-rank ok   %s\n", xLabel);
+    }
+    x_job_free(&j);
+  }
+
+  static const struct xspec pasted[] = {
+#include "crossrank.inc"
+  };
+  for (size_t k = 0; k < sizeof pasted / sizeof pasted[0]; k++) {
+    format_xspec(xLabel, sizeof xLabel, &pasted[k]);
+    if (x_spec_fails(&pasted[k])) {
+      status = 1;
+      x_report(xLabel, 1);
+    }
+  }
+
+  long splits = 0, diffs = 0, failed = 0, named = 0, fewer = 0, missed[X_COUNT] = {0}, drawn[X_COUNT] = {0};
+  long internal = 0; /* failures with ncclInternalError; the rest are range errors (ncclInvalidArgument) */
+  static char example[X_COUNT][2048];
+  struct xspec first;
+  memset(&first, 0, sizeof first);
+  int haveFirst = 0;
+  for (long i = 0; i < count; i++) {
+    struct xspec s;
+    /* mix(seed) first: runs with neighbouring seeds draw different
+     * clusters, not the same ones shifted by one */
+    random_xspec(mix(mix(seed) + (uint64_t)i), &s);
+    format_xspec(xLabel, sizeof xLabel, &s);
+    if (x_job_from_spec(&s, &j) != 0) {
+      fprintf(stderr, "conformance: out of memory building %s\n", xLabel);
+      return 2;
+    }
+    if (x_run(&j)) {
+      splits += xSplit > 0;
+      diffs += xDiff > 0;
+      if (splits + diffs <= 5) x_report(xLabel, 1); /* the first few in full */
+      if (!haveFirst) first = s, haveFirst = 1;
+    }
+    if (xv[0].res != ncclSuccess) {
+      failed++;
+      drawn[j.kind]++;
+      internal += xv[0].res == ncclInternalError;
+      int s0 = x_named_rank(xv[0].warn);
+      if (s0 == j.rank || (j.kind == X_SWAP && s0 == j.value)) {
+        named++;
+      } else if (missed[j.kind]++ == 0) {
+        snprintf(example[j.kind], sizeof example[j.kind], "%s: %s", xLabel, xv[0].warn);
+      }
+    } else if (xv[0].nChannels < (2 * s.channels < MAXCHANNELS ? 2 * s.channels : MAXCHANNELS)) {
+      fewer++; /* D23: a fragment that says it has fewer channels lowers every rank's count */
+    }
+    x_job_free(&j);
+  }
+  xLabel[0] = '\0';
+  clock_gettime(CLOCK_MONOTONIC, &w1);
+  double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  double wall = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
+
+  double rate = failed ? 100.0 * (double)named / (double)failed : 100.0;
+  printf("cross-rank: %ld clusters, %ld split verdicts, %ld differences; %ld failed, the WARN names the corrupted rank in %ld (%.1f%%); "
+         "%ld succeeded, %ld of them with fewer channels (D23); %.1f s, %.1f s CPU\n",
+         count, splits, diffs, failed, named, rate, count - failed, fewer, wall, cpu);
+  printf("cross-rank: failures: %ld ncclInternalError, %ld range errors; misses by kind (of failures of that kind):", internal,
+         failed - internal);
+  for (int k = X_RECV; k < X_COUNT; k++)
+    printf(" %s %ld of %ld%s", xKindLabels[k], missed[k], drawn[k], k + 1 < X_COUNT ? "," : "\n");
+  for (int k = X_RECV; k < X_COUNT; k++)
+    if (missed[k]) printf("cross-rank: first %s miss: %s\n", xKindLabels[k], example[k]);
+
+  if (haveFirst) {
+    x_shrink(&first);
+    format_xspec(xLabel, sizeof xLabel, &first);
+    x_spec_fails(&first);
+    printf("conformance: smallest reproducing cross-rank case (paste into tests/c/conformance/crossrank.inc):\n");
+    x_report(xLabel, 1);
+    xLabel[0] = '\0';
+  }
+  if (splits || diffs) status = 1;
+  if (rate < 95.0) {
+    printf("cross-rank: FAIL: the WARN names the corrupted rank in %.1f%% of failing clusters, below 95%%\n", rate);
+    status = 1;
+  }
+  return status;
+}
+
 static void usage(FILE *f, int status) {
   fputs("usage: conformance [--candidate LIB] [--reference LIB] [--seed S] [--count N]\n"
         "                   [--case 'SPEC'] [--real]\n"
+        "       conformance --cross-rank [--candidate LIB] [--reference LIB] [--seed S] [--count N]\n"
+        "                   [--case 'XSPEC']\n"
         "  LIB paths default to libnccomring.so and libnccomref.so beside this program\n"
-        "  (--reference defaults to $NCCOM_REF_LIB when set)\n",
+        "  (--reference defaults to $NCCOM_REF_LIB when set)\n"
+        "  --count defaults to 20000 clusters, 5000 with --cross-rank\n"
+        "  --cross-rank: one valid cluster of at most 64 ranks per case, one corruption of the\n"
+        "  gathered fragments, Postset on every rank: asserts one verdict per library (D24),\n"
+        "  the same outcome in both, and that failures name the corrupted rank (>= 95%)\n",
         f);
   exit(status);
 }
@@ -903,8 +1762,9 @@ int main(int argc, char **argv) {
   libs[0].path = beside_me("libnccomring.so");
   libs[1].path = ref && ref[0] ? ref : beside_me("libnccomref.so");
   uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-  long count = 20000;
+  long count = -1; /* the mode's default */
   const char *oneCase = NULL;
+  int crossRank = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--candidate") == 0 && i + 1 < argc) libs[0].path = argv[++i];
     else if (strcmp(argv[i], "--reference") == 0 && i + 1 < argc) libs[1].path = argv[++i];
@@ -912,9 +1772,17 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--count") == 0 && i + 1 < argc) count = (long)number_arg("--count", argv[++i], 100000000);
     else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc) oneCase = argv[++i];
     else if (strcmp(argv[i], "--real") == 0) realMode = 1;
+    else if (strcmp(argv[i], "--cross-rank") == 0) crossRank = 1;
     else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) usage(stdout, 0);
     else usage(stderr, 2);
   }
+  if (crossRank && realMode) {
+    /* A real libnccom checks only its own rank's ring (issue 8): it is
+     * known to split verdicts, and prints none of D24's texts. */
+    fprintf(stderr, "conformance: --cross-rank and --real do not go together\n");
+    return 2;
+  }
+  if (count < 0) count = crossRank ? 5000 : 20000;
 
   /* Crash reporting first: the Go runtime chains to handlers installed
    * before it loads. */
@@ -932,16 +1800,31 @@ int main(int argc, char **argv) {
     return 2;
   }
   fcntl(warnPipe[1], F_SETFL, O_NONBLOCK);
+  /* A full pipe would make a library's write fail and its stdio keep the
+   * rest for a later call; rank 0's Channel lines at INFO are the most one
+   * call prints (about 10 KB at 64 ranks). Best effort: the default 64 KB
+   * holds that too. */
+  fcntl(warnPipe[1], F_SETPIPE_SZ, 1 << 20);
   char path[64];
   snprintf(path, sizeof path, "/proc/self/fd/%d", warnPipe[1]);
-  setenv("NCCL_DEBUG", "WARN", 1);
+  /* The cross-rank mode also compares INFO lines: D23's channel count line
+   * on every rank and rank 0's walks of failing rings. Both libraries read
+   * these once, at their first call. */
+  setenv("NCCL_DEBUG", crossRank ? "INFO" : "WARN", 1);
   setenv("NCCL_DEBUG_FILE", path, 1);
-  unsetenv("NCCL_DEBUG_SUBSYS");
+  if (crossRank)
+    setenv("NCCL_DEBUG_SUBSYS", "INIT", 1);
+  else
+    unsetenv("NCCL_DEBUG_SUBSYS");
   unsetenv("NCCOM_RING_PLATFORM");
   unsetenv("NCCOM_RING_POD_ORDER");
 
   load(&libs[0]);
   load(&libs[1]);
+  if (crossRank) {
+    xArgv0 = argv[0];
+    return cross_rank_main(seed, count, oneCase);
+  }
   commA = calloc(1, sizeof *commA);
   commB = calloc(1, sizeof *commB);
   printf("conformance: candidate %s%s\nconformance: reference %s%s%s\n", libs[0].path,

@@ -45,4 +45,34 @@ struct spec {
   int postRanks;           /* ranks Postset runs on: 0 = all, else that many samples */
 };
 
+/* A cross-rank case (--cross-rank; issue 8, D23, D24): a valid cluster,
+ * Preset on every rank straight into its slot of the gathered buffer, then
+ * exactly one corruption of that buffer, then Postset on every rank. The
+ * harness prints a failing one in this form; paste it into crossrank.inc
+ * (replayed first by every cross-rank run) or give it back with
+ * --cross-rank --case. */
+enum corruption {
+  X_NONE = 0,
+  X_RECV, /* slot rank's ringRecv[channel] := value */
+  X_SEND, /* ringSend */
+  X_PREV, /* ringPrev */
+  X_NEXT, /* ringNext */
+  X_DUP,  /* slot rank := a copy of slot value % nRanks (the AllGather delivered one fragment twice) */
+  X_SWAP, /* slots rank and value % nRanks exchanged */
+  X_COUNT
+};
+
+struct xspec {
+  unsigned long long seed; /* node sizes (when unequal) and channel orders */
+  int nodes;               /* 1..64 */
+  int local;               /* ranks per node (the largest node when unequal) */
+  int unequal;             /* node sizes vary in [1, local] */
+  int channels;            /* graph->nChannels of every node, 1..32 */
+  int fill;                /* the byte the gathered buffer held before Preset */
+  int kind;                /* enum corruption */
+  int rank;                /* the corrupted slot (reduced % nRanks) */
+  int channel;             /* the corrupted channel, 0..31 (may be >= channels) */
+  int value;               /* the value written, or the other slot */
+};
+
 #endif
