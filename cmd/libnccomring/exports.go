@@ -26,6 +26,14 @@ import (
 
 func main() {}
 
+// goBindThread is each thread's first entry into Go: empty, so that the
+// runtime binds itself to the thread (and unblocks the signals it always
+// wants there) before any real work runs with the host's signals blocked
+// (shim.c, enter_go).
+//
+//export goBindThread
+func goBindThread() {}
+
 //export goTopoPreset
 func goTopoPreset(comm *C.struct_ncclComm, graph *C.struct_ncclTopoGraph, topoRanks *C.struct_ncclTopoRanks, caller unsafe.Pointer) (res C.ncclResult_t) {
 	const fn = "ncclTopoPreset"

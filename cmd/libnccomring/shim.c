@@ -26,37 +26,58 @@ static void on_fork_child(void) {
   nccomring_log_after_fork_in_child();
 }
 
+/*
+ * The Go runtime runs goroutines on small stacks. A host signal handler
+ * installed without SA_ONSTACK that fires on a thread while it runs Go code
+ * runs on that stack and can overflow it (a fatal "traceback did not unwind"
+ * later). At load the runtime adds SA_ONSTACK to the handlers the host has
+ * already installed; for a handler installed later, rewriting the
+ * process-wide disposition on every call would race with a host changing
+ * its handlers from another thread. So each entry point instead blocks the
+ * asynchronous signals on the calling thread, and only there, while it runs
+ * Go code, and restores the thread's mask on the way out: a signal that
+ * arrives meanwhile waits and is delivered on the host's own stack. The
+ * synchronous signals stay open (a fault in Go is a recoverable panic, D20).
+ * Cost: two pthread_sigmask calls per call.
+ *
+ * One exception is the Go runtime's own: the first time a thread enters Go,
+ * the runtime binds itself to the thread and unblocks the signals it must
+ * always see (SIGPROF among them) on it. So that first entry is an empty
+ * Go function (goBindThread), after which the mask is blocked again before
+ * the real work: what remains is about a microsecond of Go code, once per
+ * thread, with those signals open.
+ */
+static sigset_t async_signals;
+static __thread int thread_bound; /* this thread has entered Go before */
+
+/* Blocks the asynchronous signals on this thread; *saved gets its mask. */
+static void enter_go(sigset_t *saved) {
+  pthread_sigmask(SIG_BLOCK, &async_signals, saved);
+  if (!thread_bound) {
+    thread_bound = 1;
+    goBindThread();
+    pthread_sigmask(SIG_BLOCK, &async_signals, NULL);
+  }
+}
+
+static void leave_go(const sigset_t *saved) { pthread_sigmask(SIG_SETMASK, saved, NULL); }
+
+static void init_async_signals(void) {
+  sigfillset(&async_signals);
+  static const int synchronous[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT};
+  for (size_t i = 0; i < sizeof synchronous / sizeof synchronous[0]; i++)
+    sigdelset(&async_signals, synchronous[i]);
+}
+
 /* Set once the loader has run this library's constructors, which also start
  * the Go runtime. A call before that (from an executable's .preinit_array)
  * would wait forever for a runtime that has not begun to start. */
 static volatile int constructed;
 
 __attribute__((constructor)) static void shim_load(void) {
+  init_async_signals();
   pthread_atfork(NULL, NULL, on_fork_child);
   __atomic_store_n(&constructed, 1, __ATOMIC_RELEASE);
-}
-
-/*
- * The Go runtime runs goroutines on small stacks; a host signal handler
- * without SA_ONSTACK that fires on one of its threads runs on that stack and
- * corrupts it (a fatal "traceback did not unwind" in the next GC). At load the
- * runtime adds SA_ONSTACK to the host's existing handlers; a host that
- * installs one later (a profiler's SIGPROF, a timer's SIGALRM) gets no such
- * fix. So the heavy entry points do the same on the way in, for the
- * asynchronous signals hosts commonly handle: one sigaction query each
- * (about 1 us in all), and a change only when a handler lacks the flag.
- */
-static const int onstack_signals[] = {SIGPROF, SIGALRM, SIGVTALRM, SIGUSR1, SIGUSR2,
-                                      SIGCHLD, SIGIO,   SIGWINCH,  SIGHUP};
-
-static void add_onstack_to_host_handlers(void) {
-  for (size_t i = 0; i < sizeof onstack_signals / sizeof onstack_signals[0]; i++) {
-    struct sigaction sa;
-    if (sigaction(onstack_signals[i], NULL, &sa) != 0) continue;
-    if (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN || (sa.sa_flags & SA_ONSTACK)) continue;
-    sa.sa_flags |= SA_ONSTACK;
-    sigaction(onstack_signals[i], &sa, NULL);
-  }
 }
 
 /* Returns nonzero, after one WARN saying why, when the call cannot enter Go:
@@ -93,8 +114,11 @@ ncclResult_t nccomring_topo_preset_from(void *caller, struct ncclComm *comm,
                                         struct ncclTopoGraph *graph,
                                         struct ncclTopoRanks *topoRanks) {
   if (refuse("ncclTopoPreset", comm, -1)) return ncclInvalidUsage;
-  add_onstack_to_host_handlers();
-  return (ncclResult_t)goTopoPreset(comm, graph, topoRanks, caller);
+  sigset_t mask;
+  enter_go(&mask);
+  ncclResult_t res = (ncclResult_t)goTopoPreset(comm, graph, topoRanks, caller);
+  leave_go(&mask);
+  return res;
 }
 
 ncclResult_t nccomring_topo_postset_from(void *caller, struct ncclComm *comm,
@@ -102,23 +126,34 @@ ncclResult_t nccomring_topo_postset_from(void *caller, struct ncclComm *comm,
                                          struct ncclTopoRanks **allTopoRanks, int *nChannels,
                                          int *nNodes) {
   if (refuse("ncclTopoPostset", comm, -1)) return ncclInvalidUsage;
-  add_onstack_to_host_handlers();
-  return (ncclResult_t)goTopoPostset(comm, nodesFirstRank, allTopoRanks, nChannels, nNodes, caller);
+  sigset_t mask;
+  enter_go(&mask);
+  ncclResult_t res =
+      (ncclResult_t)goTopoPostset(comm, nodesFirstRank, allTopoRanks, nChannels, nNodes, caller);
+  leave_go(&mask);
+  return res;
 }
 
 ncclResult_t nccomring_build_rings_from(void *caller, int nrings, int *rings, int rank,
                                         int nranks, int *prev, int *next) {
   (void)caller; /* BuildRings asks no hook */
   if (refuse("ncclBuildRings", NULL, rank)) return ncclInvalidUsage;
-  add_onstack_to_host_handlers();
-  return (ncclResult_t)goBuildRings(nrings, rings, rank, nranks, prev, next);
+  sigset_t mask;
+  enter_go(&mask);
+  ncclResult_t res = (ncclResult_t)goBuildRings(nrings, rings, rank, nranks, prev, next);
+  leave_go(&mask);
+  return res;
 }
 
 ncclResult_t nccomring_topo_get_net_dev_from(void *caller, struct ncclTopoSystem *sys, int rank,
                                              struct ncclTopoGraph *graph, int channelId,
                                              int *dev) {
   if (refuse("ncclTopoGetNetDev", NULL, rank)) return ncclInvalidUsage;
-  return (ncclResult_t)goTopoGetNetDev(sys, rank, graph, channelId, dev, caller);
+  sigset_t mask;
+  enter_go(&mask);
+  ncclResult_t res = (ncclResult_t)goTopoGetNetDev(sys, rank, graph, channelId, dev, caller);
+  leave_go(&mask);
+  return res;
 }
 
 ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGraph *graph,
