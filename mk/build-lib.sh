@@ -7,7 +7,9 @@
 # symbols are exported) and a SONAME. The public header lives outside the Go
 # package, where Go's build cache does not see it change; its hash goes into
 # CGO_CFLAGS (part of the cache key) so an edited header is always recompiled
-# and its _Static_asserts always run.
+# and its _Static_asserts always run. The glibc floor's link flags (--wrap
+# and NEEDED libpthread.so.0/libdl.so.2, issue 9) are #cgo lines in
+# cmd/libnccomring/glibc_compat.go, so every build of the package has them.
 set -eu
 out=${1:?usage: build-lib.sh OUTDIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
