@@ -1,6 +1,13 @@
-package main
+// Package headercheck cross-checks the public C header against package
+// layout (and so, through abi's compile-time asserts, the Go mirrors): its
+// test compiles include/nccom_ring.h with cgo and compares every documented
+// member, struct size, result code and constant. It is a test-only package:
+// nothing in the shipped library imports it. `make` runs its test on every
+// library build.
+package headercheck
 
 /*
+#cgo CFLAGS: -I${SRCDIR}/../../include
 #include <stddef.h>
 #include "nccom_ring.h"
 
