@@ -486,21 +486,15 @@ func (d *diagnosis) offSegment(ranks []int32, node, head, tail int32, next func(
 	return off
 }
 
-// stitchChannel fills d.next and d.prev with channel c after D9's stitch:
-// each rank's ringNext and ringPrev, then, node by node, each node's tail's
-// next is the following node's head and each node's head's prev is the
-// previous node's tail (later nodes overwrite earlier ones).
+// stitchChannel fills d.next and d.prev with channel c after D9's stitch
+// (stitch.go): each rank's ringNext and ringPrev, with each node's tail's
+// next and head's prev stitched.
 func (d *diagnosis) stitchChannel(c int) {
 	for r, f := range d.all {
 		d.next[r], d.prev[r] = f.RingNext[c], f.RingPrev[c]
 	}
-	nNodes := len(d.heads)
-	for m, h := range d.heads {
-		d.next[d.all[h].RingSend[c]] = d.all[d.heads[(m+1)%nNodes]].RingRecv[c]
-	}
-	for m, h := range d.heads {
-		d.prev[d.all[h].RingRecv[c]] = d.all[d.heads[(m+nNodes-1)%nNodes]].RingSend[c]
-	}
+	stitchNext(d.all, d.heads, c, func(tail, head int32) { d.next[tail] = head })
+	stitchPrev(d.all, d.heads, c, func(head, tail int32) { d.prev[head] = tail })
 }
 
 // stitchedContradictions checks channel c after D9's stitch, for fragments

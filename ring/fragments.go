@@ -112,23 +112,12 @@ func scanFragments(all []*abi.TopoRanks, n int, rank int32, w *postsetMemory) (n
 	return nodeTable{heads: heads, self: self}, links, true
 }
 
-// stitch completes the link table (D9, upstream's connectRings): each
-// node's tail on channel c leads to the next node's head, and that head's
-// prev is the tail; with one node the tail wraps to its own head. Nodes
-// later in node order overwrite earlier ones, as upstream's loop does.
+// stitch completes the link table with D9's stitch (stitch.go): each
+// node's tail's next and each node's head's prev.
 func stitch(all []*abi.TopoRanks, heads []int32, n int, links []int32) {
-	nNodes := len(heads)
-	for m, h := range heads {
-		node, following := all[h], all[heads[(m+1)%nNodes]]
-		for c := range n {
-			links[2*(int(node.RingSend[c])*n+c)] = following.RingRecv[c]
-		}
-	}
-	for m, h := range heads {
-		node, previous := all[h], all[heads[(m+nNodes-1)%nNodes]]
-		for c := range n {
-			links[2*(int(node.RingRecv[c])*n+c)+1] = previous.RingSend[c]
-		}
+	for c := range n {
+		stitchNext(all, heads, c, func(tail, head int32) { links[2*(int(tail)*n+c)] = head })
+		stitchPrev(all, heads, c, func(head, tail int32) { links[2*(int(head)*n+c)+1] = tail })
 	}
 }
 
