@@ -8,6 +8,7 @@ BUILD   := build
 LIB     := $(BUILD)/libnccomring.so
 SONAME  := libnccomring.so.0
 REFLIB  := $(BUILD)/libnccomref.so
+PRELOAD := $(BUILD)/libnccomring-preload.so
 
 CSTD     := -std=c11 -Wall -Wextra -Werror -O2
 INCLUDES := -Iinclude
@@ -24,9 +25,9 @@ COMMON_H   := tests/c/common/cluster.h tests/c/common/stage_setup.h include/ncco
 # CGO_CFLAGS makes Go's cache notice header edits (see mk/build-lib.sh).
 export CGO_CFLAGS := -O2 -g -DNCCOMRING_HEADER_SHA256_PREFIX=$(shell sha256sum < include/nccom_ring.h | cut -c1-16)
 
-.PHONY: all demo bench test-bench test test-hostile test-sanitizers test-fuzz fuzz test-go test-header test-c test-graphs test-cmake test-conformance conformance clean
+.PHONY: test-boundary all demo bench test-bench test test-hostile test-sanitizers test-fuzz fuzz test-go test-header test-c test-graphs test-cmake test-conformance conformance clean
 
-all: $(LIB) $(BUILD)/ringstage $(BUILD)/expected $(BUILD)/faults
+all: $(LIB) $(PRELOAD) $(BUILD)/ringstage $(BUILD)/expected $(BUILD)/faults
 
 # After the build, the header, the layout table and the Go mirrors must
 # agree (the header and the mirrors assert themselves at compile time; this
@@ -34,12 +35,23 @@ all: $(LIB) $(BUILD)/ringstage $(BUILD)/expected $(BUILD)/faults
 # `make` itself.
 $(LIB): $(GO_SOURCES) mk/build-lib.sh
 	sh mk/build-lib.sh $(BUILD)
-	@$(GO) test -count=1 -run '^TestHeaderMatchesLayoutTable$$' ./cmd/libnccomring > $(BUILD)/layout-check.log 2>&1 || \
+	@$(GO) test -count=1 -run '^TestHeaderMatchesLayoutTable$$' ./layout/headercheck > $(BUILD)/layout-check.log 2>&1 || \
 	  { cat $(BUILD)/layout-check.log; rm -f $@; exit 1; }
 
 # The name hosts record as NEEDED (the SONAME); build-lib.sh makes it.
 $(BUILD)/$(SONAME): $(LIB)
 	@test -L $@ || ln -sf libnccomring.so $@
+
+# The preload shim (preload/, issue 9): plain C, exports the four functions
+# and loads $(LIB) (libnccomring.so.0 beside it) at the first call, so that
+# preloaded processes that never call start no Go runtime. SONAME
+# libnccomring-preload.so.0, with its link.
+$(PRELOAD): preload/nccomring_preload.c preload/exports.map cmd/libnccomring/entry.h include/nccom_ring.h
+	@mkdir -p $(BUILD)
+	$(CC) $(CSTD) -fPIC -shared $(INCLUDES) -Icmd/libnccomring -Wl,--version-script=preload/exports.map \
+	  -Wl,-soname,libnccomring-preload.so.0 -o $@ preload/nccomring_preload.c \
+	  -Wl,--push-state,--no-as-needed -l:libdl.so.2 -l:libpthread.so.0 -Wl,--pop-state
+	@ln -sf libnccomring-preload.so $(BUILD)/libnccomring-preload.so.0
 
 $(REFLIB): tests/c/refmodel/refmodel.c tests/c/refmodel/refmodel_layout.h tests/c/refmodel/exports.map
 	@mkdir -p $(BUILD)
@@ -56,7 +68,7 @@ $(BUILD)/expected: tests/c/expected/expected.c $(COMMON) $(COMMON_H) $(LIB) $(BU
 
 # The conformance harness dlopens both libraries by path; -rdynamic lets
 # them find its platform hooks and ncclTopoGetLocalNet (D14, D19).
-$(BUILD)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec.h tests/c/conformance/regressions.inc tests/c/common/cluster.c tests/c/common/graph_xml.c $(COMMON_H)
+$(BUILD)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec.h tests/c/conformance/regressions.inc tests/c/conformance/crossrank.inc tests/c/common/cluster.c tests/c/common/graph_xml.c $(COMMON_H)
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) $(XML_CFLAGS) -rdynamic -o $@ tests/c/conformance/conformance.c \
 	  tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl $(XML_LIBS)
 
@@ -71,12 +83,61 @@ CONFORMANCE_FLAGS ?= $(if $(filter $(abspath $(REFLIB)),$(abspath $(NCCOM_REF_LI
 conformance: $(BUILD)/conformance $(LIB) $(if $(filter $(abspath $(REFLIB)),$(abspath $(NCCOM_REF_LIB))),$(REFLIB))
 	$(BUILD)/conformance --candidate $(LIB) --reference $(NCCOM_REF_LIB) --count $(CONFORMANCE_COUNT) $(CONFORMANCE_FLAGS)
 
+# Then the cross-rank mode (issue 8, D23, D24): one corruption per cluster,
+# Postset on every rank; one verdict, the same in both libraries, and the
+# rate at which the WARN names the corrupted rank (printed; below 95% fails).
+CROSS_RANK_COUNT ?= 5000
+
 test-conformance: $(BUILD)/conformance $(LIB) $(REFLIB)
 	$(BUILD)/conformance --candidate $(LIB) --reference $(REFLIB) --count $(CONFORMANCE_COUNT)
+	$(BUILD)/conformance --cross-rank --candidate $(LIB) --reference $(REFLIB) --count $(CROSS_RANK_COUNT)
+
+# Issue 9: the boundary as real hosts drive it (tests/c/boundary): variables
+# set after load, hooks inside a stand-in libnccom loaded RTLD_LOCAL (C and
+# C++ names), hooks that abort when called outside the SwitchV1 gate.
+$(BUILD)/libnccom-hooks.so: tests/c/boundary/hooklib.c include/nccom_ring.h
+	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -fPIC -shared -o $@ $<
+$(BUILD)/libnccom-hooks-cxx.so: tests/c/boundary/hooklib.c include/nccom_ring.h
+	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -DHOOKLIB_CXX_NAMES -fPIC -shared -o $@ $<
+$(BUILD)/boundary: tests/c/boundary/boundary.c include/nccom_ring.h
+	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ $< -ldl
+
+BOUNDARY_ENV := env -u NCCOM_RING_PLATFORM -u NCCOM_RING_POD_ORDER -u NCCL_DEBUG -u NCCL_DEBUG_FILE
+test-boundary: $(BUILD)/boundary $(BUILD)/libnccom-hooks.so $(BUILD)/libnccom-hooks-cxx.so $(LIB)
+	$(BOUNDARY_ENV) $(BUILD)/boundary env-after-load $(CURDIR)/$(LIB)
+	$(BOUNDARY_ENV) LD_PRELOAD=$(CURDIR)/$(LIB) $(BUILD)/boundary rtld-local $(CURDIR)/$(BUILD)/libnccom-hooks.so
+	$(BOUNDARY_ENV) LD_PRELOAD=$(CURDIR)/$(LIB) $(BUILD)/boundary rtld-local $(CURDIR)/$(BUILD)/libnccom-hooks-cxx.so
+	$(BOUNDARY_ENV) LD_PRELOAD=$(CURDIR)/$(LIB) $(BUILD)/boundary gate $(CURDIR)/$(BUILD)/libnccom-hooks.so
+	$(BOUNDARY_ENV) NCCL_DEBUG=WARN sh -c 'ulimit -v 1800000 && exec $(BUILD)/boundary address-limit $(CURDIR)/$(LIB)'
+	@echo "test-boundary: environment after load, RTLD_LOCAL hooks (C and C++ names), SwitchV1 gate, address-space limit: passed"
+
+# Issue 9: the glibc floor. Prints the newest GLIBC_ symbol version each
+# shipped library needs and its NEEDED list; fails above GLIBC_FLOOR (the
+# minimum the README states) or when an old-version binding lacks its
+# pre-2.34 library (cmd/libnccomring/glibc_compat.c, mk/glibc-floor.sh).
+GLIBC_FLOOR := 2.17
+.PHONY: test-glibc
+test-glibc: $(LIB) $(PRELOAD)
+	sh mk/glibc-floor.sh $(GLIBC_FLOOR) $(LIB) $(PRELOAD)
+
+# The preload shim from outside and from inside processes under it
+# (tests/c/preload/check.sh): symbols and machine code, ulimit -v 300000,
+# 1 thread when never called, conformance and boundary through it, fork
+# before the first call, unusable libraries; prints the README's figures.
+.PHONY: test-preload
+$(BUILD)/preload-probe: tests/c/preload/preload_probe.c tests/c/common/cluster.c $(COMMON_H)
+	$(CC) $(CSTD) $(INCLUDES) -o $@ tests/c/preload/preload_probe.c tests/c/common/cluster.c -ldl -lpthread
+test-preload: $(PRELOAD) $(LIB) $(BUILD)/$(SONAME) $(BUILD)/preload-probe $(BUILD)/conformance $(REFLIB) \
+	  $(BUILD)/boundary $(BUILD)/libnccom-hooks.so $(BUILD)/libnccom-hooks-cxx.so
+	sh tests/c/preload/check.sh $(CURDIR)/$(BUILD)
 
 # The fault catalogue through the C ABI; -rdynamic: its platform hooks.
 $(BUILD)/faults: tests/c/faults/faults.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(SONAME)
 	$(CC) $(CSTD) $(INCLUDES) $(XML_CFLAGS) -rdynamic -o $@ tests/c/faults/faults.c $(COMMON) $(LINK_LIB) $(XML_LIBS)
+
+# Issue 8's inputs, every rank in one process: one verdict (D23, D24).
+$(BUILD)/verdict: tests/c/verdict/verdict.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(SONAME)
+	$(CC) $(CSTD) $(INCLUDES) $(XML_CFLAGS) -o $@ tests/c/verdict/verdict.c $(COMMON) $(LINK_LIB) $(XML_LIBS)
 
 # Hostile hosts dlopen the library themselves (tests/c/hostile).
 HOSTILE_SRC := tests/c/hostile/hostile.c tests/c/common/cluster.c tests/c/common/graph_xml.c tests/c/common/stage_compare.c
@@ -117,7 +178,7 @@ $(SAN)/faults: tests/c/faults/faults.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(S
 $(SAN)/ringstage: tests/c/ringstage/main.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(SONAME)
 	@mkdir -p $(SAN)
 	$(SAN_CC) -o $@ tests/c/ringstage/main.c $(COMMON) $(SAN_LINK) $(XML_LIBS)
-$(SAN)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec.h tests/c/conformance/regressions.inc tests/c/common/cluster.c tests/c/common/graph_xml.c $(COMMON_H)
+$(SAN)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec.h tests/c/conformance/regressions.inc tests/c/conformance/crossrank.inc tests/c/common/cluster.c tests/c/common/graph_xml.c $(COMMON_H)
 	@mkdir -p $(SAN)
 	$(SAN_CC) -rdynamic -o $@ tests/c/conformance/conformance.c tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl $(XML_LIBS)
 $(SAN)/hostile: $(HOSTILE_SRC) $(COMMON_H) tests/c/common/stage_compare.h
@@ -181,7 +242,7 @@ test-bench: $(BUILD)/bench $(LIB) $(REFLIB)
 demo: $(BUILD)/ringstage
 	$(BUILD)/ringstage
 
-test: test-go test-header test-c test-graphs test-hostile test-sanitizers test-fuzz test-bench test-conformance test-proofs test-cmake
+test: test-go test-header test-c test-graphs test-boundary test-preload test-glibc test-hostile test-sanitizers test-fuzz test-bench test-conformance test-proofs test-cmake
 	@echo "make test: all passed"
 
 test-go: all $(REFLIB)
@@ -194,9 +255,10 @@ test-header:
 	$(CC) -std=c11 -Wall -Wextra -Werror -pedantic $(INCLUDES) -x c -fsyntax-only tests/c/header/header_check.c
 	$(CXX) -std=c++17 -Wall -Wextra -Werror -pedantic $(INCLUDES) -x c++ -fsyntax-only tests/c/header/header_check.c
 
-test-c: $(BUILD)/expected $(BUILD)/ringstage $(BUILD)/faults
+test-c: $(BUILD)/expected $(BUILD)/ringstage $(BUILD)/faults $(BUILD)/verdict
 	$(BUILD)/expected
 	$(BUILD)/faults
+	$(BUILD)/verdict
 	$(BUILD)/ringstage --quiet
 
 GRAPHS := $(wildcard testdata/graphs/*.xml)

@@ -1,0 +1,298 @@
+/*
+ * nccomring_preload.c - build/libnccomring-preload.so, the library to
+ * LD_PRELOAD over libnccom for a whole job.
+ *
+ * build/libnccomring.so is a Go c-shared library: loading it starts the Go
+ * runtime (threads, ~1.6 GB of reserved address space) in every process the
+ * preload reaches, including shells, tools and data-loader workers that never
+ * build a ring, and under a small RLIMIT_AS the runtime cannot start at all.
+ * This library is plain C. It exports the four ring-stage functions (C and
+ * C++ names, exports.map) and nothing else, does nothing at load, and loads
+ * the Go library only at the first ring-stage call in the process:
+ *
+ *   - the library: $NCCOMRING_LIBRARY when set and not empty (read at that
+ *     first call), else libnccomring.so.0 in the directory this library was
+ *     loaded from; dlopen'ed RTLD_NOW | RTLD_LOCAL, so none of its symbols
+ *     enter the global scope;
+ *   - the entry points: the four nccomring_*_from functions of entry.h, which
+ *     take the caller's address first. Each function here passes its own
+ *     return address, a point inside the object that called it (libnccom),
+ *     so the Go library looks the host's hooks up there and not here.
+ *
+ * One load attempt per process (pthread_once). When it fails (no such file,
+ * not loadable, an entry point missing, or an RLIMIT_AS too small for the
+ * Go runtime to start, which would otherwise kill the process), that call
+ * and every later one return ncclSystemError, the code NCCL gives a failed
+ * system or library call, and write nothing; each such call prints one WARN
+ * line on stderr naming the path and the reason (dlerror()'s text, the
+ * missing entry point, or the address space left) when NCCL_DEBUG asks for
+ * warnings. A child forked before the first call has no library yet and loads its
+ * own; a child forked after it inherits the loaded library, which refuses
+ * calls from a forked child itself (docs/errors.md E1).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "entry.h"
+
+/*
+ * The glibc floor (README; make test-glibc). glibc 2.34 moved the dl* and
+ * pthread functions into libc under a new default version, GLIBC_2.34; a
+ * plain link here would bind to it and glibc < 2.34 could not load this
+ * library. Every x86_64 glibc keeps them under their first version,
+ * GLIBC_2.2.5 (in libdl.so.2 and libpthread.so.0 before 2.34, libc after):
+ * bind to that one. The link records libdl.so.2 and libpthread.so.0 as
+ * NEEDED (stubs on 2.34+) so that an older glibc finds them there.
+ */
+#if defined(__GLIBC__) && defined(__x86_64__)
+__asm__(".symver dlopen,dlopen@GLIBC_2.2.5");
+__asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
+__asm__(".symver dladdr,dladdr@GLIBC_2.2.5");
+__asm__(".symver dlerror,dlerror@GLIBC_2.2.5");
+__asm__(".symver pthread_once,pthread_once@GLIBC_2.2.5");
+#endif
+
+#define DEFAULT_LIBRARY "libnccomring.so.0"
+#define LIBRARY_VARIABLE "NCCOMRING_LIBRARY"
+/* The address space the Go runtime needs to start under an RLIMIT_AS (Go
+ * 1.26, x86-64, measured: it took about 795 MiB, died with 798 MiB left and
+ * ran with 818 MiB). With less than this left it always dies at start
+ * ("failed to reserve page summary memory", "out of memory", "pthread_create
+ * failed"), taking the process with it. */
+#define GO_RUNTIME_RESERVE_MIB 800
+
+typedef ncclResult_t (*preset_from_t)(void *, struct ncclComm *, struct ncclTopoGraph *,
+                                      struct ncclTopoRanks *);
+typedef ncclResult_t (*postset_from_t)(void *, struct ncclComm *, int *, struct ncclTopoRanks **,
+                                       int *, int *);
+typedef ncclResult_t (*build_rings_from_t)(void *, int, int *, int, int, int *, int *);
+typedef ncclResult_t (*get_net_dev_from_t)(void *, struct ncclTopoSystem *, int,
+                                           struct ncclTopoGraph *, int, int *);
+
+/* Written once by load_library under load_once, read only after it. */
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static preset_from_t preset_from;
+static postset_from_t postset_from;
+static build_rings_from_t build_rings_from;
+static get_net_dev_from_t get_net_dev_from;
+static char library_path[PATH_MAX];
+static char load_error[512]; /* empty when the library and its entry points were found */
+
+/* The file this library was mapped from. dladdr gives the name the loader
+ * was given, which is relative when LD_PRELOAD was; the process may have
+ * changed directory since, so a relative name is looked up in
+ * /proc/self/maps, where the kernel keeps the absolute path. Runs once,
+ * under load_once: its buffers are static, off the caller's stack. */
+static void own_file(char *out, size_t size) {
+  Dl_info info;
+  out[0] = '\0';
+  if (!dladdr((void *)&own_file, &info) || info.dli_fname == NULL) return;
+  snprintf(out, size, "%s", info.dli_fname);
+  if (out[0] == '/') return;
+  FILE *maps = fopen("/proc/self/maps", "re");
+  if (maps == NULL) return;
+  uintptr_t self = (uintptr_t)(void *)&own_file;
+  static char line[PATH_MAX + 128];
+  while (fgets(line, sizeof line, maps)) {
+    /* "lo-hi perms offset dev inode   path" */
+    char *p = line;
+    uintptr_t lo = (uintptr_t)strtoull(p, &p, 16);
+    if (*p != '-') continue;
+    uintptr_t hi = (uintptr_t)strtoull(p + 1, &p, 16);
+    if (self < lo || self >= hi) continue;
+    char *path = strchr(p, '/');
+    if (path == NULL) break;
+    path[strcspn(path, "\n")] = '\0';
+    snprintf(out, size, "%s", path);
+    break;
+  }
+  fclose(maps);
+}
+
+/* $NCCOMRING_LIBRARY, else libnccomring.so.0 beside this library (or the
+ * bare name, searched by the loader, when this library's file is unknown). */
+static void choose_library(void) {
+  const char *chosen = getenv(LIBRARY_VARIABLE);
+  if (chosen && chosen[0]) {
+    snprintf(library_path, sizeof library_path, "%s", chosen);
+    return;
+  }
+  static char self[PATH_MAX]; /* once, under load_once */
+  own_file(self, sizeof self);
+  char *slash = strrchr(self, '/');
+  if (slash == NULL) {
+    snprintf(library_path, sizeof library_path, "%s", DEFAULT_LIBRARY);
+    return;
+  }
+  slash[1] = '\0';
+  if (snprintf(library_path, sizeof library_path, "%s%s", self, DEFAULT_LIBRARY) >=
+      (int)sizeof library_path)
+    snprintf(library_path, sizeof library_path, "%s", DEFAULT_LIBRARY);
+}
+
+static void *entry_point(void *handle, const char *name) {
+  if (load_error[0]) return NULL; /* keep the first miss */
+  dlerror();
+  void *p = dlsym(handle, name);
+  if (p == NULL) {
+    const char *why = dlerror();
+    snprintf(load_error, sizeof load_error, "no entry point %s (%s)", name,
+             why ? why : "not defined");
+  }
+  return p;
+}
+
+/* Fills load_error and returns -1 when RLIMIT_AS leaves too little address
+ * space for the Go runtime to start: loading it would kill the process.
+ * Above the threshold the runtime may still fail near the limit (each of its
+ * threads needs a stack); below it, it always does. */
+static int check_address_space(void) {
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 0;
+  unsigned long long used = 0; /* VmSize: the first field of statm, in pages */
+  char text[128];
+  FILE *statm = fopen("/proc/self/statm", "re");
+  if (statm) {
+    if (fgets(text, sizeof text, statm))
+      used = strtoull(text, NULL, 10) * (unsigned long long)sysconf(_SC_PAGESIZE);
+    fclose(statm);
+  }
+  unsigned long long cap = (unsigned long long)limit.rlim_cur;
+  unsigned long long left = cap > used ? (cap - used) >> 20 : 0;
+  if (left >= GO_RUNTIME_RESERVE_MIB) return 0;
+  snprintf(load_error, sizeof load_error,
+           "RLIMIT_AS (ulimit -v) leaves %llu MiB of address space and the Go runtime needs "
+           "about %d MiB to start; not loaded",
+           left, GO_RUNTIME_RESERVE_MIB);
+  return -1;
+}
+
+static void load_library(void) {
+  choose_library();
+  if (check_address_space() != 0) return;
+  void *handle = dlopen(library_path, RTLD_NOW | RTLD_LOCAL);
+  if (handle == NULL) {
+    const char *why = dlerror();
+    snprintf(load_error, sizeof load_error, "%s", why ? why : "dlopen failed");
+    return;
+  }
+  /* A handle that lacks an entry point stays open: if it is a Go library,
+   * closing it would not unmap it anyway. */
+  void *preset = entry_point(handle, "nccomring_topo_preset_from");
+  void *postset = entry_point(handle, "nccomring_topo_postset_from");
+  void *rings = entry_point(handle, "nccomring_build_rings_from");
+  void *netdev = entry_point(handle, "nccomring_topo_get_net_dev_from");
+  if (load_error[0]) return;
+  preset_from = (preset_from_t)preset;
+  postset_from = (postset_from_t)postset;
+  build_rings_from = (build_rings_from_t)rings;
+  get_net_dev_from = (get_net_dev_from_t)netdev;
+}
+
+/* NCCL_DEBUG asks for warnings at WARN, INFO, ABORT, TRACE and at any value
+ * the library does not know (it then uses WARN); not when unset, empty or
+ * VERSION (D21). Read at every failing call, as the failure is reported. */
+static int warnings_wanted(void) {
+  const char *level = getenv("NCCL_DEBUG");
+  return level && level[0] && strcasecmp(level, "VERSION") != 0;
+}
+
+/* One NCCL-style line on stderr: "<host>:<pid>:<tid> [<rank>] NCCL WARN <text>". */
+static void warn_not_loaded(const char *fn, int rank) {
+  if (!warnings_wanted()) return;
+  char host[256];
+  if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "unknown");
+  host[sizeof host - 1] = '\0';
+  host[strcspn(host, ".")] = '\0';
+  fprintf(stderr, "%s:%d:%d [%d] NCCL WARN %s: cannot load the ring stage from %s: %s\n", host,
+          (int)getpid(), (int)syscall(SYS_gettid), rank, fn, library_path, load_error);
+  fflush(stderr);
+}
+
+/* Loads the library at the first call in the process; returns 0 when its
+ * entry points are there, else -1 after the WARN. */
+static int ready(const char *fn, int rank) {
+  pthread_once(&load_once, load_library);
+  if (load_error[0] == '\0') return 0;
+  warn_not_loaded(fn, rank);
+  return -1;
+}
+
+/*
+ * The four exports. Each passes __builtin_return_address(0), its own return
+ * address, which lies in the object that called it. KEEP_FRAME after the
+ * call keeps the compiler from turning the call into a jump (a sibling
+ * call, which GCC makes at -O2 otherwise): the shim's frame stays on the
+ * stack while the Go library runs, so the address handed over is the one in
+ * that frame and a backtrace reads libnccom, shim, library (test-preload
+ * checks the machine code with objdump). The rank in a WARN is the rank
+ * argument where there is one; comm is never read here (a bad pointer is
+ * the Go library's to report).
+ */
+#define KEEP_FRAME(rc) __asm__ __volatile__("" : "+r"(rc))
+
+ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGraph *graph,
+                            struct ncclTopoRanks *topoRanks) {
+  if (ready("ncclTopoPreset", -1) != 0) return ncclSystemError;
+  ncclResult_t rc = preset_from(__builtin_return_address(0), comm, graph, topoRanks);
+  KEEP_FRAME(rc);
+  return rc;
+}
+
+ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRank,
+                             struct ncclTopoRanks **allTopoRanks, int *nChannels, int *nNodes) {
+  if (ready("ncclTopoPostset", -1) != 0) return ncclSystemError;
+  ncclResult_t rc = postset_from(__builtin_return_address(0), comm, nodesFirstRank, allTopoRanks,
+                                 nChannels, nNodes);
+  KEEP_FRAME(rc);
+  return rc;
+}
+
+ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nranks, int *prev, int *next) {
+  if (ready("ncclBuildRings", rank) != 0) return ncclSystemError;
+  ncclResult_t rc =
+      build_rings_from(__builtin_return_address(0), nrings, rings, rank, nranks, prev, next);
+  KEEP_FRAME(rc);
+  return rc;
+}
+
+ncclResult_t ncclTopoGetNetDev(struct ncclTopoSystem *sys, int rank, struct ncclTopoGraph *graph,
+                               int channelId, int *dev) {
+  if (ready("ncclTopoGetNetDev", rank) != 0) return ncclSystemError;
+  ncclResult_t rc =
+      get_net_dev_from(__builtin_return_address(0), sys, rank, graph, channelId, dev);
+  KEEP_FRAME(rc);
+  return rc;
+}
+
+/*
+ * The names a C++ build of libnccom (upstream NCCL declares these functions
+ * in C++ without extern "C") calls and exports. Each is a second name of the
+ * C function above, so it has the same frame and the same return address;
+ * c++filt reads them as
+ *   ncclTopoPreset(ncclComm*, ncclTopoGraph*, ncclTopoRanks*)
+ *   ncclTopoPostset(ncclComm*, int*, ncclTopoRanks**, int*, int*)
+ *   ncclBuildRings(int, int*, int, int, int*, int*)
+ *   ncclTopoGetNetDev(ncclTopoSystem*, int, ncclTopoGraph*, int, int*)
+ */
+#define CXX_NAME(cname, mangled) __asm__(mangled) __attribute__((alias(cname)))
+
+ncclResult_t preload_cxx_preset(struct ncclComm *, struct ncclTopoGraph *, struct ncclTopoRanks *)
+    CXX_NAME("ncclTopoPreset", "_Z14ncclTopoPresetP8ncclCommP13ncclTopoGraphP13ncclTopoRanks");
+ncclResult_t preload_cxx_postset(struct ncclComm *, int *, struct ncclTopoRanks **, int *, int *)
+    CXX_NAME("ncclTopoPostset", "_Z15ncclTopoPostsetP8ncclCommPiPP13ncclTopoRanksS1_S1_");
+ncclResult_t preload_cxx_build_rings(int, int *, int, int, int *, int *)
+    CXX_NAME("ncclBuildRings", "_Z14ncclBuildRingsiPiiiS_S_");
+ncclResult_t preload_cxx_get_net_dev(struct ncclTopoSystem *, int, struct ncclTopoGraph *, int,
+                                     int *)
+    CXX_NAME("ncclTopoGetNetDev", "_Z17ncclTopoGetNetDevP14ncclTopoSystemiP13ncclTopoGraphiPi");

@@ -1,0 +1,121 @@
+#!/bin/sh
+# check.sh BUILD - `make test-preload`: build/libnccomring-preload.so, the
+# preload shim (preload/), checked from outside and from inside processes
+# that run under it. BUILD is an absolute directory holding the shim, the Go
+# library (libnccomring.so and its SONAME link), preload-probe, conformance,
+# libnccomref.so, boundary and libnccom-hooks{,-cxx}.so. Every check can
+# fail; the run fails when any did. Figures are printed for the README.
+set -u
+b=${1:?usage: check.sh BUILD}
+shim=$b/libnccomring-preload.so
+lib=$b/libnccomring.so
+probe=$b/preload-probe
+failed=0
+fail() { echo "test-preload: FAIL: $*"; failed=1; }
+pass() { echo "test-preload: ok: $*"; }
+# Nothing from the caller's environment changes what is measured.
+clean="env -u LD_PRELOAD -u NCCOMRING_LIBRARY -u NCCOM_RING_PLATFORM -u NCCOM_RING_POD_ORDER
+  -u NCCL_DEBUG -u NCCL_DEBUG_FILE -u NCCL_DEBUG_SUBSYS -u GOMAXPROCS -u GODEBUG"
+
+# 0. The shim's dynamic symbols are exactly the four functions under their C
+# and C++ names, and each calls (never jumps to) the Go library's entry
+# point, keeping its frame while the library runs (KEEP_FRAME in the shim).
+want="_Z14ncclBuildRingsiPiiiS_S_
+_Z14ncclTopoPresetP8ncclCommP13ncclTopoGraphP13ncclTopoRanks
+_Z15ncclTopoPostsetP8ncclCommPiPP13ncclTopoRanksS1_S1_
+_Z17ncclTopoGetNetDevP14ncclTopoSystemiP13ncclTopoGraphiPi
+ncclBuildRings
+ncclTopoGetNetDev
+ncclTopoPostset
+ncclTopoPreset"
+got=$(nm -D --defined-only "$shim" | awk '{print $3}' | LC_ALL=C sort)
+if [ "$got" = "$want" ]; then pass ".dynsym holds exactly the 8 names"; else fail ".dynsym is:
+$got"; fi
+# (x86-64 objdump syntax; a jmp inside the function is its own branch.)
+tails=
+for entry in $(nm -D -S --defined-only "$shim" | awk '{print $1 ":" $2 ":" $4}'); do
+  addr=${entry%%:*}; rest=${entry#*:}; size=${rest%%:*}; name=${rest#*:}
+  start=$((0x$addr)); stop=$((0x$addr + 0x$size))
+  code=$(objdump -d --no-show-raw-insn --start-address=$start --stop-address=$stop "$shim")
+  calls=$(printf '%s\n' "$code" | grep -c 'call  *\*')
+  [ "$calls" -eq 1 ] || tails="$tails $name($calls indirect calls)"
+  for target in $(printf '%s\n' "$code" | awk '$2 ~ /^jmp/ {print $3}'); do
+    case $target in
+      \**) tails="$tails $name(jmp $target)" ;;
+      *) t=$((0x$target)); [ $t -ge $start ] && [ $t -lt $stop ] || tails="$tails $name(jmp $target)" ;;
+    esac
+  done
+done
+if [ -z "$tails" ] && [ -n "$got" ]; then
+  pass "each function calls the Go library's entry point (objdump: one indirect call, no tail jump)"
+else
+  fail "objdump:$tails"
+fi
+
+# 1. A process that never calls starts under a 300 MB address-space limit.
+if (ulimit -v 300000 && $clean LD_PRELOAD="$shim" sleep 0.1); then
+  pass "ulimit -v 300000: LD_PRELOAD=libnccomring-preload.so sleep 0.1 exits 0"
+else
+  fail "ulimit -v 300000: LD_PRELOAD=libnccomring-preload.so sleep 0.1 failed"
+fi
+contrast=$( (ulimit -v 300000 && $clean LD_PRELOAD="$lib" sleep 0.1) 2>&1 ); rc=$?
+echo "test-preload: contrast: ulimit -v 300000: LD_PRELOAD=libnccomring.so sleep 0.1 exits $rc:" \
+  "$(printf '%s\n' "$contrast" | head -1)"
+# ... and a call there is refused cleanly instead of killing the process.
+if (ulimit -v 300000 && $clean NCCL_DEBUG=WARN LD_PRELOAD="$shim" "$probe" missing "RLIMIT_AS"); then
+  pass "ulimit -v 300000: the first call returns ncclSystemError with a WARN, the process lives"
+else
+  fail "ulimit -v 300000: a call through the shim"
+fi
+
+# 2. A process that never calls: 1 thread, the Go library not mapped.
+if $clean LD_PRELOAD="$shim" "$probe" idle-check; then
+  pass "a preloaded process that never calls has 1 thread and no libnccomring.so"
+else
+  fail "idle-check under the shim"
+fi
+echo "test-preload: figures, the same process under the Go library and under no preload:"
+$clean LD_PRELOAD="$lib" "$probe" idle || fail "idle under the Go library"
+$clean "$probe" idle || fail "idle without a preload"
+
+# 3. The conformance suite through the shim.
+if $clean "$b/conformance" --candidate "$shim" --reference "$b/libnccomref.so" --count 2000; then
+  pass "conformance through the shim"
+else
+  fail "conformance through the shim"
+fi
+
+# 4. Hooks in a stand-in libnccom loaded RTLD_LOCAL, found through the
+# shim's caller address; the SwitchV1 gate.
+for run in "rtld-local $b/libnccom-hooks.so" "rtld-local $b/libnccom-hooks-cxx.so" \
+           "gate $b/libnccom-hooks.so"; do
+  # shellcheck disable=SC2086 # run is "MODE HOOKLIB"
+  if $clean LD_PRELOAD="$shim" "$b/boundary" $run; then pass "boundary $run"; else fail "boundary $run"; fi
+done
+
+# 5. fork before the first call; the shim named by a relative path and the
+# process changing directory first.
+if (cd "$b" && $clean LD_PRELOAD=./libnccomring-preload.so ./preload-probe fork); then
+  pass "fork before the first call"
+else
+  fail "fork before the first call"
+fi
+if $clean LD_PRELOAD="$shim" "$probe" race; then pass "simultaneous first calls"; else fail "race"; fi
+
+# A library that cannot be used: ncclSystemError, one WARN per call only
+# when NCCL_DEBUG asks.
+missing=$b/no-such-dir/libnccomring.so.0
+$clean NCCL_DEBUG=WARN NCCOMRING_LIBRARY="$missing" LD_PRELOAD="$shim" "$probe" missing \
+  "$missing: cannot open shared object file" || fail "missing library, NCCL_DEBUG=WARN"
+$clean NCCOMRING_LIBRARY="$missing" LD_PRELOAD="$shim" "$probe" missing "" ||
+  fail "missing library, NCCL_DEBUG unset"
+$clean NCCL_DEBUG=INFO NCCOMRING_LIBRARY="$b/libnccomref.so" LD_PRELOAD="$shim" "$probe" missing \
+  "no entry point nccomring_topo_preset_from" || fail "a library without the entry points"
+
+# 6. What the first call costs through the shim (loading the library and
+# starting its runtime) and what a steady call costs, beside the library.
+$clean LD_PRELOAD="$shim" "$probe" latency || fail "latency through the shim"
+$clean LD_PRELOAD="$lib" "$probe" latency || fail "latency of the Go library"
+
+if [ $failed -ne 0 ]; then echo "test-preload: FAILED"; exit 1; fi
+echo "test-preload: passed"

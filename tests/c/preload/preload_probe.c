@@ -1,0 +1,365 @@
+/*
+ * preload_probe - what build/libnccomring-preload.so costs and does, seen
+ * from inside a process that runs under it: build/preload-probe MODE
+ *
+ *   idle           print this process's threads, VmSize, VmRSS and which of
+ *                  the two libraries are mapped; call nothing. Exit 0.
+ *   idle-check     the same, under LD_PRELOAD=build/libnccomring-preload.so:
+ *                  fail unless the shim is mapped, the Go library is not,
+ *                  and the process has exactly 1 thread.
+ *   fork           (under the shim) chdir("/"), then fork before any
+ *                  ring-stage call; the child runs a whole 2 x 2 ring stage
+ *                  (Preset on every rank, Postset, GetNetDev) and checks
+ *                  the wiring; then the parent, whose address space the
+ *                  child's load did not touch, does the same; then a child
+ *                  forked after that gets ncclInvalidUsage (E1).
+ *   latency        time the first ring-stage call of the process (through the
+ *                  shim: loading the Go library and starting its runtime)
+ *                  and the mean of steady calls; print them with the
+ *                  process's threads and memory after the calls.
+ *   race           (under the shim) 8 threads make their first call at the
+ *                  same moment; every one must get the right answer.
+ *   missing WANT   (under the shim, with NCCOMRING_LIBRARY naming something
+ *                  that is not the Go library, or under a small ulimit -v)
+ *                  every function returns
+ *                  ncclSystemError; with NCCL_DEBUG set each prints exactly
+ *                  one "NCCL WARN" line on stderr containing WANT, without it
+ *                  nothing.
+ *
+ * The four functions are found with dlsym(RTLD_DEFAULT), as a host linked to
+ * libnccom would reach the preloaded definitions; the modes that test the
+ * shim first check that this is where they come from.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/cluster.h"
+
+#define SHIM_FILE "libnccomring-preload.so"
+#define GO_FILE "libnccomring.so"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                          \
+  do {                                                                            \
+    if (!(cond)) {                                                                \
+      fprintf(stderr, "preload-probe[%d]: FAIL %s:%d: %s: ", (int)getpid(), __FILE__, \
+              __LINE__, #cond);                                                   \
+      fprintf(stderr, __VA_ARGS__);                                               \
+      fputc('\n', stderr);                                                        \
+      failures++;                                                                 \
+    }                                                                             \
+  } while (0)
+
+/* ---- this process, from /proc ---- */
+
+struct usage {
+  long threads, vmSizeKB, vmRssKB;
+};
+
+static struct usage read_usage(void) {
+  struct usage u = {-1, -1, -1};
+  FILE *f = fopen("/proc/self/status", "r");
+  if (f == NULL) return u;
+  char line[256];
+  while (fgets(line, sizeof line, f)) {
+    sscanf(line, "Threads: %ld", &u.threads);
+    sscanf(line, "VmSize: %ld kB", &u.vmSizeKB);
+    sscanf(line, "VmRSS: %ld kB", &u.vmRssKB);
+  }
+  fclose(f);
+  return u;
+}
+
+/* Whether a file named `name`, or `name` and a version suffix (".0"), is
+ * mapped into this process ("libnccomring.so" does not match
+ * "libnccomring-preload.so"); a file replaced on disk since it was mapped
+ * (a rebuild) shows as " (deleted)". */
+static int mapped(const char *name) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  if (f == NULL) return -1;
+  char line[4096];
+  int found = 0;
+  size_t n = strlen(name);
+  while (!found && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = '\0';
+    size_t len = strlen(line);
+    if (len > 10 && strcmp(line + len - 10, " (deleted)") == 0) line[len - 10] = '\0';
+    const char *base = strrchr(line, '/');
+    found = base && strncmp(base + 1, name, n) == 0 && (base[1 + n] == '\0' || base[1 + n] == '.');
+  }
+  fclose(f);
+  return found;
+}
+
+static void print_usage(const char *what) {
+  struct usage u = read_usage();
+  printf("preload-probe: %s: threads %ld, VmSize %ld kB, VmRSS %ld kB, shim %s, Go library %s\n",
+         what, u.threads, u.vmSizeKB, u.vmRssKB, mapped(SHIM_FILE) ? "mapped" : "not mapped",
+         mapped(GO_FILE) ? "mapped" : "not mapped");
+  fflush(stdout);
+}
+
+/* ---- the four functions, as the host's dynamic linker resolves them ---- */
+
+static struct ring_api api;
+
+static void *need(const char *name, int fromShim) {
+  void *p = dlsym(RTLD_DEFAULT, name);
+  Dl_info info;
+  if (p == NULL) {
+    fprintf(stderr, "preload-probe: %s is not defined; run under LD_PRELOAD\n", name);
+    exit(2);
+  }
+  if (fromShim && (!dladdr(p, &info) || info.dli_fname == NULL ||
+                   strstr(info.dli_fname, SHIM_FILE) == NULL)) {
+    fprintf(stderr, "preload-probe: %s does not come from %s; run with LD_PRELOAD=build/%s\n",
+            name, SHIM_FILE, SHIM_FILE);
+    exit(2);
+  }
+  return p;
+}
+
+static void resolve(int fromShim) {
+  api.preset = (ncclResult_t(*)(struct ncclComm *, struct ncclTopoGraph *,
+                                struct ncclTopoRanks *))need("ncclTopoPreset", fromShim);
+  api.postset = (ncclResult_t(*)(struct ncclComm *, int *, struct ncclTopoRanks **, int *,
+                                 int *))need("ncclTopoPostset", fromShim);
+  api.build_rings =
+      (ncclResult_t(*)(int, int *, int, int, int *, int *))need("ncclBuildRings", fromShim);
+  api.get_net_dev = (ncclResult_t(*)(struct ncclTopoSystem *, int, struct ncclTopoGraph *, int,
+                                     int *))need("ncclTopoGetNetDev", fromShim);
+}
+
+/* ---- one whole 2 x 2 ring stage ---- */
+
+/* Two nodes of two ranks, one channel entering on NIC 0 and leaving on NIC 1:
+ * the ring is 0 1 2 3, doubled to two channels; heads (ranks 0 and 2) get
+ * NIC 0, tails NIC 1. */
+static void run_small_stage(const char *who) {
+  const int local[2] = {2, 2}, order[2] = {0, 1};
+  struct cluster *cl = cluster_new(2, local);
+  CHECK(cl != NULL, "%s: out of memory", who);
+  if (cl == NULL) return;
+  cluster_set_channel(cl, 0, order, 2, 0, 1);
+  cluster_set_nchannels(cl, 1);
+  struct stage st;
+  int rc = stage_run(&api, cl, &st);
+  CHECK(rc == 0, "%s: %s", who, st.failure);
+  if (rc == 0) {
+    CHECK(stage_check(cl, &st) == 0, "%s: invariants violated (above)", who);
+    for (int r = 0; r < 4; r++) {
+      const struct ncclComm *comm = st.comms[r];
+      CHECK(comm->nChannels == 2 && st.nChannels[r] == 2 && st.nNodes[r] == 2,
+            "%s: rank %d: nChannels %d/%d, nNodes %d", who, r, comm->nChannels, st.nChannels[r],
+            st.nNodes[r]);
+      for (int c = 0; c < 2; c++) {
+        const struct ncclRing *ring = &comm->channels[c].ring;
+        CHECK(ring->next == (r + 1) % 4 && ring->prev == (r + 3) % 4,
+              "%s: rank %d channel %d: prev %d next %d", who, r, c, ring->prev, ring->next);
+        for (int i = 0; ring->userRanks && i < 4; i++)
+          CHECK(ring->userRanks[i] == (r + i) % 4, "%s: rank %d channel %d: userRanks[%d] = %d",
+                who, r, c, i, ring->userRanks[i]);
+        int want = r % 2 == 0 ? 0 : 1;
+        CHECK(st.netDev[r * MAXCHANNELS + c] == want, "%s: rank %d channel %d: NIC %d, want %d",
+              who, r, c, st.netDev[r * MAXCHANNELS + c], want);
+      }
+    }
+  }
+  stage_free(&st);
+  cluster_free(cl);
+}
+
+static int mode_fork(void) {
+  resolve(1);
+  /* When LD_PRELOAD named the shim by a relative path, the shim finds the
+   * Go library beside itself through /proc/self/maps, not the stale name. */
+  if (chdir("/") != 0) perror("chdir");
+  CHECK(mapped(GO_FILE) == 0, "the Go library is mapped before the first call");
+  pid_t child = fork();
+  if (child < 0) {
+    perror("fork");
+    return 2;
+  }
+  if (child == 0) {
+    run_small_stage("child");
+    CHECK(mapped(GO_FILE) == 1, "the child computed rings without loading the Go library?");
+    _exit(failures ? 1 : 0);
+  }
+  int status = 0;
+  CHECK(waitpid(child, &status, 0) == child, "waitpid");
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child failed (status 0x%x)", status);
+  CHECK(mapped(GO_FILE) == 0, "the child's load reached the parent");
+  run_small_stage("parent");
+
+  /* A child forked after the load inherits the loaded library, which
+   * refuses the call (E1) instead of entering a Go runtime that did not
+   * survive the fork. */
+  child = fork();
+  if (child == 0) {
+    alarm(20); /* a hang fails the test */
+    int next[2] = {1, 0}, rings[2] = {-7, -7};
+    ncclResult_t rc = api.build_rings(1, rings, 0, 2, NULL, next);
+    _exit(rc == ncclInvalidUsage && rings[0] == -7 ? 0 : 1);
+  }
+  CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+            WEXITSTATUS(status) == 0,
+        "a child forked after the load did not get ncclInvalidUsage (status 0x%x)", status);
+  if (failures) return 1;
+  printf("preload-probe: fork: the child (forked before the first call) and then the parent "
+         "each built the 2 x 2 rings through the shim; a child forked after the load got "
+         "ncclInvalidUsage\n");
+  return 0;
+}
+
+/* ---- latency ---- */
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int small_build_rings(void) {
+  int next[2] = {1, 0}, rings[2] = {-1, -1};
+  ncclResult_t rc = api.build_rings(1, rings, 0, 2, NULL, next);
+  return rc == ncclSuccess && rings[0] == 0 && rings[1] == 1 ? 0 : -1;
+}
+
+static int mode_latency(void) {
+  resolve(0);
+  Dl_info info;
+  const char *from = dladdr((void *)api.build_rings, &info) && info.dli_fname ? info.dli_fname : "?";
+  double t0 = now_ns();
+  int rc = small_build_rings();
+  double first = now_ns() - t0;
+  CHECK(rc == 0, "the first ncclBuildRings failed");
+  if (rc != 0) return 1;
+  enum { steady = 20000 };
+  t0 = now_ns();
+  for (int i = 0; i < steady; i++) rc |= small_build_rings();
+  double mean = (now_ns() - t0) / steady;
+  CHECK(rc == 0, "a steady ncclBuildRings failed");
+  printf("preload-probe: latency via %s: first call %.3f ms, steady call %.0f ns (mean of %d)\n",
+         strrchr(from, '/') ? strrchr(from, '/') + 1 : from, first / 1e6, mean, steady);
+  print_usage("after the calls");
+  return failures ? 1 : 0;
+}
+
+/* ---- first calls from many threads at once ---- */
+
+enum { RACERS = 8 };
+static pthread_barrier_t start_line;
+
+static void *racer(void *arg) {
+  pthread_barrier_wait(&start_line);
+  *(int *)arg = small_build_rings();
+  return NULL;
+}
+
+static int mode_race(void) {
+  resolve(1);
+  pthread_t t[RACERS];
+  int result[RACERS];
+  pthread_barrier_init(&start_line, NULL, RACERS);
+  for (int i = 0; i < RACERS; i++) {
+    result[i] = -2;
+    if (pthread_create(&t[i], NULL, racer, &result[i]) != 0) return 2;
+  }
+  for (int i = 0; i < RACERS; i++) pthread_join(t[i], NULL);
+  for (int i = 0; i < RACERS; i++) CHECK(result[i] == 0, "thread %d's first call failed", i);
+  CHECK(mapped(GO_FILE) == 1, "the Go library is not mapped after the calls");
+  if (failures) return 1;
+  printf("preload-probe: race: %d threads' simultaneous first calls all succeeded\n", RACERS);
+  return 0;
+}
+
+/* ---- a library that cannot be used ---- */
+
+static int mode_missing(const char *want) {
+  resolve(1);
+  fflush(stderr);
+  FILE *log = tmpfile();
+  int saved = dup(2);
+  if (log == NULL || saved < 0 || dup2(fileno(log), 2) < 0) return 2;
+  struct ncclComm *comm = calloc(1, sizeof *comm);
+  struct ncclTopoGraph *graph = calloc(1, sizeof *graph);
+  struct ncclTopoRanks frag;
+  struct ncclTopoRanks *all[1] = {&frag};
+  int nodesFirst[1], nCh = -7, nN = -7, dev = -7, rings[2] = {-7, -7}, next[2] = {1, 0};
+  struct ncclTopoSystem sys = {{{2}}};
+  ncclResult_t rc[4];
+  rc[0] = api.preset(comm, graph, &frag);
+  rc[1] = api.postset(comm, nodesFirst, all, &nCh, &nN);
+  rc[2] = api.build_rings(1, rings, 1, 2, NULL, next);
+  rc[3] = api.get_net_dev(&sys, 3, graph, 0, &dev);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  for (int i = 0; i < 4; i++) CHECK(rc[i] == ncclSystemError, "call %d returned %d", i, rc[i]);
+  CHECK(nCh == -7 && nN == -7 && dev == -7 && rings[0] == -7 && rings[1] == -7,
+        "a failing call wrote an out-parameter");
+  CHECK(mapped(GO_FILE) == 0, "the Go library is mapped");
+
+  const char *fns[4] = {"ncclTopoPreset", "ncclTopoPostset", "ncclBuildRings",
+                        "ncclTopoGetNetDev"};
+  const int ranks[4] = {-1, -1, 1, 3};
+  int expectLines = getenv("NCCL_DEBUG") && getenv("NCCL_DEBUG")[0] ? 4 : 0;
+  char line[2048];
+  int lines = 0;
+  rewind(log);
+  while (fgets(line, sizeof line, log)) {
+    printf("preload-probe: stderr: %s", line);
+    if (lines < 4) {
+      char prefix[64], text[128];
+      snprintf(prefix, sizeof prefix, ":%d:", (int)getpid());
+      snprintf(text, sizeof text, "] NCCL WARN %s: cannot load the ring stage from ", fns[lines]);
+      char rank[32];
+      snprintf(rank, sizeof rank, " [%d] NCCL WARN", ranks[lines]);
+      CHECK(strstr(line, prefix) && strstr(line, text) && strstr(line, rank) &&
+                strstr(line, want),
+            "line %d is not the WARN for %s containing \"%s\": %s", lines + 1, fns[lines], want,
+            line);
+    }
+    lines++;
+  }
+  fclose(log);
+  CHECK(lines == expectLines, "%d lines on stderr, want %d", lines, expectLines);
+  free(comm);
+  free(graph);
+  if (failures) return 1;
+  printf("preload-probe: missing: every function returned ncclSystemError, %d WARN lines\n",
+         lines);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc >= 2 ? argv[1] : "";
+  if (strcmp(mode, "idle") == 0 || strcmp(mode, "idle-check") == 0) {
+    /* Whatever started at load has had time to start (the Go runtime
+     * starts on a thread of its own and keeps reserving memory after main
+     * was entered). */
+    usleep(300 * 1000);
+    struct usage u = read_usage();
+    int shim = mapped(SHIM_FILE), go = mapped(GO_FILE);
+    print_usage("never called");
+    if (mode[4] == '\0') return 0;
+    CHECK(shim == 1, "%s is not mapped: run under LD_PRELOAD", SHIM_FILE);
+    CHECK(go == 0, "%s is mapped in a process that never called", GO_FILE);
+    CHECK(u.threads == 1, "%ld threads, want 1", u.threads);
+    return failures ? 1 : 0;
+  }
+  if (strcmp(mode, "fork") == 0) return mode_fork();
+  if (strcmp(mode, "latency") == 0) return mode_latency();
+  if (strcmp(mode, "race") == 0) return mode_race();
+  if (strcmp(mode, "missing") == 0 && argc == 3) return mode_missing(argv[2]);
+  fprintf(stderr, "usage: preload-probe idle|idle-check|fork|latency|race|missing WANT\n");
+  return 2;
+}
