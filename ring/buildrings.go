@@ -35,13 +35,24 @@ func BuildRings(nrings, rank, nranks int, rings, next []int32) error {
 	if len(rings) < total || len(next) < total {
 		return abi.Errorf(abi.InvalidArgument, "ncclBuildRings: %d rings of %d ranks need %d ints, got rings %d and next %d", nrings, nranks, total, len(rings), len(next))
 	}
+	if total > 0 && overlap(rings[:total], next[:total]) {
+		return abi.Errorf(abi.InvalidArgument, "ncclBuildRings: rings and next overlap (%d ints each); the rings would be written over the table they are read from", total)
+	}
 	for r := range nrings {
 		if err := checkRing(r, int32(rank), next, 1, r*nranks, nranks); err != nil {
 			return err
 		}
 	}
+	probeWritable(rings[:total]) // a bad rings pointer faults before any write
 	for r := range nrings {
 		writeRing(rings[r*nranks:(r+1)*nranks], int32(rank), next, 1, r*nranks)
 	}
 	return nil
+}
+
+// overlap reports whether two int slices share memory.
+func overlap(a, b []int32) bool {
+	aLo, bLo := abi.Address(a), abi.Address(b)
+	aHi, bHi := aLo+4*uintptr(len(a)), bLo+4*uintptr(len(b))
+	return aLo < bHi && bLo < aHi
 }

@@ -1,6 +1,8 @@
 package ring
 
 import (
+	"sync/atomic"
+
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/layout"
@@ -158,26 +160,52 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	// D10: double, then clamp to ncclMaxNchannels() = 32; ncclMinNchannels()
 	// is 0, so no cyclic copies are ever added.
 	total := min(2*n, layout.MaxChannels)
-	if err := allocUserRanks(comm, total, nRanks, opt.Alloc); err != nil {
+	buffers, fresh, err := userRanksBuffers(comm, total, nRanks, opt.Alloc)
+	if err != nil {
 		return res, err
 	}
+	// Until the commit is done, a panic (a caller pointer that faults, D20)
+	// must not leave fresh buffers behind: the host never sees them.
+	committed := false
+	defer func() {
+		if !committed {
+			for _, p := range fresh[:total] {
+				if p != 0 {
+					opt.Alloc.Free(p)
+				}
+			}
+		}
+	}()
 
-	// Commit. Ring c was walked from rank 0; this rank's userRanks start at
-	// its own place in it, so its prev is the rank before and its next the
-	// rank after.
+	// Commit, all-or-nothing (D11): first the writes through pointers the
+	// caller gave (its userRanks buffers, nodesFirstRank), each probed at
+	// both ends before any is written, so a stale or short one faults while
+	// nothing has changed; only then the communicator itself. Ring c was
+	// walked from rank 0; this rank's userRanks start at its own place in
+	// it, so its prev is the rank before and its next the rank after.
+	probeWritable(nodesFirstRank[:len(nodes.heads)])
+	for _, buf := range buffers[:total] {
+		probeWritable(abi.Ints(buf, nRanks))
+	}
 	for c := range total {
-		ch := &comm.Channels[c].Ring
 		src := c % n // the doubled half repeats the first (D10)
 		ring, p := rings[src*nRanks:(src+1)*nRanks], pos[src]
-		ch.Prev, ch.Next = ring[(p+nRanks-1)%nRanks], ring[(p+1)%nRanks]
-		userRanks := abi.Ints(ch.UserRanks, nRanks)
+		userRanks := abi.Ints(buffers[c], nRanks)
 		copy(userRanks, ring[p:])
 		copy(userRanks[nRanks-p:], ring[:p])
 	}
+	copy(nodesFirstRank, nodes.heads)
+	for c := range total {
+		ch := &comm.Channels[c].Ring
+		src := c % n
+		ring, p := rings[src*nRanks:(src+1)*nRanks], pos[src]
+		ch.Prev, ch.Next = ring[(p+nRanks-1)%nRanks], ring[(p+1)%nRanks]
+		ch.UserRanks = buffers[c]
+	}
+	committed = true
 	comm.NChannels = int32(total)
 	comm.NNodes = int32(nNodes)
 	comm.Node = int32(nodes.self)
-	copy(nodesFirstRank, nodes.heads)
 	res.KangaInts = kanga.Materialize(comm, all, switchV1)
 	res.NChannels, res.NNodes = total, nNodes
 	return res, nil
@@ -193,13 +221,14 @@ func postsetFailure(all []*abi.TopoRanks, n int, rank int32, sc *scratch) *Rings
 	return e
 }
 
-// allocUserRanks gives every channel c < total a userRanks buffer of nRanks
-// ints, allocating the NULL ones (D12). On failure it frees what it
-// allocated, leaving comm as it was.
-func allocUserRanks(comm *abi.Comm, total, nRanks int, alloc Allocator) error {
-	var fresh [layout.MaxChannels]uintptr
+// userRanksBuffers returns the userRanks buffer of every channel c <
+// total: the caller's, or a fresh one of nRanks ints where it is NULL (D12;
+// fresh[c] is then that buffer, else 0). Nothing is published into comm. On
+// failure it frees what it allocated.
+func userRanksBuffers(comm *abi.Comm, total, nRanks int, alloc Allocator) (buffers, fresh [layout.MaxChannels]uintptr, err error) {
 	for c := range total {
-		if comm.Channels[c].Ring.UserRanks != 0 {
+		buffers[c] = comm.Channels[c].Ring.UserRanks
+		if buffers[c] != 0 {
 			continue
 		}
 		p := alloc.AllocInts(nRanks)
@@ -209,14 +238,20 @@ func allocUserRanks(comm *abi.Comm, total, nRanks int, alloc Allocator) error {
 					alloc.Free(q)
 				}
 			}
-			return abi.Errorf(abi.SystemError, "ncclTopoPostset: malloc of %d bytes for channels[%d].ring.userRanks failed", 4*nRanks, c)
+			return buffers, fresh, abi.Errorf(abi.SystemError, "ncclTopoPostset: malloc of %d bytes for channels[%d].ring.userRanks failed", 4*nRanks, c)
 		}
-		fresh[c] = p
+		buffers[c], fresh[c] = p, p
 	}
-	for c, p := range fresh[:total] {
-		if p != 0 {
-			comm.Channels[c].Ring.UserRanks = p
-		}
+	return buffers, fresh, nil
+}
+
+// probeWritable stores each end of s back into itself with an atomic add
+// of 0, which the compiler cannot drop: memory the caller gave that is not
+// writable (a stale pointer, a buffer too short) faults here, before any
+// write, and becomes ncclInternalError naming the address (D20).
+func probeWritable(s []int32) {
+	if len(s) > 0 {
+		atomic.AddInt32(&s[0], 0)
+		atomic.AddInt32(&s[len(s)-1], 0)
 	}
-	return nil
 }

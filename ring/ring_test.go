@@ -246,6 +246,25 @@ func TestBuildRingsErrors(t *testing.T) {
 	}
 }
 
+// Issue 9: rings aliasing next would be written over the table they are read
+// from (a success with rings 0 0 0 0 before); any overlap is refused, and
+// nothing is written.
+func TestBuildRingsRefusesRingsOverlappingNext(t *testing.T) {
+	buf := ints(1, 2, 3, 0, 9, 9)
+	for _, tc := range []struct {
+		name        string
+		rings, next []int32
+	}{{"the same buffer", buf[:4], buf[:4]}, {"shifted by one", buf[1:5], buf[:4]}} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := ring.BuildRings(1, 0, 4, tc.rings, tc.next)
+			requireNCCLError(t, err, abi.InvalidArgument, "ncclBuildRings: rings and next overlap (4 ints each); the rings would be written over the table they are read from")
+			assert.Equal(t, ints(1, 2, 3, 0, 9, 9), buf)
+		})
+	}
+	// Adjacent is not overlapping.
+	require.NoError(t, ring.BuildRings(1, 0, 2, buf[2:4], ints(1, 0)))
+}
+
 func requireNCCLError(t *testing.T, err error, code abi.Result, text string) {
 	t.Helper()
 	require.Error(t, err)

@@ -17,6 +17,7 @@ import "C"
 
 import (
 	"runtime/debug"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/nccomring/libnccomring/abi"
@@ -72,6 +73,10 @@ func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks 
 	case nNodes == nil:
 		return fail(rank, nullArgument(fn, "nNodes"))
 	}
+	// The out-parameters are written after Postset commits: probe them first,
+	// so that a bad one faults while nothing has changed.
+	atomic.AddInt32((*int32)(unsafe.Pointer(nChannels)), 0)
+	atomic.AddInt32((*int32)(unsafe.Pointer(nNodes)), 0)
 	// Views of nRanks entries are only taken when nRanks is positive; Postset
 	// checks it first and reads nothing through them otherwise.
 	n := max(int(c.NRanks), 0)

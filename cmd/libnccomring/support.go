@@ -9,7 +9,9 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -31,7 +33,17 @@ import (
 func recoverExport(fn string, rank *int32, res *C.ncclResult_t, panicOnFault bool) {
 	debug.SetPanicOnFault(panicOnFault)
 	if r := recover(); r != nil {
-		warn(*rank, fmt.Sprintf("%s: internal error: %v", fn, r))
+		text := fmt.Sprintf("%s: internal error: %v", fn, r)
+		// A fault through a caller's pointer (D20): name the address, which
+		// Go's own text ("nil pointer dereference") does not.
+		// The runtime gives no address for the first page, which it reports
+		// as a nil dereference.
+		if fault, ok := r.(interface{ Addr() uintptr }); ok {
+			text = fmt.Sprintf("%s: invalid memory access at address %#x (a stale or too short pointer from the caller?); nothing was written", fn, fault.Addr())
+		} else if e, ok := r.(runtime.Error); ok && strings.Contains(e.Error(), "nil pointer dereference") {
+			text = fmt.Sprintf("%s: invalid memory access below address 0x1000 (a pointer from the caller that is nearly NULL?); nothing was written", fn)
+		}
+		warn(*rank, text)
 		*res = C.ncclInternalError
 	}
 }

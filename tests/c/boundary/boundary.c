@@ -26,6 +26,13 @@
  *                        memory than the limit leaves: it must return
  *                        ncclSystemError with one WARN, and the process
  *                        lives (Go's own out-of-memory would kill it).
+ *   stale-pointer LIB    Postset with channels[0].ring.userRanks a stale
+ *                        pointer (a page that was unmapped): ncclInternalError whose
+ *                        WARN names the address, and nothing written: not
+ *                        the communicator (prev/next, no fresh buffer in
+ *                        channels[1]), not nodesFirstRank, not the
+ *                        out-parameters. And ncclBuildRings with rings
+ *                        aliasing next: ncclInvalidArgument, rings untouched.
  *
  * The cluster: 2 nodes x 2 ranks, one channel, one kangaRing path whose
  * ints are 100*rank + i. Exit 0 when every check held, 1 otherwise.
@@ -36,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "nccom_ring.h"
@@ -206,11 +214,77 @@ static int address_limit(const char *lib) {
   return failures ? 1 : 0;
 }
 
+static int stale_pointer(const char *lib) {
+  void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) {
+    fprintf(stderr, "boundary: %s\n", dlerror());
+    return 2;
+  }
+  preset = (preset_fn)need(h, "ncclTopoPreset");
+  postset = (postset_fn)need(h, "ncclTopoPostset");
+  ncclResult_t (*build_rings)(int, int *, int, int, int *, int *) =
+      (ncclResult_t (*)(int, int *, int, int, int *, int *))need(h, "ncclBuildRings");
+  char logPath[] = "/tmp/boundary-log-XXXXXX";
+  int fd = mkstemp(logPath);
+  if (fd < 0) return 2;
+  close(fd);
+  setenv("NCCL_DEBUG", "WARN", 1);
+  setenv("NCCL_DEBUG_FILE", logPath, 1);
+
+  static struct ncclTopoGraph graph;
+  graph.pattern = NCCL_TOPO_PATTERN_RING, graph.nChannels = 1;
+  for (int i = 0; i < NRANKS; i++) graph.intra[i] = i;
+  struct ncclComm *comms = calloc(NRANKS, sizeof *comms), *before = malloc(sizeof *before);
+  struct ncclTopoRanks frags[NRANKS], *all[NRANKS];
+  for (int r = 0; r < NRANKS; r++) {
+    comms[r].rank = r, comms[r].nRanks = NRANKS, comms[r].localRanks = NRANKS;
+    CHECK(preset(&comms[r], &graph, &frags[r]) == ncclSuccess, "Preset of rank %d", r);
+    all[r] = &frags[r];
+  }
+  struct ncclComm *c = &comms[1];
+  /* Stale: a buffer the host freed back to the system. */
+  long page = sysconf(_SC_PAGESIZE);
+  int *stale = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (stale == MAP_FAILED) return 2;
+  munmap(stale, (size_t)page);
+  c->channels[0].ring.userRanks = stale;
+  memcpy(before, c, sizeof *before);
+  int heads[NRANKS] = {-5, -5, -5, -5}, nChannels = -7, nNodes = -7;
+  ncclResult_t res = postset(c, heads, all, &nChannels, &nNodes);
+  CHECK(res == ncclInternalError, "Postset with a stale userRanks returned %d", res);
+  CHECK(memcmp(before, c, sizeof *before) == 0, "Postset wrote the communicator before it faulted");
+  CHECK(heads[0] == -5 && heads[NRANKS - 1] == -5, "Postset wrote nodesFirstRank before it faulted");
+  CHECK(nChannels == -7 && nNodes == -7, "Postset wrote an out-parameter before it faulted");
+
+  int buf[4] = {1, 2, 3, 0};
+  res = build_rings(1, buf, 0, 4, NULL, buf);
+  CHECK(res == ncclInvalidArgument, "ncclBuildRings with rings aliasing next returned %d", res);
+  CHECK(buf[0] == 1 && buf[1] == 2 && buf[2] == 3 && buf[3] == 0, "ncclBuildRings wrote rings over next");
+
+  FILE *f = fopen(logPath, "r");
+  char log[2048] = "";
+  if (f) {
+    size_t got = fread(log, 1, sizeof log - 1, f);
+    log[got] = '\0';
+    fclose(f);
+  }
+  unlink(logPath);
+  char want[96];
+  snprintf(want, sizeof want, "NCCL WARN ncclTopoPostset: invalid memory access at address %p ", (void *)stale);
+  CHECK(strstr(log, want) != NULL, "the WARN names the faulting address %p: %s", (void *)stale, log);
+  CHECK(strstr(log, "NCCL WARN ncclBuildRings: rings and next overlap") != NULL, "the overlap WARN: %s", log);
+  free(before);
+  free(comms);
+  if (!failures) printf("boundary: a stale userRanks pointer and aliased rings: refused, nothing written\n");
+  return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "stale-pointer") == 0) return stale_pointer(argv[2]);
   if (argc == 3 && strcmp(argv[1], "address-limit") == 0) return address_limit(argv[2]);
   if (argc == 3 && strcmp(argv[1], "env-after-load") == 0) return env_after_load(argv[2]);
   if (argc == 3 && strcmp(argv[1], "rtld-local") == 0) return through_hooklib(argv[2], true);
   if (argc == 3 && strcmp(argv[1], "gate") == 0) return through_hooklib(argv[2], false);
-  fprintf(stderr, "usage: boundary env-after-load LIB | rtld-local HOOKLIB | gate HOOKLIB | address-limit LIB\n");
+  fprintf(stderr, "usage: boundary env-after-load LIB | rtld-local HOOKLIB | gate HOOKLIB | address-limit LIB | stale-pointer LIB\n");
   return 2;
 }
