@@ -22,11 +22,12 @@ func CheckBuildRingsArgs(nrings, rank, nranks int) error {
 
 // BuildRings is ncclBuildRings (spec §3, D16): for each ring r < nrings it
 // writes rings[r*nranks ...] with the walk from rank along
-// next[r*nranks ...]. rings and next hold at least nrings*nranks ints. Every
-// ring is checked before any is written (all-or-nothing), by a first walk
-// that only reads; a second writes. Two walks instead of one into scratch:
-// the call allocates nothing whatever nranks claims, and each ring's table
-// stays in cache for both. prev is not an input: upstream never reads it.
+// next[r*nranks ...]. rings and next hold at least nrings*nranks ints and
+// must not overlap (B5a). Every ring is checked before any is written
+// (all-or-nothing), by a first walk that only reads; a second writes. Two
+// walks instead of one into scratch: the call allocates nothing whatever
+// nranks claims (but for a bitmap of nranks bits when a ring is short).
+// prev is not an input: upstream never reads it.
 func BuildRings(nrings, rank, nranks int, rings, next []int32) error {
 	if err := CheckBuildRingsArgs(nrings, rank, nranks); err != nil {
 		return err
@@ -38,15 +39,12 @@ func BuildRings(nrings, rank, nranks int, rings, next []int32) error {
 	if total > 0 && overlap(rings[:total], next[:total]) {
 		return abi.Errorf(abi.InvalidArgument, "ncclBuildRings: rings and next overlap (%d ints each); the rings would be written over the table they are read from", total)
 	}
-	for r := range nrings {
-		if err := checkRing(r, int32(rank), next, 1, r*nranks, nranks); err != nil {
-			return err
-		}
+	table := ringTable{tab: next[:total], stride: 1, ringStride: nranks, batch: 1}
+	if f := table.walk(nrings, nranks, int32(rank), -1, nil, nil); f.kind != whole {
+		return table.buildRingsError(f, int32(rank), nranks)
 	}
 	probeWritable(rings[:total]) // a bad rings pointer faults before any write
-	for r := range nrings {
-		writeRing(rings[r*nranks:(r+1)*nranks], int32(rank), next, 1, r*nranks)
-	}
+	table.walk(nrings, nranks, int32(rank), -1, rings[:total], nil)
 	return nil
 }
 

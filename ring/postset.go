@@ -139,7 +139,10 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	stitch(all, nodes.heads, n, links)
 	rings := w.rings[:n*nRanks]
 	var pos [layout.MaxChannels]int
-	if !walkRings(n, rings, links, rank, &pos) {
+	// One walk per channel from rank 0 (not from this rank: the verdict is
+	// every rank's, D24), checking every rank's prev on the way.
+	table := ringTable{tab: links, stride: 2 * n, ringStride: 2, hasPrev: true}
+	if table.walk(n, nRanks, 0, rank, rings, &pos).kind != whole {
 		return res, postsetFailure(all, n, rank, sc)
 	}
 	// Only now the communicator's and the platform's checks (P12-P14):
