@@ -20,10 +20,11 @@ const (
 	Assumed Grade = "ASSUMED"
 )
 
-// Constants of the ring stage (D2).
+// Constants of the ring stage (D2). ncclMinNchannels() is 0 (spec §3), so
+// Postset never adds the cyclic copies D10 describes, and no constant says
+// so.
 const (
 	MaxChannels          = 32  // MAXCHANNELS, ncclMaxNchannels()
-	MinChannels          = 0   // ncclMinNchannels()
 	MaxLocalRanks        = 256 // NCCL_TOPO_MAX_NODES
 	MaxKangaPaths        = 4   // MAX_KANGA_PATHS
 	PatternRing          = 4   // NCCL_TOPO_PATTERN_RING

@@ -12,7 +12,6 @@ type scratch struct {
 	alloc  Allocator
 	blocks []uintptr
 	failed int   // bytes of the request that failed, 0 if none
-	sink   int32 // keeps scanFragments' look-ahead loads from being dropped
 }
 
 // newScratch takes working memory from a, or from the Go heap when a is nil.
