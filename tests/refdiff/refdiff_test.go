@@ -9,6 +9,7 @@ package refdiff
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -36,14 +37,15 @@ type ref struct {
 	getNetDev  func(sys *abi.TopoSystem, rank int32, graph *abi.TopoGraph, channel int32, dev *int32) int32
 	free       func(p uintptr)
 	log        *bufio.Reader // the model's NCCL_DEBUG_FILE
+	info       []string      // INFO texts read by the last warn()
 }
 
 var model *ref
 
 // load binds the reference model once. Its environment is set through
 // libc's setenv (without cgo, os.Setenv does not reach C's environ) before
-// its first call: WARN lines to a file this test reads, TRN3-SwitchV1 so
-// the kangaRing paths are compared too.
+// its first call: WARN and INFO lines (subsystem INIT) to a file this test
+// reads, TRN3-SwitchV1 so the kangaRing paths are compared too.
 func load(t *testing.T) *ref {
 	t.Helper()
 	if model != nil {
@@ -58,7 +60,8 @@ func load(t *testing.T) *ref {
 	var setenv func(name, value string, overwrite int32) int32
 	purego.RegisterLibFunc(&setenv, libc, "setenv")
 	logPath := filepath.Join(os.TempDir(), fmt.Sprintf("nccomring-refdiff-%d.log", os.Getpid()))
-	setenv("NCCL_DEBUG", "WARN", 1)
+	setenv("NCCL_DEBUG", "INFO", 1)
+	setenv("NCCL_DEBUG_SUBSYS", "INIT", 1)
 	setenv("NCCL_DEBUG_FILE", logPath, 1)
 	setenv("NCCOM_RING_PLATFORM", "trn3-switchv1", 1)
 
@@ -83,14 +86,18 @@ func load(t *testing.T) *ref {
 }
 
 // warn returns the text of the WARN lines the model printed since the last
-// call, without the "host:pid:tid [rank] NCCL WARN " prefix.
+// call, without the "host:pid:tid [rank] NCCL WARN " prefix; the INFO texts
+// of the same lines are left in m.info.
 func (m *ref) warn() string {
 	var out []string
+	m.info = nil
 	for {
 		line, err := m.log.ReadString('\n')
 		if line != "" {
 			if _, text, ok := strings.Cut(line, " NCCL WARN "); ok {
 				out = append(out, strings.TrimSuffix(text, "\n"))
+			} else if _, text, ok := strings.Cut(line, " NCCL INFO "); ok {
+				m.info = append(m.info, strings.TrimSuffix(text, "\n"))
 			}
 		}
 		if err != nil {
@@ -99,13 +106,39 @@ func (m *ref) warn() string {
 	}
 }
 
+// infoWith returns the INFO texts of the last warn() that start with prefix.
+func (m *ref) infoWith(prefix string) []string {
+	var out []string
+	for _, t := range m.info {
+		if strings.HasPrefix(t, prefix) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // goResult turns a Go error into what the C ABI reports.
 func goResult(err error) (int32, string) {
 	if err == nil {
 		return 0, ""
 	}
-	e := err.(*abi.Error)
+	var e *abi.Error
+	if !errors.As(err, &e) {
+		panic(fmt.Sprintf("not an *abi.Error: %T %v", err, err))
+	}
 	return int32(e.Code), e.Text
+}
+
+// countLine is the D23 INFO line (docs/errors.md "Channel count") of a
+// Postset that got as far as the channel count.
+func countLine(res ring.PostsetResult) []string {
+	if res.GraphChannels == 0 {
+		return nil
+	}
+	if res.CountRank < 0 {
+		return []string{fmt.Sprintf("ncclTopoPostset: %d channels from comm->nChannels; every fragment has more (D23)", res.GraphChannels)}
+	}
+	return []string{fmt.Sprintf("ncclTopoPostset: %d channels, the smallest channel count of any fragment, first held by rank %d (D23)", res.GraphChannels, res.CountRank)}
 }
 
 // cluster is a generated case: node sizes, per-node graphs, kangaRing.
@@ -130,19 +163,22 @@ func (cl *cluster) nodeOf(rank int) int {
 
 // generate makes a cluster shaped like the C harness's random cases, at
 // the sizes a Go test affords: 1-12 nodes, 1-16 ranks per node (sometimes
-// unequal), 1-32 channels, random orders and NICs, a fragment fault now and
-// then.
+// unequal), 1-32 channels (sometimes fewer on some nodes, D23), random
+// orders and NICs, a fragment fault now and then.
 func generate(rng *rand.Rand, i int) *cluster {
 	nodes, local, channels := 1+rng.IntN(12), 1+rng.IntN(16), 1+rng.IntN(32)
-	unequal := rng.IntN(8) == 0
+	unequal, fewer := rng.IntN(8) == 0, rng.IntN(6) == 0
 	cl := &cluster{kanga: int32(rng.IntN(5))}
 	for range nodes {
-		l := local
+		l, ch := local, channels
 		if unequal {
 			l = 1 + rng.IntN(local)
 		}
-		g := &abi.TopoGraph{Pattern: layout.PatternRing, NChannels: int32(channels)}
-		for c := range channels {
+		if fewer {
+			ch = 1 + rng.IntN(channels)
+		}
+		g := &abi.TopoGraph{Pattern: layout.PatternRing, NChannels: int32(ch)}
+		for c := range ch {
 			for j, v := range rng.Perm(l) {
 				g.Intra[c*l+j] = int32(cl.nRanks + v)
 			}
@@ -153,7 +189,7 @@ func generate(rng *rand.Rand, i int) *cluster {
 		cl.graphs = append(cl.graphs, g)
 		cl.nRanks += l
 	}
-	cl.name = fmt.Sprintf("case %d: %d nodes x %d ranks (unequal %v), %d channels, %d kanga", i, nodes, local, unequal, channels, cl.kanga)
+	cl.name = fmt.Sprintf("case %d: %d nodes x %d ranks (unequal %v), %d channels (fewer on some nodes %v), %d kanga", i, nodes, local, unequal, channels, fewer, cl.kanga)
 	if rng.IntN(5) == 0 {
 		r, c, v := rng.IntN(cl.nRanks), rng.IntN(channels), int32(rng.IntN(cl.nRanks+3)-2)
 		field := rng.IntN(5)
@@ -241,6 +277,15 @@ func compareCluster(t *testing.T, m *ref, cl *cluster, platform kanga.Resolver) 
 	n := cl.nRanks
 	goFrags, cFrags := make([]abi.TopoRanks, n), make([]abi.TopoRanks, n)
 	for r := range n {
+		// A canary in every int of both fragments: what Preset leaves
+		// unwritten must stay so.
+		for _, f := range []*abi.TopoRanks{&goFrags[r], &cFrags[r]} {
+			b := bytesOf(f)
+			for i := range b {
+				b[i] = 0x4d
+			}
+		}
+		canary := goFrags[r]
 		g := cl.graphs[cl.nodeOf(r)]
 		gc, cc := cl.comm(r), cl.comm(r)
 		code, text := goResult(ring.Preset(gc, g, &goFrags[r], platform))
@@ -249,6 +294,16 @@ func compareCluster(t *testing.T, m *ref, cl *cluster, platform kanga.Resolver) 
 		require.Equal(t, text, m.warn(), "%s: Preset rank %d WARN", cl.name, r)
 		require.Equal(t, goFrags[r], cFrags[r], "%s: Preset rank %d fragment", cl.name, r)
 		sameComm(t, cl.name+": Preset", gc, cc)
+		// D23: the four ring arrays hold -1 from the graph's channel count
+		// on; the tree region is not written (D5).
+		f := &cFrags[r]
+		for c := int(g.NChannels); cCode == 0 && c < layout.MaxChannels; c++ {
+			require.Equal(t, [4]int32{-1, -1, -1, -1}, [4]int32{f.RingRecv[c], f.RingSend[c], f.RingPrev[c], f.RingNext[c]},
+				"%s: Preset rank %d channel %d past graph->nChannels", cl.name, r, c)
+		}
+		require.Equal(t, canary.TreeToParent, f.TreeToParent, "%s: Preset rank %d tree region", cl.name, r)
+		require.Equal(t, canary.TreeToChild0, f.TreeToChild0, "%s: Preset rank %d tree region", cl.name, r)
+		require.Equal(t, canary.TreeToChild1, f.TreeToChild1, "%s: Preset rank %d tree region", cl.name, r)
 	}
 	goAll, cAll := make([]*abi.TopoRanks, n), make([]*abi.TopoRanks, n)
 	for r := range n {
@@ -258,7 +313,16 @@ func compareCluster(t *testing.T, m *ref, cl *cluster, platform kanga.Resolver) 
 		cl.fault(goAll)
 		cl.fault(cAll)
 	}
-	// Postset on rank 0, the last rank and one more.
+	// Postset on rank 0, the last rank and one more. Every rank reaches the
+	// same verdict on the same fragments (D24): the model's code, WARN,
+	// nodes and channel count are the same on each.
+	type verdict struct {
+		code      int32
+		warn      string
+		heads     []int32
+		nChannels int32
+	}
+	var first *verdict
 	for _, r := range []int{0, n - 1, n / 2} {
 		g := cl.graphs[cl.nodeOf(r)]
 		gc, cc := cl.comm(r), cl.comm(r)
@@ -275,9 +339,31 @@ func compareCluster(t *testing.T, m *ref, cl *cluster, platform kanga.Resolver) 
 		cCode := m.postset(cc, &cHeads[0], &cAll[0], &cNChannels, &cNNodes)
 		runtime.KeepAlive(cAll)
 		require.Equal(t, code, cCode, "%s: Postset rank %d code (Go: %s)", cl.name, r, text)
-		require.Equal(t, text, m.warn(), "%s: Postset rank %d WARN", cl.name, r)
+		cText := m.warn()
+		require.Equal(t, text, cText, "%s: Postset rank %d WARN", cl.name, r)
 		require.Equal(t, goHeads, cHeads, "%s: Postset rank %d nodesFirstRank", cl.name, r)
 		sameComm(t, fmt.Sprintf("%s: Postset rank %d", cl.name, r), gc, cc)
+		// INFO: the D23 channel-count line, printed whether or not the call
+		// fails; on failure, rank 0's walks of the failing rings.
+		var d23 []string
+		for _, t := range m.info {
+			if strings.HasSuffix(t, "(D23)") {
+				d23 = append(d23, t)
+			}
+		}
+		require.Equal(t, countLine(res), d23, "%s: Postset rank %d D23 INFO line", cl.name, r)
+		var failed *ring.RingsError
+		if errors.As(err, &failed) {
+			require.Equal(t, failed.Walks, m.infoWith("Channel "), "%s: Postset rank %d walks", cl.name, r)
+		} else if err == nil && r == 0 {
+			require.Len(t, m.infoWith("Channel "), res.NChannels, "%s: Postset rank 0 Channel lines", cl.name)
+		}
+		v := &verdict{cCode, cText, cHeads, cNChannels}
+		if first == nil {
+			first = v
+		} else {
+			require.Equal(t, *first, *v, "%s: Postset rank %d reaches another verdict than rank 0 (D24)", cl.name, r)
+		}
 		if err == nil {
 			require.EqualValues(t, res.NChannels, cNChannels)
 			require.EqualValues(t, res.NNodes, cNNodes)

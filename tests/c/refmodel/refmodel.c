@@ -4,8 +4,8 @@
  * ncclTopoGetNetDev).
  *
  * Written from docs/spec/ring-construction.txt, docs/spec/DECISIONS.md
- * (D1..D22), docs/errors.md (order of checks, result codes, WARN texts) and the
- * README's ABI notes (P1..P20) alone. It follows the algorithm shape of
+ * (D1..D24), docs/errors.md (order of checks, result codes, WARN texts) and the
+ * README's ABI notes (P1..P23) alone. It follows the algorithm shape of
  * upstream NVIDIA NCCL 2.8 as the spec describes it (fragment packing, flat
  * [c*nRanks + r] tables, connectRings-style stitch, quadratic ring membership
  * check) and is the conformance baseline, not an optimised implementation.
@@ -283,10 +283,13 @@ static pthread_once_t g_plat_env_once = PTHREAD_ONCE_INIT;
 static int g_plat_env = PLAT_GENERIC;
 static char *g_plat_env_value = NULL;
 static atomic_int g_plat_warned = 0;
+static int g_plat_env_unset = 0;       /* NCCOM_RING_PLATFORM unset or empty (P20) */
+static atomic_int g_plat_assumed = 0;  /* the "assuming a generic platform" INFO line was due */
 
 static void plat_env_once(void) {
   const char *v = getenv("NCCOM_RING_PLATFORM");
-  if (v == NULL || v[0] == '\0' || strcasecmp(v, "generic") == 0) g_plat_env = PLAT_GENERIC;
+  g_plat_env_unset = (v == NULL || v[0] == '\0');
+  if (g_plat_env_unset || strcasecmp(v, "generic") == 0) g_plat_env = PLAT_GENERIC;
   else if (strcasecmp(v, "trn3-switchv1") == 0) g_plat_env = PLAT_SWITCHV1;
   else {
     g_plat_env = PLAT_UNKNOWN;
@@ -318,6 +321,13 @@ static ncclResult_t get_platform(const char *fn, int wrank, struct platform *pl)
     return ncclInvalidUsage;
   }
   pl->switchv1 = (g_plat_env == PLAT_SWITCHV1);
+  /* errors.md "Environment": neither the hook nor the variable gives the
+   * platform: one INFO line per process, at the first such call. */
+  if (g_plat_env_unset && atomic_exchange(&g_plat_assumed, 1) == 0)
+    ref_info(SUB_INIT, wrank,
+             "%s: the host defines no neuronIsTrn3SwitchV1Family and NCCOM_RING_PLATFORM is unset: "
+             "assuming a generic platform (no kangaRing)",
+             fn);
   return ncclSuccess;
 }
 
@@ -390,10 +400,12 @@ static ncclResult_t build_rings_core(int nrings, int *out, int rank, int nranks,
 
 #define CHANNEL_LINE_MAX 4096
 
-static void print_channel_lines(int wrank, int nrings, const int *rings, int nranks) {
+/* Ring r's line shows rings[(r % nstored) * nranks ...]: Postset keeps its n
+ * rings once and labels the doubled channels (D10). */
+static void print_channel_lines(int wrank, int nrings, const int *rings, int nranks, int nstored) {
   if (!info_enabled(SUB_INIT)) return;
   for (int r = 0; r < nrings; r++) {
-    const int *ring = rings + (size_t)r * (size_t)nranks;
+    const int *ring = rings + (size_t)(r % nstored) * (size_t)nranks;
     char buf[CHANNEL_LINE_MAX + 64];
     int len = snprintf(buf, sizeof buf, "Channel %02d/%02d : ", r, nrings);
     int truncated = 0;
@@ -448,13 +460,13 @@ REF_EXPORT ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nra
   ncclResult_t res = build_rings_core(nrings, scratch, rank, nranks, next, rank);
   if (res != ncclSuccess) { free(scratch); return res; }
   memcpy(rings, scratch, bytes); /* all rings checked: commit */
-  if (rank == 0) print_channel_lines(rank, nrings, scratch, nranks);
+  if (rank == 0) print_channel_lines(rank, nrings, scratch, nranks, nrings);
   free(scratch);
   return ncclSuccess;
 }
 
 /* ===================================================================== */
-/* ncclTopoPreset (D4..D7; errors.md S1..S13)                             */
+/* ncclTopoPreset (D4..D7, D23; errors.md S1..S13)                        */
 /* ===================================================================== */
 
 REF_EXPORT ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGraph *graph,
@@ -543,6 +555,15 @@ REF_EXPORT ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGra
     comm->channels[c].ring.prev = prv[c];
     comm->channels[c].ring.next = nxt[c];
   }
+  /* D23: channels the graph does not have are marked -1 in the four ring
+   * arrays (a fragment's channel count is its number of leading channels with
+   * ringRecv >= 0); the tree region stays unwritten (D5). */
+  for (int c = n; c < REF_MAXCHANNELS; c++) {
+    topoRanks->ringRecv[c] = -1;
+    topoRanks->ringSend[c] = -1;
+    topoRanks->ringPrev[c] = -1;
+    topoRanks->ringNext[c] = -1;
+  }
   /* D6: channels [n, min(2n,32)) become copies of [0, ...), keeping their own
    * userRanks/devUserRanks pointers. */
   int nEnd = 2 * n < REF_MAXCHANNELS ? 2 * n : REF_MAXCHANNELS;
@@ -564,37 +585,448 @@ REF_EXPORT ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGra
 }
 
 /* ===================================================================== */
-/* ncclTopoPostset (D8..D15; errors.md P1..P16)                           */
+/* ncclTopoPostset (D8..D15, D23, D24; errors.md P1..P16)                 */
 /* ===================================================================== */
 
+/* Working memory of one Postset call.
+ *
+ * `work` is the block errors.md P7b describes: (2 + 3C) * N ints from C
+ * malloc, holding every fragment's channel count, every rank's node and,
+ * for the n <= C channels used, the stitched next and prev tables and this
+ * rank's walks, flat [c*N + r] as upstream gathers them. `book` is the
+ * model's own node bookkeeping (5N + 1 ints; running out there has a
+ * model-only text). `diag` is taken on the failure path only, for the
+ * diagnosis (4N ints; running out there is P7b's text with its size). */
 struct postset_scratch {
-  int *headNode;   /* [N]: node index of a head rank, -1 when not seen (the D8 map) */
-  int *firsts;     /* [N]: nodesFirstRank being built */
-  int *ringRecv;   /* [n*N] */
-  int *ringSend;   /* [n*N] */
-  int *ringPrev;   /* [nFinal*N], stitched in place */
-  int *ringNext;   /* [nFinal*N], stitched in place */
-  int *rings;      /* [nFinal*N] */
+  int *work;
+  int *count;     /* [N]: every fragment's channel count (D23) */
+  int *nodeOf;    /* [N]: node of every rank (the node of its own ringRecv[0]) */
+  int *next;      /* [n*N]: stitched next (D9) */
+  int *prev;      /* [n*N]: stitched prev (D9) */
+  int *rings;     /* [n*N]: this rank's walk of every ring */
+  int *book;
+  int *headNode;  /* [N]: node index of a head rank, -1 when not seen (the D8 map) */
+  int *firsts;    /* [N]: nodesFirstRank being built */
+  int *byNode;    /* [N]: the ranks grouped by node, in rank order within a node */
+  int *nodeStart; /* [N+1]: node m's ranks are byNode[nodeStart[m] .. nodeStart[m+1]) */
+  int *mark;      /* [N]: work array, kept all zero between uses */
+  int *diag;
+  int *tally;     /* [N]: work array, kept all zero between uses */
+  int *aim;       /* [N]: work array, kept all zero between uses */
+  int *low1;      /* [N]: work array, kept all -1 between uses */
+  int *low2;      /* [N]: work array, kept all -1 between uses */
 };
 
 static void postset_free(struct postset_scratch *s) {
-  free(s->headNode);
-  free(s->firsts);
-  free(s->ringRecv);
-  free(s->ringSend);
-  free(s->ringPrev);
-  free(s->ringNext);
-  free(s->rings);
+  free(s->work);
+  free(s->book);
+  free(s->diag);
 }
 
-static int *scratch_alloc(size_t count, int wrank, ncclResult_t *res) {
-  size_t bytes = count * sizeof(int);
-  int *p = malloc(bytes ? bytes : 1);
-  if (p == NULL) {
-    ref_warn(wrank, "ncclTopoPostset: malloc of %zu bytes of scratch failed", bytes);
-    *res = ncclSystemError;
+/* P7b: the working memory, or its failure (bytes, N, C). */
+static ncclResult_t working_memory(int **out, size_t ints, int N, int C, int wrank) {
+  size_t bytes = ints * sizeof(int);
+  *out = malloc(bytes ? bytes : 1);
+  if (*out == NULL) {
+    ref_warn(wrank,
+             "ncclTopoPostset: malloc of %zu bytes of working memory for %d ranks x %d channels "
+             "failed",
+             bytes, N, C);
+    return ncclSystemError;
   }
-  return p;
+  return ncclSuccess;
+}
+
+/* D23: a fragment's channel count is its number of leading channels whose
+ * ringRecv is >= 0. */
+static int fragment_channels(const struct ncclTopoRanks *T) {
+  int k = 0;
+  while (k < REF_MAXCHANNELS && T->ringRecv[k] >= 0) k++;
+  return k;
+}
+
+/* The read-only view of the gathered fragments that the checks and the
+ * diagnosis share. Nothing here depends on the calling rank (D24). */
+struct frags {
+  struct ncclTopoRanks *const *F;
+  int N, n, M;
+  const int *nodeOf, *firsts, *byNode, *nodeStart;
+};
+
+/* Work arrays of the diagnosis, each left as it was found (see
+ * postset_scratch). */
+struct work {
+  int *mark, *tally, *aim, *low1, *low2;
+};
+
+/* D9 stitch of channel c into next[0..N) and prev[0..N): every rank's own
+ * ringNext/ringPrev, then for m = 0..M-1 each node's tail gets the following
+ * node's head as next, then for m = 0..M-1 each node's head gets the previous
+ * node's tail as prev (later nodes overwrite earlier ones, as upstream). */
+static void stitch_channel(const struct frags *g, int c, int *next, int *prev) {
+  for (int r = 0; r < g->N; r++) {
+    next[r] = g->F[r]->ringNext[c];
+    prev[r] = g->F[r]->ringPrev[c];
+  }
+  const int M = g->M;
+  for (int m = 0; m < M; m++) {
+    const struct ncclTopoRanks *H = g->F[g->firsts[m]];
+    const struct ncclTopoRanks *Hn = g->F[g->firsts[(m + 1) % M]];
+    next[H->ringSend[c]] = Hn->ringRecv[c];
+  }
+  for (int m = 0; m < M; m++) {
+    const struct ncclTopoRanks *H = g->F[g->firsts[m]];
+    const struct ncclTopoRanks *Hp = g->F[g->firsts[(m - 1 + M) % M]];
+    prev[H->ringRecv[c]] = Hp->ringSend[c];
+  }
+}
+
+/* P10 ring condition of one channel: the stitched next is one cycle through
+ * all N ranks, and every rank's stitched prev is the rank whose next it is.
+ * mark[] must be all zero and is left so. */
+static int ring_fails(int N, const int *next, const int *prev, int *mark) {
+  int fails = 0, cur = 0, steps = 0;
+  for (; steps < N; steps++) {
+    if (cur < 0 || mark[cur]) { fails = 1; break; }
+    mark[cur] = 1;
+    cur = next[cur];
+  }
+  if (!fails && cur != 0) fails = 1;
+  /* clear the marks along the same walk */
+  cur = 0;
+  for (int i = 0; i < steps && cur >= 0 && mark[cur]; i++) {
+    mark[cur] = 0;
+    cur = next[cur];
+  }
+  for (int t = 0; t < N && !fails; t++)
+    if (prev[next[t]] != t) fails = 1;
+  return fails;
+}
+
+/* Upstream's agreement check on channel c: every rank holds its node's first
+ * rank's ringRecv[c] and ringSend[c]. */
+static int agreement_fails(const struct frags *g, int c) {
+  for (int r = 0; r < g->N; r++) {
+    const struct ncclTopoRanks *H = g->F[g->firsts[g->nodeOf[r]]];
+    if (g->F[r]->ringRecv[c] != H->ringRecv[c] || g->F[r]->ringSend[c] != H->ringSend[c]) return 1;
+  }
+  return 0;
+}
+
+/* "Walks on rank 0": the walk from rank 0 along the stitched next, as
+ * ncclBuildRings prints a ring before it checks it (a short cycle repeats). */
+#define WALK_MAX_RANKS 64
+static void print_walk_line(int wrank, int c, int n, const int *next, int N) {
+  char buf[64 + WALK_MAX_RANKS * 16 + 64];
+  int len = snprintf(buf, sizeof buf, "Channel %02d/%02d : ", c, n);
+  int cur = 0;
+  for (int step = 0; step < N; step++) {
+    if (step == WALK_MAX_RANKS) {
+      len += snprintf(buf + len, sizeof buf - (size_t)len, " ... (%d more)", N - WALK_MAX_RANKS);
+      break;
+    }
+    len += snprintf(buf + len, sizeof buf - (size_t)len, " %3d", cur);
+    int v = next[cur];
+    if (v < 0) {
+      len += snprintf(buf + len, sizeof buf - (size_t)len, " (next is -1)");
+      break;
+    }
+    cur = v;
+  }
+  ref_info(SUB_INIT, wrank, "%s", buf);
+}
+
+/* ---- Diagnosis (D24, errors.md "Diagnosis") ---- */
+
+struct contra {
+  int subject, other; /* other is -1 when there is none */
+  char *detail;
+};
+
+struct contra_list {
+  struct contra *v;
+  int len, cap, oom;
+};
+
+static void contra_add(struct contra_list *l, int subject, int other, char *detail) {
+  if (detail == NULL) { l->oom = 1; return; }
+  if (l->len == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 16;
+    struct contra *nv = realloc(l->v, (size_t)cap * sizeof *nv);
+    if (nv == NULL) { free(detail); l->oom = 1; return; }
+    l->v = nv;
+    l->cap = cap;
+  }
+  l->v[l->len].subject = subject;
+  l->v[l->len].other = other;
+  l->v[l->len].detail = detail;
+  l->len++;
+}
+
+static void contra_clear(struct contra_list *l) {
+  for (int i = 0; i < l->len; i++) free(l->v[i].detail);
+  l->len = 0;
+}
+
+static int val_of(const struct frags *g, int r, int c, int tail) {
+  return tail ? g->F[r]->ringSend[c] : g->F[r]->ringRecv[c];
+}
+static int far_of(const struct frags *g, int r, int c, int tail) {
+  return tail ? g->F[r]->ringNext[c] : g->F[r]->ringPrev[c];
+}
+
+/* The agreed head (tail = 0) or tail (tail = 1) of node m on channel c, and
+ * how many of its ranks hold it. tally[] must be all zero and is left so. */
+static int agreed_value(const struct frags *g, int m, int c, int tail, int *tally, int *held) {
+  const int *R = g->byNode + g->nodeStart[m];
+  const int nR = g->nodeStart[m + 1] - g->nodeStart[m];
+  int most = 0;
+  for (int i = 0; i < nR; i++) {
+    int v = val_of(g, R[i], c, tail);
+    tally[v]++;
+    if (tally[v] > most) most = tally[v];
+  }
+  /* among the values tied for most, those that name a rank of node m whose
+   * own far-end field (ringPrev for a head, ringNext for a tail) is -1 */
+  int confirmed = 0;
+  for (int i = 0; i < nR && !confirmed; i++) {
+    int v = val_of(g, R[i], c, tail);
+    if (tally[v] == most && g->nodeOf[v] == m && far_of(g, v, c, tail) == -1) confirmed = 1;
+  }
+#define KEPT(v) \
+  (tally[(v)] == most && (!confirmed || (g->nodeOf[(v)] == m && far_of(g, (v), c, tail) == -1)))
+  int first = g->firsts[m], pick = -1;
+  if (g->nodeOf[first] == m && KEPT(val_of(g, first, c, tail))) {
+    pick = val_of(g, first, c, tail);
+  } else {
+    for (int i = 0; i < nR; i++) {
+      int v = val_of(g, R[i], c, tail);
+      if (KEPT(v) && (pick < 0 || v < pick)) pick = v;
+    }
+  }
+#undef KEPT
+  *held = tally[pick];
+  for (int i = 0; i < nR; i++) tally[val_of(g, R[i], c, tail)] = 0;
+  return pick;
+}
+
+/* Lists the contradictions of node m on channel c, in the documented order.
+ * mark[], tally[] and aim[] must be all zero and are left so. */
+static void node_contradictions(const struct frags *g, int m, int c, struct contra_list *l,
+                                const struct work *w) {
+  int *mark = w->mark, *tally = w->tally, *aim = w->aim, *low1 = w->low1, *low2 = w->low2;
+  struct ncclTopoRanks *const *F = g->F;
+  const int *R = g->byNode + g->nodeStart[m];
+  const int nR = g->nodeStart[m + 1] - g->nodeStart[m];
+  const int before = l->len;
+  int heldH, heldT;
+  const int hd = agreed_value(g, m, c, 0, tally, &heldH);
+  const int tl = agreed_value(g, m, c, 1, tally, &heldT);
+
+  for (int i = 0; i < nR; i++) {
+    int s = R[i];
+    if (F[s]->ringRecv[c] != hd)
+      contra_add(l, s, -1,
+                 format("ringRecv (head) is %d but node %d's head is %d (held by %d of its %d ranks)",
+                        F[s]->ringRecv[c], m, hd, heldH, nR));
+  }
+  for (int i = 0; i < nR; i++) {
+    int s = R[i];
+    if (F[s]->ringSend[c] != tl)
+      contra_add(l, s, -1,
+                 format("ringSend (tail) is %d but node %d's tail is %d (held by %d of its %d ranks)",
+                        F[s]->ringSend[c], m, tl, heldT, nR));
+  }
+  if (g->nodeOf[hd] != m) {
+    if (nR == 1 && R[0] != hd && c == 0)
+      contra_add(l, R[0], hd,
+                 format("ringRecv[0] is %d, a rank of node %d: it makes node %d on its own", hd,
+                        g->nodeOf[hd], m));
+    else if (nR == 1 && R[0] != hd)
+      contra_add(l, R[0], hd,
+                 format("ringRecv (head) is %d, a rank of node %d, not of its own node %d", hd,
+                        g->nodeOf[hd], m));
+    else
+      contra_add(l, hd, -1,
+                 format("node %d's ranks have it as their head, but its ringRecv[0] is %d, which "
+                        "puts it in node %d",
+                        m, F[hd]->ringRecv[0], g->nodeOf[hd]));
+  }
+  if (g->nodeOf[tl] != m) {
+    if (nR == 1 && R[0] != tl)
+      contra_add(l, R[0], tl,
+                 format("ringSend (tail) is %d, a rank of node %d, not of its own node %d", tl,
+                        g->nodeOf[tl], m));
+    else
+      contra_add(l, tl, -1,
+                 format("node %d's ranks have it as their tail, but its ringRecv[0] is %d, which "
+                        "puts it in node %d",
+                        m, F[tl]->ringRecv[0], g->nodeOf[tl]));
+  }
+
+  /* For "rank o is reached by nobody": aim[v] = 1 when some rank of R has
+   * ringNext[c] == v; low1[s] and low2[s] are the two lowest ranks o of R
+   * with ringPrev[c] == s that no rank of R aims at (R is in rank order). */
+  for (int i = 0; i < nR; i++) {
+    int b = F[R[i]]->ringNext[c];
+    if (b >= 0) aim[b] = 1;
+  }
+  for (int i = 0; i < nR; i++) {
+    int o = R[i], a = F[o]->ringPrev[c];
+    if (a < 0 || aim[o]) continue;
+    if (low1[a] < 0) low1[a] = o;
+    else if (low2[a] < 0) low2[a] = o;
+  }
+  for (int i = 0; i < nR; i++) {
+    int s = R[i];
+    if (s != tl) {
+      int b = F[s]->ringNext[c];
+      if (b == -1) {
+        contra_add(l, s, -1, format("ringNext is -1 but node %d's tail is %d", m, tl));
+      } else if (g->nodeOf[b] != m) {
+        contra_add(l, s, b,
+                   format("ringNext is %d, a rank of node %d, not of its own node %d", b,
+                          g->nodeOf[b], m));
+      } else if (b == hd) {
+        contra_add(l, s, -1, format("ringNext is %d, its node's head", b));
+      } else if (F[b]->ringPrev[c] != s) {
+        int nobody = low1[s] != b ? low1[s] : low2[s];
+        if (nobody >= 0)
+          contra_add(l, s, b,
+                     format("ringNext is %d but rank %d's ringPrev is %d; rank %d is reached by nobody",
+                            b, b, F[b]->ringPrev[c], nobody));
+        else
+          contra_add(l, s, b,
+                     format("ringNext is %d but rank %d's ringPrev is %d", b, b, F[b]->ringPrev[c]));
+      }
+    }
+    if (s != hd) {
+      int a = F[s]->ringPrev[c];
+      if (a == -1) {
+        contra_add(l, s, -1, format("ringPrev is -1 but node %d's head is %d", m, hd));
+      } else if (g->nodeOf[a] != m) {
+        contra_add(l, s, a,
+                   format("ringPrev is %d, a rank of node %d, not of its own node %d", a,
+                          g->nodeOf[a], m));
+      } else if (a == tl) {
+        contra_add(l, s, -1, format("ringPrev is %d, its node's tail", a));
+      } else if (F[a]->ringNext[c] != s) {
+        contra_add(l, s, a,
+                   format("ringPrev is %d but rank %d's ringNext is %d", a, a, F[a]->ringNext[c]));
+      }
+    }
+  }
+  for (int i = 0; i < nR; i++) {
+    int b = F[R[i]]->ringNext[c], a = F[R[i]]->ringPrev[c];
+    if (b >= 0) aim[b] = 0;
+    if (a >= 0) low1[a] = low2[a] = -1;
+  }
+
+  if (l->len != before) return;
+  /* segment: walk from hd along ringNext[c] through ranks of R, stopping after
+   * tl, after |R| steps or at a rank already reached */
+  int cur = hd;
+  for (int steps = 0; steps < nR; steps++) {
+    if (cur < 0 || g->nodeOf[cur] != m || mark[cur]) break;
+    mark[cur] = 1;
+    if (cur == tl) break;
+    cur = F[cur]->ringNext[c];
+  }
+  int missing = -1;
+  for (int i = 0; i < nR; i++) {
+    if (!mark[R[i]] && missing < 0) missing = R[i];
+    mark[R[i]] = 0;
+  }
+  if (missing >= 0)
+    contra_add(l, missing, -1,
+               format("not on node %d's segment from head %d to tail %d", m, hd, tl));
+}
+
+/* The stitched fallback on channel c (whose stitched ring fails). */
+static char *stitched_detail(int N, const int *next, const int *prev, int *mark, int *who) {
+  for (int s = 0; s < N; s++) {
+    int x = next[s];
+    if (x < 0) { *who = s; return format("after the stitch its next is %d", x); }
+    if (prev[x] != s) {
+      *who = s;
+      return format("after the stitch its next is %d but rank %d's prev is %d", x, x, prev[x]);
+    }
+  }
+  for (int s = 0; s < N; s++) {
+    int p = prev[s];
+    if (p < 0) { *who = s; return format("after the stitch its prev is %d", p); }
+    if (next[p] != s) {
+      *who = s;
+      return format("after the stitch its prev is %d but rank %d's next is %d", p, p, next[p]);
+    }
+  }
+  int reached = 0, cur = 0;
+  while (cur >= 0 && !mark[cur]) {
+    mark[cur] = 1;
+    reached++;
+    cur = next[cur];
+  }
+  int off = -1;
+  for (int s = 0; s < N; s++) {
+    if (!mark[s] && off < 0) off = s;
+    mark[s] = 0;
+  }
+  *who = off < 0 ? 0 : off;
+  return format("not on the ring through rank 0 (%d of %d ranks reached)", reached, N);
+}
+
+/* The one WARN of a P10 failure: "rank S, channel c: detail". Returns NULL
+ * when out of memory. */
+static char *diagnose(const struct frags *g, const int *next, const int *prev, const struct work *w) {
+  int *mark = w->mark, *tally = w->tally;
+  struct contra_list l = {0};
+  char *out = NULL;
+  for (int c = 0; c < g->n && out == NULL && !l.oom; c++) {
+    for (int m = 0; m < g->M; m++) node_contradictions(g, m, c, &l, w);
+    if (l.oom || l.len == 0) continue;
+    /* votes: one to the subject, one to the other rank (tally[] as counter) */
+    for (int i = 0; i < l.len; i++) {
+      tally[l.v[i].subject]++;
+      if (l.v[i].other >= 0) tally[l.v[i].other]++;
+    }
+    int S = -1;
+    for (int r = 0; r < g->N; r++)
+      if (tally[r] > 0 && (S < 0 || tally[r] > tally[S])) S = r;
+    for (int i = 0; i < l.len; i++) {
+      tally[l.v[i].subject] = 0;
+      if (l.v[i].other >= 0) tally[l.v[i].other] = 0;
+    }
+    const struct contra *pick = NULL;
+    for (int i = 0; i < l.len && pick == NULL; i++)
+      if (l.v[i].subject == S) pick = &l.v[i];
+    if (pick != NULL) {
+      out = format("ncclTopoPostset: rank %d, channel %d: %s", S, c, pick->detail);
+    } else {
+      for (int i = 0; i < l.len && pick == NULL; i++)
+        if (l.v[i].other == S) pick = &l.v[i];
+      out = format("ncclTopoPostset: rank %d, channel %d: rank %d's %s", S, c, pick->subject,
+                   pick->detail);
+    }
+    if (out == NULL) l.oom = 1;
+  }
+  int oom = l.oom;
+  contra_clear(&l);
+  free(l.v);
+  if (out != NULL || oom) return out;
+  /* No contradiction of any kind: the stitched rings decide. */
+  const size_t NN = (size_t)g->N;
+  for (int c = 0; c < g->n; c++) {
+    const int *nx = next + (size_t)c * NN, *pv = prev + (size_t)c * NN;
+    if (!ring_fails(g->N, nx, pv, mark)) continue;
+    int who = 0;
+    char *detail = stitched_detail(g->N, nx, pv, mark, &who);
+    if (detail == NULL) return NULL;
+    out = format("ncclTopoPostset: rank %d, channel %d: %s", who, c, detail);
+    free(detail);
+    return out;
+  }
+  /* Unreachable: an agreement failure always lists a contradiction. */
+  return format("ncclTopoPostset: rank 0, channel 0: the fragments are not consistent");
 }
 
 REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRank,
@@ -617,7 +1049,7 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
   }
   if (nNodes == NULL) { ref_warn(rank, "ncclTopoPostset: nNodes is NULL"); return ncclInvalidArgument; }
   const int N = comm->nRanks;
-  const int n = comm->nChannels;
+  const int C = comm->nChannels;
   const int nK = comm->nKangaRingChannels;
   if (N <= 0) {
     ref_warn(rank, "ncclTopoPostset: comm->nRanks %d is not positive", N);
@@ -627,9 +1059,9 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
     ref_warn(rank, "ncclTopoPostset: comm->rank %d is outside [0, %d)", rank, N);
     return ncclInvalidArgument;
   }
-  if (n < 1 || n > REF_MAXCHANNELS) {
+  if (C < 1 || C > REF_MAXCHANNELS) {
     ref_warn(rank, "ncclTopoPostset: comm->nChannels %d is outside [1, 32] (call ncclTopoPreset first)",
-             n);
+             C);
     return ncclInvalidArgument;
   }
   if (nK < 0 || nK > REF_MAX_KANGA_PATHS) {
@@ -641,80 +1073,137 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
   if (res != ncclSuccess) return res;
 
   struct ncclTopoRanks **F = allTopoRanks;
-  /* Pass A */
+  /* Pass A (P7) */
   for (int r = 0; r < N; r++) {
     if (F[r] == NULL) {
       ref_warn(rank, "ncclTopoPostset: allTopoRanks[%d] is NULL", r);
       return ncclInvalidArgument;
     }
   }
+  /* From here on nothing reads comm->rank except the commit and the JBOG
+   * precondition (D24). */
 
   struct postset_scratch s;
   memset(&s, 0, sizeof s);
-  res = ncclSuccess;
-  s.headNode = scratch_alloc((size_t)N, rank, &res);
-  if (res == ncclSuccess) s.firsts = scratch_alloc((size_t)N, rank, &res);
-  if (res != ncclSuccess) { postset_free(&s); return res; }
-  for (int i = 0; i < N; i++) s.headNode[i] = -1;
+  const size_t NN = (size_t)N;
+  /* P7b */
+  res = working_memory(&s.work, (2 + 3 * (size_t)C) * NN, N, C, rank);
+  if (res != ncclSuccess) return res;
+  s.count = s.work;
+  s.nodeOf = s.work + NN;
+  s.next = s.work + 2 * NN;
+  s.prev = s.next + (size_t)C * NN;
+  s.rings = s.prev + (size_t)C * NN;
+  s.book = calloc(5 * NN + 1, sizeof(int));
+  if (s.book == NULL) {
+    ref_warn(rank, "ncclTopoPostset: malloc of %zu bytes of scratch failed", (5 * NN + 1) * sizeof(int));
+    postset_free(&s);
+    return ncclSystemError;
+  }
+  s.headNode = s.book;
+  s.firsts = s.book + NN;
+  s.byNode = s.book + 2 * NN;
+  s.mark = s.book + 3 * NN;
+  s.nodeStart = s.book + 4 * NN;
 
-  /* Pass B: ranges, then node membership and agreement (D8, D11). */
-  int M = 0;
+  /* D23: the channel count (P7a). */
+  for (int r = 0; r < N; r++) s.count[r] = fragment_channels(F[r]);
   for (int r = 0; r < N; r++) {
-    const struct ncclTopoRanks *T = F[r];
-    for (int c = 0; c < n; c++) {
-      if (T->ringRecv[c] < 0 || T->ringRecv[c] >= N) {
-        ref_warn(rank, "ncclTopoPostset: allTopoRanks[%d]->ringRecv[%d] is %d, outside [0, %d)", r,
-                 c, T->ringRecv[c], N);
-        postset_free(&s);
-        return ncclInvalidArgument;
-      }
-      if (T->ringSend[c] < 0 || T->ringSend[c] >= N) {
-        ref_warn(rank, "ncclTopoPostset: allTopoRanks[%d]->ringSend[%d] is %d, outside [0, %d)", r,
-                 c, T->ringSend[c], N);
-        postset_free(&s);
-        return ncclInvalidArgument;
-      }
-      if (T->ringPrev[c] < -1 || T->ringPrev[c] >= N) {
-        ref_warn(rank, "ncclTopoPostset: allTopoRanks[%d]->ringPrev[%d] is %d, outside [-1, %d)", r,
-                 c, T->ringPrev[c], N);
-        postset_free(&s);
-        return ncclInvalidArgument;
-      }
-      if (T->ringNext[c] < -1 || T->ringNext[c] >= N) {
-        ref_warn(rank, "ncclTopoPostset: allTopoRanks[%d]->ringNext[%d] is %d, outside [-1, %d)", r,
-                 c, T->ringNext[c], N);
-        postset_free(&s);
-        return ncclInvalidArgument;
-      }
+    if (s.count[r] == 0) {
+      ref_warn(rank, "ncclTopoPostset: rank %d: ringRecv[0] is %d, so its fragment has no channel", r,
+               F[r]->ringRecv[0]);
+      postset_free(&s);
+      return ncclInternalError;
     }
-    int h = T->ringRecv[0];
-    int m = s.headNode[h];
-    if (m < 0) {
-      m = M++;
-      s.headNode[h] = m;
-      s.firsts[m] = h;
-    }
-    const struct ncclTopoRanks *H = F[h];
-    for (int c = 0; c < n; c++) {
-      if (T->ringRecv[c] != H->ringRecv[c]) {
-        ref_warn(rank,
-                 "ncclTopoPostset: rank %d of node %d has channel %d head %d but the node's first "
-                 "rank %d has head %d",
-                 r, m, c, T->ringRecv[c], h, H->ringRecv[c]);
+  }
+  int n = C;
+  for (int r = 0; r < N; r++)
+    if (s.count[r] < n) n = s.count[r];
+  int holder = -1;
+  for (int r = 0; r < N && holder < 0; r++)
+    if (s.count[r] == n) holder = r;
+  if (holder >= 0)
+    ref_info(SUB_INIT, rank,
+             "ncclTopoPostset: %d channels, the smallest channel count of any fragment, first held "
+             "by rank %d (D23)",
+             n, holder);
+  else
+    ref_info(SUB_INIT, rank,
+             "ncclTopoPostset: %d channels from comm->nChannels; every fragment has more (D23)", n);
+
+  /* Ranges (P8, P9): channel by channel, then rank by rank, then field order. */
+  for (int c = 0; c < n; c++) {
+    for (int r = 0; r < N; r++) {
+      const struct ncclTopoRanks *T = F[r];
+      const char *field = NULL;
+      int v = 0, lo = 0;
+      if (T->ringRecv[c] < 0 || T->ringRecv[c] >= N) field = "ringRecv", v = T->ringRecv[c];
+      else if (T->ringSend[c] < 0 || T->ringSend[c] >= N) field = "ringSend", v = T->ringSend[c];
+      else if (T->ringPrev[c] < -1 || T->ringPrev[c] >= N) field = "ringPrev", v = T->ringPrev[c], lo = -1;
+      else if (T->ringNext[c] < -1 || T->ringNext[c] >= N) field = "ringNext", v = T->ringNext[c], lo = -1;
+      if (field != NULL) {
+        ref_warn(rank, "ncclTopoPostset: rank %d, channel %d: %s is %d, outside [%d, %d)", r, c, field,
+                 v, lo, N);
         postset_free(&s);
-        return ncclInternalError;
-      }
-      if (T->ringSend[c] != H->ringSend[c]) {
-        ref_warn(rank,
-                 "ncclTopoPostset: rank %d of node %d has channel %d tail %d but the node's first "
-                 "rank %d has tail %d",
-                 r, m, c, T->ringSend[c], h, H->ringSend[c]);
-        postset_free(&s);
-        return ncclInternalError;
+        return ncclInvalidArgument;
       }
     }
   }
-  const int myNode = s.headNode[F[rank]->ringRecv[0]];
+
+  /* Nodes (D8): in order of first appearance of each ringRecv[0]. */
+  int M = 0;
+  for (int i = 0; i < N; i++) s.headNode[i] = -1;
+  for (int r = 0; r < N; r++) {
+    int h = F[r]->ringRecv[0];
+    if (s.headNode[h] < 0) {
+      s.headNode[h] = M;
+      s.firsts[M] = h;
+      M++;
+    }
+    s.nodeOf[r] = s.headNode[h];
+  }
+  /* the ranks of every node, in rank order (counting sort) */
+  for (int m = 0; m <= M; m++) s.nodeStart[m] = 0;
+  for (int r = 0; r < N; r++) s.nodeStart[s.nodeOf[r] + 1]++;
+  for (int m = 0; m < M; m++) s.nodeStart[m + 1] += s.nodeStart[m];
+  for (int r = 0; r < N; r++) s.byNode[s.nodeStart[s.nodeOf[r]] + s.mark[s.nodeOf[r]]++] = r;
+  for (int m = 0; m < M; m++) s.mark[m] = 0;
+
+  /* Consistency (P10): stitch every channel, check agreement and the rings. */
+  const int nFinal = 2 * n < REF_MAXCHANNELS ? 2 * n : REF_MAXCHANNELS; /* D10 */
+  const struct frags g = {F, N, n, M, s.nodeOf, s.firsts, s.byNode, s.nodeStart};
+  int ringFail[REF_MAXCHANNELS] = {0};
+  int inconsistent = 0;
+  for (int c = 0; c < n; c++) {
+    stitch_channel(&g, c, s.next + (size_t)c * NN, s.prev + (size_t)c * NN);
+    ringFail[c] = ring_fails(N, s.next + (size_t)c * NN, s.prev + (size_t)c * NN, s.mark);
+    if (ringFail[c] || agreement_fails(&g, c)) inconsistent = 1;
+  }
+  if (inconsistent) {
+    if (rank == 0 && info_enabled(SUB_INIT)) {
+      for (int c = 0; c < n; c++)
+        if (ringFail[c]) print_walk_line(rank, c, n, s.next + (size_t)c * NN, N);
+    }
+    res = working_memory(&s.diag, 4 * NN, N, C, rank);
+    if (res != ncclSuccess) { postset_free(&s); return res; }
+    s.tally = s.diag;
+    s.aim = s.diag + NN;
+    s.low1 = s.diag + 2 * NN;
+    s.low2 = s.diag + 3 * NN;
+    for (size_t i = 0; i < 2 * NN; i++) s.tally[i] = 0;
+    for (size_t i = 0; i < 2 * NN; i++) s.low1[i] = -1;
+    const struct work w = {s.mark, s.tally, s.aim, s.low1, s.low2};
+    char *text = diagnose(&g, s.next, s.prev, &w);
+    if (text == NULL) {
+      ref_warn(rank, "ncclTopoPostset: out of memory formatting the diagnosis");
+      postset_free(&s);
+      return ncclSystemError;
+    }
+    ref_warn(rank, "%s", text);
+    free(text);
+    postset_free(&s);
+    return ncclInternalError;
+  }
 
   /* P12: UltraServer pods (D15, P8). */
   int podStitch = 0;
@@ -731,7 +1220,7 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
     }
     podStitch = 1;
   }
-  /* P13, P14: kangaRing preconditions (D13). */
+  /* P13, P14: kangaRing preconditions (D13); P14 is about this rank. */
   if (pl.switchv1) {
     int vcs = platform_vcore_size(&pl);
     if (vcs != 0) {
@@ -751,57 +1240,15 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
     }
   }
 
-  /* Gather every fragment into flat [c*N + r] tables. */
-  const int nFinal = 2 * n < REF_MAXCHANNELS ? 2 * n : REF_MAXCHANNELS; /* D10 */
-  const size_t NN = (size_t)N;
-  s.ringRecv = scratch_alloc((size_t)n * NN, rank, &res);
-  if (res == ncclSuccess) s.ringSend = scratch_alloc((size_t)n * NN, rank, &res);
-  if (res == ncclSuccess) s.ringPrev = scratch_alloc((size_t)nFinal * NN, rank, &res);
-  if (res == ncclSuccess) s.ringNext = scratch_alloc((size_t)nFinal * NN, rank, &res);
-  if (res == ncclSuccess) s.rings = scratch_alloc((size_t)nFinal * NN, rank, &res);
-  if (res != ncclSuccess) { postset_free(&s); return res; }
+  /* This rank's walks (they cannot fail now: every ring is one cycle
+   * through all N ranks); the doubled channels repeat ring c - n (D10). */
   for (int c = 0; c < n; c++) {
-    for (int r = 0; r < N; r++) {
-      size_t ix = (size_t)c * NN + (size_t)r;
-      s.ringRecv[ix] = F[r]->ringRecv[c];
-      s.ringSend[ix] = F[r]->ringSend[c];
-      s.ringPrev[ix] = F[r]->ringPrev[c];
-      s.ringNext[ix] = F[r]->ringNext[c];
-    }
-  }
-  /* Stitch (upstream connectRings shape, D9). */
-  for (int c = 0; c < n; c++) {
-    const int *recvC = s.ringRecv + (size_t)c * NN;
-    const int *sendC = s.ringSend + (size_t)c * NN;
-    int *prevC = s.ringPrev + (size_t)c * NN;
-    int *nextC = s.ringNext + (size_t)c * NN;
-    for (int m = 0; m < M; m++) {
-      int recvRank = recvC[s.firsts[m]];
-      int prevSendRank = sendC[s.firsts[(m - 1 + M) % M]];
-      prevC[recvRank] = prevSendRank;
-      int sendRank = sendC[s.firsts[m]];
-      int nextRecvRank = recvC[s.firsts[(m + 1) % M]];
-      nextC[sendRank] = nextRecvRank;
-    }
-  }
-  /* Duplicate the tables for the doubled channels (D10: same rings, same
-   * direction; ncclMinNchannels() == 0 adds nothing). */
-  for (int c = n; c < nFinal; c++) {
-    memcpy(s.ringPrev + (size_t)c * NN, s.ringPrev + (size_t)(c - n) * NN, NN * sizeof(int));
-    memcpy(s.ringNext + (size_t)c * NN, s.ringNext + (size_t)(c - n) * NN, NN * sizeof(int));
-  }
-  /* Our own BuildRings over the full doubled set (B6..B8, ring index c). */
-  res = build_rings_core(nFinal, s.rings, rank, N, s.ringNext, rank);
-  if (res != ncclSuccess) { postset_free(&s); return res; }
-  /* P15 (P5): this rank's stitched prev must be the rank the ring reaches it from. */
-  for (int c = 0; c < n; c++) {
-    int p = s.ringPrev[(size_t)c * NN + (size_t)rank];
-    int from = s.rings[(size_t)c * NN + (NN - 1)];
-    if (p != from) {
-      ref_warn(rank, "ncclTopoPostset: channel %d: rank %d has prev %d but the ring reaches it from %d",
-               c, rank, p, from);
-      postset_free(&s);
-      return ncclInternalError;
+    const int *nx = s.next + (size_t)c * NN;
+    int *ring = s.rings + (size_t)c * NN;
+    int cur = rank;
+    for (int i = 0; i < N; i++) {
+      ring[i] = cur;
+      cur = nx[cur];
     }
   }
 
@@ -819,10 +1266,12 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
       return ncclSystemError;
     }
   }
-  /* Then the writes; nothing below can fail. */
+  /* Then the writes; nothing below can fail. prev is the ring's last rank,
+   * next its second. */
   for (int c = 0; c < n; c++) {
-    int p = s.ringPrev[(size_t)c * NN + (size_t)rank];
-    int x = s.ringNext[(size_t)c * NN + (size_t)rank];
+    const int *ring = s.rings + (size_t)c * NN;
+    int p = ring[N - 1];
+    int x = ring[1 % N];
     comm->channels[c].ring.prev = p;
     comm->channels[c].ring.next = x;
     if (c + n < REF_MAXCHANNELS) {
@@ -832,13 +1281,13 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
   }
   for (int c = 0; c < nFinal; c++) {
     if (fresh[c] != NULL) comm->channels[c].ring.userRanks = fresh[c];
-    memcpy(comm->channels[c].ring.userRanks, s.rings + (size_t)c * NN, NN * sizeof(int));
+    memcpy(comm->channels[c].ring.userRanks, s.rings + (size_t)(c % n) * NN, NN * sizeof(int));
   }
   comm->nChannels = nFinal;
   *nChannels = nFinal;
   comm->nNodes = M;
   *nNodes = M;
-  comm->node = myNode;
+  comm->node = s.nodeOf[rank];
   memcpy(nodesFirstRank, s.firsts, (size_t)M * sizeof(int));
   const int nv = N < 16 ? N : 16;
   if (pl.switchv1) {
@@ -847,8 +1296,8 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
         memcpy(&comm->kangaRing[k][4 * v], F[v]->JbogKangaringPath[k], 4 * sizeof(int));
   }
 
-  /* INFO lines, only after the commit (P12). */
-  if (rank == 0) print_channel_lines(rank, nFinal, s.rings, N);
+  /* INFO lines after the commit (P12); the D23 count line came first. */
+  if (rank == 0) print_channel_lines(rank, nFinal, s.rings, N, n);
   if (podStitch)
     ref_info(SUB_INIT, rank,
              "ncclTopoPostset: enablePod set on %d nodes: stitching in node order "
