@@ -110,7 +110,8 @@ test-boundary: $(BUILD)/boundary $(BUILD)/libnccom-hooks.so $(BUILD)/libnccom-ho
 	$(BOUNDARY_ENV) LD_PRELOAD=$(CURDIR)/$(LIB) $(BUILD)/boundary gate $(CURDIR)/$(BUILD)/libnccom-hooks.so
 	$(BOUNDARY_ENV) NCCL_DEBUG=WARN sh -c 'ulimit -v 1800000 && exec $(BUILD)/boundary address-limit $(CURDIR)/$(LIB)'
 	$(BOUNDARY_ENV) $(BUILD)/boundary stale-pointer $(CURDIR)/$(LIB)
-	@echo "test-boundary: environment after load, RTLD_LOCAL hooks (C and C++ names), SwitchV1 gate, address-space limit, stale pointers: passed"
+	$(BOUNDARY_ENV) LD_PRELOAD=$(CURDIR)/$(LIB) $(BUILD)/boundary shared-log $(CURDIR)/$(BUILD)/libnccom-hooks.so
+	@echo "test-boundary: environment after load, RTLD_LOCAL hooks (C and C++ names), SwitchV1 gate, address-space limit, stale pointers, shared log file: passed"
 
 # Issue 9: the glibc floor. Prints the newest GLIBC_ symbol version each
 # shipped library needs and its NEEDED list; fails above GLIBC_FLOOR (the

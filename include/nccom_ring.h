@@ -3,7 +3,7 @@
  * libnccom 2.31.24 (AWS Neuron's NCCL fork).
  *
  * Source of truth: docs/spec/ring-construction.txt ("spec") and
- * docs/spec/DECISIONS.md (D1..D22). Every size and offset below is asserted
+ * docs/spec/DECISIONS.md (D1..D24). Every size and offset below is asserted
  * with _Static_assert / static_assert at the end of this file, so a drifted
  * definition fails to compile.
  *
@@ -36,6 +36,11 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* This library's version: the one source of it (the SONAME's major, the
+ * tools' --version and nccomring_version() all come from here). */
+#define NCCOMRING_VERSION "0.9.0"
+#define NCCOMRING_VERSION_MAJOR 0
 
 /* Constants (spec §2-§4; D2). */
 #define MAXCHANNELS 32            /* channel cap after doubling (ncclMaxNchannels) */
@@ -216,6 +221,15 @@ typedef int (*ncclRingVirtualCoreSize_t)(void);          /* nec_get_virtual_core
 typedef int (*ncclRingSwitchV1JbogId_t)(int rank);       /* neuronTrnSwitchV1JbogId */
 typedef ncclResult_t (*ncclRingGetLocalNet_t)(struct ncclTopoSystem *sys, int rank,
                                               int *dev); /* ncclTopoGetLocalNet */
+
+/*
+ * nccomring_version - the version of the libnccomring that serves these
+ * functions, e.g. "0.9.0" (NCCOMRING_VERSION when it was built): a static
+ * string, never NULL. Under LD_PRELOAD, dlsym(RTLD_DEFAULT,
+ * "nccomring_version") finding it is one way to see that the preload took
+ * effect; NCCL_DEBUG=VERSION is another (README, "Is the preload active?").
+ */
+const char *nccomring_version(void);
 
 #ifdef __cplusplus
 } /* extern "C" */

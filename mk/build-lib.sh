@@ -16,7 +16,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 mkdir -p "$out"
 case $out in /*) ;; *) out=$root/$out ;; esac
-soname=libnccomring.so.0
+# The SONAME's major comes from the header, the one source of the version.
+major=$(sed -n 's/^#define NCCOMRING_VERSION_MAJOR \([0-9][0-9]*\).*/\1/p' include/nccom_ring.h)
+soname=libnccomring.so.${major:?include/nccom_ring.h defines no NCCOMRING_VERSION_MAJOR}
 hash=$(cat include/nccom_ring.h | sha256sum | cut -c1-16)
 CGO_CFLAGS="${CGO_CFLAGS:--O2 -g} -DNCCOMRING_HEADER_SHA256_PREFIX=$hash"
 export CGO_CFLAGS

@@ -44,6 +44,7 @@ func TestLibraryExportsOnlyTheRingStage(t *testing.T) {
 		"ncclBuildRings", "ncclTopoGetNetDev", "ncclTopoPostset", "ncclTopoPreset",
 		// The preload shim's entry points (entry.h, issue 9).
 		"nccomring_build_rings_from", "nccomring_topo_get_net_dev_from", "nccomring_topo_postset_from", "nccomring_topo_preset_from",
+		"nccomring_version", // the library's version (include/nccom_ring.h, issue 10)
 	}
 	if !slices.Equal(want, defined) {
 		t.Errorf("exported symbols\n  got  %v\n  want %v", defined, want)

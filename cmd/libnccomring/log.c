@@ -2,6 +2,7 @@
 #include "shim.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,8 +17,16 @@ int nccomring_log_subsys = NCCOMRING_SUBSYS_INIT | NCCOMRING_SUBSYS_ENV;
 
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-static FILE *log_file; /* NULL means stdout */
 static char log_host[256];
+
+/* Where lines go (README, "Logging"): libnccom's own stream when the host
+ * process has one (its ncclDebugFile), so that both libraries' lines land in
+ * one file in order and nothing is overwritten; else NCCL_DEBUG_FILE, opened
+ * by this library for appending (never truncated), one write() per line so
+ * each line stays whole; else stdout. */
+static FILE **host_stream;
+static int log_fd = -1;
+static void *init_caller; /* the first call's caller, where ncclDebugFile is looked up */
 
 /* Warnings found while parsing, printed once parsing is done. */
 #define MAX_PENDING 64 /* NCCL_DEBUG, the file, and each unknown subsystem */
@@ -100,11 +109,11 @@ static void expand_path(const char *in, char *out, size_t size) {
 
 static void open_file(void) {
   const char *v = getenv("NCCL_DEBUG_FILE");
-  if (v == NULL || v[0] == '\0' || nccomring_log_level < NCCOMRING_LOG_WARN) return;
+  if (v == NULL || v[0] == '\0' || nccomring_log_level < NCCOMRING_LOG_VERSION) return;
   char path[1024];
   expand_path(v, path, sizeof path);
-  log_file = fopen(path, "w");
-  if (log_file == NULL)
+  log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log_fd < 0)
     add_pending("NCCL_DEBUG_FILE=%s cannot be opened (%s); logging to stdout", path, strerror(errno));
 }
 
@@ -115,22 +124,64 @@ static void init_once(void) {
   if (dot) *dot = '\0'; /* NCCL prints the short host name */
   parse_level();
   parse_subsys();
-  open_file();
+  host_stream = (FILE **)nccomring_host_symbol(init_caller, "ncclDebugFile", NULL);
+  if (host_stream == NULL) open_file();
   for (int i = 0; i < n_pending; i++) nccomring_log(NCCOMRING_LOG_WARN, 0, -1, pending[i]);
+  /* Say once who serves the ring stage, so that an operator sees the
+   * preload took effect: at NCCL_DEBUG=VERSION as NCCL prints its version
+   * line, and at INFO and above as an INFO line of subsystem ENV (not at
+   * WARN, whose output is the WARN lines alone). */
+  char text[1200];
+  snprintf(text, sizeof text,
+           "libnccomring %s serves the ring stage (ncclTopoPreset, ncclTopoPostset, "
+           "ncclBuildRings, ncclTopoGetNetDev), loaded from %s",
+           NCCOMRING_VERSION, nccomring_own_path());
+  if (nccomring_log_level == NCCOMRING_LOG_VERSION)
+    nccomring_log(NCCOMRING_LOG_VERSION, 0, -1, text);
+  else if (nccomring_log_level >= NCCOMRING_LOG_INFO)
+    nccomring_log(NCCOMRING_LOG_INFO, NCCOMRING_SUBSYS_ENV, -1, text);
 }
 
-void nccomring_log_init(void) { pthread_once(&log_once, init_once); }
+void nccomring_log_init(void *caller) {
+  if (__atomic_load_n(&init_caller, __ATOMIC_RELAXED) == NULL)
+    __atomic_store_n(&init_caller, caller, __ATOMIC_RELAXED);
+  pthread_once(&log_once, init_once);
+}
 
 void nccomring_log(int level, int subsys, int rank, const char *text) {
   if (nccomring_log_level < level) return;
   if (level >= NCCOMRING_LOG_INFO && !(nccomring_log_subsys & subsys)) return;
   const char *kind = level == NCCOMRING_LOG_WARN ? "WARN" : "INFO";
-  FILE *out = log_file ? log_file : stdout;
-  pthread_mutex_lock(&log_lock);
-  fprintf(out, "%s:%d:%d [%d] NCCL %s %s\n", log_host, (int)getpid(), (int)syscall(SYS_gettid),
-          rank, kind, text);
-  fflush(out);
-  pthread_mutex_unlock(&log_lock);
+  /* The whole line first, so that it leaves in one piece. */
+  char small[1024], *line = small;
+  int n = snprintf(small, sizeof small, "%s:%d:%d [%d] NCCL %s %s\n", log_host, (int)getpid(),
+                   (int)syscall(SYS_gettid), rank, kind, text);
+  if (n < 0) return;
+  if ((size_t)n >= sizeof small) {
+    line = malloc((size_t)n + 1);
+    if (line == NULL) return;
+    snprintf(line, (size_t)n + 1, "%s:%d:%d [%d] NCCL %s %s\n", log_host, (int)getpid(),
+             (int)syscall(SYS_gettid), rank, kind, text);
+  }
+  FILE *stream = host_stream ? *host_stream : NULL;
+  if (stream) {
+    flockfile(stream);
+    fputs(line, stream);
+    fflush(stream);
+    funlockfile(stream);
+  } else if (log_fd >= 0) {
+    for (size_t done = 0; done < (size_t)n;) {
+      ssize_t w = write(log_fd, line + done, (size_t)n - done);
+      if (w <= 0 && errno != EINTR) break;
+      if (w > 0) done += (size_t)w;
+    }
+  } else {
+    pthread_mutex_lock(&log_lock);
+    fputs(line, stdout);
+    fflush(stdout);
+    pthread_mutex_unlock(&log_lock);
+  }
+  if (line != small) free(line);
 }
 
 /* A fork while another thread held log_lock would leave the child's copy

@@ -84,8 +84,8 @@ __attribute__((constructor)) static void shim_load(void) {
  * before the library's constructors ran (E3) or in a forked child (E1).
  * comm->rank is read only then, for the WARN: a bad comm pointer must reach
  * Go's fault recovery. */
-static int refuse(const char *fn, const struct ncclComm *comm, int rank) {
-  nccomring_log_init();
+static int refuse(const char *fn, const struct ncclComm *comm, int rank, void *caller) {
+  nccomring_log_init(caller);
   const char *why;
   if (!__atomic_load_n(&constructed, __ATOMIC_ACQUIRE))
     why = "called before the loader ran libnccomring's constructors (from a .preinit_array "
@@ -113,7 +113,7 @@ static int refuse(const char *fn, const struct ncclComm *comm, int rank) {
 ncclResult_t nccomring_topo_preset_from(void *caller, struct ncclComm *comm,
                                         struct ncclTopoGraph *graph,
                                         struct ncclTopoRanks *topoRanks) {
-  if (refuse("ncclTopoPreset", comm, -1)) return ncclInvalidUsage;
+  if (refuse("ncclTopoPreset", comm, -1, caller)) return ncclInvalidUsage;
   sigset_t mask;
   enter_go(&mask);
   ncclResult_t res = (ncclResult_t)goTopoPreset(comm, graph, topoRanks, caller);
@@ -125,7 +125,7 @@ ncclResult_t nccomring_topo_postset_from(void *caller, struct ncclComm *comm,
                                          int *nodesFirstRank,
                                          struct ncclTopoRanks **allTopoRanks, int *nChannels,
                                          int *nNodes) {
-  if (refuse("ncclTopoPostset", comm, -1)) return ncclInvalidUsage;
+  if (refuse("ncclTopoPostset", comm, -1, caller)) return ncclInvalidUsage;
   sigset_t mask;
   enter_go(&mask);
   ncclResult_t res =
@@ -136,8 +136,7 @@ ncclResult_t nccomring_topo_postset_from(void *caller, struct ncclComm *comm,
 
 ncclResult_t nccomring_build_rings_from(void *caller, int nrings, int *rings, int rank,
                                         int nranks, int *prev, int *next) {
-  (void)caller; /* BuildRings asks no hook */
-  if (refuse("ncclBuildRings", NULL, rank)) return ncclInvalidUsage;
+  if (refuse("ncclBuildRings", NULL, rank, caller)) return ncclInvalidUsage;
   sigset_t mask;
   enter_go(&mask);
   ncclResult_t res = (ncclResult_t)goBuildRings(nrings, rings, rank, nranks, prev, next);
@@ -148,7 +147,7 @@ ncclResult_t nccomring_build_rings_from(void *caller, int nrings, int *rings, in
 ncclResult_t nccomring_topo_get_net_dev_from(void *caller, struct ncclTopoSystem *sys, int rank,
                                              struct ncclTopoGraph *graph, int channelId,
                                              int *dev) {
-  if (refuse("ncclTopoGetNetDev", NULL, rank)) return ncclInvalidUsage;
+  if (refuse("ncclTopoGetNetDev", NULL, rank, caller)) return ncclInvalidUsage;
   sigset_t mask;
   enter_go(&mask);
   ncclResult_t res = (ncclResult_t)goTopoGetNetDev(sys, rank, graph, channelId, dev, caller);
@@ -170,7 +169,8 @@ ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRank,
 
 ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nranks, int *prev,
                             int *next) {
-  return nccomring_build_rings_from(NULL, nrings, rings, rank, nranks, prev, next);
+  return nccomring_build_rings_from(__builtin_return_address(0), nrings, rings, rank, nranks, prev,
+                                    next);
 }
 
 ncclResult_t ncclTopoGetNetDev(struct ncclTopoSystem *sys, int rank,
@@ -221,6 +221,7 @@ static int is_own_symbol(void *addr) {
 static void *symbol_in(void *handle, const char *name, const char *cxxName) {
   void *p = dlsym(handle, name);
   if (p && !is_own_symbol(p)) return p;
+  if (cxxName == NULL) return NULL;
   p = dlsym(handle, cxxName);
   return p && !is_own_symbol(p) ? p : NULL;
 }
@@ -236,7 +237,7 @@ static void *symbol_in(void *handle, const char *name, const char *cxxName) {
  * miss is never remembered. A lookup costs a few microseconds, on Preset,
  * Postset and GetNetDev with a NULL graph only.
  */
-static void *host_symbol(void *caller, const char *name, const char *cxxName) {
+void *nccomring_host_symbol(void *caller, const char *name, const char *cxxName) {
   Dl_info info;
   if (caller && dladdr(caller, &info) && info.dli_fname && info.dli_fname[0] &&
       !is_own_symbol(caller)) {
@@ -252,7 +253,7 @@ static void *host_symbol(void *caller, const char *name, const char *cxxName) {
 }
 
 int nccomring_host_family(void *caller, int *switchV1) {
-  ncclRingIsTrn3SwitchV1Family_t family = (ncclRingIsTrn3SwitchV1Family_t)host_symbol(
+  ncclRingIsTrn3SwitchV1Family_t family = (ncclRingIsTrn3SwitchV1Family_t)nccomring_host_symbol(
       caller, "neuronIsTrn3SwitchV1Family", "_Z26neuronIsTrn3SwitchV1Familyv");
   if (family == NULL) return 0;
   *switchV1 = family() ? 1 : 0;
@@ -260,9 +261,9 @@ int nccomring_host_family(void *caller, int *switchV1) {
 }
 
 void nccomring_host_preconditions(void *caller, int rank, int *virtualCoreSize, int *jbogId) {
-  ncclRingVirtualCoreSize_t vcore = (ncclRingVirtualCoreSize_t)host_symbol(
+  ncclRingVirtualCoreSize_t vcore = (ncclRingVirtualCoreSize_t)nccomring_host_symbol(
       caller, "nec_get_virtual_core_size", "_Z25nec_get_virtual_core_sizev");
-  ncclRingSwitchV1JbogId_t jbog = (ncclRingSwitchV1JbogId_t)host_symbol(
+  ncclRingSwitchV1JbogId_t jbog = (ncclRingSwitchV1JbogId_t)nccomring_host_symbol(
       caller, "neuronTrnSwitchV1JbogId", "_Z23neuronTrnSwitchV1JbogIdi");
   *virtualCoreSize = vcore ? vcore() : 0;
   *jbogId = jbog ? jbog(rank) : 1;
@@ -270,7 +271,7 @@ void nccomring_host_preconditions(void *caller, int rank, int *virtualCoreSize, 
 
 int nccomring_host_get_local_net(void *caller, struct ncclTopoSystem *sys, int rank, int *dev,
                                  ncclResult_t *result) {
-  ncclRingGetLocalNet_t fn = (ncclRingGetLocalNet_t)host_symbol(
+  ncclRingGetLocalNet_t fn = (ncclRingGetLocalNet_t)nccomring_host_symbol(
       caller, "ncclTopoGetLocalNet", "_Z19ncclTopoGetLocalNetP14ncclTopoSystemiPi");
   if (fn == NULL) return 0;
   *result = fn(sys, rank, dev);
@@ -278,3 +279,12 @@ int nccomring_host_get_local_net(void *caller, struct ncclTopoSystem *sys, int r
 }
 
 void *nccomring_malloc(size_t bytes) { return malloc(bytes); }
+
+/* The version of this library (include/nccom_ring.h, the one source). */
+const char *nccomring_version(void) { return NCCOMRING_VERSION; }
+
+/* The path this library was loaded from, for the VERSION line. */
+const char *nccomring_own_path(void) {
+  Dl_info mine;
+  return dladdr((void *)&shim_load, &mine) && mine.dli_fname ? mine.dli_fname : "?";
+}

@@ -40,7 +40,9 @@ enum {
 extern int nccomring_log_level;
 extern int nccomring_log_subsys;
 
-void nccomring_log_init(void);
+/* caller: a code address in the object that made the first call, where
+ * libnccom's ncclDebugFile is looked up (the first call's wins). */
+void nccomring_log_init(void *caller);
 /* Prints one line "<host>:<pid>:<tid> [<rank>] NCCL WARN|INFO <text>". WARN
  * lines print at level >= WARN whatever the subsystem; INFO lines need level
  * >= INFO and subsys enabled. */
@@ -59,6 +61,13 @@ void nccomring_host_preconditions(void *caller, int rank, int *virtualCoreSize, 
  * in *result when the host defines one (outside this library), else 0. */
 int nccomring_host_get_local_net(void *caller, struct ncclTopoSystem *sys, int rank, int *dev,
                                  ncclResult_t *result);
+
+/* A host symbol (P18's lookup: the calling object, then globally; cxxName
+ * may be NULL), or NULL. */
+void *nccomring_host_symbol(void *caller, const char *name, const char *cxxName);
+
+/* The path this library was loaded from. */
+const char *nccomring_own_path(void);
 
 /* malloc as C calls it: NULL when memory runs out (cgo's C.malloc aborts). */
 void *nccomring_malloc(size_t bytes);

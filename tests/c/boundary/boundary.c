@@ -33,6 +33,12 @@
  *                        channels[1]), not nodesFirstRank, not the
  *                        out-parameters. And ncclBuildRings with rings
  *                        aliasing next: ncclInvalidArgument, rings untouched.
+ *   shared-log HOOKLIB   run with LD_PRELOAD=libnccomring.so and
+ *                        NCCL_DEBUG_FILE unset: the stand-in opens its log
+ *                        (its ncclDebugFile, "w") and writes a line, a call
+ *                        through it fails with a WARN, it writes another
+ *                        line: the file holds the three lines, whole, in
+ *                        that order.
  *
  * The cluster: 2 nodes x 2 ranks, one channel, one kangaRing path whose
  * ints are 100*rank + i. Exit 0 when every check held, 1 otherwise.
@@ -279,12 +285,47 @@ static int stale_pointer(const char *lib) {
   return failures ? 1 : 0;
 }
 
+static int shared_log(const char *hooklib) {
+  void *h = dlopen(hooklib, RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) {
+    fprintf(stderr, "boundary: %s\n", dlerror());
+    return 2;
+  }
+  void (*open_log)(const char *) = (void (*)(const char *))need(h, "hooklib_open_log");
+  void (*log_line)(const char *) = (void (*)(const char *))need(h, "hooklib_log");
+  preset = (preset_fn)need(h, "hooklib_preset");
+  char path[] = "/tmp/boundary-shared-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) return 2;
+  close(fd);
+  setenv("NCCL_DEBUG", "WARN", 1);
+  setenv("NCCL_DEBUG_FILE", path, 1);
+  open_log(path);
+  log_line("libnccom: line one, before the ring stage");
+  CHECK(preset(NULL, NULL, NULL) == ncclInvalidArgument, "Preset(NULL) through the stand-in");
+  log_line("libnccom: line two, after the ring stage");
+  FILE *f = fopen(path, "r");
+  char lines[3][512] = {"", "", ""}, extra[512];
+  for (int i = 0; f && i < 3; i++)
+    if (!fgets(lines[i], sizeof lines[i], f)) lines[i][0] = '\0';
+  int more = f && fgets(extra, sizeof extra, f) != NULL;
+  if (f) fclose(f);
+  unlink(path);
+  CHECK(strcmp(lines[0], "libnccom: line one, before the ring stage\n") == 0, "line 1: '%s'", lines[0]);
+  CHECK(strstr(lines[1], "NCCL WARN ncclTopoPreset: comm is NULL\n") != NULL, "line 2, the WARN whole: '%s'", lines[1]);
+  CHECK(strcmp(lines[2], "libnccom: line two, after the ring stage\n") == 0, "line 3: '%s'", lines[2]);
+  CHECK(!more, "more than three lines");
+  if (!failures) printf("boundary: libnccom's log lines and the WARN, whole and in order, in one file\n");
+  return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "shared-log") == 0) return shared_log(argv[2]);
   if (argc == 3 && strcmp(argv[1], "stale-pointer") == 0) return stale_pointer(argv[2]);
   if (argc == 3 && strcmp(argv[1], "address-limit") == 0) return address_limit(argv[2]);
   if (argc == 3 && strcmp(argv[1], "env-after-load") == 0) return env_after_load(argv[2]);
   if (argc == 3 && strcmp(argv[1], "rtld-local") == 0) return through_hooklib(argv[2], true);
   if (argc == 3 && strcmp(argv[1], "gate") == 0) return through_hooklib(argv[2], false);
-  fprintf(stderr, "usage: boundary env-after-load LIB | rtld-local HOOKLIB | gate HOOKLIB | address-limit LIB | stale-pointer LIB\n");
+  fprintf(stderr, "usage: boundary env-after-load LIB | rtld-local HOOKLIB | gate HOOKLIB | address-limit LIB | stale-pointer LIB | shared-log HOOKLIB\n");
   return 2;
 }

@@ -61,6 +61,19 @@ ncclResult_t hook_local_net(struct ncclTopoSystem *sys, int rank, int *dev) {
   return ncclSuccess;
 }
 
+/* Its log, as NCCL keeps one: NCCL_DEBUG_FILE opened with "w" into a
+ * global stream that libnccomring finds and writes through (README,
+ * "Logging"). */
+FILE *ncclDebugFile;
+
+void hooklib_open_log(const char *path);
+void hooklib_log(const char *text);
+void hooklib_open_log(const char *path) { ncclDebugFile = fopen(path, "w"); }
+void hooklib_log(const char *text) {
+  fprintf(ncclDebugFile, "%s\n", text);
+  fflush(ncclDebugFile);
+}
+
 /* The library's own callers of the ring stage (through its PLT). Like
  * libnccom's, each checks the result after the call, so the call is not a
  * tail call: the return address that libnccomring sees lies in this

@@ -30,6 +30,7 @@ enum output { OUT_TEXT, OUT_JSON, OUT_DOT };
 
 static void usage(FILE *f) {
   fputs("usage: ringstage [--nodes N] [--graph FILE] [--kanga K] [--pod] [--json | --dot] [--quiet]\n"
+        "       ringstage --version\n"
         "  --nodes N     number of nodes (default 4); at most 4096 ranks in all\n"
         "  --graph FILE  an NCCL_GRAPH_FILE whose RING graph every node uses\n"
         "                (default: the embedded trn1.32xlarge-like cluster)\n"
@@ -37,7 +38,8 @@ static void usage(FILE *f) {
         "  --pod         set comm->enablePod (refused on >1 node unless NCCOM_RING_POD_ORDER=node)\n"
         "  --json        print every rank's wiring as JSON\n"
         "  --dot         print the rings as a Graphviz digraph\n"
-        "  --quiet       print only the summary\n",
+        "  --quiet       print only the summary\n"
+        "  --version     print this host's and the loaded library's version\n",
         f);
 }
 
@@ -165,6 +167,11 @@ int main(int argc, char **argv) {
       quiet = 1;
     } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
       usage(stdout);
+      return 0;
+    } else if (strcmp(arg, "--version") == 0) {
+      /* Built against NCCOMRING_VERSION; served by whatever the loader bound
+       * (under LD_PRELOAD, possibly another build). */
+      printf("ringstage %s (libnccomring %s)\n", NCCOMRING_VERSION, nccomring_version());
       return 0;
     } else {
       fprintf(stderr, "ringstage: unknown argument %s\n", argv[i]);
