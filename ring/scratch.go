@@ -11,7 +11,7 @@ import "github.com/nccomring/libnccomring/abi"
 type scratch struct {
 	alloc  Allocator
 	blocks []uintptr
-	failed int   // bytes of the request that failed, 0 if none
+	failed int // bytes of the request that failed, 0 if none
 }
 
 // newScratch takes working memory from a, or from the Go heap when a is nil.

@@ -37,8 +37,67 @@ struct cluster *cluster_new(int nNodes, const int *localRanks) {
   return cl;
 }
 
+/* splitmix64: the permutation of CLUSTER_PERMUTED depends on the seed alone. */
+static unsigned long long cluster_mix(unsigned long long *s) {
+  unsigned long long x = (*s += 0x9e3779b97f4a7c15ULL);
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+struct cluster *cluster_new_numbered(int nNodes, const int *localRanks, int numbering,
+                                     unsigned long long seed) {
+  if (numbering < 0 || numbering >= CLUSTER_NUMBERINGS) return NULL;
+  struct cluster *cl = cluster_new(nNodes, localRanks);
+  if (cl == NULL || numbering == CLUSTER_NODE_MAJOR) return cl;
+  size_t n = (size_t)cl->nRanks;
+  cl->numbering = numbering;
+  cl->nodeOf = malloc((n ? n : 1) * sizeof(int));
+  cl->localOf = malloc((n ? n : 1) * sizeof(int));
+  cl->rankAt = malloc((n ? n : 1) * sizeof(int));
+  cl->slot = malloc((size_t)(nNodes > 0 ? nNodes : 1) * sizeof(int));
+  if (!cl->nodeOf || !cl->localOf || !cl->rankAt || !cl->slot) {
+    cluster_free(cl);
+    return NULL;
+  }
+  /* slot[m]: where node m's local indices start in rankAt (the node-major
+   * numbering's first rank). */
+  for (int m = 0, at = 0; m < nNodes; m++) {
+    cl->slot[m] = at;
+    at += localRanks[m];
+  }
+  if (numbering == CLUSTER_ROUND_ROBIN) {
+    /* Round k gives the next rank to every node that has a local index k. */
+    int r = 0;
+    for (int k = 0; r < cl->nRanks; k++)
+      for (int m = 0; m < nNodes; m++)
+        if (k < localRanks[m]) cl->rankAt[cl->slot[m] + k] = r++;
+  } else {
+    /* Fisher-Yates over the slots, taken node-major. */
+    for (int s = 0; s < cl->nRanks; s++) cl->rankAt[s] = s;
+    for (int s = cl->nRanks - 1; s > 0; s--) {
+      int j = (int)(cluster_mix(&seed) % (unsigned long long)(s + 1)), t = cl->rankAt[s];
+      cl->rankAt[s] = cl->rankAt[j];
+      cl->rankAt[j] = t;
+    }
+  }
+  for (int m = 0; m < nNodes; m++) {
+    for (int i = 0; i < localRanks[m]; i++) {
+      int r = cl->rankAt[cl->slot[m] + i];
+      cl->nodeOf[r] = m;
+      cl->localOf[r] = i;
+    }
+    cl->firstRank[m] = localRanks[m] > 0 ? cl->rankAt[cl->slot[m]] : -1;
+  }
+  return cl;
+}
+
 void cluster_free(struct cluster *cl) {
   if (cl == NULL) return;
+  free(cl->nodeOf);
+  free(cl->localOf);
+  free(cl->rankAt);
+  free(cl->slot);
   for (int m = 0; cl->graphs && m < cl->nNodes; m++) free(cl->graphs[m]);
   free(cl->graphs);
   free(cl->systems);
@@ -47,13 +106,31 @@ void cluster_free(struct cluster *cl) {
   free(cl);
 }
 
-int cluster_node_of(const struct cluster *cl, int rank) { return stage_node_of(cl, rank); }
+int cluster_node_of(const struct cluster *cl, int rank) {
+  return cl->nodeOf ? cl->nodeOf[rank] : stage_node_of(cl, rank);
+}
+
+int cluster_rank(const struct cluster *cl, int m, int i) {
+  return cl->rankAt ? cl->rankAt[cl->slot[m] + i] : cl->firstRank[m] + i;
+}
+
+int cluster_local_of(const struct cluster *cl, int rank) {
+  return cl->localOf ? cl->localOf[rank] : rank - cl->firstRank[stage_node_of(cl, rank)];
+}
+
+void cluster_node_order(const struct cluster *cl, int *index) {
+  for (int m = 0; m < cl->nNodes; m++) index[m] = -1;
+  for (int r = 0, next = 0; r < cl->nRanks && next < cl->nNodes; r++) {
+    int m = cluster_node_of(cl, r);
+    if (index[m] < 0) index[m] = next++;
+  }
+}
 
 void cluster_set_channel(struct cluster *cl, int c, const int *localOrder, int len, int nicIn,
                          int nicOut) {
   for (int m = 0; m < cl->nNodes; m++) {
     struct ncclTopoGraph *g = cl->graphs[m];
-    for (int i = 0; i < len; i++) g->intra[c * len + i] = cl->firstRank[m] + localOrder[i];
+    for (int i = 0; i < len; i++) g->intra[c * len + i] = cluster_rank(cl, m, localOrder[i]);
     g->inter[2 * c] = nicIn;
     g->inter[2 * c + 1] = nicOut;
   }
@@ -101,12 +178,19 @@ void stage_free(struct stage *st) {
 int stage_run(const struct ring_api *api, const struct cluster *cl, struct stage *st) {
   if (stage_setup(cl, st) != 0) return -1;
   int n = cl->nRanks;
+  /* stage_setup places ranks node-major (stage_node_of); a cluster numbered
+   * across nodes gives each comm its own node's size and system. */
+  for (int r = 0; cl->nodeOf && r < n; r++) {
+    int m = cluster_node_of(cl, r);
+    st->comms[r]->localRanks = cl->localRanks[m];
+    st->comms[r]->topo = &cl->systems[m];
+  }
 
   /* Preset on every rank, each into its own fragment. */
   struct ncclTopoRanks *own = calloc((size_t)n, sizeof *own);
   if (own == NULL) return stage_fail(st, ncclSystemError, "host allocation", -1);
   for (int r = 0; r < n; r++) {
-    ncclResult_t res = api->preset(st->comms[r], cl->graphs[stage_node_of(cl, r)], &own[r]);
+    ncclResult_t res = api->preset(st->comms[r], cl->graphs[cluster_node_of(cl, r)], &own[r]);
     if (res != ncclSuccess) {
       free(own);
       return stage_fail(st, res, "ncclTopoPreset", r);
@@ -122,7 +206,7 @@ int stage_run(const struct ring_api *api, const struct cluster *cl, struct stage
   }
 
   for (int r = 0; r < n; r++) {
-    int m = stage_node_of(cl, r);
+    int m = cluster_node_of(cl, r);
     for (int c = 0; c < st->comms[r]->nChannels; c++) {
       ncclResult_t res = api->get_net_dev(st->comms[r]->topo, r, cl->graphs[m], c,
                                           &st->netDev[r * MAXCHANNELS + c]);
@@ -209,6 +293,10 @@ int stage_check(const struct cluster *cl, const struct stage *st) {
   int n = st->nRanks;
   int graphChannels = cl->graphs[0]->nChannels;
   int want = graphChannels * 2 < MAXCHANNELS ? graphChannels * 2 : MAXCHANNELS;
+  /* D8's node numbers: order of first appearance (the identity node-major). */
+  int *order = malloc((size_t)(cl->nNodes > 0 ? cl->nNodes : 1) * sizeof(int));
+  if (order == NULL) return ++violations;
+  cluster_node_order(cl, order);
   for (int r = 0; r < n; r++) {
     const struct ncclComm *comm = st->comms[r];
     if (comm->nChannels != want || st->nChannels[r] != want)
@@ -217,15 +305,17 @@ int stage_check(const struct cluster *cl, const struct stage *st) {
     if (comm->nNodes != cl->nNodes || st->nNodes[r] != cl->nNodes)
       violation("rank %d: nNodes %d (out-parameter %d), want %d", r, comm->nNodes,
                 st->nNodes[r], cl->nNodes);
-    if (comm->node != cluster_node_of(cl, r))
-      violation("rank %d: node %d, want %d", r, comm->node, cluster_node_of(cl, r));
-    for (int m = 0; m < cl->nNodes && m < st->nNodes[r]; m++) {
-      int head = cl->graphs[m]->intra[0];
-      if (st->nodesFirstRank[(size_t)r * (size_t)n + (size_t)m] != head)
-        violation("rank %d: nodesFirstRank[%d] is %d, want node %d's channel-0 head %d", r, m,
-                  st->nodesFirstRank[(size_t)r * (size_t)n + (size_t)m], m, head);
+    if (comm->node != order[cluster_node_of(cl, r)])
+      violation("rank %d: node %d, want %d", r, comm->node, order[cluster_node_of(cl, r)]);
+    for (int m = 0; m < cl->nNodes; m++) {
+      int head = cl->graphs[m]->intra[0], at = order[m];
+      if (at < 0 || at >= st->nNodes[r]) continue;
+      if (st->nodesFirstRank[(size_t)r * (size_t)n + (size_t)at] != head)
+        violation("rank %d: nodesFirstRank[%d] is %d, want node %d's channel-0 head %d", r, at,
+                  st->nodesFirstRank[(size_t)r * (size_t)n + (size_t)at], m, head);
     }
   }
+  free(order);
   if (violations) return violations;
 
   char *seen = malloc((size_t)n);

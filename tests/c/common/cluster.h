@@ -1,7 +1,8 @@
 /*
  * cluster.h - a simulated cluster for libnrt-style hosts of the ring stage.
  *
- * A cluster is nNodes nodes of localRanks[m] ranks each, numbered node-major.
+ * A cluster is nNodes nodes of localRanks[m] ranks each, numbered node-major
+ * (cluster_new) or across nodes (cluster_new_numbered).
  * Each node has its own ncclTopoGraph (intra holds global ranks, indexed
  * [c * localRanks + i]) and its own ncclTopoSystem (nodes[0].count =
  * localRanks). cluster_run() drives the whole ring stage the way libnccom's
@@ -38,6 +39,13 @@ struct cluster {
   int enablePod;                 /* copied into every comm */
   int nKangaRingChannels;        /* copied into every comm, with kangaRing rows (see stage_run) */
   int switchV1;                  /* the platform is TRN3-SwitchV1: stage_check expects kangaRing */
+  /* Rank numbering across nodes (cluster_new_numbered); all NULL for the
+   * node-major clusters of cluster_new. */
+  int numbering;                 /* enum cluster_numbering */
+  int *nodeOf;                   /* [nRanks] the node of each global rank */
+  int *localOf;                  /* [nRanks] its local index on that node */
+  int *rankAt;                   /* [nRanks] node m's local index i is rankAt[slot[m] + i] */
+  int *slot;                     /* [nNodes] localRanks[0] + ... + localRanks[m-1] */
 };
 
 
@@ -46,12 +54,42 @@ struct cluster {
 struct cluster *cluster_new(int nNodes, const int *localRanks);
 void cluster_free(struct cluster *cl);
 
+/* How global ranks are spread over nodes. Real launchers need not number
+ * ranks node-major; the ring stage must not care (D8: nodes are numbered in
+ * order of first appearance over ranks 0..nRanks-1, keyed by each
+ * fragment's channel-0 head). */
+enum cluster_numbering {
+  CLUSTER_NODE_MAJOR = 0,  /* node m holds firstRank[m] .. firstRank[m] + localRanks[m] - 1 */
+  CLUSTER_ROUND_ROBIN = 1, /* ranks dealt to the nodes in turn, skipping full nodes: with
+                            * equal nodes rank r is node r % nNodes's local index r / nNodes */
+  CLUSTER_PERMUTED = 2,    /* a random permutation (from seed) of the ranks over the
+                            * (node, local index) slots */
+  CLUSTER_NUMBERINGS
+};
+
+/* cluster_new with ranks numbered by numbering (enum cluster_numbering;
+ * seed is used by CLUSTER_PERMUTED only). CLUSTER_NODE_MAJOR is exactly
+ * cluster_new. firstRank[m] stays the global rank of node m's local index 0,
+ * but only a node-major cluster has local index i at firstRank[m] + i: use
+ * cluster_rank. stage_run and stage_check take any numbering. Returns NULL
+ * when out of memory or numbering is unknown. */
+struct cluster *cluster_new_numbered(int nNodes, const int *localRanks, int numbering,
+                                     unsigned long long seed);
+
 /* The node a global rank belongs to. */
 int cluster_node_of(const struct cluster *cl, int rank);
+/* The global rank of node m's local index i, and the local index of a rank. */
+int cluster_rank(const struct cluster *cl, int m, int i);
+int cluster_local_of(const struct cluster *cl, int rank);
+/* The node numbers D8 gives the cluster's nodes: index[m] is node m's place
+ * in order of first appearance over ranks 0..nRanks-1 (index has room for
+ * nNodes ints). The identity when node-major. */
+void cluster_node_order(const struct cluster *cl, int *index);
 
 /* Sets channel c of every node from a local order (local indices, length
- * localRanks of that node, which must all be equal to len) and the channel's
- * entry/exit NICs (-1 for none). */
+ * localRanks of that node, which must all be equal to len; each index is
+ * mapped to its global rank with cluster_rank) and the channel's entry/exit
+ * NICs (-1 for none). */
 void cluster_set_channel(struct cluster *cl, int c, const int *localOrder, int len, int nicIn,
                          int nicOut);
 /* Sets graph->nChannels on every node. */
@@ -92,7 +130,8 @@ void stage_free(struct stage *st);
  * Hamiltonian cycle; r.next == s exactly when s.prev == r; userRanks[0] ==
  * rank and userRanks is the walk along next; nChannels == min(2n, 32) and the
  * doubled channels repeat the first half; every rank agrees on nNodes and
- * nodesFirstRank; the NIC of every channel follows the head/direction rule
+ * nodesFirstRank, which lists each node's channel-0 head in D8's node order
+ * (cluster_node_order), and comm->node is the rank's node in that order; the NIC of every channel follows the head/direction rule
  * (spec §5); on SwitchV1, kangaRing[k][4v..4v+3] is rank v's row k, 0..3
  * (D13). Returns the number of violations and prints each to stderr
  * (at most 20). */

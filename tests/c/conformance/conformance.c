@@ -21,7 +21,9 @@
  * userRanks contents, nodesFirstRank, the nChannels/nNodes out-parameters,
  * kangaRing); GetNetDev for every channel and some bad ones; BuildRings on
  * the resulting rings, sometimes corrupted. Faults are injected into the
- * inputs (spec.h). On the first difference the case is shrunk and printed
+ * inputs (spec.h). A third of the random clusters number their ranks across
+ * nodes (round-robin or a random permutation, spec.numbering; issue 9), so
+ * node order by first appearance (D8) differs from the nodes' order. On the first difference the case is shrunk and printed
  * as a struct spec initializer to paste into regressions.inc.
  *
  * --real relaxes what only this project's reference model can match: WARN
@@ -31,7 +33,8 @@
  *
  * --cross-rank (issue 8; D23, D24; docs/errors.md, ncclTopoPostset "One
  * verdict"): every case is one valid cluster (1-8 nodes of 1-8 ranks, one
- * in ten with unequal nodes, node-major, random channel orders), Preset on every rank straight into its
+ * in ten with unequal nodes, a third numbered across nodes rather than
+ * node-major (xspec.numbering), random channel orders), Preset on every rank straight into its
  * slot of the gathered buffer (pre-filled with 0x00, 0xA5 or 0xFF), exactly
  * one corruption of that buffer (a ring field of one rank and channel set
  * in range, to -1 or out of range; one fragment in two slots; two slots
@@ -214,6 +217,29 @@ struct rng {
 static uint64_t next_u64(struct rng *r) { return r->s = mix(r->s); }
 static int below(struct rng *r, int n) { return n <= 1 ? 0 : (int)(next_u64(r) % (uint64_t)n); }
 
+/* The seed of a case's rank permutation (CLUSTER_PERMUTED): from the
+ * case's seed, apart from the stream that draws its sizes and orders. */
+static unsigned long long numbering_seed(unsigned long long seed) { return mix(seed ^ 0x6e756d62ULL); }
+
+static const char *numberingNames[CLUSTER_NUMBERINGS] = {"CLUSTER_NODE_MAJOR", "CLUSTER_ROUND_ROBIN",
+                                                         "CLUSTER_PERMUTED"};
+
+/* A spec's numbering value: a CLUSTER_* name or a number. Returns 1 when
+ * text is a CLUSTER_ name (known: *v set; unknown: *v = -1). */
+static int numbering_name(const char *text, long long *v) {
+  if (strncmp(text, "CLUSTER_", 8) != 0) return 0;
+  *v = -1;
+  for (int i = 0; i < CLUSTER_NUMBERINGS; i++)
+    if (strcmp(text, numberingNames[i]) == 0) *v = i;
+  return 1;
+}
+
+/* A random numbering: a third of the clusters across nodes, half of those
+ * round-robin, half permuted. */
+static int random_numbering(struct rng *r) {
+  return below(r, 3) == 0 ? CLUSTER_ROUND_ROBIN + below(r, 2) : CLUSTER_NODE_MAJOR;
+}
+
 /* ------------------------------------------------------------------ */
 /* A materialized case                                                 */
 
@@ -239,7 +265,7 @@ static int world_build(const struct spec *sp, struct world *w) {
   int *sizes = malloc((size_t)sp->nodes * sizeof(int));
   if (sizes == NULL) return -1;
   for (int m = 0; m < sp->nodes; m++) sizes[m] = sp->unequal ? 1 + below(&r, sp->local) : sp->local;
-  w->cl = cluster_new(sp->nodes, sizes);
+  w->cl = cluster_new_numbered(sp->nodes, sizes, sp->numbering, numbering_seed(sp->seed));
   free(sizes);
   if (w->cl == NULL) return -1;
   w->nRanks = w->cl->nRanks;
@@ -256,7 +282,7 @@ static int world_build(const struct spec *sp, struct world *w) {
         perm[i] = perm[j];
         perm[j] = t;
       }
-      for (int i = 0; i < L; i++) g->intra[c * L + i] = w->cl->firstRank[m] + perm[i];
+      for (int i = 0; i < L; i++) g->intra[c * L + i] = cluster_rank(w->cl, m, perm[i]);
       g->inter[2 * c] = below(&r, 9) - 1;
       g->inter[2 * c + 1] = below(&r, 9) - 1;
     }
@@ -641,7 +667,7 @@ static int run_case(const struct spec *sp) {
   for (int r = 0; r < n && !d; r++) {
     struct outcome o[2];
     struct ncclComm *c[2] = {commA, commB};
-    int m = cluster_node_of(w.cl, r), local = r - w.cl->firstRank[m], L = w.cl->localRanks[m];
+    int m = cluster_node_of(w.cl, r), local = cluster_local_of(w.cl, r), L = w.cl->localRanks[m];
     int compare = L <= 32 || local < 4 || local == L - 1 || r == fault_rank(&w);
     for (int i = 0; i < w.nPost && !compare; i++) compare = w.postRanks[i] == r;
     if (!compare) {
@@ -737,6 +763,8 @@ static void print_spec(FILE *f, const struct spec *s) {
     fprintf(f, ", .fault = %s, .faultRank = %d, .faultChannel = %d, .faultValue = %d", faultNames[s->fault],
             s->faultRank, s->faultChannel, s->faultValue);
   if (s->postRanks) fprintf(f, ", .postRanks = %d", s->postRanks);
+  if (s->numbering > 0 && s->numbering < CLUSTER_NUMBERINGS) fprintf(f, ", .numbering = %s", numberingNames[s->numbering]);
+  else if (s->numbering) fprintf(f, ", .numbering = %d", s->numbering);
   fprintf(f, "},\n");
 }
 
@@ -757,6 +785,10 @@ static int parse_spec(const char *text, struct spec *s) {
     for (int i = 0; i < F_COUNT; i++)
       if (strcmp(value, faultNames[i]) == 0) v = i, found = 1;
     if (!found && strncmp(value, "F_", 2) == 0) return -1; /* an unknown fault name */
+    if (!found && numbering_name(value, &v)) {
+      if (v < 0) return -1; /* an unknown numbering name */
+      found = 1;
+    }
     if (!found) {
       char *end;
       v = strtoll(value, &end, 0);
@@ -766,6 +798,7 @@ static int parse_spec(const char *text, struct spec *s) {
     if (strcmp(name, "seed") == 0) s->seed = strtoull(value, NULL, 0);
     FIELD(nodes) FIELD(local) FIELD(unequal) FIELD(channels) FIELD(platform) FIELD(kanga) FIELD(pod)
     FIELD(userBufs) FIELD(fault) FIELD(faultRank) FIELD(faultChannel) FIELD(faultValue) FIELD(postRanks)
+    FIELD(numbering)
     else return -1;
 #undef FIELD
   }
@@ -773,6 +806,7 @@ static int parse_spec(const char *text, struct spec *s) {
   if (s->nodes < 1 || s->nodes > 64 || s->local < 1 || s->local > NCCL_TOPO_MAX_NODES || s->channels < 1 ||
       s->channels > MAXCHANNELS || s->platform < 0 || s->platform > 3 || s->kanga < -1 || s->kanga > 5 ||
       s->fault < 0 || s->fault >= F_COUNT || s->faultRank < 0 || s->faultChannel < 0 || s->postRanks < 0 ||
+      s->numbering < 0 || s->numbering >= CLUSTER_NUMBERINGS ||
       (s->fault == F_NRANKS && s->faultValue > 1 << 20))
     return -1;
   return 0;
@@ -795,6 +829,7 @@ static void random_spec(uint64_t seed, struct spec *s) {
   s->userBufs = below(&r, 5) == 0;
   int nRanks = s->nodes * s->local;
   s->postRanks = nRanks <= 8 ? 0 : nRanks <= 256 ? 4 : 2;
+  s->numbering = random_numbering(&r);
   if (realMode) return;
   p = below(&r, 100);
   s->platform = p < 80 ? 0 : p < 94 ? 1 : p < 97 ? 2 : 3;
@@ -815,7 +850,7 @@ static long long spec_size(const struct spec *s) {
   long long v = s->faultValue < 0 ? -(long long)s->faultValue : s->faultValue;
   return ((long long)s->nodes * s->local * s->channels) * 1000000 + (long long)s->faultRank * 1000 +
          s->faultChannel * 100 + v * 10 + s->unequal + s->platform + s->kanga + s->pod + s->userBufs +
-         (s->fault != 0) + (s->postRanks != 1);
+         (s->fault != 0) + (s->postRanks != 1) + s->numbering;
 }
 
 /* Greedy shrinking: keep any smaller case that still differs. */
@@ -837,6 +872,7 @@ static void shrink(struct spec *s) {
     TRY(channels, s->channels > 1 ? s->channels - 1 : 1)
     TRY(unequal, 0) TRY(platform, 0) TRY(kanga, 0) TRY(kanga, s->kanga > 1 ? s->kanga - 1 : 0)
     TRY(pod, 0) TRY(userBufs, 0) TRY(fault, 0)
+    TRY(numbering, CLUSTER_NODE_MAJOR) TRY(numbering, s->numbering > 1 ? CLUSTER_ROUND_ROBIN : s->numbering)
     /* fault coordinates: into the shrunk cluster, then toward 0 */
     TRY(faultRank, s->faultRank % (s->nodes * s->local)) TRY(faultRank, s->faultRank / 2) TRY(faultRank, 0)
     TRY(faultChannel, s->faultChannel % s->channels) TRY(faultChannel, 0)
@@ -969,7 +1005,7 @@ static int x_job_from_spec(const struct xspec *s, struct xjob *j) {
   struct rng r = {s->seed};
   int sizes[64];
   int n = x_sizes(s, &r, sizes);
-  j->cl = cluster_new(s->nodes, sizes);
+  j->cl = cluster_new_numbered(s->nodes, sizes, s->numbering, numbering_seed(s->seed));
   if (j->cl == NULL || x_job_graphs(j) != 0) return -1;
   int perm[NCCL_TOPO_MAX_NODES];
   for (int m = 0; m < s->nodes; m++) {
@@ -982,7 +1018,7 @@ static int x_job_from_spec(const struct xspec *s, struct xjob *j) {
         perm[i] = perm[k];
         perm[k] = t;
       }
-      for (int i = 0; i < L; i++) g->intra[c * L + i] = j->cl->firstRank[m] + perm[i];
+      for (int i = 0; i < L; i++) g->intra[c * L + i] = cluster_rank(j->cl, m, perm[i]);
     }
     g->nChannels = s->channels;
   }
@@ -1019,6 +1055,12 @@ static void format_xspec(char *out, size_t size, const struct xspec *s) {
   if (n < 0 || (size_t)n >= size) return;
   if (s->unequal) n += snprintf(out + n, size - (size_t)n, ", .unequal = 1");
   if (s->fill) n += snprintf(out + n, size - (size_t)n, ", .fill = 0x%02x", s->fill);
+  if (n < 0 || (size_t)n >= size) return;
+  if (s->numbering > 0 && s->numbering < CLUSTER_NUMBERINGS)
+    n += snprintf(out + n, size - (size_t)n, ", .numbering = %s", numberingNames[s->numbering]);
+  else if (s->numbering)
+    n += snprintf(out + n, size - (size_t)n, ", .numbering = %d", s->numbering);
+  if (n < 0 || (size_t)n >= size) return;
   int kind = s->kind >= 0 && s->kind < X_COUNT ? s->kind : 0;
   snprintf(out + n, size - (size_t)n, ", .kind = %s, .rank = %d, .channel = %d, .value = %d}", xKindNames[kind],
            s->rank, s->channel, s->value);
@@ -1041,6 +1083,10 @@ static int parse_xspec(const char *text, struct xspec *s) {
     for (int i = 0; i < X_COUNT; i++)
       if (strcmp(value, xKindNames[i]) == 0) v = i, found = 1;
     if (!found && strncmp(value, "X_", 2) == 0) return -1; /* an unknown corruption name */
+    if (!found && numbering_name(value, &v)) {
+      if (v < 0) return -1; /* an unknown numbering name */
+      found = 1;
+    }
     if (!found) {
       char *end;
       v = strtoll(value, &end, 0);
@@ -1050,14 +1096,15 @@ static int parse_xspec(const char *text, struct xspec *s) {
 #define FIELD(F) else if (strcmp(name, #F) == 0) s->F = (int)v;
     if (strcmp(name, "seed") == 0) s->seed = strtoull(value, NULL, 0);
     FIELD(nodes) FIELD(local) FIELD(unequal) FIELD(channels) FIELD(fill) FIELD(kind) FIELD(rank) FIELD(channel)
-    FIELD(value)
+    FIELD(value) FIELD(numbering)
     else return -1;
 #undef FIELD
   }
   /* The ranges the generator and the harness's buffers are built for. */
   if (s->nodes < 1 || s->nodes > 64 || s->local < 1 || s->local > NCCL_TOPO_MAX_NODES || s->channels < 1 ||
       s->channels > MAXCHANNELS || s->channels * s->local > NCCOM_RING_MAX_INTRA || s->fill < 0 || s->fill > 255 ||
-      s->kind < 0 || s->kind >= X_COUNT || s->rank < 0 || s->channel < 0 || s->nodes * s->local > X_MAX_RANKS)
+      s->kind < 0 || s->kind >= X_COUNT || s->rank < 0 || s->channel < 0 || s->nodes * s->local > X_MAX_RANKS ||
+      s->numbering < 0 || s->numbering >= CLUSTER_NUMBERINGS)
     return -1;
   return 0;
 }
@@ -1089,6 +1136,7 @@ static void random_xspec(uint64_t seed, struct xspec *s) {
     int p = below(&r, 100);
     s->value = p < 60 ? below(&r, n) : p < 75 ? -1 : p < 90 ? n + below(&r, 3) : -2 - below(&r, 2);
   }
+  s->numbering = random_numbering(&r);
 }
 
 /* ---- running one job ---- */
@@ -1542,7 +1590,7 @@ static int x_spec_fails(const struct xspec *s) {
 static long long xspec_size(const struct xspec *s) {
   long long v = s->value < 0 ? -(long long)s->value : s->value;
   return (long long)s->nodes * s->local * s->channels * 1000000 + (long long)s->rank * 1000 +
-         (long long)s->channel * 100 + v * 10 + s->unequal + (s->fill != 0);
+         (long long)s->channel * 100 + v * 10 + s->unequal + (s->fill != 0) + s->numbering;
 }
 
 /* Greedy shrinking: keep any smaller case that still splits or differs. */
@@ -1561,6 +1609,7 @@ static void x_shrink(struct xspec *s) {
     TRY(local, 1) TRY(local, s->local / 2 > 0 ? s->local / 2 : 1) TRY(local, s->local > 1 ? s->local - 1 : 1)
     TRY(channels, 1) TRY(channels, s->channels / 2 > 0 ? s->channels / 2 : 1)
     TRY(channels, s->channels > 1 ? s->channels - 1 : 1) TRY(unequal, 0) TRY(fill, 0)
+    TRY(numbering, CLUSTER_NODE_MAJOR) TRY(numbering, s->numbering > 1 ? CLUSTER_ROUND_ROBIN : s->numbering)
     TRY(rank, s->rank % ranks) TRY(rank, s->rank / 2) TRY(rank, 0)
     TRY(channel, s->channel % MAXCHANNELS) TRY(channel, s->channel / 2) TRY(channel, 0)
     TRY(value, 0) TRY(value, -1) TRY(value, s->value / 2)
@@ -1645,6 +1694,7 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
 
   long splits = 0, diffs = 0, failed = 0, named = 0, fewer = 0, missed[X_COUNT] = {0}, drawn[X_COUNT] = {0};
   long internal = 0; /* failures with ncclInternalError; the rest are range errors (ncclInvalidArgument) */
+  long numbered = 0, numberedFailed = 0, numberedNamed = 0; /* clusters numbered across nodes (issue 9) */
   static char example[X_COUNT][2048];
   struct xspec first;
   memset(&first, 0, sizeof first);
@@ -1659,6 +1709,7 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
       fprintf(stderr, "conformance: out of memory building %s\n", xLabel);
       return 2;
     }
+    numbered += s.numbering != CLUSTER_NODE_MAJOR;
     if (x_run(&j)) {
       splits += xSplit > 0;
       diffs += xDiff > 0;
@@ -1670,8 +1721,10 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
       drawn[j.kind]++;
       internal += xv[0].res == ncclInternalError;
       int s0 = x_named_rank(xv[0].warn);
+      numberedFailed += s.numbering != CLUSTER_NODE_MAJOR;
       if (s0 == j.rank || (j.kind == X_SWAP && s0 == j.value)) {
         named++;
+        numberedNamed += s.numbering != CLUSTER_NODE_MAJOR;
       } else if (missed[j.kind]++ == 0) {
         snprintf(example[j.kind], sizeof example[j.kind], "%s: %s", xLabel, xv[0].warn);
       }
@@ -1695,6 +1748,9 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
     printf(" %s %ld of %ld%s", xKindLabels[k], missed[k], drawn[k], k + 1 < X_COUNT ? "," : "\n");
   for (int k = X_RECV; k < X_COUNT; k++)
     if (missed[k]) printf("cross-rank: first %s miss: %s\n", xKindLabels[k], example[k]);
+  printf("cross-rank: %ld clusters numbered across nodes (round-robin or permuted); %ld of them failed, the WARN "
+         "names the corrupted rank in %ld\n",
+         numbered, numberedFailed, numberedNamed);
 
   if (haveFirst) {
     x_shrink(&first);
@@ -1835,7 +1891,7 @@ int main(int argc, char **argv) {
 #include "regressions.inc"
   };
   struct spec one;
-  long cases = 0, random = 0;
+  long cases = 0, random = 0, numbered = 0;
   int failed = 0;
   struct spec failing;
   clock_t t0 = clock();
@@ -1860,6 +1916,7 @@ int main(int argc, char **argv) {
     for (long i = 0; i < count && !failed; i++, cases++, random++) {
       struct spec s;
       random_spec(mix(seed + (uint64_t)i), &s);
+      numbered += s.numbering != CLUSTER_NODE_MAJOR;
       if (run_case(&s)) failing = s, failed = 1;
     }
   }
@@ -1886,6 +1943,7 @@ int main(int argc, char **argv) {
     }
     return 1;
   }
-  printf("conformance: %ld cases (%ld random) agree, 0 differences, %.1f s CPU\n", cases, random, secs);
+  printf("conformance: %ld cases (%ld random, %ld of them numbered across nodes) agree, 0 differences, %.1f s CPU\n",
+         cases, random, numbered, secs);
   return 0;
 }

@@ -43,6 +43,9 @@ struct spec {
   int userBufs;            /* give some channels a caller userRanks buffer */
   int fault, faultRank, faultChannel, faultValue;
   int postRanks;           /* ranks Postset runs on: 0 = all, else that many samples */
+  int numbering;           /* enum cluster_numbering: CLUSTER_NODE_MAJOR, CLUSTER_ROUND_ROBIN
+                            * or CLUSTER_PERMUTED (ranks to (node, local index) slots, from
+                            * seed); the node sizes and channel orders are drawn alike */
 };
 
 /* A cross-rank case (--cross-rank; issue 8, D23, D24): a valid cluster,
@@ -73,6 +76,7 @@ struct xspec {
   int rank;                /* the corrupted slot (reduced % nRanks) */
   int channel;             /* the corrupted channel, 0..31 (may be >= channels) */
   int value;               /* the value written, or the other slot */
+  int numbering;           /* enum cluster_numbering, as in struct spec */
 };
 
 #endif
