@@ -256,27 +256,49 @@ typedef int (*vcore_fn_t)(void);
 typedef int (*jbog_fn_t)(int);
 typedef ncclResult_t (*localnet_fn_t)(struct ncclTopoSystem *, int, int *);
 
-static pthread_once_t g_hooks_once = PTHREAD_ONCE_INIT;
-static family_fn_t g_family_hook;
-static vcore_fn_t g_vcore_hook;
-static jbog_fn_t g_jbog_hook;
-
-/* A host symbol by its C name, else by the name a C++ build without
- * extern "C" gives it (README P18). */
-static void *host_dlsym(const char *name, const char *cxxName) {
-  void *p = dlsym(RTLD_DEFAULT, name);
-  return p ? p : dlsym(RTLD_DEFAULT, cxxName);
+/* A host symbol (README P18, D19): looked up on every call, nothing cached
+ * and a miss never remembered. First in the object that called the export,
+ * found from the call's return address (dladdr, then dlopen(RTLD_NOLOAD) and
+ * dlsym, which also searches that object's dependencies), then globally;
+ * in each scope by its C name and then by the name a C++ build without
+ * extern "C" gives it. The model's own symbols never count. */
+static void *own_base(void) {
+  Dl_info di;
+  if (dladdr((const void *)&own_base, &di) == 0) return NULL;
+  return di.dli_fbase;
 }
 
-static void hooks_once(void) {
-  void *p;
-  p = host_dlsym("neuronIsTrn3SwitchV1Family", "_Z26neuronIsTrn3SwitchV1Familyv");
-  memcpy(&g_family_hook, &p, sizeof p);
-  p = host_dlsym("nec_get_virtual_core_size", "_Z25nec_get_virtual_core_sizev");
-  memcpy(&g_vcore_hook, &p, sizeof p);
-  p = host_dlsym("neuronTrnSwitchV1JbogId", "_Z23neuronTrnSwitchV1JbogIdi");
-  memcpy(&g_jbog_hook, &p, sizeof p);
+static void *not_own(void *p, void *self) {
+  if (p == NULL) return NULL;
+  Dl_info di;
+  if (self != NULL && dladdr(p, &di) != 0 && di.dli_fbase == self) return NULL;
+  return p;
 }
+
+static void *lookup_in(void *handle, const char *name, const char *cxxName, void *self) {
+  void *p = not_own(dlsym(handle, name), self);
+  return p ? p : not_own(dlsym(handle, cxxName), self);
+}
+
+static void *host_dlsym(const void *caller, const char *name, const char *cxxName) {
+  void *self = own_base();
+  void *p = NULL;
+  Dl_info di;
+  if (caller != NULL && dladdr(caller, &di) != 0 && di.dli_fname != NULL &&
+      di.dli_fname[0] != '\0' && di.dli_fbase != self) {
+    void *h = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (h != NULL) {
+      p = lookup_in(h, name, cxxName, self);
+      dlclose(h); /* the object stays loaded: NOLOAD only counted a reference */
+    }
+  }
+  return p ? p : lookup_in(RTLD_DEFAULT, name, cxxName, self);
+}
+
+#define FAMILY_NAMES "neuronIsTrn3SwitchV1Family", "_Z26neuronIsTrn3SwitchV1Familyv"
+#define VCORE_NAMES "nec_get_virtual_core_size", "_Z25nec_get_virtual_core_sizev"
+#define JBOG_NAMES "neuronTrnSwitchV1JbogId", "_Z23neuronTrnSwitchV1JbogIdi"
+#define LOCALNET_NAMES "ncclTopoGetLocalNet", "_Z19ncclTopoGetLocalNetP14ncclTopoSystemiPi"
 
 enum { PLAT_GENERIC = 0, PLAT_SWITCHV1 = 1, PLAT_UNKNOWN = -1 };
 static pthread_once_t g_plat_env_once = PTHREAD_ONCE_INIT;
@@ -297,20 +319,26 @@ static void plat_env_once(void) {
   }
 }
 
-/* Platform facts of one call. The host hooks, when present, are called on
- * every call (never cached); the environment is read once per process. */
+/* Platform facts of one call. The family hook is looked up and called on
+ * every Preset and Postset (never cached); the environment is read once per
+ * process, at the first call whose host has no family hook. `caller` is the
+ * export's return address, for the lookups (P18). */
 struct platform {
   int switchv1;
   int from_host;
+  const void *caller;
 };
 
-static ncclResult_t get_platform(const char *fn, int wrank, struct platform *pl) {
-  pthread_once(&g_hooks_once, hooks_once);
+static ncclResult_t get_platform(const char *fn, int wrank, const void *caller, struct platform *pl) {
   pl->from_host = 0;
   pl->switchv1 = 0;
-  if (g_family_hook != NULL) {
+  pl->caller = caller;
+  family_fn_t family;
+  void *p = host_dlsym(caller, FAMILY_NAMES);
+  memcpy(&family, &p, sizeof p);
+  if (family != NULL) {
     pl->from_host = 1;
-    pl->switchv1 = g_family_hook() ? 1 : 0;
+    pl->switchv1 = family() ? 1 : 0;
     return ncclSuccess;
   }
   pthread_once(&g_plat_env_once, plat_env_once);
@@ -331,14 +359,23 @@ static ncclResult_t get_platform(const char *fn, int wrank, struct platform *pl)
   return ncclSuccess;
 }
 
+/* The virtual-core and JBOG hooks: asked only by Postset, only inside its
+ * SwitchV1 block, and only when the family hook said SwitchV1 (spec §4, P18).
+ * Absent hooks, or a platform from NCCOM_RING_PLATFORM, give 0 and 1 (D14). */
 static int platform_vcore_size(const struct platform *pl) {
-  if (pl->from_host && g_vcore_hook != NULL) return g_vcore_hook();
-  return 0;
+  if (!pl->from_host || !pl->switchv1) return 0;
+  vcore_fn_t fn;
+  void *p = host_dlsym(pl->caller, VCORE_NAMES);
+  memcpy(&fn, &p, sizeof p);
+  return fn != NULL ? fn() : 0;
 }
 
 static int platform_jbog_id(const struct platform *pl, int rank) {
-  if (pl->from_host && g_jbog_hook != NULL) return g_jbog_hook(rank);
-  return 1;
+  if (!pl->from_host || !pl->switchv1) return 1;
+  jbog_fn_t fn;
+  void *p = host_dlsym(pl->caller, JBOG_NAMES);
+  memcpy(&fn, &p, sizeof p);
+  return fn != NULL ? fn(rank) : 1;
 }
 
 static pthread_once_t g_pod_once = PTHREAD_ONCE_INIT;
@@ -349,13 +386,6 @@ static void pod_once(void) {
   if (strcasecmp(v, "node") == 0) { g_pod_node = 1; return; }
   g_pod_node = 0;
   ref_warn(-1, "NCCOM_RING_POD_ORDER=%s is not 'node'; pods are refused", v);
-}
-
-static pthread_once_t g_localnet_once = PTHREAD_ONCE_INIT;
-static localnet_fn_t g_localnet;
-static void localnet_once(void) {
-  void *p = host_dlsym("ncclTopoGetLocalNet", "_Z19ncclTopoGetLocalNetP14ncclTopoSystemiPi");
-  memcpy(&g_localnet, &p, sizeof p);
 }
 
 /* ===================================================================== */
@@ -449,6 +479,22 @@ REF_EXPORT ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nra
     ref_warn(rank, "ncclBuildRings: rank %d is outside [0, %d)", rank, nranks);
     return ncclInvalidArgument;
   }
+  /* B5a, after B5: the nrings*nranks ints of rings and of next must not
+   * overlap. The model walks into scratch, so aliasing would not corrupt its
+   * own walk; the contract refuses it all the same. Empty tables never
+   * overlap (nrings == 0 succeeds below). */
+  const long long cells = (long long)nrings * (long long)nranks;
+  if (cells > 0) {
+    uintptr_t a = (uintptr_t)rings, b = (uintptr_t)next;
+    uintptr_t dist = a > b ? a - b : b - a;
+    if ((unsigned long long)dist < (unsigned long long)cells * sizeof(int)) {
+      ref_warn(rank,
+               "ncclBuildRings: rings and next overlap (%lld ints each); the rings would be written "
+               "over the table they are read from",
+               cells);
+      return ncclInvalidArgument;
+    }
+  }
   if (nrings == 0) return ncclSuccess;
 
   size_t bytes = (size_t)nrings * (size_t)nranks * sizeof(int);
@@ -471,6 +517,7 @@ REF_EXPORT ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nra
 
 REF_EXPORT ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGraph *graph,
                                        struct ncclTopoRanks *topoRanks) {
+  const void *caller = __builtin_return_address(0); /* P18: hooks are looked up there first */
   dbg_init();
   if (comm == NULL) { ref_warn(-1, "ncclTopoPreset: comm is NULL"); return ncclInvalidArgument; }
   const int rank = comm->rank;
@@ -511,7 +558,7 @@ REF_EXPORT ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGra
     return ncclInvalidArgument;
   }
   struct platform pl;
-  ncclResult_t pres = get_platform("ncclTopoPreset", rank, &pl);
+  ncclResult_t pres = get_platform("ncclTopoPreset", rank, caller, &pl);
   if (pres != ncclSuccess) return pres;
 
   /* Compute into scratch (small: on the stack). */
@@ -1032,6 +1079,7 @@ static char *diagnose(const struct frags *g, const int *next, const int *prev, c
 REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRank,
                                         struct ncclTopoRanks **allTopoRanks, int *nChannels,
                                         int *nNodes) {
+  const void *caller = __builtin_return_address(0); /* P18 */
   dbg_init();
   if (comm == NULL) { ref_warn(-1, "ncclTopoPostset: comm is NULL"); return ncclInvalidArgument; }
   const int rank = comm->rank;
@@ -1069,7 +1117,7 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
     return ncclInvalidArgument;
   }
   struct platform pl;
-  ncclResult_t res = get_platform("ncclTopoPostset", rank, &pl);
+  ncclResult_t res = get_platform("ncclTopoPostset", rank, caller, &pl);
   if (res != ncclSuccess) return res;
 
   struct ncclTopoRanks **F = allTopoRanks;
@@ -1324,11 +1372,14 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
 
 REF_EXPORT ncclResult_t ncclTopoGetNetDev(struct ncclTopoSystem *sys, int rank,
                                           struct ncclTopoGraph *graph, int channelId, int *dev) {
+  const void *caller = __builtin_return_address(0); /* P18, D19 */
   dbg_init();
   if (dev == NULL) { ref_warn(rank, "ncclTopoGetNetDev: dev is NULL"); return ncclInvalidArgument; }
   if (graph == NULL) {
-    pthread_once(&g_localnet_once, localnet_once);
-    if (g_localnet != NULL) return g_localnet(sys, rank, dev); /* G2: passed through */
+    localnet_fn_t localnet; /* D19, P18: looked up on every such call */
+    void *p = host_dlsym(caller, LOCALNET_NAMES);
+    memcpy(&localnet, &p, sizeof p);
+    if (localnet != NULL) return localnet(sys, rank, dev); /* G2: passed through */
     ref_warn(rank,
              "ncclTopoGetNetDev: graph is NULL and the host process provides no "
              "ncclTopoGetLocalNet to fall back on");
