@@ -62,37 +62,50 @@ func (t ringTable) walk(nRings, nRanks int, start, self int32, out []int32, pos 
 	for r := range nRings {
 		cur[r] = start
 	}
+	var noPos [layout.MaxChannels]int
+	if pos == nil {
+		pos = &noPos
+	}
 	broken := false
 	batch := t.batch
 	if batch <= 0 {
 		batch = nRings
 	}
+	n := uint32(nRanks)
 	for first := 0; first < nRings; first += batch {
 		end := min(first+batch, nRings)
 		for step := range nRanks {
 			for r := first; r < end; r++ {
-				if stopped[r] {
-					continue
-				}
 				v := cur[r]
 				if out != nil {
 					out[r*nRanks+step] = v
 				}
-				if v == self && pos != nil {
+				if v == self {
 					pos[r] = step
 				}
 				at := int(v)*t.stride + r*t.ringStride
-				if t.hasPrev && step > 0 && t.tab[at+1] != last[r] {
-					badPrev[r], broken = true, true
+				if t.hasPrev {
+					if step > 0 && t.tab[at+1] != last[r] {
+						badPrev[r], broken = true, true
+					}
+					last[r] = v
 				}
-				last[r] = v
 				next := t.tab[at]
-				switch {
-				case uint32(next) >= uint32(nRanks):
-					badRank[r], badNext[r] = v, next
-					stopped[r], broken = true, true
-				case next == start && step+1 < nRanks && short[r] == 0:
-					short[r], broken = step+1, true // back at start too early
+				// The rare cases in one branch: a next out of range, or
+				// back at start. A ring that ran out of range is
+				// finished; it walks on from start only to keep the
+				// loop free of a test per step.
+				if uint32(next) >= n || next == start {
+					switch {
+					case stopped[r]:
+						next = start
+					case uint32(next) >= n:
+						badRank[r], badNext[r] = v, next
+						stopped[r], broken = true, true
+						next = start
+					case step+1 < nRanks && short[r] == 0:
+						short[r], broken = step+1, true // back at start too early
+					}
 				}
 				cur[r] = next
 			}
