@@ -180,6 +180,12 @@ func TestPostsetErrors(t *testing.T) {
 			"ncclTopoPostset: rank 2, channel 0: ringNext is 1 but rank 1's ringPrev is 0; rank 3 is reached by nobody"},
 		{"P10 prev: corrupted ringPrev of this rank", func(f *postsetFixture) { f.frags[1].RingPrev[0] = 3 }, generic, 0, abi.InternalError,
 			"ncclTopoPostset: rank 1, channel 0: ringPrev is 3, its node's tail"},
+		{"P10 two channels: the lowest channel decides (D24)", func(f *postsetFixture) {
+			// Each alone is a case above; rank 2's is found first in rank
+			// order, rank 5's in channel order.
+			f.frags[2].RingNext[1] = 3
+			f.frags[5].RingNext[0] = -1
+		}, generic, 0, abi.InternalError, "ncclTopoPostset: rank 5, channel 0: ringNext is -1 but node 1's tail is 7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newPostsetFixture(t)
@@ -202,7 +208,6 @@ func TestPostsetMallocFailureFreesAndWritesNothing(t *testing.T) {
 	f := newPostsetFixture(t)
 	before := bytes.Clone(bytesOf(f.comm))
 	alloc := newGoAlloc()
-	alloc.fail = 0
 	// Fail the third allocation: the first two are freed again.
 	a := &failAfter{inner: alloc, after: 2}
 	_, err := ring.Postset(f.comm, make([]int32, 8), f.all, ring.PostsetOptions{Platforms: generic, Alloc: a})
@@ -306,10 +311,10 @@ func (noMemory) AllocInts(int) uintptr { return 0 }
 func (noMemory) Free(uintptr)          {}
 
 // P7b: working memory that cannot be had is ncclSystemError, and nothing is
-// written. The block is (2 + 3n) ints per rank: node table, heads, next and
-// prev, rings; here (2 + 3*2) * 8 * 4 = 256 bytes.
 // written (the library's Scratch is C malloc, so this is the path a large
-// job takes under an address-space limit instead of Go's fatal error).
+// job takes under an address-space limit instead of Go's fatal error). The
+// block is (2 + 3n) ints per rank: node table, heads, next and prev, rings;
+// here (2 + 3*2) * 8 * 4 = 256 bytes.
 func TestPostsetWithoutWorkingMemoryIsASystemError(t *testing.T) {
 	f := newPostsetFixture(t)
 	before := bytes.Clone(bytesOf(f.comm))

@@ -153,6 +153,13 @@ func checkPreset(t *testing.T, comm *abi.Comm, graph *abi.TopoGraph) {
 }
 
 func FuzzPostset(f *testing.F) {
+	// D23 seeds (bytes as fuzzCluster and the corruptions below decode
+	// them). 1 node x 2 ranks, 3 channels; rank 1's ringRecv[2] = -1: its
+	// fragment has 2 channels, so every rank has 2 (doubled: 4).
+	f.Add([]byte{0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 1})
+	// 1 node x 2 ranks, 2 channels; comm->nChannels = 3: the fragments' 2
+	// win.
+	f.Add([]byte{0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 8, 0, 0, 5})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := &reader{data}
 		cl := fuzzCluster(r)
@@ -227,9 +234,18 @@ func checkPostset(t *testing.T, comm *abi.Comm, all []*abi.TopoRanks) {
 		}
 		return
 	}
-	// D23: a fragment with fewer channels lowers the count for every rank.
-	if res.GraphChannels < 1 || res.GraphChannels > int(nChannels) {
-		t.Fatalf("channel count %d outside [1, comm->nChannels %d]", res.GraphChannels, nChannels)
+	// D23: n is the smallest of comm->nChannels and every fragment's count
+	// (its leading channels with ringRecv >= 0).
+	want := int(nChannels)
+	for _, f := range all {
+		k := 0
+		for k < len(f.RingRecv) && f.RingRecv[k] >= 0 {
+			k++
+		}
+		want = min(want, k)
+	}
+	if res.GraphChannels != want {
+		t.Fatalf("channel count %d, want %d: the smallest of comm->nChannels %d and every fragment's", res.GraphChannels, want, nChannels)
 	}
 	nChannels = int32(res.GraphChannels)
 	total := min(2*int(nChannels), 32)

@@ -5,6 +5,7 @@
 package hosts
 
 import (
+	"github.com/nccomring/libnccomring/version"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,11 +90,45 @@ func lines(t *testing.T, log, kind string) []string {
 	return out
 }
 
+// D21: with NCCL_DEBUG unset nothing is printed, not even the WARN of a
+// failing call; the return code carries the error (the host exits 1). The
+// successful run alone would not show it: it has nothing to WARN about.
 func TestNothingIsPrintedWithoutNCCLDebug(t *testing.T) {
 	r := ringstage(t, nil, "--quiet")
 	assert.Zero(t, r.exit)
 	assert.Empty(t, r.log, "D21: nothing is printed while NCCL_DEBUG is unset")
 	assert.NotContains(t, r.stdout, "NCCL")
+
+	r = ringstage(t, nil, "--graph", repoFile("testdata", "faults", "nchannels0_graph.xml"), "--nodes", "2")
+	assert.Equal(t, 1, r.exit, "the failure reaches the host through the return code")
+	assert.Empty(t, r.log, "D21: no WARN while NCCL_DEBUG is unset")
+	assert.NotContains(t, r.stdout, "NCCL")
+}
+
+// D21's levels: WARN prints WARN lines only (a successful run prints
+// nothing, though at INFO it prints the platform, channel-count and Channel
+// lines); VERSION prints no WARN, only the line saying who serves the ring
+// stage; TRACE includes INFO.
+func TestDebugLevelsFilterLines(t *testing.T) {
+	r := ringstage(t, []string{"NCCL_DEBUG=WARN"}, "--quiet")
+	require.Zero(t, r.exit)
+	assert.Empty(t, r.log, "NCCL_DEBUG=WARN: no INFO line")
+
+	r = ringstage(t, []string{"NCCL_DEBUG=VERSION"}, "--graph", repoFile("testdata", "faults", "nchannels0_graph.xml"), "--nodes", "2")
+	assert.Equal(t, 1, r.exit)
+	assert.Empty(t, lines(t, r.log, "WARN"), "NCCL_DEBUG=VERSION: no WARN line")
+	assert.Equal(t, []string{servedLine(t)}, lines(t, r.log, "INFO"), "NCCL_DEBUG=VERSION: the version line alone")
+	assert.NotContains(t, r.stdout, "NCCL")
+
+	r = ringstage(t, []string{"NCCL_DEBUG=TRACE"}, "--quiet")
+	require.Zero(t, r.exit)
+	var channelLines int
+	for _, l := range lines(t, r.log, "INFO") {
+		if strings.HasPrefix(l, "Channel ") {
+			channelLines++
+		}
+	}
+	assert.Equal(t, 16, channelLines, "NCCL_DEBUG=TRACE prints the INFO lines")
 }
 
 func TestInfoPrintsRankZeroChannelLines(t *testing.T) {
@@ -151,7 +186,7 @@ func TestEveryRankLogsTheChannelCountOnce(t *testing.T) {
 func TestSubsysFilterHidesInitLines(t *testing.T) {
 	r := ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=^INIT"}, "--quiet")
 	require.Zero(t, r.exit)
-	assert.Empty(t, r.log)
+	assert.Equal(t, []string{servedLine(t)}, lines(t, r.log, "INFO"), "only the ENV line of who serves the ring stage")
 	r = ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=NET,BOGUS"}, "--quiet")
 	assert.Equal(t, []string{"NCCL_DEBUG_SUBSYS: unknown subsystem BOGUS ignored"}, lines(t, r.log, "WARN"))
 	assert.Empty(t, lines(t, r.log, "INFO"))
@@ -171,10 +206,11 @@ func TestDebugFileExpandsHostAndPid(t *testing.T) {
 	host, err := os.Hostname()
 	require.NoError(t, err)
 	host, _, _ = strings.Cut(host, ".")
-	matches, err := filepath.Glob(filepath.Join(dir, "log."+host+".*.%"))
+	// ringstage is the process itself (no shell): %p is its pid.
+	want := filepath.Join(dir, "log."+host+"."+strconv.Itoa(cmd.Process.Pid)+".%")
+	matches, err := filepath.Glob(filepath.Join(dir, "*"))
 	require.NoError(t, err)
-	require.Len(t, matches, 1)
-	assert.Regexp(t, `log\.`+regexp.QuoteMeta(host)+`\.\d+\.%$`, matches[0])
+	assert.Equal(t, []string{want}, matches)
 }
 
 func TestUnopenableDebugFileFallsBackToStdout(t *testing.T) {
@@ -203,6 +239,34 @@ func TestSwitchV1FromEnvironmentLogsKangaRing(t *testing.T) {
 	assert.Contains(t, lines(t, r.log, "INFO"), "built 0 kangaring paths", "P13: printed on SwitchV1 even for 0 paths")
 }
 
+// D15 through the export: with enablePod on 4 nodes, Postset is refused
+// with P12's WARN unless NCCOM_RING_POD_ORDER=node; with it, every rank's
+// Postset prints the fallback line once and the rings hold their invariants.
+func TestPodsNeedNodeOrderAndSaySo(t *testing.T) {
+	r := ringstage(t, []string{"NCCL_DEBUG=WARN"}, "--quiet", "--pod")
+	assert.Equal(t, 1, r.exit)
+	assert.Equal(t, []string{"ncclTopoPostset: comm->enablePod is 1 on 4 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node to stitch in node order"},
+		lines(t, r.log, "WARN"))
+
+	r = ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT", "NCCOM_RING_POD_ORDER=node"}, "--quiet", "--pod")
+	require.Zero(t, r.exit)
+	const want = "ncclTopoPostset: enablePod set on 4 nodes: stitching in node order (NCCOM_RING_POD_ORDER=node)"
+	seen := map[string]int{}
+	for _, l := range strings.Split(strings.TrimRight(r.log, "\n"), "\n") {
+		m := linePrefix.FindStringSubmatch(l)
+		require.NotNil(t, m, "not an NCCL log line: %q", l)
+		if m[2] == "INFO" && strings.Contains(m[3], "stitching in node order") {
+			assert.Equal(t, want, m[3])
+			seen[m[1]]++
+		}
+	}
+	require.Len(t, seen, 128, "one line per rank")
+	for rank := range 128 {
+		assert.Equal(t, 1, seen[strconv.Itoa(rank)], "rank %d", rank)
+	}
+	assert.Empty(t, lines(t, r.log, "WARN"))
+}
+
 func TestJSONAndDotOutputs(t *testing.T) {
 	r := ringstage(t, nil, "--json", "--graph", repoFile("testdata", "graphs", "03_nccl524_4gpu_4nic_graph.xml"), "--nodes", "2")
 	require.Zero(t, r.exit)
@@ -216,4 +280,30 @@ func TestJSONAndDotOutputs(t *testing.T) {
 	require.Zero(t, d.exit)
 	assert.True(t, strings.HasPrefix(d.stdout, "digraph rings {"))
 	assert.Equal(t, 8*32, strings.Count(d.stdout, " -> "), "8 graph channels x 32 ranks")
+}
+
+// servedLine is the line that says which library serves the ring stage.
+func servedLine(t *testing.T) string {
+	t.Helper()
+	return "libnccomring " + version.Library + " serves the ring stage (ncclTopoPreset, ncclTopoPostset, ncclBuildRings, ncclTopoGetNetDev), loaded from " +
+		filepath.Join(buildDir(t), "libnccomring.so.0")
+}
+
+// Issue 10, "say who you are": NCCL_DEBUG=VERSION prints one line naming the
+// library, its version and the path it was loaded from; INFO prints it as an
+// ENV line (so an operator sees the preload took effect); WARN does not.
+func TestVersionLineSaysWhoServesTheRingStage(t *testing.T) {
+	r := ringstage(t, []string{"NCCL_DEBUG=VERSION"}, "--quiet")
+	require.Zero(t, r.exit)
+	all := lines(t, r.log, "INFO")
+	assert.Equal(t, []string{servedLine(t)}, all, "one line: the library, its version, the path it was loaded from")
+	assert.Empty(t, lines(t, r.log, "WARN"))
+
+	r = ringstage(t, []string{"NCCL_DEBUG=INFO"}, "--quiet")
+	assert.Equal(t, 1, strings.Count(r.log, "serves the ring stage"))
+	r = ringstage(t, []string{"NCCL_DEBUG=WARN"}, "--quiet")
+	assert.Empty(t, r.log)
+
+	r = ringstage(t, nil, "--version")
+	assert.Equal(t, "ringstage "+version.Library+" (libnccomring "+version.Library+")\n", r.stdout)
 }

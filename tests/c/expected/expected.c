@@ -5,11 +5,15 @@
  * Every expected number below was worked out by hand from the spec's
  * pseudocode and D9's stitch rule; the comments show the working.
  */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS */
+#endif
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../common/cluster.h"
 #include "../common/stage_setup.h"
@@ -287,14 +291,67 @@ static void get_net_dev_falls_back_to_host(void) {
         (int)res, dev, localNetCalls);
 }
 
-/* D20: a wild pointer faults inside Go; the export recovers and returns
- * ncclInternalError instead of taking the host down. */
+/* D20 (docs/errors.md E2a): a pointer from the caller that faults inside
+ * Go is recovered in every export: ncclInternalError, the process lives, and
+ * nothing the call could write has changed. The pointers lead into a region
+ * mapped PROT_NONE (larger than any struct read through them, so no read
+ * lands past it, and kept mapped, so nothing else can be mapped there), or,
+ * for ncclTopoPreset, to 0x10 (a comm whose fields lie on unmappable low
+ * pages). Without the recover, the first of these calls would kill the
+ * process. */
 static void panics_do_not_cross_into_c(void) {
+  const size_t badSize = 64 * 1024;
+  void *bad = mmap(NULL, badSize, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (bad == MAP_FAILED) {
+    CHECK(0, "mmap of a PROT_NONE region failed");
+    return;
+  }
   struct ncclTopoGraph *graph = calloc(1, sizeof *graph);
-  struct ncclTopoRanks frag;
-  ncclResult_t res = ncclTopoPreset((struct ncclComm *)(uintptr_t)0x10, graph, &frag);
-  CHECK(res == ncclInternalError, "wild comm pointer returned %d", (int)res);
+  struct ncclComm *comm = calloc(1, sizeof *comm), *before = malloc(sizeof *before);
+  struct ncclTopoRanks frag, canary;
+  memset(&canary, 0xA5, sizeof canary);
+
+  /* ncclTopoPreset: the comm itself is wild. */
+  struct ncclComm *wild[] = {(struct ncclComm *)(uintptr_t)0x10, (struct ncclComm *)bad};
+  for (size_t i = 0; i < sizeof wild / sizeof wild[0]; i++) {
+    memcpy(&frag, &canary, sizeof frag);
+    ncclResult_t res = ncclTopoPreset(wild[i], graph, &frag);
+    CHECK(res == ncclInternalError, "Preset with comm %p returned %d", (void *)wild[i], (int)res);
+    CHECK(memcmp(&frag, &canary, sizeof frag) == 0, "Preset with comm %p wrote the fragment", (void *)wild[i]);
+  }
+
+  /* ncclTopoPostset: every argument check passes (a 1 x 2 comm after
+   * Preset), then the fragment pointers lead into the region. */
+  graph->pattern = NCCL_TOPO_PATTERN_RING;
+  graph->nChannels = 1;
+  graph->intra[0] = 0, graph->intra[1] = 1;
+  comm->rank = 0, comm->nRanks = 2, comm->localRanks = 2;
+  CHECK(ncclTopoPreset(comm, graph, &frag) == ncclSuccess, "Preset of the Postset case");
+  memcpy(before, comm, sizeof *before);
+  struct ncclTopoRanks *all[2] = {(struct ncclTopoRanks *)bad, (struct ncclTopoRanks *)bad};
+  int heads[2] = {-5, -5}, nChannels = -7, nNodes = -7;
+  ncclResult_t res = ncclTopoPostset(comm, heads, all, &nChannels, &nNodes);
+  CHECK(res == ncclInternalError, "Postset with wild fragments returned %d", (int)res);
+  CHECK(memcmp(before, comm, sizeof *before) == 0, "Postset with wild fragments wrote the communicator");
+  CHECK(heads[0] == -5 && heads[1] == -5 && nChannels == -7 && nNodes == -7,
+        "Postset with wild fragments wrote nodesFirstRank or an out-parameter");
+
+  /* ncclBuildRings: next leads into the region. */
+  int rings[4] = {-9, -9, -9, -9};
+  res = ncclBuildRings(1, rings, 0, 4, NULL, (int *)bad);
+  CHECK(res == ncclInternalError, "BuildRings with a wild next returned %d", (int)res);
+  CHECK(rings[0] == -9 && rings[1] == -9 && rings[2] == -9 && rings[3] == -9, "BuildRings wrote rings");
+
+  /* ncclTopoGetNetDev: sys leads into the region. */
+  int dev = -3;
+  res = ncclTopoGetNetDev((struct ncclTopoSystem *)bad, 0, graph, 0, &dev);
+  CHECK(res == ncclInternalError, "GetNetDev with a wild sys returned %d", (int)res);
+  CHECK(dev == -3, "GetNetDev with a wild sys wrote *dev");
+
+  free(before);
+  free(comm);
   free(graph);
+  munmap(bad, badSize);
 }
 
 int main(void) {
