@@ -17,7 +17,8 @@ XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || xml2-config --
 # Hosts find build/libnccomring.so.0 next to themselves.
 LINK_LIB := $(LIB) -Wl,-rpath,'$$ORIGIN'
 
-GO_SOURCES := go.mod go.sum $(shell find abi layout ring kanga netdev cmd -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.map') include/nccom_ring.h
+# What the library is built from (not the tools under cmd/nccom-*).
+GO_SOURCES := go.mod go.sum $(shell find abi layout ring kanga netdev version cmd/libnccomring -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.map') include/nccom_ring.h
 COMMON     := tests/c/common/cluster.c tests/c/common/graph_xml.c tests/c/common/linked.c
 COMMON_H   := tests/c/common/cluster.h tests/c/common/stage_setup.h include/nccom_ring.h
 
@@ -241,10 +242,53 @@ test-bench: $(BUILD)/bench $(LIB) $(REFLIB)
 	$(BUILD)/bench --smoke --lib $(LIB) --ref $(REFLIB) --out $(BUILD)/bench-smoke.json
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./ring > /dev/null
 
+# Issue 10: cmd/nccom-abi, and the stand-in libnccom builds it is tested on
+# (tests/c/abi): one -g build per variant of fixture.h and of the link,
+# a stripped copy, a non-ELF file and a library of >= 10 MB with debug info.
+ABI      := $(BUILD)/abi
+ABI_TOOL := $(BUILD)/nccom-abi
+ABI_CC   := $(CC) -std=c11 -Wall -Wextra -Werror -O1 -g -fPIC -shared
+ABI_CXX  := $(CXX) -std=c++17 -Wall -Wextra -Werror -O1 -g -fPIC -shared -x c++
+ABI_SRC  := tests/c/abi/fixture.c tests/c/abi/fixture.h
+ABI_VARIANTS := match moved grown renamed cxx cxx-ns hidden symbolic protected nosemantic
+ABI_FLAGS_moved      := -DFIXTURE_MOVE_RANK
+ABI_FLAGS_grown      := -DFIXTURE_GROW_GRAPH
+ABI_FLAGS_renamed    := -DFIXTURE_RENAME
+ABI_FLAGS_cxx-ns     := -DFIXTURE_NAMESPACE
+ABI_FLAGS_hidden     := -fvisibility=hidden
+ABI_FLAGS_symbolic   := -Wl,-Bsymbolic
+ABI_FLAGS_protected  := -DFIXTURE_VISIBILITY='"protected"'
+ABI_FLAGS_nosemantic := -fno-semantic-interposition
+ABI_COMPILER_cxx     := $(ABI_CXX)
+ABI_COMPILER_cxx-ns  := $(ABI_CXX)
+ABI_FIXTURES := $(patsubst %,$(ABI)/libnccom-%.so,$(ABI_VARIANTS)) \
+  $(ABI)/libnccom-stripped.so $(ABI)/not-elf.so $(ABI)/libnccom-big.so
+ABI_BIG_STRUCTS ?= 11000
+
+$(ABI_TOOL): $(wildcard cmd/nccom-abi/*.go layout/*.go) go.mod
+	$(GO) build -o $@ ./cmd/nccom-abi
+$(ABI)/libnccom-%.so: $(ABI_SRC)
+	@mkdir -p $(ABI)
+	$(or $(ABI_COMPILER_$*),$(ABI_CC)) $(ABI_FLAGS_$*) -o $@ tests/c/abi/fixture.c
+$(ABI)/libnccom-stripped.so: $(ABI)/libnccom-match.so
+	strip --strip-all -o $@ $<
+$(ABI)/not-elf.so:
+	@mkdir -p $(ABI)
+	printf 'INPUT ( libnccom.so.2 )\n' > $@
+$(ABI)/libnccom-big.so: tests/c/abi/genbig.sh $(ABI_SRC)
+	@mkdir -p $(ABI)
+	sh tests/c/abi/genbig.sh $(ABI_BIG_STRUCTS) > $(ABI)/big.c
+	$(CC) -std=c11 -O0 -g -fno-eliminate-unused-debug-types -fPIC -shared -o $@ $(ABI)/big.c tests/c/abi/fixture.c
+
+.PHONY: test-abi-tool
+test-abi-tool: $(ABI_TOOL) $(ABI_FIXTURES)
+	sh tests/c/abi/check.sh $(ABI_TOOL) $(ABI)
+	NCCOMRING_BUILD=$(CURDIR)/$(BUILD) NCCOM_ABI_REQUIRE_PAHOLE=1 $(GO) test -count=1 ./cmd/nccom-abi
+
 demo: $(BUILD)/ringstage
 	$(BUILD)/ringstage
 
-test: test-go test-header test-c test-graphs test-boundary test-preload test-glibc test-hostile test-sanitizers test-fuzz test-bench test-conformance test-proofs test-cmake
+test: test-go test-header test-c test-graphs test-boundary test-preload test-glibc test-abi-tool test-hostile test-sanitizers test-fuzz test-bench test-conformance test-proofs test-cmake
 	@echo "make test: all passed"
 
 test-go: all $(REFLIB)

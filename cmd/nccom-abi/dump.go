@@ -1,0 +1,220 @@
+package main
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+const dumpUsage = `dump [--json] LIB [STRUCT...]
+
+Lists structs from LIB's DWARF the way pahole does: each member's offset
+(from the start of the outermost struct) and size, its type and name, holes
+("/* XXX 4 bytes hole */") and the total size. Members of anonymous structs
+and unions, and of members whose struct type has no name, are listed inline,
+indented. STRUCT names a struct, class or typedef'd struct (any, not only
+the ring stage's); the default is the six the ring stage touches:
+` + "  ncclRing ncclChannel ncclTopoRanks ncclTopoGraph ncclTopoSystem ncclComm" + `
+
+Flags:
+  --json   the listing as JSON: per struct its rows (member, hole, padding)
+           with depth, name, type, offset and size
+
+`
+
+// dumpRow is one line of a listing.
+type dumpRow struct {
+	Kind   string `json:"kind"` // "member", "hole" (before the next member) or "padding" (at the end)
+	Depth  int    `json:"depth"`
+	Type   string `json:"type,omitempty"`
+	Name   string `json:"name,omitempty"` // with array dimensions; "" for an anonymous struct or union
+	Offset int64  `json:"offset"`
+	Size   int64  `json:"size"`
+	Bits   int64  `json:"bits,omitempty"` // a bitfield's width
+	// Inline is set on a struct or union whose members follow at Depth+1.
+	Inline bool `json:"inline,omitempty"`
+}
+
+// dumpedStruct is one struct's listing.
+type dumpedStruct struct {
+	Struct  string    `json:"struct"`
+	FoundAs string    `json:"foundAs"`
+	Size    int64     `json:"size"`
+	Members int       `json:"members"` // its own, as pahole counts them
+	Holes   int       `json:"holes"`
+	SumHole int64     `json:"sumHoles"`
+	Padding int64     `json:"padding"`
+	Rows    []dumpRow `json:"rows"`
+
+	open, close string // the listing's first and last lines
+}
+
+func runDump(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("dump")
+	jsonOut := fs.Bool("json", false, "")
+	ops, code, ok := parseArgs(fs, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(ops) < 1 {
+		return usageError(stderr, "dump", "give LIB")
+	}
+	names := ops[1:]
+	if len(names) == 0 {
+		names = ringStageStructs
+	}
+	dumps, err := dumpLibrary(ops[0], names)
+	if err != nil {
+		if *jsonOut {
+			writeJSONError(stdout, ops[0], err)
+		}
+		return reportError(stderr, "dump", err)
+	}
+	if *jsonOut {
+		if err := writeJSON(stdout, dumps); err != nil {
+			return reportError(stderr, "dump", err)
+		}
+		return exitOK
+	}
+	for i, ds := range dumps {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		printDump(stdout, ds)
+	}
+	return exitOK
+}
+
+func dumpLibrary(path string, names []string) ([]*dumpedStruct, error) {
+	lib, err := openLibrary(path)
+	if err != nil {
+		return nil, err
+	}
+	defer lib.Close()
+	d, err := lib.dwarf()
+	if err != nil {
+		return nil, err
+	}
+	defs, err := findRequired(d, names, path)
+	if err != nil {
+		return nil, err
+	}
+	var out []*dumpedStruct
+	for _, n := range names {
+		out = append(out, dumpStruct(defs[n]))
+	}
+	return out, nil
+}
+
+// dumpStruct lays def out row by row.
+func dumpStruct(def *structDef) *dumpedStruct {
+	ds := &dumpedStruct{Struct: def.Name, FoundAs: def.Found, Size: def.Type.Size(), Members: len(def.Type.Field)}
+	ds.Rows = layoutRows(def.Type, 0, 0, ds)
+	// Spell the head as the source would: a typedef'd anonymous struct as
+	// pahole prints it, a typedef of a named struct as that struct.
+	ds.open, ds.close = def.Found+" {", "};"
+	if typedef, ok := strings.CutPrefix(def.Found, "typedef "); ok {
+		if def.Type.StructName == "" {
+			ds.open, ds.close = "typedef "+def.Type.Kind+" {", "} "+typedef+";"
+		} else {
+			ds.open = "/* " + def.Found + " */\n" + def.Type.Kind + " " + def.Type.StructName + " {"
+		}
+	}
+	return ds
+}
+
+// layoutRows lists st's members at base, recursing into members whose type
+// is an anonymous struct or union. Holes count in structs only: a union's
+// members all start at its start.
+func layoutRows(st *dwarf.StructType, base int64, depth int, ds *dumpedStruct) []dumpRow {
+	fields := append([]*dwarf.StructField(nil), st.Field...)
+	sort.SliceStable(fields, func(i, j int) bool { return memberOffset(fields[i]) < memberOffset(fields[j]) })
+	var rows []dumpRow
+	end := base // the first byte after the members so far
+	for _, f := range fields {
+		off := base + memberOffset(f)
+		size := f.Type.Size()
+		if st.Kind != "union" && off > end {
+			rows = append(rows, dumpRow{Kind: "hole", Depth: depth, Offset: end, Size: off - end})
+			if depth == 0 {
+				ds.Holes++
+				ds.SumHole += off - end
+			}
+		}
+		typ, decl := cDecl(f.Type, f.Name)
+		row := dumpRow{Kind: "member", Depth: depth, Type: typ, Name: decl, Offset: off, Size: size, Bits: f.BitSize}
+		inner, inline := anonymousAggregate(f.Type)
+		row.Inline = inline
+		rows = append(rows, row)
+		if inline {
+			rows = append(rows, layoutRows(inner, off, depth+1, ds)...)
+		}
+		if e := off + size; e > end {
+			end = e
+		}
+	}
+	if st.Kind != "union" && base+st.Size() > end {
+		rows = append(rows, dumpRow{Kind: "padding", Depth: depth, Offset: end, Size: base + st.Size() - end})
+		if depth == 0 {
+			ds.Padding = base + st.Size() - end
+		}
+	}
+	return rows
+}
+
+// printDump prints ds in pahole's shape: an inline aggregate opens with
+// "union {" and closes with "} name;" carrying its offset and size.
+func printDump(w io.Writer, ds *dumpedStruct) {
+	fmt.Fprintln(w, ds.open)
+	var open []dumpRow // inline aggregates not yet closed
+	closeTo := func(depth int) {
+		for len(open) > 0 && open[len(open)-1].Depth >= depth {
+			r := open[len(open)-1]
+			open = open[:len(open)-1]
+			printLine(w, r.Depth, "}", r.Name, r.Offset, r.Size)
+		}
+	}
+	for _, r := range ds.Rows {
+		closeTo(r.Depth)
+		switch r.Kind {
+		case "hole":
+			fmt.Fprintf(w, "\n%s/* XXX %d bytes hole */\n\n", indent(r.Depth), r.Size)
+		case "padding":
+			fmt.Fprintf(w, "\n%s/* XXX %d bytes padding */\n", indent(r.Depth), r.Size)
+		case "member":
+			if r.Inline {
+				fmt.Fprintf(w, "%s%s {\n", indent(r.Depth), strings.TrimSuffix(r.Type, " {...}"))
+				open = append(open, r)
+				continue
+			}
+			name := r.Name
+			if r.Bits > 0 {
+				name = fmt.Sprintf("%s:%d", name, r.Bits)
+			}
+			printLine(w, r.Depth, r.Type, name, r.Offset, r.Size)
+		}
+	}
+	closeTo(0)
+	fmt.Fprintf(w, "\n\t/* size: %d, members: %d, holes: %d, sum holes: %d, padding: %d */\n%s\n",
+		ds.Size, ds.Members, ds.Holes, ds.SumHole, ds.Padding, ds.close)
+}
+
+func printLine(w io.Writer, depth int, typ, name string, off, size int64) {
+	col := 26 - 8*depth // keep the names' column as pahole does for its first levels
+	if col < 8 {
+		col = 8
+	}
+	decl := fmt.Sprintf("%-*s %s;", col, typ, name)
+	if typ == "}" { // the end of an inline aggregate: "};" or "} gpu;"
+		decl = strings.TrimSpace("} "+name) + ";"
+	}
+	width := 48 - 8*depth
+	if width < 0 {
+		width = 0
+	}
+	fmt.Fprintf(w, "%s%-*s /* %5d %5d */\n", indent(depth), width, decl, off, size)
+}
+
+func indent(depth int) string { return strings.Repeat("\t", depth+1) }

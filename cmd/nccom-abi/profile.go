@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/nccomring/libnccomring/layout"
+)
+
+const profileUsage = `profile LIB > layout.json
+
+Writes the offsets LIB's ncclComm has for the ASSUMED (D3) fields as JSON:
+
+  {
+    "ncclComm": {"topo": 17552, "rank": 17616, "nRanks": 17620,
+                 "node": 17640, "nNodes": 17644, "nChannels": 17704},
+    "source": "/abs/path/of/LIB",
+    "buildId": "hex GNU build ID of LIB, or empty"
+  }
+
+Only the ASSUMED fields are written: the documented (D2) ones are fixed by
+the ABI and never overridable. Exit 1, with nothing on stdout, when an
+ASSUMED field is missing or has another size than layout/'s, or when a
+documented ncclComm field or its minimum size differs (no layout file can
+fix that; run nccom-abi check LIB).
+
+`
+
+// layoutProfile is the file NCCOM_RING_LAYOUT names.
+type layoutProfile struct {
+	Comm    offsets `json:"ncclComm"`
+	Source  string  `json:"source"`
+	BuildID string  `json:"buildId"`
+}
+
+func runProfile(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("profile")
+	ops, code, ok := parseArgs(fs, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(ops) != 1 {
+		return usageError(stderr, "profile", "give exactly one LIB")
+	}
+	prof, problems, err := profileLibrary(ops[0])
+	if err != nil {
+		return reportError(stderr, "profile", err)
+	}
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintf(stderr, "nccom-abi profile: %s\n", p)
+		}
+		fmt.Fprintf(stderr, "nccom-abi profile: no profile written; run nccom-abi check %s\n", ops[0])
+		return exitFinding
+	}
+	if err := writeJSON(stdout, prof); err != nil {
+		return reportError(stderr, "profile", err)
+	}
+	return exitOK
+}
+
+// profileLibrary reads LIB's ncclComm. problems lists what makes a profile
+// meaningless: a missing or resized ASSUMED field, a documented field or
+// size that differs.
+func profileLibrary(path string) (*layoutProfile, []string, error) {
+	lib, err := openLibrary(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer lib.Close()
+	d, err := lib.dwarf()
+	if err != nil {
+		return nil, nil, err
+	}
+	defs, err := findRequired(d, []string{"ncclComm"}, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	comm := defs["ncclComm"].Type
+	prof := &layoutProfile{Comm: offsets{}, BuildID: lib.buildID()}
+	if prof.Source, err = filepath.Abs(path); err != nil {
+		prof.Source = path
+	}
+	var problems []string
+	if size := comm.Size(); size < int64(minSizes["ncclComm"]) {
+		problems = append(problems, fmt.Sprintf("ncclComm: sizeof is %d, layout/ needs at least %d (D3)", size, minSizes["ncclComm"]))
+	}
+	for _, f := range layout.Fields {
+		if f.Struct != "ncclComm" {
+			continue
+		}
+		fc := compareField(comm, f)
+		switch {
+		case f.Grade != layout.Assumed:
+			if fc.Status != statusOK {
+				problems = append(problems, describeMismatch(fc)+": a documented field, not overridable")
+			}
+		case fc.Status == statusMissing:
+			problems = append(problems, describeMismatch(fc))
+		case *fc.ActualSize != int64(f.Size):
+			problems = append(problems, describeMismatch(fc)+": the ring stage reads it as "+sizeWord(f.Size))
+		default:
+			prof.Comm = append(prof.Comm, namedOffset{f.Name, *fc.ActualOffset})
+		}
+	}
+	return prof, problems, nil
+}
+
+func sizeWord(n int) string {
+	switch n {
+	case 4:
+		return "an int"
+	case 8:
+		return "a pointer"
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,344 @@
+package main
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// structDef is one struct as LIB's DWARF defines it.
+type structDef struct {
+	Name  string // the name asked for, e.g. "ncclComm"
+	Found string // how it was found, e.g. "struct ncclComm", "class nccl::ncclComm", "typedef ncclTopoRanks"
+	Type  *dwarf.StructType
+}
+
+// ringStageStructs are the structs the ring stage reads or writes, in the
+// order layout/ lists them.
+var ringStageStructs = []string{"ncclRing", "ncclChannel", "ncclTopoRanks", "ncclTopoGraph", "ncclTopoSystem", "ncclComm"}
+
+// findStructs scans d once for definitions of the named structs: a struct
+// or class with that name, in a namespace or not, or a typedef with that
+// name (or name_t) of a struct, as `typedef struct {...} ncclComm_t` makes.
+// Declarations are skipped, since they carry no layout. The first
+// definition wins: every translation unit of one library sees the same
+// header. declared lists names seen only as declarations, for the message.
+//
+// The walk descends only into units and namespaces and skips the children
+// of everything else (with DW_AT_sibling that is a seek), so a 10 MB
+// library costs one pass over its top-level entries; it stops as soon as
+// every name is found.
+func findStructs(d *dwarf.Data, names []string) (found map[string]*structDef, declared map[string]bool, err error) {
+	want := make(map[string]string, 2*len(names)) // DWARF name -> name asked for
+	for _, n := range names {
+		want[n] = n
+		want[n+"_t"] = n
+	}
+	found = make(map[string]*structDef, len(names))
+	declared = make(map[string]bool)
+	var scope []string // enclosing namespaces of the current entry
+	r := d.Reader()
+	for len(found) < len(names) {
+		e, err := r.Next()
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading DWARF: %w", err)
+		}
+		if e == nil {
+			break
+		}
+		switch e.Tag {
+		case 0: // the end of a unit's or namespace's children
+			if len(scope) > 0 {
+				scope = scope[:len(scope)-1]
+			}
+			continue
+		case dwarf.TagCompileUnit, dwarf.TagPartialUnit, dwarf.TagTypeUnit:
+			scope = scope[:0]
+			if e.Children {
+				scope = append(scope, "") // the unit itself; its children end with a null entry
+			}
+			continue
+		case dwarf.TagNamespace:
+			if e.Children {
+				ns, _ := e.Val(dwarf.AttrName).(string)
+				if ns == "" {
+					ns = "(anonymous namespace)"
+				}
+				scope = append(scope, ns)
+			}
+			continue
+		case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagTypedef:
+			name, _ := e.Val(dwarf.AttrName).(string)
+			if asked, ok := want[name]; ok && found[asked] == nil {
+				if e.Val(dwarf.AttrDeclaration) != nil {
+					declared[asked] = true
+				} else {
+					def, err := structAt(d, e, asked, qualify(scope, name))
+					if err != nil {
+						return nil, nil, err
+					}
+					if def != nil {
+						found[asked] = def
+					}
+				}
+			}
+		}
+		if e.Children {
+			r.SkipChildren()
+		}
+	}
+	for n := range found {
+		delete(declared, n)
+	}
+	return found, declared, nil
+}
+
+// qualify is the C++ name of name in scope ("nccl::ncclComm"), or name.
+func qualify(scope []string, name string) string {
+	var parts []string
+	for _, s := range scope {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(append(parts, name), "::")
+}
+
+// structAt reads the struct at e, or through the typedef at e. It returns
+// nil for a typedef of something else (a pointer: upstream's
+// `typedef struct ncclComm* ncclComm_t`) or of a struct not defined here.
+func structAt(d *dwarf.Data, e *dwarf.Entry, asked, qualified string) (*structDef, error) {
+	t, err := d.Type(e.Offset)
+	if err != nil {
+		return nil, fmt.Errorf("reading DWARF type %s at %#x: %w", qualified, e.Offset, err)
+	}
+	if e.Tag == dwarf.TagTypedef {
+		st, ok := stripTypedefs(t).(*dwarf.StructType)
+		if !ok || st.Incomplete || st.Kind == "union" {
+			return nil, nil
+		}
+		found := "typedef " + qualified
+		switch st.StructName {
+		case "":
+		case asked: // typedef struct ncclComm ncclComm: the struct is what counts
+			found = st.Kind + " " + strings.TrimSuffix(qualified, "_t")
+		default:
+			found += " (" + st.Kind + " " + st.StructName + ")"
+		}
+		return &structDef{Name: asked, Found: found, Type: st}, nil
+	}
+	st, ok := t.(*dwarf.StructType)
+	if !ok || st.Incomplete {
+		return nil, nil
+	}
+	return &structDef{Name: asked, Found: st.Kind + " " + qualified, Type: st}, nil
+}
+
+// stripTypedefs looks through typedefs and const/volatile qualifiers, which
+// change neither size nor layout.
+func stripTypedefs(t dwarf.Type) dwarf.Type {
+	for {
+		switch u := t.(type) {
+		case *dwarf.TypedefType:
+			t = u.Type
+		case *dwarf.QualType:
+			t = u.Type
+		default:
+			return t
+		}
+	}
+}
+
+// anonymousAggregate is the struct or union type of a member whose type has
+// no name (`union { struct { int node; int nNodes; }; ... };`, or
+// ncclTopoNode's `struct {...} gpu`): pahole lists their members inline,
+// and an unnamed member's fields are reached as if they were the outer
+// struct's.
+func anonymousAggregate(t dwarf.Type) (*dwarf.StructType, bool) {
+	st, ok := t.(*dwarf.StructType)
+	if !ok || st.StructName != "" || st.Incomplete {
+		return nil, false
+	}
+	return st, true
+}
+
+// memberOffset is a member's byte offset in its struct. DWARF 5 gives
+// bitfields DW_AT_data_bit_offset instead of a byte offset.
+func memberOffset(f *dwarf.StructField) int64 {
+	if f.BitSize > 0 && f.DataBitOffset != 0 {
+		return f.DataBitOffset / 8
+	}
+	return f.ByteOffset
+}
+
+// fieldLoc is where a field path lands in a struct.
+type fieldLoc struct {
+	Offset int64
+	Size   int64
+	Type   dwarf.Type
+}
+
+// lookupField resolves a path such as "rank", "channels", "nodes[0].count"
+// in st: members by name (found through unnamed struct and union members,
+// whose fields sit at outer + inner offset), [i] into arrays, "." into
+// struct members.
+func lookupField(st *dwarf.StructType, path string) (fieldLoc, error) {
+	loc := fieldLoc{Type: st}
+	for i, seg := range strings.Split(path, ".") {
+		name, indices, err := splitIndices(seg)
+		if err != nil {
+			return fieldLoc{}, err
+		}
+		outer, ok := stripTypedefs(loc.Type).(*dwarf.StructType)
+		if !ok {
+			return fieldLoc{}, fmt.Errorf("%s is not a struct", strings.Join(strings.Split(path, ".")[:i], "."))
+		}
+		off, f, ok := findMember(outer, name)
+		if !ok {
+			return fieldLoc{}, fmt.Errorf("no member %s", name)
+		}
+		loc.Offset += off
+		loc.Type = f.Type
+		for _, idx := range indices {
+			at, ok := stripTypedefs(loc.Type).(*dwarf.ArrayType)
+			if !ok {
+				return fieldLoc{}, fmt.Errorf("%s is not an array", name)
+			}
+			if at.Count >= 0 && idx >= at.Count {
+				return fieldLoc{}, fmt.Errorf("%s[%d] is past its %d elements", name, idx, at.Count)
+			}
+			loc.Offset += idx * at.Type.Size()
+			loc.Type = at.Type
+		}
+	}
+	loc.Size = loc.Type.Size()
+	return loc, nil
+}
+
+// findMember finds name among st's members, looking inside unnamed struct
+// and union members too, and returns its offset from st's start.
+func findMember(st *dwarf.StructType, name string) (int64, *dwarf.StructField, bool) {
+	for _, f := range st.Field {
+		if f.Name == name {
+			return memberOffset(f), f, true
+		}
+	}
+	for _, f := range st.Field {
+		if f.Name != "" {
+			continue
+		}
+		if inner, ok := stripTypedefs(f.Type).(*dwarf.StructType); ok {
+			if off, g, ok := findMember(inner, name); ok {
+				return memberOffset(f) + off, g, true
+			}
+		}
+	}
+	return 0, nil, false
+}
+
+// splitIndices splits "nodes[0][2]" into "nodes" and [0 2].
+func splitIndices(seg string) (string, []int64, error) {
+	name, rest, hasIndex := strings.Cut(seg, "[")
+	if name == "" {
+		return "", nil, fmt.Errorf("bad field path segment %q", seg)
+	}
+	var idx []int64
+	for hasIndex {
+		num, after, closed := strings.Cut(rest, "]")
+		n, err := strconv.ParseInt(num, 10, 64)
+		if !closed || err != nil || n < 0 {
+			return "", nil, fmt.Errorf("bad index in %q", seg)
+		}
+		idx = append(idx, n)
+		if after == "" {
+			break
+		}
+		if rest, hasIndex = strings.CutPrefix(after, "["); !hasIndex {
+			return "", nil, fmt.Errorf("bad field path segment %q", seg)
+		}
+	}
+	return name, idx, nil
+}
+
+// leafAt names the member of st that covers byte off (looking into unnamed
+// aggregates, not into named struct members), for "renamed?" hints.
+func leafAt(st *dwarf.StructType, base, off int64) (name string, at, size int64, typ dwarf.Type, ok bool) {
+	for _, f := range st.Field {
+		start := base + memberOffset(f)
+		sz := f.Type.Size()
+		if off < start || off >= start+sz {
+			continue
+		}
+		if f.Name == "" {
+			if inner, isAgg := stripTypedefs(f.Type).(*dwarf.StructType); isAgg {
+				if n, a, s, t, found := leafAt(inner, start, off); found {
+					return n, a, s, t, true
+				}
+			}
+			continue
+		}
+		return f.Name, start, sz, f.Type, true
+	}
+	return "", 0, 0, nil, false
+}
+
+// cDecl spells a member declaration the C way, as pahole prints it: the
+// type, and the name with its array dimensions ("int", "kangaRing[4][64]").
+func cDecl(t dwarf.Type, name string) (typ, decl string) {
+	dims := ""
+	for {
+		at, ok := t.(*dwarf.ArrayType)
+		if !ok {
+			break
+		}
+		if at.Count < 0 {
+			dims += "[]"
+		} else {
+			dims += "[" + strconv.FormatInt(at.Count, 10) + "]"
+		}
+		t = at.Type
+	}
+	return cTypeName(t), name + dims
+}
+
+// cTypeName is t's C spelling, close to pahole's ("struct ncclRing",
+// "int *", "uint64_t"). Only for display: comparisons use sizes and offsets.
+func cTypeName(t dwarf.Type) string {
+	switch u := t.(type) {
+	case *dwarf.StructType:
+		if u.StructName == "" {
+			return u.Kind + " {...}"
+		}
+		return u.Kind + " " + u.StructName
+	case *dwarf.EnumType:
+		if u.EnumName == "" {
+			return "enum {...}"
+		}
+		return "enum " + u.EnumName
+	case *dwarf.TypedefType:
+		return u.Name
+	case *dwarf.QualType:
+		return u.Qual + " " + cTypeName(u.Type)
+	case *dwarf.PtrType:
+		if _, ok := u.Type.(*dwarf.FuncType); ok {
+			return "function pointer"
+		}
+		if _, ok := u.Type.(*dwarf.VoidType); ok {
+			return "void *"
+		}
+		return cTypeName(u.Type) + " *"
+	case *dwarf.ArrayType:
+		typ, dims := cDecl(u, "")
+		return typ + dims
+	case *dwarf.VoidType:
+		return "void"
+	case *dwarf.FuncType:
+		return "function"
+	default:
+		if n := t.Common().Name; n != "" {
+			return n
+		}
+		return t.String()
+	}
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// These tests need no fixture: they run on a plain `go test ./...`.
+
+// The table preload looks names up by must hold the names the library
+// itself exports (P19); a drift would make preload miss C++ builds.
+func TestRingFunctionsAreTheExportedCxxNames(t *testing.T) {
+	exports, err := os.ReadFile("../libnccomring/exports.map")
+	require.NoError(t, err)
+	for _, fn := range ringFunctions {
+		assert.Contains(t, string(exports), "    "+fn.C+";", fn.C)
+		assert.Contains(t, string(exports), "    "+fn.Mangled+";", fn.C)
+		// The demangled spelling names the same function and its arity.
+		assert.True(t, strings.HasPrefix(fn.Demangled, fn.C+"("), fn.Demangled)
+	}
+}
+
+func TestSplitIndices(t *testing.T) {
+	name, idx, err := splitIndices("nodes[0][12]")
+	require.NoError(t, err)
+	assert.Equal(t, "nodes", name)
+	assert.Equal(t, []int64{0, 12}, idx)
+
+	name, idx, err = splitIndices("rank")
+	require.NoError(t, err)
+	assert.Equal(t, "rank", name)
+	assert.Empty(t, idx)
+
+	for _, bad := range []string{"[0]", "nodes[", "nodes[x]", "nodes[-1]", "nodes[0]x"} {
+		_, _, err := splitIndices(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+// The profile and check's "assumed" keep layout/'s field order, which a
+// person reading the file expects (encoding/json would sort a map).
+func TestOffsetsKeepTheirOrder(t *testing.T) {
+	b, err := json.Marshal(offsets{{"topo", 17552}, {"rank", 17616}, {"nRanks", 17620}})
+	require.NoError(t, err)
+	assert.Equal(t, `{"topo":17552,"rank":17616,"nRanks":17620}`, string(b))
+	b, err = json.Marshal(offsets{})
+	require.NoError(t, err)
+	assert.Equal(t, `{}`, string(b))
+}
+
+func TestFindBuildIDNote(t *testing.T) {
+	var note bytes.Buffer
+	put := func(v uint32) { _ = binary.Write(&note, binary.LittleEndian, v) }
+	// An ABI tag note first (type 1, 16-byte descriptor), then the build ID.
+	put(4)
+	put(16)
+	put(1)
+	note.WriteString("GNU\x00")
+	note.Write(make([]byte, 16))
+	put(4)
+	put(3)
+	put(ntGNUBuildID)
+	note.WriteString("GNU\x00")
+	note.Write([]byte{0xab, 0xcd, 0xef, 0}) // 3 bytes padded to 4
+
+	id, ok := findBuildIDNote(note.Bytes(), binary.LittleEndian)
+	require.True(t, ok)
+	assert.Equal(t, "abcdef", id)
+
+	_, ok = findBuildIDNote(note.Bytes()[:30], binary.LittleEndian)
+	assert.False(t, ok, "a truncated note is no build ID")
+}
+
+func TestUsageAndExitCodes(t *testing.T) {
+	var out, errOut bytes.Buffer
+	assert.Equal(t, exitOK, run([]string{"--help"}, &out, &errOut))
+	assert.Contains(t, out.String(), "Exit codes:")
+	for _, c := range commands {
+		out.Reset()
+		assert.Equal(t, exitOK, run([]string{c.name, "--help"}, &out, &errOut), c.name)
+		assert.True(t, strings.HasPrefix(out.String(), "Usage: nccom-abi "+c.name), out.String())
+		assert.Contains(t, out.String(), "2  unusable input", c.name)
+		out.Reset()
+		assert.Equal(t, exitOK, run([]string{"help", c.name}, &out, &errOut), c.name)
+		assert.True(t, strings.HasPrefix(out.String(), "Usage: nccom-abi "+c.name), out.String())
+	}
+
+	errOut.Reset()
+	assert.Equal(t, exitUnusable, run(nil, &out, &errOut))
+	assert.Equal(t, exitUnusable, run([]string{"frobnicate"}, &out, &errOut))
+	assert.Contains(t, errOut.String(), `unknown command "frobnicate"`)
+	errOut.Reset()
+	assert.Equal(t, exitUnusable, run([]string{"check"}, &out, &errOut))
+	assert.Contains(t, errOut.String(), "give exactly one LIB")
+	errOut.Reset()
+	assert.Equal(t, exitUnusable, run([]string{"check", "--nope", "x"}, &out, &errOut))
+	assert.Contains(t, errOut.String(), "flag provided but not defined")
+	errOut.Reset()
+	assert.Equal(t, exitUnusable, run([]string{"check", "/nonexistent/libnccom.so.2"}, &out, &errOut))
+	assert.Contains(t, errOut.String(), "cannot open /nonexistent/libnccom.so.2")
+}
+
+func TestParseArgsTakesFlagsAnywhere(t *testing.T) {
+	fs := newFlags("check")
+	j := fs.Bool("json", false, "")
+	var out, errOut bytes.Buffer
+	ops, _, ok := parseArgs(fs, []string{"lib.so", "--json"}, &out, &errOut)
+	require.True(t, ok)
+	assert.Equal(t, []string{"lib.so"}, ops)
+	assert.True(t, *j)
+
+	fs = newFlags("dump")
+	ops, _, ok = parseArgs(fs, []string{"lib.so", "--", "-odd-struct"}, &out, &errOut)
+	require.True(t, ok)
+	assert.Equal(t, []string{"lib.so", "-odd-struct"}, ops)
+}
