@@ -252,22 +252,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 
 // checkLibrary opens path and compares its DWARF with layout/.
 func checkLibrary(path string) (*checkReport, error) {
-	lib, err := openLibrary(path)
-	if err != nil {
-		return nil, err
-	}
-	defer lib.Close()
-	d, err := lib.dwarf()
-	if err != nil {
-		return nil, err
-	}
-	defs, err := findRequired(d, ringStageStructs, path)
+	defs, buildID, err := readStructs(path, ringStageStructs)
 	if err != nil {
 		return nil, err
 	}
 	rep := compareLayout(defs)
-	rep.Library = path
-	rep.BuildID = lib.buildID()
+	rep.Library, rep.BuildID = path, buildID
 	return rep, nil
 }
 

@@ -88,16 +88,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 }
 
 func dumpLibrary(path string, names []string) ([]*dumpedStruct, error) {
-	lib, err := openLibrary(path)
-	if err != nil {
-		return nil, err
-	}
-	defer lib.Close()
-	d, err := lib.dwarf()
-	if err != nil {
-		return nil, err
-	}
-	defs, err := findRequired(d, names, path)
+	defs, _, err := readStructs(path, names)
 	if err != nil {
 		return nil, err
 	}

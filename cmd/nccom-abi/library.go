@@ -146,3 +146,23 @@ func findBuildIDNote(data []byte, order binary.ByteOrder) (string, bool) {
 	}
 	return "", false
 }
+
+// readStructs opens the library at path and finds the named structs in its
+// DWARF: the one way check, dump and profile read a library. A missing
+// file, no DWARF or a missing struct is an *unusableError.
+func readStructs(path string, names []string) (defs map[string]*structDef, buildID string, err error) {
+	lib, err := openLibrary(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer lib.Close()
+	d, err := lib.dwarf()
+	if err != nil {
+		return nil, "", err
+	}
+	defs, err = findRequired(d, names, path)
+	if err != nil {
+		return nil, "", err
+	}
+	return defs, lib.buildID(), nil
+}

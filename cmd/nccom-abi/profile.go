@@ -64,21 +64,12 @@ func runProfile(args []string, stdout, stderr io.Writer) int {
 // meaningless: a missing or resized ASSUMED field, a documented field or
 // size that differs.
 func profileLibrary(path string) (*layoutProfile, []string, error) {
-	lib, err := openLibrary(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer lib.Close()
-	d, err := lib.dwarf()
-	if err != nil {
-		return nil, nil, err
-	}
-	defs, err := findRequired(d, []string{"ncclComm"}, path)
+	defs, buildID, err := readStructs(path, []string{"ncclComm"})
 	if err != nil {
 		return nil, nil, err
 	}
 	comm := defs["ncclComm"].Type
-	prof := &layoutProfile{Comm: offsets{}, BuildID: lib.buildID()}
+	prof := &layoutProfile{Comm: offsets{}, BuildID: buildID}
 	if prof.Source, err = filepath.Abs(path); err != nil {
 		prof.Source = path
 	}

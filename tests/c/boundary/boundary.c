@@ -86,6 +86,16 @@ static void *need(void *handle, const char *name) {
   return p;
 }
 
+/* dlopen(path, RTLD_NOW | scope), or exit 2 saying why. */
+static void *load(const char *path, int scope) {
+  void *h = dlopen(path, RTLD_NOW | scope);
+  if (h == NULL) {
+    fprintf(stderr, "boundary: %s\n", dlerror());
+    exit(2);
+  }
+  return h;
+}
+
 /* Every rank's Preset, then every rank's Postset, with enablePod set when
  * pods is true; the kangaRing checks of D7 and D13 when kanga is true. */
 static void run_stage(bool kanga, bool pods) {
@@ -135,11 +145,7 @@ static int env_after_load(const char *lib) {
       fprintf(stderr, "boundary: unset %s first: this mode sets it after load\n", vars[i]);
       return 2;
     }
-  void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-  if (h == NULL) {
-    fprintf(stderr, "boundary: %s\n", dlerror());
-    return 2;
-  }
+  void *h = load(lib, RTLD_LOCAL);
   preset = (preset_fn)need(h, "ncclTopoPreset");
   postset = (postset_fn)need(h, "ncclTopoPostset");
   char logPath[] = "/tmp/boundary-log-XXXXXX";
@@ -172,11 +178,7 @@ static int through_hooklib(const char *hooklib, bool switchV1) {
     return 2;
   }
   /* rtld-local: hidden from every global lookup; gate: visible to all. */
-  void *h = dlopen(hooklib, RTLD_NOW | (switchV1 ? RTLD_LOCAL : RTLD_GLOBAL));
-  if (h == NULL) {
-    fprintf(stderr, "boundary: %s\n", dlerror());
-    return 2;
-  }
+  void *h = load(hooklib, switchV1 ? RTLD_LOCAL : RTLD_GLOBAL);
   bool global = dlsym(RTLD_DEFAULT, "neuronIsTrn3SwitchV1Family") || dlsym(RTLD_DEFAULT, "_Z26neuronIsTrn3SwitchV1Familyv");
   CHECK(global == !switchV1, "the stand-in's hooks are %s globally: the test would prove nothing", global ? "visible" : "invisible");
   void (*configure)(bool, int) = (void (*)(bool, int))need(h, "hooklib_configure");
@@ -194,11 +196,7 @@ static int through_hooklib(const char *hooklib, bool switchV1) {
 }
 
 static int address_limit(const char *lib) {
-  void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-  if (h == NULL) {
-    fprintf(stderr, "boundary: %s\n", dlerror());
-    return 2;
-  }
+  void *h = load(lib, RTLD_LOCAL);
   postset = (postset_fn)need(h, "ncclTopoPostset");
   const int nRanks = 1 << 24, nChannels = 16;
   static struct ncclTopoRanks one; /* every value 0: in range, a ring of one */
@@ -221,11 +219,7 @@ static int address_limit(const char *lib) {
 }
 
 static int stale_pointer(const char *lib) {
-  void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-  if (h == NULL) {
-    fprintf(stderr, "boundary: %s\n", dlerror());
-    return 2;
-  }
+  void *h = load(lib, RTLD_LOCAL);
   preset = (preset_fn)need(h, "ncclTopoPreset");
   postset = (postset_fn)need(h, "ncclTopoPostset");
   ncclResult_t (*build_rings)(int, int *, int, int, int *, int *) =
@@ -286,11 +280,7 @@ static int stale_pointer(const char *lib) {
 }
 
 static int shared_log(const char *hooklib) {
-  void *h = dlopen(hooklib, RTLD_NOW | RTLD_LOCAL);
-  if (h == NULL) {
-    fprintf(stderr, "boundary: %s\n", dlerror());
-    return 2;
-  }
+  void *h = load(hooklib, RTLD_LOCAL);
   void (*open_log)(const char *) = (void (*)(const char *))need(h, "hooklib_open_log");
   void (*log_line)(const char *) = (void (*)(const char *))need(h, "hooklib_log");
   preset = (preset_fn)need(h, "hooklib_preset");
