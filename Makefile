@@ -103,7 +103,7 @@ $(BUILD)/libnccom-hooks-cxx.so: tests/c/boundary/hooklib.c include/nccom_ring.h
 $(BUILD)/boundary: tests/c/boundary/boundary.c include/nccom_ring.h
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ $< -ldl
 
-BOUNDARY_ENV := env -u NCCOM_RING_PLATFORM -u NCCOM_RING_POD_ORDER -u NCCL_DEBUG -u NCCL_DEBUG_FILE
+BOUNDARY_ENV := env -u NCCOM_RING_PLATFORM -u NCCOM_RING_POD_ORDER -u NCCL_DEBUG -u NCCL_DEBUG_FILE -u NCCOM_RING_LAYOUT
 test-boundary: $(BUILD)/boundary $(BUILD)/libnccom-hooks.so $(BUILD)/libnccom-hooks-cxx.so $(LIB)
 	$(BOUNDARY_ENV) $(BUILD)/boundary env-after-load $(CURDIR)/$(LIB)
 	$(BOUNDARY_ENV) LD_PRELOAD=$(CURDIR)/$(LIB) $(BUILD)/boundary rtld-local $(CURDIR)/$(BUILD)/libnccom-hooks.so
@@ -265,7 +265,7 @@ ABI_FIXTURES := $(patsubst %,$(ABI)/libnccom-%.so,$(ABI_VARIANTS)) \
   $(ABI)/libnccom-stripped.so $(ABI)/not-elf.so $(ABI)/libnccom-big.so
 ABI_BIG_STRUCTS ?= 11000
 
-$(ABI_TOOL): $(wildcard cmd/nccom-abi/*.go layout/*.go) go.mod
+$(ABI_TOOL): $(wildcard cmd/nccom-abi/*.go layout/*.go version/*.go) go.mod
 	$(GO) build -o $@ ./cmd/nccom-abi
 $(ABI)/libnccom-%.so: $(ABI_SRC)
 	@mkdir -p $(ABI)
@@ -285,10 +285,20 @@ test-abi-tool: $(ABI_TOOL) $(ABI_FIXTURES)
 	sh tests/c/abi/check.sh $(ABI_TOOL) $(ABI)
 	NCCOMRING_BUILD=$(CURDIR)/$(BUILD) NCCOM_ABI_REQUIRE_PAHOLE=1 $(GO) test -count=1 ./cmd/nccom-abi
 
+# Issue 10: ASSUMED ncclComm offsets from a layout profile (NCCOM_RING_LAYOUT):
+# the moved fixture's profile runs its layout correctly; D3 refuses it; a bad
+# profile makes every export refuse.
+.PHONY: test-layout-profile
+test-layout-profile: $(BUILD)/boundary $(ABI_TOOL) $(ABI)/libnccom-moved.so $(LIB)
+	$(ABI_TOOL) profile $(ABI)/libnccom-moved.so > $(BUILD)/moved-layout.json
+	$(BOUNDARY_ENV) $(BUILD)/boundary layout-profile $(CURDIR)/$(LIB) $(CURDIR)/$(BUILD)/moved-layout.json
+	$(BOUNDARY_ENV) $(BUILD)/boundary layout-d3 $(CURDIR)/$(LIB)
+	$(BOUNDARY_ENV) $(BUILD)/boundary layout-bad $(CURDIR)/$(LIB)
+
 demo: $(BUILD)/ringstage
 	$(BUILD)/ringstage
 
-test: test-go test-header test-c test-graphs test-boundary test-preload test-glibc test-abi-tool test-hostile test-sanitizers test-fuzz test-bench test-conformance test-proofs test-cmake
+test: test-go test-header test-c test-graphs test-boundary test-preload test-glibc test-abi-tool test-layout-profile test-hostile test-sanitizers test-fuzz test-bench test-conformance test-proofs test-cmake
 	@echo "make test: all passed"
 
 test-go: all $(REFLIB)

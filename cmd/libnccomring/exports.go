@@ -38,10 +38,14 @@ func goBindThread() {}
 //export goTopoPreset
 func goTopoPreset(comm *C.struct_ncclComm, graph *C.struct_ncclTopoGraph, topoRanks *C.struct_ncclTopoRanks, caller unsafe.Pointer) (res C.ncclResult_t) {
 	const fn = "ncclTopoPreset"
-	c := (*abi.Comm)(unsafe.Pointer(comm))
 	rank := int32(-1)
 	defer recoverExport(fn, &rank, &res, debug.SetPanicOnFault(true))
-	rank = rankOf(c) // may fault on a wild pointer: armed guard first
+	if err := layoutError(fn); err != nil {
+		return fail(rank, err)
+	}
+	view := newCommView((*abi.Comm)(unsafe.Pointer(comm))) // may fault on a wild pointer: armed guard first
+	c := view.comm
+	rank = rankOf(c)
 	switch {
 	case comm == nil:
 		return fail(rank, nullArgument(fn, "comm"))
@@ -51,16 +55,23 @@ func goTopoPreset(comm *C.struct_ncclComm, graph *C.struct_ncclTopoGraph, topoRa
 		return fail(rank, nullArgument(fn, "topoRanks"))
 	}
 	err := ring.Preset(c, (*abi.TopoGraph)(unsafe.Pointer(graph)), (*abi.TopoRanks)(unsafe.Pointer(topoRanks)), &hostPlatform{fn: fn, rank: rank, caller: caller})
+	if err == nil {
+		view.commit()
+	}
 	return fail(rank, err)
 }
 
 //export goTopoPostset
 func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks **C.struct_ncclTopoRanks, nChannels *C.int, nNodes *C.int, caller unsafe.Pointer) (res C.ncclResult_t) {
 	const fn = "ncclTopoPostset"
-	c := (*abi.Comm)(unsafe.Pointer(comm))
 	rank := int32(-1)
 	defer recoverExport(fn, &rank, &res, debug.SetPanicOnFault(true))
-	rank = rankOf(c) // may fault on a wild pointer: armed guard first
+	if err := layoutError(fn); err != nil {
+		return fail(rank, err)
+	}
+	view := newCommView((*abi.Comm)(unsafe.Pointer(comm))) // may fault on a wild pointer: armed guard first
+	c := view.comm
+	rank = rankOf(c)
 	switch {
 	case comm == nil:
 		return fail(rank, nullArgument(fn, "comm"))
@@ -93,6 +104,7 @@ func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks 
 		logWalks(rank, err)
 		return fail(rank, err)
 	}
+	view.commit()
 	*nChannels = C.int(result.NChannels)
 	*nNodes = C.int(result.NNodes)
 	logPostset(c, result)
@@ -105,6 +117,9 @@ func goBuildRings(nrings C.int, rings *C.int, rank C.int, nranks C.int, prev *C.
 	r32 := int32(rank)
 	defer recoverExport(fn, &r32, &res, debug.SetPanicOnFault(true))
 	_ = prev // never read (D16, P9)
+	if err := layoutError(fn); err != nil {
+		return fail(r32, err)
+	}
 	switch {
 	case rings == nil:
 		return fail(r32, nullArgument(fn, "rings"))
@@ -133,6 +148,9 @@ func goTopoGetNetDev(sys *C.struct_ncclTopoSystem, rank C.int, graph *C.struct_n
 	const fn = "ncclTopoGetNetDev"
 	r32 := int32(rank)
 	defer recoverExport(fn, &r32, &res, debug.SetPanicOnFault(true))
+	if err := layoutError(fn); err != nil {
+		return fail(r32, err)
+	}
 	switch {
 	case dev == nil:
 		return fail(r32, nullArgument(fn, "dev"))

@@ -39,6 +39,16 @@
  *                        through it fails with a WARN, it writes another
  *                        line: the file holds the three lines, whole, in
  *                        that order.
+ *   layout-profile LIB PROFILE
+ *                        PROFILE is `nccom-abi profile` of a libnccom whose
+ *                        ncclComm keeps rank at +17612 and nRanks at +17616
+ *                        (4 bytes below D3; tests/c/abi's moved fixture).
+ *                        Communicators laid out that way, NCCOM_RING_LAYOUT
+ *                        set after load: the whole stage runs correctly, and
+ *                        the int at D3's nRanks offset (+17620, another field
+ *                        in this layout) is never written. Without the
+ *                        profile the same communicators are refused (the
+ *                        rank read at D3's offset is nRanks, out of range).
  *
  * The cluster: 2 nodes x 2 ranks, one channel, one kangaRing path whose
  * ints are 100*rank + i. Exit 0 when every check held, 1 otherwise.
@@ -309,13 +319,110 @@ static int shared_log(const char *hooklib) {
   return failures ? 1 : 0;
 }
 
+static int layout_profile(const char *lib, const char *profile) {
+  enum { MOVED_RANK = 17612, MOVED_NRANKS = 17616, D3_NRANKS = 17620, OTHER = 0x7777 };
+  void *h = load(lib, RTLD_LOCAL);
+  preset = (preset_fn)need(h, "ncclTopoPreset");
+  postset = (postset_fn)need(h, "ncclTopoPostset");
+  if (profile != NULL) setenv("NCCOM_RING_LAYOUT", profile, 1);
+  static struct ncclTopoGraph graphs[NODES];
+  struct ncclComm *comms = calloc(NRANKS, sizeof *comms);
+  struct ncclTopoRanks frags[NRANKS], *all[NRANKS];
+  for (int m = 0; m < NODES; m++) {
+    graphs[m].pattern = NCCL_TOPO_PATTERN_RING, graphs[m].nChannels = 1;
+    for (int i = 0; i < LOCAL; i++) graphs[m].intra[i] = m * LOCAL + i;
+  }
+  ncclResult_t res = ncclSuccess;
+  for (int r = 0; r < NRANKS; r++) {
+    char *raw = (char *)&comms[r];
+    memcpy(raw + MOVED_RANK, &r, sizeof r);
+    int n = NRANKS, other = OTHER;
+    memcpy(raw + MOVED_NRANKS, &n, sizeof n);
+    memcpy(raw + D3_NRANKS, &other, sizeof other);
+    comms[r].localRanks = LOCAL;
+    res = preset(&comms[r], &graphs[r / LOCAL], &frags[r]);
+    if (res != ncclSuccess) break;
+    all[r] = &frags[r];
+  }
+  if (profile == NULL) {
+    CHECK(res == ncclInvalidArgument, "without the profile Preset returned %d: it read rank at D3's +17616", res);
+    free(comms);
+    if (!failures) printf("boundary: without NCCOM_RING_LAYOUT the moved layout is read wrongly and refused\n");
+    return failures ? 1 : 0;
+  }
+  CHECK(res == ncclSuccess, "Preset with the profile returned %d", res);
+  for (int r = 0; res == ncclSuccess && r < NRANKS; r++) {
+    int heads[NRANKS], nChannels = 0, nNodes = 0;
+    res = postset(&comms[r], heads, all, &nChannels, &nNodes);
+    CHECK(res == ncclSuccess && nChannels == 2 && nNodes == NODES, "Postset of rank %d: %d, %d channels, %d nodes", r,
+          res, nChannels, nNodes);
+    const int *u = comms[r].channels[0].ring.userRanks;
+    CHECK(u && u[0] == r && u[1] == (r + 1) % NRANKS, "rank %d's ring starts %d %d", r, u ? u[0] : -1, u ? u[1] : -1);
+    CHECK(comms[r].nChannels == 2 && comms[r].nNodes == NODES && comms[r].node == r / LOCAL,
+          "rank %d: nChannels %d nNodes %d node %d at the profile's offsets", r, comms[r].nChannels, comms[r].nNodes,
+          comms[r].node);
+    int other;
+    memcpy(&other, (char *)&comms[r] + D3_NRANKS, sizeof other);
+    CHECK(other == OTHER, "rank %d: the int at +17620 (not nRanks in this layout) was written: %d", r, other);
+    for (int c = 0; c < MAXCHANNELS; c++) free(comms[r].channels[c].ring.userRanks);
+  }
+  free(comms);
+  if (!failures) printf("boundary: with NCCOM_RING_LAYOUT the moved layout runs correctly\n");
+  return failures ? 1 : 0;
+}
+
+/* A profile that fails validation: every export refuses, naming it. */
+static int layout_bad(const char *lib) {
+  void *h = load(lib, RTLD_LOCAL);
+  preset = (preset_fn)need(h, "ncclTopoPreset");
+  netdev_fn net = (netdev_fn)need(h, "ncclTopoGetNetDev");
+  char path[] = "/tmp/boundary-layout-XXXXXX", logPath[] = "/tmp/boundary-log-XXXXXX";
+  int fd = mkstemp(path), lfd = mkstemp(logPath);
+  if (fd < 0 || lfd < 0) return 2;
+  const char *bad = "{\"ncclComm\": {\"topo\": 17552, \"rank\": 17648, \"nRanks\": 17620, \"node\": 17640, "
+                    "\"nNodes\": 17644, \"nChannels\": 17704}}";
+  if (write(fd, bad, strlen(bad)) < 0) return 2;
+  close(fd);
+  close(lfd);
+  setenv("NCCOM_RING_LAYOUT", path, 1);
+  setenv("NCCL_DEBUG", "WARN", 1);
+  setenv("NCCL_DEBUG_FILE", logPath, 1);
+  struct ncclComm *c = calloc(1, sizeof *c);
+  static struct ncclTopoGraph g;
+  struct ncclTopoRanks frag;
+  int dev = -9;
+  CHECK(preset(c, &g, &frag) == ncclInvalidUsage, "Preset under a bad profile");
+  CHECK(net(NULL, 0, &g, 0, &dev) == ncclInvalidUsage && dev == -9, "GetNetDev under a bad profile");
+  FILE *f = fopen(logPath, "r");
+  char line[1024] = "";
+  if (f) {
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    fclose(f);
+  }
+  char want[512];
+  snprintf(want, sizeof want,
+           "NCCL WARN ncclTopoPreset: NCCOM_RING_LAYOUT=%s: ncclComm.rank at +17648 overlaps the documented "
+           "ncclComm.localRanks (+17648, 4 bytes), which no profile can move; write one with `nccom-abi profile LIB`, "
+           "or unset it for D3's offsets\n",
+           path);
+  CHECK(strstr(line, want) != NULL, "the WARN: '%s'", line);
+  unlink(path);
+  unlink(logPath);
+  free(c);
+  if (!failures) printf("boundary: a bad NCCOM_RING_LAYOUT makes every export refuse, naming the field\n");
+  return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 4 && strcmp(argv[1], "layout-profile") == 0) return layout_profile(argv[2], argv[3]);
+  if (argc == 3 && strcmp(argv[1], "layout-d3") == 0) return layout_profile(argv[2], NULL);
+  if (argc == 3 && strcmp(argv[1], "layout-bad") == 0) return layout_bad(argv[2]);
   if (argc == 3 && strcmp(argv[1], "shared-log") == 0) return shared_log(argv[2]);
   if (argc == 3 && strcmp(argv[1], "stale-pointer") == 0) return stale_pointer(argv[2]);
   if (argc == 3 && strcmp(argv[1], "address-limit") == 0) return address_limit(argv[2]);
   if (argc == 3 && strcmp(argv[1], "env-after-load") == 0) return env_after_load(argv[2]);
   if (argc == 3 && strcmp(argv[1], "rtld-local") == 0) return through_hooklib(argv[2], true);
   if (argc == 3 && strcmp(argv[1], "gate") == 0) return through_hooklib(argv[2], false);
-  fprintf(stderr, "usage: boundary env-after-load LIB | rtld-local HOOKLIB | gate HOOKLIB | address-limit LIB | stale-pointer LIB | shared-log HOOKLIB\n");
+  fprintf(stderr, "usage: boundary env-after-load LIB | rtld-local HOOKLIB | gate HOOKLIB | address-limit LIB | stale-pointer LIB | shared-log HOOKLIB | layout-profile LIB PROFILE | layout-d3 LIB | layout-bad LIB\n");
   return 2;
 }
