@@ -4,9 +4,10 @@
  * functions, and compares every output byte, return code and WARN line.
  *
  *   conformance [--candidate LIB] [--reference LIB] [--seed S] [--count N]
- *               [--case 'SPEC'] [--real]
+ *               [--case 'SPEC'] [--real] [RUN FLAGS]
  *   conformance --cross-rank [--candidate LIB] [--reference LIB] [--seed S]
- *               [--count N] [--case 'XSPEC']
+ *               [--count N] [--case 'XSPEC'] [RUN FLAGS]
+ *   RUN FLAGS: [--timeout SECONDS] [--progress SECONDS] [--json FILE]
  *
  * Defaults: candidate libnccomring.so beside this program (build/), reference
  * $NCCOM_REF_LIB or libnccomref.so beside it, a time-based seed (printed, so a failure replays),
@@ -52,14 +53,30 @@
  * follow; --case replays one XSPEC as printed. A split verdict or a
  * difference is printed with its case, shrunk, and a replay command.
  *
+ * --timeout SECONDS (default 60, 0 = none): a case (one cluster, one
+ * cross-rank job, one shrinking attempt, the NULL-argument calls, or the
+ * loading of a library) that runs longer ends the run: a watchdog thread
+ * prints the case (formatted before the case's first call), the call and
+ * library it is stuck in and the command that replays it, writes the --json
+ * summary and exits 4. --progress SECONDS (default 10 when stderr is a
+ * terminal, else 0 = off): a line on stderr every SECONDS (cases done, of
+ * how many, differences so far, elapsed, an estimate of what is left).
+ * --json FILE: a summary written on every exit once the flag is parsed
+ * (seed, counts, differences, cross-rank's named-rank rate and misses by
+ * kind, the slowest case, time, exit status, the first failing case and
+ * its smallest form, what stopped a crashed or timed-out run); the fields
+ * are listed in the README ("The conformance suite").
+ *
  * Exit status: 0 no difference, 1 a difference (cross-rank: a split
  * verdict, a difference, a named case's expectation or the naming rate),
- * 2 usage or load error, 3 a library crashed (the case is printed).
+ * 2 usage or load error, 3 a library crashed (the case is printed),
+ * 4 a case ran past --timeout (the case is printed).
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -85,6 +102,328 @@ struct lib {
 
 static struct lib libs[2] = {{.role = "candidate"}, {.role = "reference"}};
 
+/* ------------------------------------------------------------------ */
+/* Run limits and reports: the per-case timeout, progress, --json.     */
+/*                                                                     */
+/* Every case (a cluster, a cross-rank job, a shrinking attempt, the   */
+/* NULL-argument calls, the loading of a library) is bracketed by      */
+/* case_begin/case_end. case_begin publishes the case's text, formatted */
+/* before its first library call, and its start time under a sequence  */
+/* counter (odd while they are rewritten). With --timeout, a watchdog  */
+/* thread reads them ten times a second; when a case has run past the  */
+/* limit it prints the case, the call and library it is in (call_begin */
+/* records them) and the replay command, writes the --json summary and */
+/* ends the process with status 4. Why a thread: the candidate is      */
+/* usually a Go c-shared library, which refuses to run in a child of   */
+/* fork(), so a case cannot be isolated in a child process; and a      */
+/* thread needs no signal, so it works while the stuck call blocks     */
+/* signals (the Go library blocks the asynchronous ones while it runs) */
+/* or spins. The watchdog and the crash handler use only what is       */
+/* async-signal-safe (the appenders below, clock_gettime, write,      */
+/* lseek, ftruncate, _exit; no stdio, no malloc): the main thread may  */
+/* be stuck holding any lock, or be the one the signal interrupted.    */
+
+static int realMode;      /* --real */
+static int crossRankMode; /* --cross-rank */
+enum { DEFAULT_TIMEOUT = 60 };
+static long timeoutSec = DEFAULT_TIMEOUT; /* --timeout; 0: none */
+static long progressSec = -1;             /* --progress; -1: 10 s when stderr is a terminal, else off */
+static const char *jsonPath;              /* --json */
+static int jsonFd = -1;                   /* opened (and truncated) before anything runs */
+static const char *progName = "conformance";
+static long long runStartNs, randomStartNs, nextProgressNs;
+
+static long long now_ns(clockid_t clock) {
+  struct timespec t;
+  clock_gettime(clock, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* What the run has done so far: the final report, the progress lines
+ * and the --json summary (which the watchdog and the crash handler also
+ * write, while the main thread is stopped) all read it. */
+enum { CASE_TEXT = 1024 };
+static struct summary {
+  unsigned long long seed;
+  long count;          /* random cases asked for */
+  const char *oneCase; /* --case */
+  const char *phase;   /* what the run is doing, for progress lines */
+  long cases, random, numbered, differences, shrinkTries;
+  /* cross-rank */
+  long splits, namedRun, namedFailed, failed, named, internal, fewer, numberedFailed, numberedNamed;
+  long missed[X_COUNT], drawn[X_COUNT];
+  char missExample[X_COUNT][2048];
+  /* the first failing case, as found and as shrunk; kind: enum case_kind */
+  int haveFailure, failureKind, haveSmallest, smallestKind;
+  char failureCase[CASE_TEXT], failureDiff[4096], smallest[CASE_TEXT], smallestDiff[4096];
+  long long slowestNs;
+  char slowest[CASE_TEXT];
+  char error[1024]; /* exit 2: what went wrong */
+} sum = {.phase = "starting"};
+
+/* How a case replays: not at all (loading: run with --count 0), with
+ * --count 0 (the fixed cases that run first), or with --case 'TEXT'. */
+enum case_kind { CASE_LOAD, CASE_FIXED, CASE_SPEC };
+
+static unsigned long caseSeq;  /* odd while the case record is rewritten */
+static long long caseStartNs;  /* 0: no case running */
+static char caseText[CASE_TEXT];
+static int caseKind;
+static const char *currentCall = "setup"; /* the library call in progress */
+static int currentLib = -1;               /* whose: 0 candidate, 1 reference, -1 none */
+
+static void case_begin(const char *text, enum case_kind kind) {
+  __atomic_add_fetch(&caseSeq, 1, __ATOMIC_SEQ_CST);
+  size_t n = strnlen(text, CASE_TEXT - 1);
+  memcpy(caseText, text, n);
+  caseText[n] = '\0';
+  caseKind = kind;
+  __atomic_store_n(&caseStartNs, now_ns(CLOCK_MONOTONIC), __ATOMIC_SEQ_CST);
+  __atomic_add_fetch(&caseSeq, 1, __ATOMIC_SEQ_CST);
+}
+
+static void case_end(void) {
+  long long took = now_ns(CLOCK_MONOTONIC) - caseStartNs;
+  if (caseKind != CASE_LOAD && took > sum.slowestNs) {
+    sum.slowestNs = took;
+    memcpy(sum.slowest, caseText, sizeof sum.slowest);
+  }
+  __atomic_add_fetch(&caseSeq, 1, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&caseStartNs, 0, __ATOMIC_SEQ_CST);
+  __atomic_add_fetch(&caseSeq, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Every library call is bracketed by these (call_begin/call_end below). */
+static void set_call(const char *call, int lib) {
+  __atomic_store_n(&currentCall, call, __ATOMIC_RELAXED);
+  __atomic_store_n(&currentLib, lib, __ATOMIC_RELAXED);
+}
+
+/* ---- async-signal-safe text: a bounded buffer and appenders ---- */
+
+struct sbuf {
+  char *p;
+  size_t cap, n; /* cap > 0; p[n] is always '\0'; what does not fit is dropped */
+};
+
+static void sb_raw(struct sbuf *b, const char *s, size_t len) {
+  for (size_t i = 0; i < len && b->n + 1 < b->cap; i++) b->p[b->n++] = s[i];
+  b->p[b->n] = '\0';
+}
+static void sb_str(struct sbuf *b, const char *s) { sb_raw(b, s, strlen(s)); }
+static void sb_long(struct sbuf *b, long long v) {
+  char t[24];
+  int i = 0;
+  unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+  do t[i++] = (char)('0' + u % 10); while (u /= 10);
+  if (v < 0) t[i++] = '-';
+  while (i > 0) sb_raw(b, &t[--i], 1);
+}
+static void sb_hex(struct sbuf *b, unsigned long long v) {
+  char t[16];
+  int i = 0;
+  do t[i++] = "0123456789abcdef"[v & 15]; while (v >>= 4);
+  sb_str(b, "0x");
+  while (i > 0) sb_raw(b, &t[--i], 1);
+}
+/* v >= 0 with `decimals` (1..3) digits after the point. */
+static void sb_fixed(struct sbuf *b, double v, int decimals) {
+  long long scale = decimals == 1 ? 10 : decimals == 2 ? 100 : 1000, x = (long long)(v * (double)scale + 0.5);
+  sb_long(b, x / scale);
+  sb_str(b, ".");
+  for (long long d = scale / 10; d > 0; d /= 10) {
+    char c = (char)('0' + (x / d) % 10);
+    sb_raw(b, &c, 1);
+  }
+}
+/* A JSON string (or null), escaped, at most 16 KB of it. */
+static void sb_json(struct sbuf *b, const char *s) {
+  if (s == NULL) {
+    sb_str(b, "null");
+    return;
+  }
+  sb_str(b, "\"");
+  for (size_t i = 0; s[i] && i < 16384; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\') {
+      char e[2] = {'\\', (char)c};
+      sb_raw(b, e, 2);
+    } else if (c == '\n') {
+      sb_str(b, "\\n");
+    } else if (c == '\t') {
+      sb_str(b, "\\t");
+    } else if (c < 0x20 || c == 0x7f) {
+      char e[6] = {'\\', 'u', '0', '0', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15]};
+      sb_raw(b, e, 6);
+    } else {
+      sb_raw(b, (const char *)&c, 1);
+    }
+  }
+  sb_str(b, "\"");
+}
+
+static void write_all(int fd, const char *p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
+/* The command that replays a case. */
+static void sb_replay(struct sbuf *b, const char *text, int kind) {
+  sb_str(b, progName);
+  if (crossRankMode) sb_str(b, " --cross-rank");
+  sb_str(b, " --candidate ");
+  sb_str(b, libs[0].path);
+  sb_str(b, " --reference ");
+  sb_str(b, libs[1].path);
+  if (realMode) sb_str(b, " --real");
+  if (timeoutSec != DEFAULT_TIMEOUT) {
+    sb_str(b, " --timeout ");
+    sb_long(b, timeoutSec);
+  }
+  if (kind == CASE_SPEC) {
+    sb_str(b, " --case '");
+    sb_str(b, text);
+    sb_str(b, "'");
+  } else {
+    sb_str(b, " --count 0");
+  }
+}
+
+/* What stopped the run (exit 3 or 4): filled by the watchdog or the crash
+ * handler, reported by report_stop and the --json summary. */
+static struct stop {
+  const char *reason; /* "timeout" or "signal"; NULL: nothing stopped the run */
+  int sig, lib, kind; /* kind: enum case_kind; -1 when no case was running */
+  const char *call;
+  long long ranNs; /* how long the case had run */
+  char text[CASE_TEXT];
+} stopInfo;
+
+static void write_json(int status); /* below, after the cross-rank mode */
+
+/* Prints what stopped the run, writes the --json summary, exits. Only one
+ * thread gets through; another that tries waits to be ended with it. */
+static _Noreturn void report_stop(int status) {
+  static int stopping;
+  static char buf[1 << 15];
+  if (__atomic_exchange_n(&stopping, 1, __ATOMIC_SEQ_CST))
+    for (;;) pause();
+  struct stop *s = &stopInfo;
+  struct sbuf b = {buf, sizeof buf, 0};
+  if (status == 4) {
+    sb_str(&b, "\nconformance: TIMEOUT: the case ran ");
+    sb_fixed(&b, (double)s->ranNs / 1e9, 1);
+    sb_str(&b, " s, past --timeout ");
+    sb_long(&b, timeoutSec);
+    sb_str(&b, ", in ");
+  } else {
+    sb_str(&b, "\nconformance: signal ");
+    sb_long(&b, s->sig);
+    sb_str(&b, " in ");
+  }
+  if (s->lib >= 0 && s->lib < 2) {
+    sb_str(&b, s->call);
+    sb_str(&b, " of the ");
+    sb_str(&b, libs[s->lib].role);
+    sb_str(&b, " library (");
+    sb_str(&b, libs[s->lib].path);
+    sb_str(&b, ")");
+  } else {
+    sb_str(&b, "the harness, outside the libraries (last call: ");
+    sb_str(&b, s->call);
+    sb_str(&b, ")");
+  }
+  if (s->kind < 0) {
+    sb_str(&b, ", between cases\n");
+  } else {
+    sb_str(&b, "; case:\n");
+    sb_str(&b, s->text);
+    sb_str(&b, s->kind == CASE_SPEC ? ",\n" : "\n");
+    sb_str(&b, "conformance: replay with: ");
+    sb_replay(&b, s->text, s->kind);
+    sb_str(&b, "\n");
+  }
+  if (status == 4) {
+    sb_str(&b, "conformance: exit 4 (timeout)\n");
+  }
+  write_all(2, b.p, b.n);
+  write_json(status);
+  _exit(status);
+}
+
+/* Snapshot of the running case into stopInfo; 0 when it changed meanwhile. */
+static int snapshot_case(unsigned long seq) {
+  stopInfo.lib = __atomic_load_n(&currentLib, __ATOMIC_RELAXED);
+  stopInfo.call = __atomic_load_n(&currentCall, __ATOMIC_RELAXED);
+  memcpy(stopInfo.text, caseText, sizeof stopInfo.text);
+  stopInfo.text[CASE_TEXT - 1] = '\0';
+  stopInfo.kind = caseKind;
+  return __atomic_load_n(&caseSeq, __ATOMIC_SEQ_CST) == seq;
+}
+
+static void *watchdog(void *arg) {
+  (void)arg;
+  long long limit = (long long)timeoutSec * 1000000000LL;
+  const struct timespec tick = {0, 100 * 1000 * 1000};
+  for (;;) {
+    nanosleep(&tick, NULL);
+    unsigned long seq = __atomic_load_n(&caseSeq, __ATOMIC_SEQ_CST);
+    long long start = __atomic_load_n(&caseStartNs, __ATOMIC_SEQ_CST), now = now_ns(CLOCK_MONOTONIC);
+    if ((seq & 1) || start == 0 || now - start < limit || !snapshot_case(seq)) continue;
+    stopInfo.reason = "timeout";
+    stopInfo.ranNs = now - start;
+    report_stop(4);
+  }
+  return NULL;
+}
+
+/* Starts the watchdog with every signal blocked in it: signals are for
+ * the main thread (and the Go runtime's own threads). */
+static void start_watchdog(void) {
+  if (timeoutSec <= 0) return;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_t t;
+  int err = pthread_create(&t, NULL, watchdog, NULL);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (err != 0) {
+    fprintf(stderr, "conformance: cannot start the --timeout watchdog: %s\n", strerror(err));
+    exit(2);
+  }
+  pthread_detach(t);
+}
+
+/* A library (or the harness) faulted: say which call of which case. */
+static void on_crash(int sig) {
+  unsigned long seq = __atomic_load_n(&caseSeq, __ATOMIC_SEQ_CST);
+  long long start = __atomic_load_n(&caseStartNs, __ATOMIC_SEQ_CST);
+  snapshot_case(seq);
+  if (start == 0) stopInfo.kind = -1;
+  stopInfo.reason = "signal";
+  stopInfo.sig = sig;
+  stopInfo.ranNs = start ? now_ns(CLOCK_MONOTONIC) - start : 0;
+  report_stop(3);
+}
+
+/* Exit 2 with a message, recorded for --json. */
+__attribute__((format(printf, 1, 2))) static _Noreturn void fatal(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(sum.error, sizeof sum.error, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "%s", sum.error);
+  sum.error[strcspn(sum.error, "\n")] = '\0'; /* the first line names it */
+  if (caseStartNs) case_end(); /* exiting is not the case running long */
+  write_json(2);
+  exit(2);
+}
+
 static void *find_symbol(struct lib *l, const char *cname, const char *cxxname) {
   void *p = dlsym(l->handle, cname);
   if (p) return p;
@@ -93,20 +432,23 @@ static void *find_symbol(struct lib *l, const char *cname, const char *cxxname) 
     l->mangled = 1;
     return p;
   }
-  fprintf(stderr,
-          "conformance: the %s %s does not export %s (nor %s) to dlsym.\n"
-          "  A libnccom built with -fvisibility=hidden or without extern \"C\" keeps it out of\n"
-          "  .dynsym; check with: nm -D --defined-only %s | grep -i ncclTopo\n",
-          l->role, l->path, cname, cxxname, l->path);
-  exit(2);
+  fatal("conformance: the %s %s does not export %s (nor %s) to dlsym.\n"
+        "  A libnccom built with -fvisibility=hidden or without extern \"C\" keeps it out of\n"
+        "  .dynsym; check with: nm -D --defined-only %s | grep -i ncclTopo\n",
+        l->role, l->path, cname, cxxname, l->path);
 }
 
+/* Loading is a case of its own for --timeout: a library whose
+ * constructors (a Go runtime starting) never return ends the run too. */
 static void load(struct lib *l) {
+  char what[CASE_TEXT];
+  snprintf(what, sizeof what, "loading the %s library %.900s", l->role, l->path);
+  sum.phase = "loading the libraries";
+  case_begin(what, CASE_LOAD);
+  set_call("dlopen", (int)(l - libs));
   l->handle = dlopen(l->path, RTLD_NOW | RTLD_LOCAL);
-  if (l->handle == NULL) {
-    fprintf(stderr, "conformance: cannot load the %s %s: %s\n", l->role, l->path, dlerror());
-    exit(2);
-  }
+  set_call("setup", -1);
+  if (l->handle == NULL) fatal("conformance: cannot load the %s %s: %s\n", l->role, l->path, dlerror());
   /* Function pointers from dlsym: POSIX guarantees the conversion. */
   void *p;
   p = find_symbol(l, "ncclTopoPreset", "_Z14ncclTopoPresetP8ncclCommP13ncclTopoGraphP13ncclTopoRanks");
@@ -117,6 +459,7 @@ static void load(struct lib *l) {
   memcpy(&l->api.build_rings, &p, sizeof p);
   p = find_symbol(l, "ncclTopoGetNetDev", "_Z17ncclTopoGetNetDevP14ncclTopoSystemiP13ncclTopoGraphiPi");
   memcpy(&l->api.get_net_dev, &p, sizeof p);
+  case_end();
 }
 
 /* ------------------------------------------------------------------ */
@@ -179,26 +522,8 @@ static int spec_string(const char *text) {
   return strstr(text, "does not loop back to start") || strstr(text, "does not contain rank");
 }
 
-/* ------------------------------------------------------------------ */
-/* Crash reporting: a library that faults takes the harness down; say  */
-/* which call of which case did it.                                    */
-
-static const struct spec *currentSpec;
-static char xLabel[512]; /* the cross-rank job being run, for crash and failure reports */
-static const char *currentCall = "setup";
-static int currentLib = -1;
-
-static void print_spec(FILE *f, const struct spec *s);
-
-static void on_crash(int sig) {
-  char msg[256];
-  int n = snprintf(msg, sizeof msg, "\nconformance: signal %d in %s of the %s library; case:\n", sig,
-                   currentCall, currentLib >= 0 ? libs[currentLib].role : "(harness)");
-  if (write(2, msg, (size_t)n) < 0) _exit(3);
-  if (currentSpec) print_spec(stderr, currentSpec);
-  if (xLabel[0] && (write(2, xLabel, strlen(xLabel)) < 0 || write(2, "\n", 1) < 0)) _exit(3);
-  _exit(3);
-}
+/* The cross-rank job being run, for failure reports. */
+static char xLabel[512];
 
 /* ------------------------------------------------------------------ */
 /* Deterministic randomness                                            */
@@ -391,7 +716,6 @@ static void set_platform(const struct spec *sp) {
 /* ------------------------------------------------------------------ */
 /* Comparison                                                          */
 
-static int realMode;
 static int silent;       /* shrinking: do not print differences */
 static char diffText[2048];
 
@@ -523,16 +847,13 @@ static struct ncclComm *commA, *commB;
 
 /* Every call is followed by a drain, so the pipe is empty when the next
  * begins. */
-static void call_begin(const char *call, int lib) {
-  currentCall = call;
-  currentLib = lib;
-}
+static void call_begin(const char *call, int lib) { set_call(call, lib); }
 
 static void call_end(struct outcome *o) {
   char raw[4096];
   drain(raw, sizeof raw);
   warn_text(raw, o->warn, sizeof o->warn);
-  currentLib = -1;
+  set_call(currentCall, -1);
 }
 
 static int run_preset(const struct world *w, int lib, int rank, struct ncclComm *c, int **bufs,
@@ -637,11 +958,16 @@ static int check_build_rings(const struct world *w, const struct ncclComm *c) {
 
 /* Runs one case through both libraries. Returns 1 on the first difference
  * (described in diffText), 0 when they agree. */
+static void format_spec(char *out, size_t size, const struct spec *s);
+
 static int run_case(const struct spec *sp) {
   struct world w;
-  currentSpec = sp;
+  char text[CASE_TEXT];
+  format_spec(text, sizeof text, sp);
+  case_begin(text, CASE_SPEC);
   if (world_build(sp, &w) != 0) {
     world_free(&w);
+    case_end();
     return differ("harness out of memory building the case");
   }
   set_platform(sp);
@@ -739,7 +1065,7 @@ out:
     free(heads[lib]);
   }
   world_free(&w);
-  currentSpec = NULL;
+  case_end();
   return d;
 }
 
@@ -751,7 +1077,14 @@ static const char *faultNames[F_COUNT] = {
     "F_RANK",      "F_NRANKS",      "F_NULL_GRAPH", "F_FRAG_RECV", "F_FRAG_SEND",  "F_FRAG_PREV",
     "F_FRAG_NEXT", "F_FRAG_NULL",   "F_FRAG_SWAP", "F_COMM_NCHANNELS"};
 
-static void print_spec(FILE *f, const struct spec *s) {
+/* A case as a struct spec initializer, "{...}" (a regressions.inc line
+ * adds a comma). */
+static void format_spec(char *out, size_t size, const struct spec *s) {
+  FILE *f = fmemopen(out, size, "w");
+  if (f == NULL) {
+    snprintf(out, size, "{.seed = 0x%llxULL}", s->seed);
+    return;
+  }
   fprintf(f, "{.seed = 0x%llxULL, .nodes = %d, .local = %d, .channels = %d", s->seed, s->nodes, s->local,
           s->channels);
   if (s->unequal) fprintf(f, ", .unequal = 1");
@@ -765,8 +1098,10 @@ static void print_spec(FILE *f, const struct spec *s) {
   if (s->postRanks) fprintf(f, ", .postRanks = %d", s->postRanks);
   if (s->numbering > 0 && s->numbering < CLUSTER_NUMBERINGS) fprintf(f, ", .numbering = %s", numberingNames[s->numbering]);
   else if (s->numbering) fprintf(f, ", .numbering = %d", s->numbering);
-  fprintf(f, "},\n");
+  fprintf(f, "}");
+  fclose(f);
 }
+
 
 /* Parses what print_spec prints (braces, commas and "ULL" optional). */
 static int parse_spec(const char *text, struct spec *s) {
@@ -854,8 +1189,11 @@ static long long spec_size(const struct spec *s) {
 }
 
 /* Greedy shrinking: keep any smaller case that still differs. */
+static void progress_tick(void);
+
 static void shrink(struct spec *s) {
   silent = 1;
+  sum.phase = "shrinking the failing case";
   for (int progress = 1; progress;) {
     progress = 0;
     struct spec tries[48];
@@ -883,6 +1221,8 @@ static void shrink(struct spec *s) {
         *s = tries[i];
         progress = 1;
       }
+      sum.shrinkTries++;
+      progress_tick();
     }
   }
   silent = 0;
@@ -904,6 +1244,7 @@ static int null_argument_calls(void) {
                {"Postset(nChannels NULL)", 6}, {"Postset(nNodes NULL)", 7},  {"BuildRings(rings NULL)", 8},
                {"BuildRings(next NULL)", 9}};
   int d = 0;
+  if (!realMode) case_begin("the NULL-argument calls (they run first)", CASE_FIXED);
   for (size_t i = 0; i < sizeof calls / sizeof calls[0] && !d && !realMode; i++) {
     struct outcome o[2];
     for (int lib = 0; lib < 2; lib++) {
@@ -928,6 +1269,7 @@ static int null_argument_calls(void) {
     }
     d = compare_outcome(calls[i].name, -1, &o[0], &o[1]);
   }
+  if (!realMode) case_end();
   free(g);
   return d;
 }
@@ -1178,7 +1520,7 @@ static char xRaw[65536];
 static void x_capture(char *lines, size_t size) {
   drain(xRaw, sizeof xRaw);
   warn_text(xRaw, lines, size);
-  currentLib = -1;
+  set_call(currentCall, -1);
 }
 
 /* Splits a call's log into what every rank must print alike (WARN and INFO
@@ -1320,6 +1662,9 @@ static int x_check_rank(int lib, int r, ncclResult_t res, const char *lines, con
 static int x_run(const struct xjob *j) {
   int n = j->nRanks;
   size_t nn = (size_t)n;
+  /* xLabel names the job: an XSPEC ("{...}", replayed by --case) or a
+   * named case (replayed by --count 0) */
+  case_begin(xLabel, xLabel[0] == '{' ? CASE_SPEC : CASE_FIXED);
   xSplit = xDiff = 0;
   xSplitText[0] = xDiffText[0] = '\0';
   set_platform(&(struct spec){0}); /* generic: no kangaRing */
@@ -1407,6 +1752,7 @@ out:
     free(all[lib]);
     free(heads[lib]);
   }
+  case_end();
   return xSplit > 0 || xDiff > 0;
 }
 
@@ -1580,6 +1926,7 @@ static void x_report(const char *label, int pasteable) {
 
 static int x_spec_fails(const struct xspec *s) {
   struct xjob j;
+  format_xspec(xLabel, sizeof xLabel, s);
   int fails = x_job_from_spec(s, &j) == 0 ? x_run(&j) : 0;
   x_job_free(&j);
   return fails;
@@ -1595,6 +1942,7 @@ static long long xspec_size(const struct xspec *s) {
 
 /* Greedy shrinking: keep any smaller case that still splits or differs. */
 static void x_shrink(struct xspec *s) {
+  sum.phase = "shrinking the first failing case";
   for (int progress = 1; progress;) {
     progress = 0;
     struct xspec tries[32];
@@ -1619,8 +1967,19 @@ static void x_shrink(struct xspec *s) {
         *s = tries[i];
         progress = 1;
       }
+      sum.shrinkTries++;
+      progress_tick();
     }
   }
+}
+
+/* The first failing case of the run, for the --json summary. */
+static void record_failure(const char *text, int kind, const char *why, const char *more) {
+  if (sum.haveFailure) return;
+  sum.haveFailure = 1;
+  sum.failureKind = kind;
+  snprintf(sum.failureCase, sizeof sum.failureCase, "%s", text);
+  snprintf(sum.failureDiff, sizeof sum.failureDiff, "%s%s%s", why, why[0] && more[0] ? "\n" : "", more);
 }
 
 /* --cross-rank: the named cases, the pasted cases of crossrank.inc, then
@@ -1635,16 +1994,15 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
   struct xspec one;
   struct xjob j;
   if (oneCase) {
-    if (parse_xspec(oneCase, &one) != 0) {
-      fprintf(stderr, "conformance: cannot parse --cross-rank --case '%s'\n", oneCase);
-      return 2;
-    }
+    if (parse_xspec(oneCase, &one) != 0) fatal("conformance: cannot parse --cross-rank --case '%s'\n", oneCase);
     format_xspec(xLabel, sizeof xLabel, &one);
-    if (x_job_from_spec(&one, &j) != 0) {
-      fprintf(stderr, "conformance: out of memory building the case\n");
-      return 2;
-    }
+    if (x_job_from_spec(&one, &j) != 0) fatal("conformance: out of memory building the case\n");
+    sum.phase = "the --case job";
     int bad = x_run(&j);
+    sum.cases = 1;
+    sum.splits = xSplit > 0;
+    sum.differences = xDiff > 0;
+    if (bad) record_failure(xLabel, CASE_SPEC, xSplit ? xSplitText : "", xDiff ? xDiffText : "");
     printf("conformance: cross-rank %s\n  candidate verdict: %d %s\n  reference verdict: %d %s\n", xLabel,
            (int)xv[0].res, xv[0].warn[0] ? xv[0].warn : (xv[0].res == ncclSuccess ? "(success)" : "(no WARN)"),
            (int)xv[1].res, xv[1].warn[0] ? xv[1].warn : (xv[1].res == ncclSuccess ? "(success)" : "(no WARN)"));
@@ -1658,104 +2016,129 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
          (unsigned long long)seed, xArgv0, libs[0].path, libs[1].path, (unsigned long long)seed, count);
 
   int status = 0;
+  sum.phase = "the named cases";
   for (size_t k = 0; k < sizeof xNamed / sizeof xNamed[0]; k++) {
     const struct xnamed *c = &xNamed[k];
     snprintf(xLabel, sizeof xLabel, "case %s", c->title);
-    if (c->build(&j) != 0) {
-      fprintf(stderr, "conformance: out of memory building cross-rank %s\n", xLabel);
-      return 2;
-    }
+    if (c->build(&j) != 0) fatal("conformance: out of memory building cross-rank %s\n", xLabel);
     j.fill = (unsigned char)c->fill;
     int bad = x_run(&j);
+    sum.cases++;
+    sum.namedRun++;
+    sum.splits += xSplit > 0;
+    sum.differences += xDiff > 0;
     char why[2][4096] = {"", ""};
     for (int lib = 0; lib < 2 && !bad; lib++) x_expect(c, lib, j.nRanks, why[lib], sizeof why[lib]);
     if (bad || why[0][0] || why[1][0]) {
       status = 1;
+      sum.namedFailed++;
       printf("conformance: cross-rank FAIL %s\n", xLabel);
       x_report(xLabel, 0);
       for (int lib = 0; lib < 2; lib++)
         if (why[lib][0]) printf("  %s: %s\n", libs[lib].role, why[lib]);
+      if (bad) {
+        record_failure(xLabel, CASE_FIXED, xSplit ? xSplitText : "", xDiff ? xDiffText : "");
+      } else {
+        char whyText[4096];
+        snprintf(whyText, sizeof whyText, "%s%.1900s%s%.1900s", why[0][0] ? "candidate: " : "", why[0],
+                 why[1][0] ? (why[0][0] ? "\nreference: " : "reference: ") : "", why[1]);
+        record_failure(xLabel, CASE_FIXED, whyText, "");
+      }
     } else {
       printf("conformance: cross-rank ok   %s\n", xLabel);
     }
     x_job_free(&j);
+    progress_tick();
   }
 
   static const struct xspec pasted[] = {
 #include "crossrank.inc"
   };
+  sum.phase = "the pasted cases (crossrank.inc)";
   for (size_t k = 0; k < sizeof pasted / sizeof pasted[0]; k++) {
-    format_xspec(xLabel, sizeof xLabel, &pasted[k]);
-    if (x_spec_fails(&pasted[k])) {
+    int bad = x_spec_fails(&pasted[k]); /* formats xLabel */
+    sum.cases++;
+    sum.splits += xSplit > 0;
+    sum.differences += xDiff > 0;
+    if (bad) {
       status = 1;
       x_report(xLabel, 1);
+      record_failure(xLabel, CASE_SPEC, xSplit ? xSplitText : "", xDiff ? xDiffText : "");
     }
+    progress_tick();
   }
 
-  long splits = 0, diffs = 0, failed = 0, named = 0, fewer = 0, missed[X_COUNT] = {0}, drawn[X_COUNT] = {0};
-  long internal = 0; /* failures with ncclInternalError; the rest are range errors (ncclInvalidArgument) */
-  long numbered = 0, numberedFailed = 0, numberedNamed = 0; /* clusters numbered across nodes (issue 9) */
-  static char example[X_COUNT][2048];
+  long splits = 0, diffs = 0; /* among the random clusters */
   struct xspec first;
   memset(&first, 0, sizeof first);
   int haveFirst = 0;
+  sum.phase = "random clusters";
+  randomStartNs = now_ns(CLOCK_MONOTONIC);
   for (long i = 0; i < count; i++) {
     struct xspec s;
     /* mix(seed) first: runs with neighbouring seeds draw different
      * clusters, not the same ones shifted by one */
     random_xspec(mix(mix(seed) + (uint64_t)i), &s);
     format_xspec(xLabel, sizeof xLabel, &s);
-    if (x_job_from_spec(&s, &j) != 0) {
-      fprintf(stderr, "conformance: out of memory building %s\n", xLabel);
-      return 2;
-    }
-    numbered += s.numbering != CLUSTER_NODE_MAJOR;
+    if (x_job_from_spec(&s, &j) != 0) fatal("conformance: out of memory building %s\n", xLabel);
+    sum.numbered += s.numbering != CLUSTER_NODE_MAJOR;
     if (x_run(&j)) {
       splits += xSplit > 0;
       diffs += xDiff > 0;
+      sum.splits += xSplit > 0;
+      sum.differences += xDiff > 0;
       if (splits + diffs <= 5) x_report(xLabel, 1); /* the first few in full */
       if (!haveFirst) first = s, haveFirst = 1;
+      record_failure(xLabel, CASE_SPEC, xSplit ? xSplitText : "", xDiff ? xDiffText : "");
     }
     if (xv[0].res != ncclSuccess) {
-      failed++;
-      drawn[j.kind]++;
-      internal += xv[0].res == ncclInternalError;
+      sum.failed++;
+      sum.drawn[j.kind]++;
+      sum.internal += xv[0].res == ncclInternalError;
       int s0 = x_named_rank(xv[0].warn);
-      numberedFailed += s.numbering != CLUSTER_NODE_MAJOR;
+      sum.numberedFailed += s.numbering != CLUSTER_NODE_MAJOR;
       if (s0 == j.rank || (j.kind == X_SWAP && s0 == j.value)) {
-        named++;
-        numberedNamed += s.numbering != CLUSTER_NODE_MAJOR;
-      } else if (missed[j.kind]++ == 0) {
-        snprintf(example[j.kind], sizeof example[j.kind], "%s: %s", xLabel, xv[0].warn);
+        sum.named++;
+        sum.numberedNamed += s.numbering != CLUSTER_NODE_MAJOR;
+      } else if (sum.missed[j.kind]++ == 0) {
+        snprintf(sum.missExample[j.kind], sizeof sum.missExample[j.kind], "%s: %s", xLabel, xv[0].warn);
       }
     } else if (xv[0].nChannels < (2 * s.channels < MAXCHANNELS ? 2 * s.channels : MAXCHANNELS)) {
-      fewer++; /* D23: a fragment that says it has fewer channels lowers every rank's count */
+      sum.fewer++; /* D23: a fragment that says it has fewer channels lowers every rank's count */
     }
     x_job_free(&j);
+    sum.cases++;
+    sum.random = i + 1;
+    progress_tick();
   }
   xLabel[0] = '\0';
   clock_gettime(CLOCK_MONOTONIC, &w1);
   double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
   double wall = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
 
+  long failed = sum.failed, named = sum.named;
   double rate = failed ? 100.0 * (double)named / (double)failed : 100.0;
   printf("cross-rank: %ld clusters, %ld split verdicts, %ld differences; %ld failed, the WARN names the corrupted rank in %ld (%.1f%%); "
          "%ld succeeded, %ld of them with fewer channels (D23); %.1f s, %.1f s CPU\n",
-         count, splits, diffs, failed, named, rate, count - failed, fewer, wall, cpu);
-  printf("cross-rank: failures: %ld ncclInternalError, %ld range errors; misses by kind (of failures of that kind):", internal,
-         failed - internal);
+         count, splits, diffs, failed, named, rate, count - failed, sum.fewer, wall, cpu);
+  printf("cross-rank: failures: %ld ncclInternalError, %ld range errors; misses by kind (of failures of that kind):", sum.internal,
+         failed - sum.internal);
   for (int k = X_RECV; k < X_COUNT; k++)
-    printf(" %s %ld of %ld%s", xKindLabels[k], missed[k], drawn[k], k + 1 < X_COUNT ? "," : "\n");
+    printf(" %s %ld of %ld%s", xKindLabels[k], sum.missed[k], sum.drawn[k], k + 1 < X_COUNT ? "," : "\n");
   for (int k = X_RECV; k < X_COUNT; k++)
-    if (missed[k]) printf("cross-rank: first %s miss: %s\n", xKindLabels[k], example[k]);
+    if (sum.missed[k]) printf("cross-rank: first %s miss: %s\n", xKindLabels[k], sum.missExample[k]);
   printf("cross-rank: %ld clusters numbered across nodes (round-robin or permuted); %ld of them failed, the WARN "
          "names the corrupted rank in %ld\n",
-         numbered, numberedFailed, numberedNamed);
+         sum.numbered, sum.numberedFailed, sum.numberedNamed);
 
   if (haveFirst) {
     x_shrink(&first);
-    format_xspec(xLabel, sizeof xLabel, &first);
-    x_spec_fails(&first);
+    x_spec_fails(&first); /* formats xLabel */
+    sum.haveSmallest = 1;
+    sum.smallestKind = CASE_SPEC;
+    snprintf(sum.smallest, sizeof sum.smallest, "%s", xLabel);
+    snprintf(sum.smallestDiff, sizeof sum.smallestDiff, "%s%s%s", xSplit ? xSplitText : "",
+             xSplit && xDiff ? "\n" : "", xDiff ? xDiffText : "");
     printf("conformance: smallest reproducing cross-rank case (paste into tests/c/conformance/crossrank.inc):\n");
     x_report(xLabel, 1);
     xLabel[0] = '\0';
@@ -1768,18 +2151,215 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
   return status;
 }
 
+/* ------------------------------------------------------------------ */
+/* Progress lines and the --json summary                               */
+
+/* A line on stderr every --progress seconds (main thread, between
+ * cases). */
+static void progress_tick(void) {
+  if (progressSec <= 0) return;
+  long long now = now_ns(CLOCK_MONOTONIC);
+  if (now < nextProgressNs) return;
+  nextProgressNs = now + (long long)progressSec * 1000000000LL;
+  double elapsed = (double)(now - runStartNs) / 1e9;
+  char extra[96] = "";
+  if (sum.shrinkTries > 0) {
+    snprintf(extra, sizeof extra, ", %ld smaller cases tried", sum.shrinkTries);
+  } else if (randomStartNs && sum.random > 0 && sum.random < sum.count) {
+    double per = (double)(now - randomStartNs) / 1e9 / (double)sum.random;
+    snprintf(extra, sizeof extra, ", about %.0f s left", per * (double)(sum.count - sum.random));
+  }
+  if (crossRankMode)
+    fprintf(stderr,
+            "cross-rank: progress: %.0f s, %s: %ld cases done, %ld of %ld random clusters, %ld split verdicts, "
+            "%ld differences, the WARN names the corrupted rank in %ld of %ld failures%s\n",
+            elapsed, sum.phase, sum.cases, sum.random, sum.count, sum.splits, sum.differences, sum.named, sum.failed,
+            extra);
+  else
+    fprintf(stderr, "conformance: progress: %.0f s, %s: %ld cases done, %ld of %ld random, %ld differences%s\n",
+            elapsed, sum.phase, sum.cases, sum.random, sum.count, sum.differences, extra);
+}
+
+static void sb_key(struct sbuf *b, const char *key) {
+  sb_str(b, ",\n  \"");
+  sb_str(b, key);
+  sb_str(b, "\": ");
+}
+
+/* A count, or null when the mode has none. */
+static void sb_count(struct sbuf *b, const char *key, long v, int present) {
+  sb_key(b, key);
+  if (present) sb_long(b, v);
+  else sb_str(b, "null");
+}
+
+static void sb_replay_json(struct sbuf *b, const char *text, int kind) {
+  static char replay[1 << 14];
+  struct sbuf r = {replay, sizeof replay, 0};
+  sb_replay(&r, text, kind);
+  sb_json(b, replay);
+}
+
+/* The --json summary (README, "The conformance suite", for the fields).
+ * Written once, by whichever of the main thread, the watchdog and the
+ * crash handler ends the run; async-signal-safe like report_stop. */
+static void write_json(int status) {
+  static int written;
+  static char buf[1 << 18];
+  static const char *results[] = {"pass", "fail", "error", "crash", "timeout"};
+  if (jsonFd < 0 || __atomic_exchange_n(&written, 1, __ATOMIC_SEQ_CST)) return;
+  struct sbuf b = {buf, sizeof buf, 0};
+  int x = crossRankMode;
+  sb_str(&b, "{\n  \"harness\": \"conformance\"");
+  sb_key(&b, "mode");
+  sb_json(&b, x ? "cross-rank" : "default");
+  sb_key(&b, "real");
+  sb_str(&b, realMode ? "true" : "false");
+  for (int lib = 0; lib < 2; lib++) {
+    sb_key(&b, libs[lib].role);
+    sb_str(&b, "{\"path\": ");
+    sb_json(&b, libs[lib].path);
+    sb_str(&b, ", \"loaded\": ");
+    sb_str(&b, libs[lib].handle ? "true" : "false");
+    sb_str(&b, ", \"cxx_names\": ");
+    sb_str(&b, libs[lib].mangled ? "true" : "false");
+    sb_str(&b, "}");
+  }
+  sb_key(&b, "seed");
+  sb_str(&b, "\"");
+  sb_hex(&b, sum.seed);
+  sb_str(&b, "\"");
+  sb_count(&b, "count", sum.count, 1);
+  sb_key(&b, "case");
+  sb_json(&b, sum.oneCase);
+  sb_count(&b, "timeout_seconds", timeoutSec, 1);
+  sb_count(&b, "cases", sum.cases, 1);
+  sb_count(&b, "random_cases", sum.random, 1);
+  sb_count(&b, "numbered_across_nodes", sum.numbered, 1);
+  sb_count(&b, "differences", sum.differences, 1);
+  sb_count(&b, "split_verdicts", sum.splits, x);
+  sb_count(&b, "named_cases_run", sum.namedRun, x);
+  sb_count(&b, "named_cases_failed", sum.namedFailed, x);
+  sb_count(&b, "failed_clusters", sum.failed, x);
+  sb_count(&b, "named_rank", sum.named, x);
+  sb_key(&b, "named_rank_rate");
+  if (x) sb_fixed(&b, sum.failed ? 100.0 * (double)sum.named / (double)sum.failed : 100.0, 1);
+  else sb_str(&b, "null");
+  sb_count(&b, "internal_errors", sum.internal, x);
+  sb_count(&b, "fewer_channels", sum.fewer, x);
+  sb_key(&b, "misses_by_kind");
+  if (x) {
+    sb_str(&b, "{");
+    for (int k = X_RECV; k < X_COUNT; k++) {
+      sb_str(&b, k > X_RECV ? ",\n    \"" : "\n    \"");
+      sb_str(&b, xKindLabels[k]);
+      sb_str(&b, "\": {\"failures\": ");
+      sb_long(&b, sum.drawn[k]);
+      sb_str(&b, ", \"missed\": ");
+      sb_long(&b, sum.missed[k]);
+      sb_str(&b, ", \"first_miss\": ");
+      sb_json(&b, sum.missed[k] ? sum.missExample[k] : NULL);
+      sb_str(&b, "}");
+    }
+    sb_str(&b, "\n  }");
+  } else {
+    sb_str(&b, "null");
+  }
+  sb_key(&b, "elapsed_seconds");
+  sb_fixed(&b, (double)(now_ns(CLOCK_MONOTONIC) - runStartNs) / 1e9, 1);
+  sb_key(&b, "cpu_seconds");
+  sb_fixed(&b, (double)now_ns(CLOCK_PROCESS_CPUTIME_ID) / 1e9, 1);
+  sb_key(&b, "slowest_case");
+  if (sum.slowestNs > 0) {
+    sb_str(&b, "{\"seconds\": ");
+    sb_fixed(&b, (double)sum.slowestNs / 1e9, 3);
+    sb_str(&b, ", \"case\": ");
+    sb_json(&b, sum.slowest);
+    sb_str(&b, "}");
+  } else {
+    sb_str(&b, "null");
+  }
+  sb_count(&b, "exit_status", status, 1);
+  sb_key(&b, "result");
+  sb_json(&b, status >= 0 && status <= 4 ? results[status] : "error");
+  sb_key(&b, "first_failure");
+  if (sum.haveFailure) {
+    sb_str(&b, "{\n    \"case\": ");
+    sb_json(&b, sum.failureCase);
+    sb_str(&b, ",\n    \"replay\": ");
+    sb_replay_json(&b, sum.failureCase, sum.failureKind);
+    sb_str(&b, ",\n    \"difference\": ");
+    sb_json(&b, sum.failureDiff);
+    sb_str(&b, ",\n    \"smallest\": ");
+    sb_json(&b, sum.haveSmallest ? sum.smallest : NULL);
+    sb_str(&b, ",\n    \"smallest_replay\": ");
+    if (sum.haveSmallest) sb_replay_json(&b, sum.smallest, sum.smallestKind);
+    else sb_str(&b, "null");
+    sb_str(&b, ",\n    \"smallest_difference\": ");
+    sb_json(&b, sum.haveSmallest ? sum.smallestDiff : NULL);
+    sb_str(&b, "\n  }");
+  } else {
+    sb_str(&b, "null");
+  }
+  sb_key(&b, "stopped");
+  if (stopInfo.reason) {
+    const struct stop *s = &stopInfo;
+    sb_str(&b, "{\n    \"reason\": ");
+    sb_json(&b, s->reason);
+    sb_str(&b, ",\n    \"signal\": ");
+    if (s->sig) sb_long(&b, s->sig);
+    else sb_str(&b, "null");
+    sb_str(&b, ",\n    \"library\": ");
+    sb_json(&b, s->lib >= 0 && s->lib < 2 ? libs[s->lib].role : NULL);
+    sb_str(&b, ",\n    \"call\": ");
+    sb_json(&b, s->call);
+    sb_str(&b, ",\n    \"case_seconds\": ");
+    sb_fixed(&b, (double)s->ranNs / 1e9, 1);
+    sb_str(&b, ",\n    \"case\": ");
+    sb_json(&b, s->kind >= 0 ? s->text : NULL);
+    sb_str(&b, ",\n    \"replay\": ");
+    if (s->kind >= 0) sb_replay_json(&b, s->text, s->kind);
+    else sb_str(&b, "null");
+    sb_str(&b, "\n  }");
+  } else {
+    sb_str(&b, "null");
+  }
+  sb_key(&b, "error");
+  sb_json(&b, sum.error[0] ? sum.error : NULL);
+  sb_str(&b, "\n}\n");
+  if (lseek(jsonFd, 0, SEEK_SET) == 0 && ftruncate(jsonFd, 0) == 0) write_all(jsonFd, b.p, b.n);
+}
+
+/* The end of a run: the --json summary, then the status. */
+static int finish(int status) {
+  write_json(status);
+  return status;
+}
+
 static void usage(FILE *f, int status) {
   fputs("usage: conformance [--candidate LIB] [--reference LIB] [--seed S] [--count N]\n"
-        "                   [--case 'SPEC'] [--real]\n"
+        "                   [--case 'SPEC'] [--real] [RUN FLAGS]\n"
         "       conformance --cross-rank [--candidate LIB] [--reference LIB] [--seed S] [--count N]\n"
-        "                   [--case 'XSPEC']\n"
+        "                   [--case 'XSPEC'] [RUN FLAGS]\n"
+        "  RUN FLAGS: [--timeout SECONDS] [--progress SECONDS] [--json FILE]\n"
         "  LIB paths default to libnccomring.so and libnccomref.so beside this program\n"
         "  (--reference defaults to $NCCOM_REF_LIB when set)\n"
         "  --count defaults to 20000 clusters, 5000 with --cross-rank\n"
         "  --cross-rank: one valid cluster of at most 64 ranks per case, one corruption of the\n"
         "  gathered fragments, Postset on every rank: asserts one verdict per library (D24),\n"
-        "  the same outcome in both, and that failures name the corrupted rank (>= 95%)\n",
+        "  the same outcome in both, and that failures name the corrupted rank (>= 95%)\n"
+        "  --timeout SECONDS: a case that runs longer ends the run with the case printed, exit 4\n"
+        "    (default 60, 0: none)\n"
+        "  --progress SECONDS: a progress line on stderr every SECONDS (default 10 when stderr\n"
+        "    is a terminal, else 0: none)\n"
+        "  --json FILE: a summary of the run, written whatever its exit status\n"
+        "  exit status: 0 no difference, 1 a difference, 2 usage or load error, 3 a library\n"
+        "    crashed, 4 a case ran past --timeout\n",
         f);
+  if (status) {
+    snprintf(sum.error, sizeof sum.error, "usage: unknown flag or a flag without its value");
+    write_json(status);
+  }
   exit(status);
 }
 
@@ -1788,10 +2368,8 @@ static unsigned long long number_arg(const char *flag, const char *v, unsigned l
   char *end;
   errno = 0;
   unsigned long long x = strtoull(v, &end, 0);
-  if (*v == '\0' || *v == '-' || *end != '\0' || errno != 0 || x > max) {
-    fprintf(stderr, "conformance: %s wants a number in [0, %llu], got '%s'\n", flag, max, v);
-    exit(2);
-  }
+  if (*v == '\0' || *v == '-' || *end != '\0' || errno != 0 || x > max)
+    fatal("conformance: %s wants a number in [0, %llu], got '%s'\n", flag, max, v);
   return x;
 }
 
@@ -1814,6 +2392,8 @@ static const char *beside_me(const char *name) {
 
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0); /* nothing lost if a library crashes the run */
+  runStartNs = now_ns(CLOCK_MONOTONIC);
+  progName = argv[0];
   const char *ref = getenv("NCCOM_REF_LIB");
   libs[0].path = beside_me("libnccomring.so");
   libs[1].path = ref && ref[0] ? ref : beside_me("libnccomref.so");
@@ -1821,24 +2401,41 @@ int main(int argc, char **argv) {
   long count = -1; /* the mode's default */
   const char *oneCase = NULL;
   int crossRank = 0;
+  /* --json first: it is opened (and truncated) before anything runs, so
+   * an unwritable path fails at once and every later exit, bad flags
+   * included, leaves a summary. */
+  for (int i = 1; i + 1 < argc; i++)
+    if (strcmp(argv[i], "--json") == 0) jsonPath = argv[++i];
+  if (jsonPath && (jsonFd = open(jsonPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+    fprintf(stderr, "conformance: cannot write --json %s: %s\n", jsonPath, strerror(errno));
+    return 2;
+  }
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--candidate") == 0 && i + 1 < argc) libs[0].path = argv[++i];
     else if (strcmp(argv[i], "--reference") == 0 && i + 1 < argc) libs[1].path = argv[++i];
     else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = number_arg("--seed", argv[++i], ~0ULL);
     else if (strcmp(argv[i], "--count") == 0 && i + 1 < argc) count = (long)number_arg("--count", argv[++i], 100000000);
     else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc) oneCase = argv[++i];
+    else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) timeoutSec = (long)number_arg("--timeout", argv[++i], 1000000);
+    else if (strcmp(argv[i], "--progress") == 0 && i + 1 < argc) progressSec = (long)number_arg("--progress", argv[++i], 1000000);
+    else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) i++; /* opened above */
     else if (strcmp(argv[i], "--real") == 0) realMode = 1;
     else if (strcmp(argv[i], "--cross-rank") == 0) crossRank = 1;
     else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) usage(stdout, 0);
     else usage(stderr, 2);
   }
+  crossRankMode = crossRank;
+  if (count < 0) count = crossRank ? 5000 : 20000;
+  sum.seed = seed;
+  sum.count = oneCase ? 0 : count;
+  sum.oneCase = oneCase;
+  if (progressSec < 0) progressSec = isatty(2) ? 10 : 0;
+  nextProgressNs = runStartNs + (long long)progressSec * 1000000000LL;
   if (crossRank && realMode) {
     /* A real libnccom checks only its own rank's ring (issue 8): it is
      * known to split verdicts, and prints none of D24's texts. */
-    fprintf(stderr, "conformance: --cross-rank and --real do not go together\n");
-    return 2;
+    fatal("conformance: --cross-rank and --real do not go together\n");
   }
-  if (count < 0) count = crossRank ? 5000 : 20000;
 
   /* Crash reporting first: the Go runtime chains to handlers installed
    * before it loads. */
@@ -1850,11 +2447,11 @@ int main(int argc, char **argv) {
   sigaction(SIGBUS, &sa, NULL);
   sigaction(SIGFPE, &sa, NULL);
   sigaction(SIGABRT, &sa, NULL);
+  /* The watchdog before the libraries: loading is timed too. */
+  start_watchdog();
 
-  if (pipe(warnPipe) != 0 || fcntl(warnPipe[0], F_SETFL, O_NONBLOCK) != 0) {
-    perror("conformance: pipe");
-    return 2;
-  }
+  if (pipe(warnPipe) != 0 || fcntl(warnPipe[0], F_SETFL, O_NONBLOCK) != 0)
+    fatal("conformance: pipe: %s\n", strerror(errno));
   fcntl(warnPipe[1], F_SETFL, O_NONBLOCK);
   /* A full pipe would make a library's write fail and its stdio keep the
    * rest for a later call; rank 0's Channel lines at INFO are the most one
@@ -1879,7 +2476,7 @@ int main(int argc, char **argv) {
   load(&libs[1]);
   if (crossRank) {
     xArgv0 = argv[0];
-    return cross_rank_main(seed, count, oneCase);
+    return finish(cross_rank_main(seed, count, oneCase));
   }
   commA = calloc(1, sizeof *commA);
   commB = calloc(1, sizeof *commB);
@@ -1891,59 +2488,67 @@ int main(int argc, char **argv) {
 #include "regressions.inc"
   };
   struct spec one;
-  long cases = 0, random = 0, numbered = 0;
   int failed = 0;
   struct spec failing;
   clock_t t0 = clock();
 
   if (oneCase) {
-    if (parse_spec(oneCase, &one) != 0) {
-      fprintf(stderr, "conformance: cannot parse --case '%s'\n", oneCase);
-      return 2;
-    }
-    cases++;
+    if (parse_spec(oneCase, &one) != 0) fatal("conformance: cannot parse --case '%s'\n", oneCase);
+    sum.phase = "the --case case";
+    sum.cases++;
     if (run_case(&one)) failing = one, failed = 1;
   } else {
     printf("conformance: seed 0x%llx (replay: %s --candidate %s --reference %s%s --seed 0x%llx --count %ld)\n",
            (unsigned long long)seed, argv[0], libs[0].path, libs[1].path, realMode ? " --real" : "",
            (unsigned long long)seed, count);
+    sum.phase = "the NULL-argument calls";
     if (null_argument_calls()) failed = 1, memset(&failing, 0, sizeof failing);
-    for (size_t i = 0; i < sizeof regressions / sizeof regressions[0] && !failed; i++, cases++) {
+    sum.phase = "the regression cases";
+    for (size_t i = 0; i < sizeof regressions / sizeof regressions[0] && !failed; i++) {
       struct spec s = regressions[i];
       if (realMode) s.platform = s.kanga = s.pod = s.fault = 0;
       if (run_case(&s)) failing = s, failed = 1;
+      sum.cases++;
+      progress_tick();
     }
-    for (long i = 0; i < count && !failed; i++, cases++, random++) {
+    sum.phase = "random cases";
+    randomStartNs = now_ns(CLOCK_MONOTONIC);
+    for (long i = 0; i < count && !failed; i++) {
       struct spec s;
       random_spec(mix(seed + (uint64_t)i), &s);
-      numbered += s.numbering != CLUSTER_NODE_MAJOR;
+      sum.numbered += s.numbering != CLUSTER_NODE_MAJOR;
       if (run_case(&s)) failing = s, failed = 1;
+      sum.cases++;
+      sum.random++;
+      progress_tick();
     }
   }
   double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
 
   if (failed) {
-    printf("conformance: DIFFERENCE after %ld cases:\n  %s\n", cases, diffText);
+    sum.differences = 1;
+    printf("conformance: DIFFERENCE after %ld cases:\n  %s\n", sum.cases, diffText);
+    char text[CASE_TEXT];
+    if (failing.nodes > 0) format_spec(text, sizeof text, &failing);
+    else snprintf(text, sizeof text, "the NULL-argument calls (they run first)");
+    record_failure(text, failing.nodes > 0 ? CASE_SPEC : CASE_FIXED, diffText, "");
     if (failing.nodes > 0) {
-      printf("conformance: failing case: ");
-      print_spec(stdout, &failing);
+      printf("conformance: failing case: %s,\n", text);
       shrink(&failing);
       run_case(&failing);
-      printf("conformance: smallest reproducing case (paste into tests/c/conformance/regressions.inc):\n");
-      print_spec(stdout, &failing);
+      format_spec(text, sizeof text, &failing);
+      sum.haveSmallest = 1;
+      sum.smallestKind = CASE_SPEC;
+      snprintf(sum.smallest, sizeof sum.smallest, "%s", text);
+      snprintf(sum.smallestDiff, sizeof sum.smallestDiff, "%s", diffText);
+      printf("conformance: smallest reproducing case (paste into tests/c/conformance/regressions.inc):\n%s,\n", text);
       printf("conformance: its difference:\n  %s\n", diffText);
-      printf("conformance: replay with: %s --candidate %s --reference %s%s --case '", argv[0], libs[0].path,
-             libs[1].path, realMode ? " --real" : "");
-      char buf[512];
-      FILE *mem = fmemopen(buf, sizeof buf, "w");
-      print_spec(mem, &failing);
-      fclose(mem);
-      buf[strcspn(buf, "\n")] = '\0';
-      printf("%s'\n", buf);
+      printf("conformance: replay with: %s --candidate %s --reference %s%s --case '%s'\n", argv[0], libs[0].path,
+             libs[1].path, realMode ? " --real" : "", text);
     }
-    return 1;
+    return finish(1);
   }
   printf("conformance: %ld cases (%ld random, %ld of them numbered across nodes) agree, 0 differences, %.1f s CPU\n",
-         cases, random, numbered, secs);
-  return 0;
+         sum.cases, sum.random, sum.numbered, secs);
+  return finish(0);
 }

@@ -1,0 +1,194 @@
+#!/bin/sh
+# timeout_check.sh BUILD - the conformance harness's run limits (issue 10),
+# run by `make test-conformance-timeout`:
+#   - a library that hangs (build/libnccom-hang.so: sleeps, or spins with
+#     every signal blocked) in a call or while loading, as the reference or
+#     the candidate, in both modes: the run ends within a few seconds of
+#     --timeout 2 with exit 4, the case, the call and the library on
+#     stderr; the printed replay command hangs the same way on the same
+#     case;
+#   - --timeout 0: no limit (the run is still waiting 4 s later);
+#   - --json: parses (python3 -m json.tool) and holds the README's fields
+#     on every exit path: 0 in both modes, 1 (a difference, shrunk), 2 (a
+#     load error, a bad flag), 3 (a crash), 4 (a timeout).
+# This checks the harness, not the library (test-conformance does): the
+# default-mode runs load the Go library as the candidate, to show the
+# watchdog and the crash report work beside its runtime (no fork, signals
+# blocked while it runs); the cross-rank runs, which compare INFO lines,
+# pair the reference model with itself or the stand-in, so a change in the
+# library's log does not show up here.
+set -u
+b=${1:-build}
+conf=$b/conformance
+hang=$b/libnccom-hang.so
+go=$b/libnccomring.so
+ref=$b/libnccomref.so
+for f in "$conf" "$hang" "$go" "$ref"; do
+  test -e "$f" || { echo "timeout_check: $f is missing (make test-conformance-timeout builds it)"; exit 2; }
+done
+command -v python3 >/dev/null || { echo "timeout_check: needs python3 (the --json checks)"; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+pass() { echo "ok   $*"; }
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+now() { date +%s.%N; }
+since() { echo "$1 $(now)" | awk '{printf "%.1f", $2 - $1}'; }
+
+# The fields of the --json summary (README, "The conformance suite").
+FIELDS="harness mode real candidate reference seed count case timeout_seconds cases random_cases
+numbered_across_nodes differences split_verdicts named_cases_run named_cases_failed failed_clusters
+named_rank named_rank_rate internal_errors fewer_channels misses_by_kind elapsed_seconds cpu_seconds
+slowest_case exit_status result first_failure stopped error"
+
+# json_check FILE STATUS MODE [PYTHON]: FILE parses, has every field, the
+# exit status and mode given, the cross-rank fields exactly in that mode,
+# and PYTHON (an expression over d) holds.
+json_check() {
+  python3 -m json.tool "$1" >/dev/null 2>"$tmp/json.err" || { cat "$tmp/json.err"; return 1; }
+  FIELDS=$FIELDS python3 - "$1" "$2" "$3" "${4:-True}" <<'EOF'
+import json, os, sys
+path, status, mode, extra = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+d = json.load(open(path))
+problems = [f"missing field {f}" for f in os.environ["FIELDS"].split() if f not in d]
+results = {0: "pass", 1: "fail", 2: "error", 3: "crash", 4: "timeout"}
+if d.get("exit_status") != status: problems.append(f"exit_status {d.get('exit_status')}, want {status}")
+if d.get("result") != results[status]: problems.append(f"result {d.get('result')}, want {results[status]}")
+if d.get("mode") != mode: problems.append(f"mode {d.get('mode')}, want {mode}")
+cross = ["split_verdicts", "named_cases_run", "named_cases_failed", "failed_clusters", "named_rank",
+         "named_rank_rate", "internal_errors", "fewer_channels", "misses_by_kind"]
+if status != 2:
+    for f in cross:
+        if (d.get(f) is None) != (mode == "default"):
+            problems.append(f"{f} is {d.get(f)!r} in {mode} mode")
+if mode == "cross-rank" and status != 2:
+    kinds = d["misses_by_kind"]
+    if sorted(kinds) != sorted(["ringRecv", "ringSend", "ringPrev", "ringNext", "duplicate", "swap"]):
+        problems.append(f"misses_by_kind has {sorted(kinds)}")
+if not isinstance(d.get("seed"), str) or not d["seed"].startswith("0x"):
+    problems.append(f"seed {d.get('seed')!r} is not a 0x string")
+if not eval(extra, {"d": d}): problems.append(f"does not hold: {extra}")
+for p in problems: print(f"  {path}: {p}")
+sys.exit(1 if problems else 0)
+EOF
+}
+
+# hang NAME IN HOW CALL ROLE MODE WHAT ARGS...: the stand-in misbehaves
+# (NCCOM_HANG_IN, NCCOM_HANG_HOW); the run must end with exit 4 under 5 s
+# with --timeout 2, naming CALL (what the harness was calling) and ROLE,
+# printing WHAT (a grep -F pattern: the case) and a replay command, with a
+# --json summary that says the same.
+hang() {
+  name=$1 in=$2 how=$3 call=$4 role=$5 mode=$6 what=$7
+  shift 7
+  t0=$(now)
+  NCCOM_HANG_IN=$in NCCOM_HANG_HOW=$how NCCOM_HANG_FORWARD=$ref timeout 60 "$conf" "$@" --timeout 2 \
+    --json "$tmp/$name.json" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  rc=$? secs=$(since "$t0")
+  ok=1
+  test $rc -eq 4 || { echo "  exit status $rc, want 4"; ok=0; }
+  awk -v s="$secs" 'BEGIN { exit !(s < 5.0) }' || { echo "  took $secs s, want under 5"; ok=0; }
+  grep -q "^conformance: TIMEOUT: .* in $call of the $role library" "$tmp/$name.err" ||
+    { echo "  no TIMEOUT line naming $call of the $role library"; ok=0; }
+  grep -qF -- "$what" "$tmp/$name.err" || { echo "  the case ($what) is not printed"; ok=0; }
+  grep -q '^conformance: replay with: ' "$tmp/$name.err" || { echo "  no replay command"; ok=0; }
+  json_check "$tmp/$name.json" 4 "$mode" \
+    "d['stopped']['reason'] == 'timeout' and d['stopped']['call'] == '$call' and d['stopped']['library'] == '$role' and d['stopped']['replay']" ||
+    ok=0
+  if [ $ok = 1 ]; then
+    pass "$name: exit 4 after $secs s, in $call of the $role library ($how)"
+    sed -n '/TIMEOUT/,$p' "$tmp/$name.err" | sed 's/^/     /'
+  else
+    fail "$name"
+    sed 's/^/     /' "$tmp/$name.err" | tail -n 8
+  fi
+}
+
+# replay NAME IN HOW: runs the replay command the run NAME printed, with
+# the same stand-in; it must stop the same way on the same case.
+replay() {
+  name=$1 in=$2 how=$3
+  cmd=$(sed -n 's/^conformance: replay with: //p' "$tmp/$name.err")
+  t0=$(now)
+  NCCOM_HANG_IN=$in NCCOM_HANG_HOW=$how NCCOM_HANG_FORWARD=$ref timeout 60 sh -c "$cmd" \
+    >"$tmp/$name.replay.out" 2>"$tmp/$name.replay.err"
+  rc=$? secs=$(since "$t0")
+  a=$(sed -n '/TIMEOUT/,/replay with/p' "$tmp/$name.err")
+  b=$(sed -n '/TIMEOUT/,/replay with/p' "$tmp/$name.replay.err")
+  # the same report, but for the measured time
+  if [ $rc -eq 4 ] && [ "$(echo "$a" | sed 's/ran [0-9.]* s/ran N s/')" = "$(echo "$b" | sed 's/ran [0-9.]* s/ran N s/')" ]; then
+    pass "$name: its replay command stops the same way on the same case ($secs s)"
+  else
+    fail "$name: replay (exit $rc): $cmd"
+    sed 's/^/     /' "$tmp/$name.replay.err" | tail -n 6
+  fi
+}
+
+echo "== a library that hangs ends the run (--timeout 2, exit 4)"
+hang reference-preset ncclTopoPreset sleep ncclTopoPreset reference default '{.seed = 0x1ULL' \
+  --candidate "$go" --reference "$hang" --real --count 5
+replay reference-preset ncclTopoPreset sleep
+hang candidate-getnetdev ncclTopoGetNetDev sleep ncclTopoGetNetDev candidate default '{.seed = 0x1ULL' \
+  --candidate "$hang" --reference "$ref" --count 5
+hang reference-postset-spin ncclTopoPostset spin ncclTopoPostset reference default '{.seed = 0x1ULL' \
+  --candidate "$go" --reference "$hang" --real --count 5
+hang cross-named ncclTopoPostset sleep ncclTopoPostset reference cross-rank 'case 1: 2x4' \
+  --cross-rank --candidate "$ref" --reference "$hang" --count 5
+xcase='{.seed = 0x5ULL, .nodes = 2, .local = 3, .channels = 2, .kind = X_PREV, .rank = 4, .channel = 1, .value = 0}'
+hang cross-case-spin ncclTopoPostset spin ncclTopoPostset reference cross-rank "$xcase" \
+  --cross-rank --candidate "$ref" --reference "$hang" --case "$xcase"
+replay cross-case-spin ncclTopoPostset spin
+hang loading load sleep dlopen reference default "loading the reference library $hang" \
+  --candidate "$go" --reference "$hang" --count 5
+
+echo "== --timeout 0: no limit"
+t0=$(now)
+NCCOM_HANG_IN=ncclTopoPreset NCCOM_HANG_FORWARD=$ref timeout 4 "$conf" --candidate "$go" --reference "$hang" \
+  --real --count 5 --timeout 0 >"$tmp/none.out" 2>"$tmp/none.err"
+rc=$?
+if [ $rc -eq 124 ] && ! grep -q TIMEOUT "$tmp/none.err"; then
+  pass "--timeout 0: still waiting in the hung call after $(since "$t0") s (ended from outside)"
+else
+  fail "--timeout 0: exit $rc"
+  tail -n 4 "$tmp/none.err"
+fi
+
+echo "== --json on every exit path"
+# json_run NAME STATUS MODE PYTHON [VAR=VALUE...] HARNESS ARGS...: run
+# through env; exit STATUS and a summary for which json_check holds.
+json_run() {
+  name=$1 want=$2 mode=$3 extra=$4
+  shift 4
+  timeout 120 env "$@" --json "$tmp/$name.json" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  rc=$?
+  if [ $rc -eq "$want" ] && json_check "$tmp/$name.json" "$want" "$mode" "$extra"; then
+    pass "$name: exit $rc, --json parses with every field"
+  else
+    fail "$name: exit $rc (want $want)"
+    tail -n 5 "$tmp/$name.out" "$tmp/$name.err"
+  fi
+}
+json_run pass-default 0 default \
+  "d['cases'] > d['random_cases'] == 300 and d['first_failure'] is None and d['stopped'] is None and d['slowest_case']['case'].startswith('{')" \
+  "$conf" --candidate "$go" --reference "$ref" --seed 7 --count 300
+json_run pass-cross-rank 0 cross-rank \
+  "d['random_cases'] == 300 and d['named_cases_run'] > 0 and d['named_rank_rate'] >= 95 and d['failed_clusters'] > 0 and sum(k['failures'] for k in d['misses_by_kind'].values()) == d['failed_clusters']" \
+  "$conf" --cross-rank --candidate "$ref" --reference "$ref" --seed 7 --count 300
+json_run difference 1 default \
+  "d['differences'] == 1 and d['first_failure']['smallest'].startswith('{') and '--case' in d['first_failure']['smallest_replay'] and 'ncclTopoGetNetDev' in d['first_failure']['difference']" \
+  NCCOM_HANG_IN=ncclTopoGetNetDev NCCOM_HANG_HOW=wrong NCCOM_HANG_FORWARD="$ref" \
+  "$conf" --candidate "$go" --reference "$hang" --real --seed 7 --count 20
+json_run crash 3 default \
+  "d['stopped']['reason'] == 'signal' and d['stopped']['signal'] == 11 and d['stopped']['call'] == 'ncclTopoPreset' and d['stopped']['library'] == 'reference' and d['stopped']['case'].startswith('{')" \
+  NCCOM_HANG_IN=ncclTopoPreset NCCOM_HANG_HOW=crash NCCOM_HANG_FORWARD="$ref" \
+  "$conf" --candidate "$go" --reference "$hang" --real --count 5
+json_run load-error 2 default "'cannot load the reference' in d['error'] and not d['reference']['loaded']" \
+  "$conf" --candidate "$go" --reference "$tmp/no-such-library.so"
+json_run bad-flag 2 default "d['error'].startswith('usage')" \
+  "$conf" --candidate "$go" --reference "$ref" --no-such-flag
+
+if [ $fails -gt 0 ]; then
+  echo "timeout_check: $fails FAILED"
+  exit 1
+fi
+echo "timeout_check: all passed"
