@@ -18,7 +18,7 @@ XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || xml2-config --
 LINK_LIB := $(LIB) -Wl,-rpath,'$$ORIGIN'
 
 # What the library is built from (not the tools under cmd/nccom-*).
-GO_SOURCES := go.mod go.sum $(shell find abi layout ring kanga netdev version cmd/libnccomring -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.map') include/nccom_ring.h
+GO_SOURCES := go.mod go.sum $(shell find abi abicheck layout ring kanga netdev version cmd/libnccomring -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.map') include/nccom_ring.h
 COMMON     := tests/c/common/cluster.c tests/c/common/graph_xml.c tests/c/common/linked.c
 COMMON_H   := tests/c/common/cluster.h tests/c/common/stage_setup.h include/nccom_ring.h
 
@@ -71,18 +71,21 @@ $(BUILD)/expected: tests/c/expected/expected.c $(COMMON) $(COMMON_H) $(LIB) $(BU
 # them find its platform hooks and ncclTopoGetLocalNet (D14, D19).
 $(BUILD)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec.h tests/c/conformance/regressions.inc tests/c/conformance/crossrank.inc tests/c/common/cluster.c tests/c/common/graph_xml.c $(COMMON_H)
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) $(XML_CFLAGS) -rdynamic -o $@ tests/c/conformance/conformance.c \
-	  tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl $(XML_LIBS)
+	  tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl -lpthread $(XML_LIBS)
 
 # Reference library for `make conformance`: the C reference model unless
 # NCCOM_REF_LIB names another (e.g. a real libnccom.so.2; see the README).
 NCCOM_REF_LIB ?= $(REFLIB)
 CONFORMANCE_COUNT ?= 20000
 # Another library than the reference model cannot match this project's WARN
-# texts or survive its fault injection: compare what the spec fixes (--real).
-CONFORMANCE_FLAGS ?= $(if $(filter $(abspath $(REFLIB)),$(abspath $(NCCOM_REF_LIB))),,--real)
+# texts or survive its fault injection: compare what the spec fixes (--real;
+# CONFORMANCE_REAL= compares strictly). CONFORMANCE_FLAGS adds flags, e.g.
+# '--timeout 30 --progress 30 --json build/conformance.json' (issue 10).
+CONFORMANCE_REAL ?= $(if $(filter $(abspath $(REFLIB)),$(abspath $(NCCOM_REF_LIB))),,--real)
+CONFORMANCE_FLAGS ?=
 
 conformance: $(BUILD)/conformance $(LIB) $(if $(filter $(abspath $(REFLIB)),$(abspath $(NCCOM_REF_LIB))),$(REFLIB))
-	$(BUILD)/conformance --candidate $(LIB) --reference $(NCCOM_REF_LIB) --count $(CONFORMANCE_COUNT) $(CONFORMANCE_FLAGS)
+	$(BUILD)/conformance --candidate $(LIB) --reference $(NCCOM_REF_LIB) --count $(CONFORMANCE_COUNT) $(CONFORMANCE_REAL) $(CONFORMANCE_FLAGS)
 
 # Then the cross-rank mode (issue 8, D23, D24): one corruption per cluster,
 # Postset on every rank; one verdict, the same in both libraries, and the
@@ -92,6 +95,15 @@ CROSS_RANK_COUNT ?= 5000
 test-conformance: $(BUILD)/conformance $(LIB) $(REFLIB)
 	$(BUILD)/conformance --candidate $(LIB) --reference $(REFLIB) --count $(CONFORMANCE_COUNT)
 	$(BUILD)/conformance --cross-rank --candidate $(LIB) --reference $(REFLIB) --count $(CROSS_RANK_COUNT)
+
+# Issue 10: the harness's run limits. A stand-in that hangs (sleeps, or
+# spins with signals blocked) in a call or while loading ends the run with
+# exit 4 and the case; --timeout 0 waits; --json parses on every exit path.
+.PHONY: test-conformance-timeout
+$(BUILD)/libnccom-hang.so: tests/c/conformance/hanglib.c include/nccom_ring.h
+	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -fPIC -shared -o $@ $< -ldl
+test-conformance-timeout: $(BUILD)/conformance $(BUILD)/libnccom-hang.so $(LIB) $(REFLIB)
+	sh tests/c/conformance/timeout_check.sh $(BUILD)
 
 # Issue 9: the boundary as real hosts drive it (tests/c/boundary): variables
 # set after load, hooks inside a stand-in libnccom loaded RTLD_LOCAL (C and
@@ -183,7 +195,7 @@ $(SAN)/ringstage: tests/c/ringstage/main.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)
 	$(SAN_CC) -o $@ tests/c/ringstage/main.c $(COMMON) $(SAN_LINK) $(XML_LIBS)
 $(SAN)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec.h tests/c/conformance/regressions.inc tests/c/conformance/crossrank.inc tests/c/common/cluster.c tests/c/common/graph_xml.c $(COMMON_H)
 	@mkdir -p $(SAN)
-	$(SAN_CC) -rdynamic -o $@ tests/c/conformance/conformance.c tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl $(XML_LIBS)
+	$(SAN_CC) -rdynamic -o $@ tests/c/conformance/conformance.c tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl -lpthread $(XML_LIBS)
 $(SAN)/hostile: $(HOSTILE_SRC) $(COMMON_H) tests/c/common/stage_compare.h
 	@mkdir -p $(SAN)
 	$(SAN_CC) -o $@ $(HOSTILE_SRC) -ldl -lpthread $(XML_LIBS)
@@ -265,7 +277,7 @@ ABI_FIXTURES := $(patsubst %,$(ABI)/libnccom-%.so,$(ABI_VARIANTS)) \
   $(ABI)/libnccom-stripped.so $(ABI)/not-elf.so $(ABI)/libnccom-big.so
 ABI_BIG_STRUCTS ?= 11000
 
-$(ABI_TOOL): $(wildcard cmd/nccom-abi/*.go layout/*.go version/*.go) go.mod
+$(ABI_TOOL): $(wildcard cmd/nccom-abi/*.go abicheck/*.go layout/*.go version/*.go) go.mod
 	$(GO) build -o $@ ./cmd/nccom-abi
 $(ABI)/libnccom-%.so: $(ABI_SRC)
 	@mkdir -p $(ABI)
@@ -295,10 +307,50 @@ test-layout-profile: $(BUILD)/boundary $(ABI_TOOL) $(ABI)/libnccom-moved.so $(LI
 	$(BOUNDARY_ENV) $(BUILD)/boundary layout-d3 $(CURDIR)/$(LIB)
 	$(BOUNDARY_ENV) $(BUILD)/boundary layout-bad $(CURDIR)/$(LIB)
 
+# Issue 10: the self-check in the host process (NCCOM_RING_ABI_CHECK, E5).
+# Stand-ins from fixture.c built -g with SONAME libnccom.so.2 (the matching
+# and the moved layout, a stripped copy), loaded RTLD_LOCAL by a host built
+# from fixture.h in the same layout, libnccomring preloaded
+# (tests/c/abi/selfcheck_host.c). bench-abi-check: BENCHMARKS.md's figures
+# on the 10 MB library.
+SELFCHECK      := $(ABI)/selfcheck
+SELFCHECK_LIBS := $(patsubst %,$(SELFCHECK)/%/libnccom.so.2,match moved stripped)
+SELFCHECK_RUN  := $(BOUNDARY_ENV) -u NCCOM_RING_ABI_CHECK -u NCCL_DEBUG_SUBSYS LD_PRELOAD=$(CURDIR)/$(LIB)
+$(SELFCHECK)/%/libnccom.so.2: $(ABI_SRC)
+	@mkdir -p $(dir $@)
+	$(ABI_CC) $(ABI_FLAGS_$*) -Wl,-soname,libnccom.so.2 -o $@ tests/c/abi/fixture.c
+$(SELFCHECK)/stripped/libnccom.so.2: $(SELFCHECK)/match/libnccom.so.2
+	@mkdir -p $(dir $@)
+	strip --strip-all -o $@ $<
+$(SELFCHECK)/big/libnccom.so.2: $(ABI)/libnccom-big.so
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O0 -g -fno-eliminate-unused-debug-types -fPIC -shared -Wl,-soname,libnccom.so.2 -o $@ $(ABI)/big.c tests/c/abi/fixture.c
+$(SELFCHECK)/host-%: tests/c/abi/selfcheck_host.c $(ABI_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) -D_GNU_SOURCE -Itests/c/abi $(ABI_FLAGS_$*) -o $@ $< -ldl
+
+.PHONY: test-abi-check bench-abi-check
+test-abi-check: $(SELFCHECK_LIBS) $(SELFCHECK)/host-match $(SELFCHECK)/host-moved $(ABI_TOOL) $(LIB)
+	$(ABI_TOOL) profile $(SELFCHECK)/moved/libnccom.so.2 > $(SELFCHECK)/moved-layout.json
+	$(SELFCHECK_RUN) $(SELFCHECK)/host-moved refuse $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2
+	$(SELFCHECK_RUN) $(SELFCHECK)/host-moved refuse $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2 Bogus
+	$(SELFCHECK_RUN) $(SELFCHECK)/host-moved run $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2 $(CURDIR)/$(SELFCHECK)/moved-layout.json
+	$(SELFCHECK_RUN) $(SELFCHECK)/host-match run $(CURDIR)/$(SELFCHECK)/match/libnccom.so.2
+	$(SELFCHECK_RUN) $(SELFCHECK)/host-moved off $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2
+	$(SELFCHECK_RUN) $(SELFCHECK)/host-moved warn $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2
+	$(SELFCHECK_RUN) $(SELFCHECK)/host-match unverified
+	$(SELFCHECK_RUN) $(SELFCHECK)/host-match unverified $(CURDIR)/$(SELFCHECK)/stripped/libnccom.so.2
+	@echo "test-abi-check: refuse (enforce, and an unknown value), the stand-in's profile, matching stand-in, off, warn, no libnccom, no DWARF: passed"
+bench-abi-check: $(SELFCHECK)/big/libnccom.so.2 $(SELFCHECK)/host-match $(LIB)
+	@for i in 1 2 3; do \
+	  $(SELFCHECK_RUN) $(SELFCHECK)/host-match bench $(CURDIR)/$(SELFCHECK)/big/libnccom.so.2; \
+	  $(SELFCHECK_RUN) NCCOM_RING_ABI_CHECK=off $(SELFCHECK)/host-match bench $(CURDIR)/$(SELFCHECK)/big/libnccom.so.2; \
+	done
+
 demo: $(BUILD)/ringstage
 	$(BUILD)/ringstage
 
-test: test-go test-header test-c test-graphs test-boundary test-preload test-glibc test-abi-tool test-layout-profile test-hostile test-sanitizers test-fuzz test-bench test-conformance test-proofs test-cmake
+test: test-go test-header test-c test-graphs test-boundary test-preload test-glibc test-abi-tool test-layout-profile test-abi-check test-conformance-timeout test-hostile test-sanitizers test-fuzz test-bench test-conformance test-proofs test-cmake
 	@echo "make test: all passed"
 
 test-go: all $(REFLIB)

@@ -1,7 +1,8 @@
 // Command libnccomring is the export layer of build/libnccomring.so: the four
 // C entry points of libnccom 2.31.24's ring stage (include/nccom_ring.h).
 // shim.c defines the public symbols and refuses calls from a forked child;
-// the functions here recover panics (D20), check NULL pointers, view C memory
+// the functions here recover panics (D20), refuse a layout that differs from
+// the host's libnccom (selfcheck.go, E5), check NULL pointers, view C memory
 // through package abi and call the pure packages. Nothing else lives here.
 //
 // Build with -buildmode=c-shared and exports.map (see the Makefile).
@@ -43,6 +44,9 @@ func goTopoPreset(comm *C.struct_ncclComm, graph *C.struct_ncclTopoGraph, topoRa
 	if err := layoutError(fn); err != nil {
 		return fail(rank, err)
 	}
+	if err := abiCheckError(fn, presetExport, rank); err != nil { // E5
+		return fail(rank, err)
+	}
 	view := newCommView((*abi.Comm)(unsafe.Pointer(comm))) // may fault on a wild pointer: armed guard first
 	c := view.comm
 	rank = rankOf(c)
@@ -67,6 +71,9 @@ func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks 
 	rank := int32(-1)
 	defer recoverExport(fn, &rank, &res, debug.SetPanicOnFault(true))
 	if err := layoutError(fn); err != nil {
+		return fail(rank, err)
+	}
+	if err := abiCheckError(fn, postsetExport, rank); err != nil { // E5
 		return fail(rank, err)
 	}
 	view := newCommView((*abi.Comm)(unsafe.Pointer(comm))) // may fault on a wild pointer: armed guard first
@@ -149,6 +156,9 @@ func goTopoGetNetDev(sys *C.struct_ncclTopoSystem, rank C.int, graph *C.struct_n
 	r32 := int32(rank)
 	defer recoverExport(fn, &r32, &res, debug.SetPanicOnFault(true))
 	if err := layoutError(fn); err != nil {
+		return fail(r32, err)
+	}
+	if err := abiCheckError(fn, getNetDevExport, r32); err != nil { // E5
 		return fail(r32, err)
 	}
 	switch {

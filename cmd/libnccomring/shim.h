@@ -66,6 +66,12 @@ int nccomring_host_get_local_net(void *caller, struct ncclTopoSystem *sys, int r
  * may be NULL), or NULL. */
 void *nccomring_host_symbol(void *caller, const char *name, const char *cxxName);
 
+/* The paths of the objects mapped in the process, in load order, the
+ * executable left out (selfcheck.c): *paths gets *len bytes of
+ * NUL-terminated paths, which the caller frees; NULL when there are none.
+ * Returns -1, with nothing to free, when memory runs out. */
+int nccomring_loaded_objects(char **paths, size_t *len);
+
 /* The path this library was loaded from. */
 const char *nccomring_own_path(void);
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"debug/dwarf"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/nccomring/libnccomring/abicheck"
 	"github.com/nccomring/libnccomring/layout"
 )
 
@@ -30,48 +30,15 @@ Flags:
 
 `
 
-// Field statuses, as the table and --json spell them.
-const (
-	statusOK      = "ok"
-	statusMoved   = "MOVED"
-	statusResized = "RESIZED"
-	statusBoth    = "MOVED, RESIZED"
-	statusMissing = "MISSING"
-)
-
-// sizeCheck is one struct's sizeof against layout/.
-type sizeCheck struct {
-	Struct       string `json:"struct"`
-	FoundAs      string `json:"foundAs"`
-	ExpectedSize int    `json:"expectedSize"`      // 0: layout/ documents no size (ncclTopoSystem)
-	AtLeast      bool   `json:"atLeast,omitempty"` // layout/ has a prefix view: LIB's may be larger
-	ActualSize   int64  `json:"actualSize"`
-	OK           bool   `json:"ok"`
-}
-
-// fieldCheck is one layout/ field against LIB.
-type fieldCheck struct {
-	Struct         string `json:"struct"`
-	Field          string `json:"field"`
-	Grade          string `json:"grade"`
-	ExpectedOffset int    `json:"expectedOffset"`
-	ExpectedSize   int    `json:"expectedSize"`
-	ActualOffset   *int64 `json:"actualOffset"` // null: LIB's struct has no such field
-	ActualSize     *int64 `json:"actualSize"`
-	Type           string `json:"type,omitempty"` // its C type in LIB
-	Status         string `json:"status"`
-	Note           string `json:"note,omitempty"` // for a missing field: what LIB has at that offset
-}
-
 // checkReport is everything `check` found; --json prints it as is.
 type checkReport struct {
-	Library    string       `json:"library"`
-	BuildID    string       `json:"buildId"`
-	OK         bool         `json:"ok"`
-	Structs    []sizeCheck  `json:"structs"`
-	Fields     []fieldCheck `json:"fields"`
-	Assumed    offsets      `json:"assumed"` // LIB's offsets of the ASSUMED fields, layout/'s order
-	Mismatches []string     `json:"mismatches"`
+	Library    string                `json:"library"`
+	BuildID    string                `json:"buildId"`
+	OK         bool                  `json:"ok"`
+	Structs    []abicheck.SizeCheck  `json:"structs"`
+	Fields     []abicheck.FieldCheck `json:"fields"`
+	Assumed    offsets               `json:"assumed"` // LIB's offsets of the ASSUMED fields, layout/'s order
+	Mismatches []string              `json:"mismatches"`
 }
 
 // namedOffset and offsets keep layout/'s field order in JSON objects
@@ -102,114 +69,30 @@ func (o offsets) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// minSizes are layout/'s prefix views: the struct LIB defines holds more
-// than the ring stage's fields, so only a smaller one is a finding (D3:
-// ncclComm is at least CommMinSize, enablePod's end).
-var minSizes = map[string]int{"ncclComm": layout.CommMinSize}
-
-// compareLayout compares defs (which must hold every ringStageStructs name)
-// with layout.Structs and layout.Fields.
+// compareLayout compares defs (which must hold every ringStageStructs
+// name) with layout/ at D3's offsets: the tool checks a build against the
+// documented ABI.
 func compareLayout(defs map[string]*structDef) *checkReport {
-	rep := &checkReport{OK: true, Mismatches: []string{}}
-	documented := make(map[string]layout.Struct)
-	for _, s := range layout.Structs {
-		documented[s.Name] = s
+	return newCheckReport(abicheck.Compare(defs, layout.D3Offsets))
+}
+
+// newCheckReport adds the offsets LIB has for the ASSUMED fields.
+func newCheckReport(r *abicheck.Report) *checkReport {
+	rep := &checkReport{
+		Library: r.Library, BuildID: r.BuildID, OK: r.OK,
+		Structs: r.Structs, Fields: r.Fields, Assumed: offsets{}, Mismatches: r.Mismatches,
 	}
-	for _, name := range ringStageStructs {
-		def := defs[name]
-		sc := sizeCheck{Struct: name, FoundAs: def.Found, ActualSize: def.Type.Size(), OK: true}
-		if min, ok := minSizes[name]; ok {
-			sc.ExpectedSize, sc.AtLeast = min, true
-			if sc.ActualSize < int64(min) {
-				sc.OK = false
-				rep.addMismatch(fmt.Sprintf("%s: sizeof is %d, layout/ needs at least %d (D3)", name, sc.ActualSize, min))
-			}
-		} else if s, ok := documented[name]; ok {
-			sc.ExpectedSize = s.Size
-			if sc.ActualSize != int64(s.Size) {
-				sc.OK = false
-				rep.addMismatch(fmt.Sprintf("%s: sizeof is %d, layout/ has %d (%s)", name, sc.ActualSize, s.Size, s.Source))
-			}
+	for _, f := range r.Fields {
+		if f.Grade == string(layout.Assumed) && f.ActualOffset != nil {
+			rep.Assumed = append(rep.Assumed, namedOffset{f.Field, *f.ActualOffset})
 		}
-		rep.Structs = append(rep.Structs, sc)
-	}
-	for _, f := range layout.Fields {
-		fc := compareField(defs[f.Struct].Type, f)
-		if fc.Status != statusOK {
-			rep.addMismatch(describeMismatch(fc))
-		}
-		if f.Grade == layout.Assumed && fc.ActualOffset != nil {
-			rep.Assumed = append(rep.Assumed, namedOffset{f.Name, *fc.ActualOffset})
-		}
-		rep.Fields = append(rep.Fields, fc)
-	}
-	if rep.Assumed == nil {
-		rep.Assumed = offsets{}
 	}
 	return rep
 }
 
-func (r *checkReport) addMismatch(msg string) {
-	r.OK = false
-	r.Mismatches = append(r.Mismatches, msg)
-}
-
-func compareField(st *dwarf.StructType, f layout.Field) fieldCheck {
-	fc := fieldCheck{
-		Struct: f.Struct, Field: f.Name, Grade: string(f.Grade),
-		ExpectedOffset: f.Offset, ExpectedSize: f.Size,
-	}
-	loc, err := lookupField(st, f.Name)
-	if err != nil {
-		fc.Status = statusMissing
-		if name, at, size, typ, ok := leafAt(st, 0, int64(f.Offset)); ok {
-			fc.Note = fmt.Sprintf("LIB has %s %s at +%d (%d bytes)", cTypeName(typ), name, at, size)
-		} else {
-			fc.Note = "LIB has nothing at that offset"
-		}
-		return fc
-	}
-	fc.ActualOffset, fc.ActualSize = &loc.Offset, &loc.Size
-	fc.Type = cTypeName(loc.Type)
-	moved := loc.Offset != int64(f.Offset)
-	resized := loc.Size != int64(f.Size)
-	switch {
-	case moved && resized:
-		fc.Status = statusBoth
-	case moved:
-		fc.Status = statusMoved
-	case resized:
-		fc.Status = statusResized
-	default:
-		fc.Status = statusOK
-	}
-	return fc
-}
-
-func describeMismatch(fc fieldCheck) string {
-	name := fmt.Sprintf("%s.%s (%s)", fc.Struct, fc.Field, fc.Grade)
-	if fc.Status == statusMissing {
-		return fmt.Sprintf("%s: not in LIB's %s; layout/ has +%d (%d bytes); %s: renamed?",
-			name, fc.Struct, fc.ExpectedOffset, fc.ExpectedSize, fc.Note)
-	}
-	return fmt.Sprintf("%s: LIB has +%d (%d bytes), layout/ has +%d (%d bytes)",
-		name, *fc.ActualOffset, *fc.ActualSize, fc.ExpectedOffset, fc.ExpectedSize)
-}
-
 // advice says what a mismatch means for running libnccomring over LIB.
 func advice(rep *checkReport) string {
-	onlyAssumed := true
-	for _, s := range rep.Structs {
-		if !s.OK {
-			onlyAssumed = false
-		}
-	}
-	for _, f := range rep.Fields {
-		if f.Status != statusOK && f.Grade != string(layout.Assumed) {
-			onlyAssumed = false
-		}
-	}
-	if onlyAssumed {
+	if abicheck.OnlyAssumedDiffer(rep.Structs, rep.Fields) {
 		return "Only ASSUMED (D3) fields differ: write this build's offsets with\n" +
 			"  nccom-abi profile LIB > layout.json\n" +
 			"and run with NCCOM_RING_LAYOUT=layout.json. Without it, the ring stage\n" +
@@ -250,40 +133,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// checkLibrary opens path and compares its DWARF with layout/.
+// checkLibrary opens path and compares its DWARF with layout/ (D3's
+// offsets: the tool checks a build against the documented ABI).
 func checkLibrary(path string) (*checkReport, error) {
-	defs, buildID, err := readStructs(path, ringStageStructs)
+	rep, err := abicheck.CheckFile(path, layout.D3Offsets)
 	if err != nil {
-		return nil, err
+		return nil, asUnusable(err)
 	}
-	rep := compareLayout(defs)
-	rep.Library, rep.BuildID = path, buildID
-	return rep, nil
-}
-
-// findRequired finds names in d; any missing one makes the input unusable.
-func findRequired(d *dwarf.Data, names []string, path string) (map[string]*structDef, error) {
-	defs, declared, err := findStructs(d, names)
-	if err != nil {
-		return nil, &unusableError{what: fmt.Sprintf("%s: %v", path, err), hint: "the DWARF is damaged; rebuild libnccom with -g"}
-	}
-	var missing []string
-	for _, n := range names {
-		if defs[n] == nil {
-			if declared[n] {
-				missing = append(missing, n+" (declared only)")
-			} else {
-				missing = append(missing, n)
-			}
-		}
-	}
-	if len(missing) > 0 {
-		return nil, &unusableError{
-			what: fmt.Sprintf("%s: no definition of %s in its DWARF", path, strings.Join(missing, ", ")),
-			hint: "is this libnccom? Its translation units that define these structs must be built with -g (not only some of them)",
-		}
-	}
-	return defs, nil
+	return newCheckReport(rep), nil
 }
 
 func printCheck(w io.Writer, rep *checkReport) {

@@ -153,8 +153,8 @@ func preloadLibrary(path string) (*preloadReport, error) {
 	if err := lib.requireSharedObject(); err != nil {
 		return nil, err
 	}
-	f := lib.file
-	rep := &preloadReport{Library: path, BuildID: lib.buildID()}
+	f := lib.File
+	rep := &preloadReport{Library: path, BuildID: lib.BuildID()}
 	if vals, err := f.DynValue(elf.DT_FLAGS); err == nil && len(vals) > 0 {
 		rep.DTFlags = vals[0]
 		rep.DFSymbolic = vals[0]&uint64(elf.DF_SYMBOLIC) != 0

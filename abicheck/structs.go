@@ -1,4 +1,4 @@
-package main
+package abicheck
 
 import (
 	"debug/dwarf"
@@ -7,18 +7,18 @@ import (
 	"strings"
 )
 
-// structDef is one struct as LIB's DWARF defines it.
-type structDef struct {
+// StructDef is one struct as LIB's DWARF defines it.
+type StructDef struct {
 	Name  string // the name asked for, e.g. "ncclComm"
 	Found string // how it was found, e.g. "struct ncclComm", "class nccl::ncclComm", "typedef ncclTopoRanks"
 	Type  *dwarf.StructType
 }
 
-// ringStageStructs are the structs the ring stage reads or writes, in the
+// RingStageStructs are the structs the ring stage reads or writes, in the
 // order layout/ lists them.
-var ringStageStructs = []string{"ncclRing", "ncclChannel", "ncclTopoRanks", "ncclTopoGraph", "ncclTopoSystem", "ncclComm"}
+var RingStageStructs = []string{"ncclRing", "ncclChannel", "ncclTopoRanks", "ncclTopoGraph", "ncclTopoSystem", "ncclComm"}
 
-// findStructs scans d once for definitions of the named structs: a struct
+// FindStructs scans d once for definitions of the named structs: a struct
 // or class with that name, in a namespace or not, or a typedef with that
 // name (or name_t) of a struct, as `typedef struct {...} ncclComm_t` makes.
 // Declarations are skipped, since they carry no layout. The first
@@ -29,13 +29,13 @@ var ringStageStructs = []string{"ncclRing", "ncclChannel", "ncclTopoRanks", "ncc
 // of everything else (with DW_AT_sibling that is a seek), so a 10 MB
 // library costs one pass over its top-level entries; it stops as soon as
 // every name is found.
-func findStructs(d *dwarf.Data, names []string) (found map[string]*structDef, declared map[string]bool, err error) {
+func FindStructs(d *dwarf.Data, names []string) (found map[string]*StructDef, declared map[string]bool, err error) {
 	want := make(map[string]string, 2*len(names)) // DWARF name -> name asked for
 	for _, n := range names {
 		want[n] = n
 		want[n+"_t"] = n
 	}
-	found = make(map[string]*structDef, len(names))
+	found = make(map[string]*StructDef, len(names))
 	declared = make(map[string]bool)
 	var scope []string // enclosing namespaces of the current entry
 	r := d.Reader()
@@ -108,13 +108,13 @@ func qualify(scope []string, name string) string {
 // structAt reads the struct at e, or through the typedef at e. It returns
 // nil for a typedef of something else (a pointer: upstream's
 // `typedef struct ncclComm* ncclComm_t`) or of a struct not defined here.
-func structAt(d *dwarf.Data, e *dwarf.Entry, asked, qualified string) (*structDef, error) {
+func structAt(d *dwarf.Data, e *dwarf.Entry, asked, qualified string) (*StructDef, error) {
 	t, err := d.Type(e.Offset)
 	if err != nil {
 		return nil, fmt.Errorf("reading DWARF type %s at %#x: %w", qualified, e.Offset, err)
 	}
 	if e.Tag == dwarf.TagTypedef {
-		st, ok := stripTypedefs(t).(*dwarf.StructType)
+		st, ok := StripTypedefs(t).(*dwarf.StructType)
 		if !ok || st.Incomplete || st.Kind == "union" {
 			return nil, nil
 		}
@@ -126,18 +126,18 @@ func structAt(d *dwarf.Data, e *dwarf.Entry, asked, qualified string) (*structDe
 		default:
 			found += " (" + st.Kind + " " + st.StructName + ")"
 		}
-		return &structDef{Name: asked, Found: found, Type: st}, nil
+		return &StructDef{Name: asked, Found: found, Type: st}, nil
 	}
 	st, ok := t.(*dwarf.StructType)
 	if !ok || st.Incomplete {
 		return nil, nil
 	}
-	return &structDef{Name: asked, Found: st.Kind + " " + qualified, Type: st}, nil
+	return &StructDef{Name: asked, Found: st.Kind + " " + qualified, Type: st}, nil
 }
 
-// stripTypedefs looks through typedefs and const/volatile qualifiers, which
+// StripTypedefs looks through typedefs and const/volatile qualifiers, which
 // change neither size nor layout.
-func stripTypedefs(t dwarf.Type) dwarf.Type {
+func StripTypedefs(t dwarf.Type) dwarf.Type {
 	for {
 		switch u := t.(type) {
 		case *dwarf.TypedefType:
@@ -150,12 +150,12 @@ func stripTypedefs(t dwarf.Type) dwarf.Type {
 	}
 }
 
-// anonymousAggregate is the struct or union type of a member whose type has
+// AnonymousAggregate is the struct or union type of a member whose type has
 // no name (`union { struct { int node; int nNodes; }; ... };`, or
 // ncclTopoNode's `struct {...} gpu`): pahole lists their members inline,
 // and an unnamed member's fields are reached as if they were the outer
 // struct's.
-func anonymousAggregate(t dwarf.Type) (*dwarf.StructType, bool) {
+func AnonymousAggregate(t dwarf.Type) (*dwarf.StructType, bool) {
 	st, ok := t.(*dwarf.StructType)
 	if !ok || st.StructName != "" || st.Incomplete {
 		return nil, false
@@ -163,50 +163,50 @@ func anonymousAggregate(t dwarf.Type) (*dwarf.StructType, bool) {
 	return st, true
 }
 
-// memberOffset is a member's byte offset in its struct. DWARF 5 gives
+// MemberOffset is a member's byte offset in its struct. DWARF 5 gives
 // bitfields DW_AT_data_bit_offset instead of a byte offset.
-func memberOffset(f *dwarf.StructField) int64 {
+func MemberOffset(f *dwarf.StructField) int64 {
 	if f.BitSize > 0 && f.DataBitOffset != 0 {
 		return f.DataBitOffset / 8
 	}
 	return f.ByteOffset
 }
 
-// fieldLoc is where a field path lands in a struct.
-type fieldLoc struct {
+// FieldLoc is where a field path lands in a struct.
+type FieldLoc struct {
 	Offset int64
 	Size   int64
 	Type   dwarf.Type
 }
 
-// lookupField resolves a path such as "rank", "channels", "nodes[0].count"
+// LookupField resolves a path such as "rank", "channels", "nodes[0].count"
 // in st: members by name (found through unnamed struct and union members,
 // whose fields sit at outer + inner offset), [i] into arrays, "." into
 // struct members.
-func lookupField(st *dwarf.StructType, path string) (fieldLoc, error) {
-	loc := fieldLoc{Type: st}
+func LookupField(st *dwarf.StructType, path string) (FieldLoc, error) {
+	loc := FieldLoc{Type: st}
 	for i, seg := range strings.Split(path, ".") {
 		name, indices, err := splitIndices(seg)
 		if err != nil {
-			return fieldLoc{}, err
+			return FieldLoc{}, err
 		}
-		outer, ok := stripTypedefs(loc.Type).(*dwarf.StructType)
+		outer, ok := StripTypedefs(loc.Type).(*dwarf.StructType)
 		if !ok {
-			return fieldLoc{}, fmt.Errorf("%s is not a struct", strings.Join(strings.Split(path, ".")[:i], "."))
+			return FieldLoc{}, fmt.Errorf("%s is not a struct", strings.Join(strings.Split(path, ".")[:i], "."))
 		}
 		off, f, ok := findMember(outer, name)
 		if !ok {
-			return fieldLoc{}, fmt.Errorf("no member %s", name)
+			return FieldLoc{}, fmt.Errorf("no member %s", name)
 		}
 		loc.Offset += off
 		loc.Type = f.Type
 		for _, idx := range indices {
-			at, ok := stripTypedefs(loc.Type).(*dwarf.ArrayType)
+			at, ok := StripTypedefs(loc.Type).(*dwarf.ArrayType)
 			if !ok {
-				return fieldLoc{}, fmt.Errorf("%s is not an array", name)
+				return FieldLoc{}, fmt.Errorf("%s is not an array", name)
 			}
 			if at.Count >= 0 && idx >= at.Count {
-				return fieldLoc{}, fmt.Errorf("%s[%d] is past its %d elements", name, idx, at.Count)
+				return FieldLoc{}, fmt.Errorf("%s[%d] is past its %d elements", name, idx, at.Count)
 			}
 			loc.Offset += idx * at.Type.Size()
 			loc.Type = at.Type
@@ -221,16 +221,16 @@ func lookupField(st *dwarf.StructType, path string) (fieldLoc, error) {
 func findMember(st *dwarf.StructType, name string) (int64, *dwarf.StructField, bool) {
 	for _, f := range st.Field {
 		if f.Name == name {
-			return memberOffset(f), f, true
+			return MemberOffset(f), f, true
 		}
 	}
 	for _, f := range st.Field {
 		if f.Name != "" {
 			continue
 		}
-		if inner, ok := stripTypedefs(f.Type).(*dwarf.StructType); ok {
+		if inner, ok := StripTypedefs(f.Type).(*dwarf.StructType); ok {
 			if off, g, ok := findMember(inner, name); ok {
-				return memberOffset(f) + off, g, true
+				return MemberOffset(f) + off, g, true
 			}
 		}
 	}
@@ -265,13 +265,13 @@ func splitIndices(seg string) (string, []int64, error) {
 // aggregates, not into named struct members), for "renamed?" hints.
 func leafAt(st *dwarf.StructType, base, off int64) (name string, at, size int64, typ dwarf.Type, ok bool) {
 	for _, f := range st.Field {
-		start := base + memberOffset(f)
+		start := base + MemberOffset(f)
 		sz := f.Type.Size()
 		if off < start || off >= start+sz {
 			continue
 		}
 		if f.Name == "" {
-			if inner, isAgg := stripTypedefs(f.Type).(*dwarf.StructType); isAgg {
+			if inner, isAgg := StripTypedefs(f.Type).(*dwarf.StructType); isAgg {
 				if n, a, s, t, found := leafAt(inner, start, off); found {
 					return n, a, s, t, true
 				}
@@ -283,9 +283,9 @@ func leafAt(st *dwarf.StructType, base, off int64) (name string, at, size int64,
 	return "", 0, 0, nil, false
 }
 
-// cDecl spells a member declaration the C way, as pahole prints it: the
+// CDecl spells a member declaration the C way, as pahole prints it: the
 // type, and the name with its array dimensions ("int", "kangaRing[4][64]").
-func cDecl(t dwarf.Type, name string) (typ, decl string) {
+func CDecl(t dwarf.Type, name string) (typ, decl string) {
 	dims := ""
 	for {
 		at, ok := t.(*dwarf.ArrayType)
@@ -299,12 +299,12 @@ func cDecl(t dwarf.Type, name string) (typ, decl string) {
 		}
 		t = at.Type
 	}
-	return cTypeName(t), name + dims
+	return CTypeName(t), name + dims
 }
 
-// cTypeName is t's C spelling, close to pahole's ("struct ncclRing",
+// CTypeName is t's C spelling, close to pahole's ("struct ncclRing",
 // "int *", "uint64_t"). Only for display: comparisons use sizes and offsets.
-func cTypeName(t dwarf.Type) string {
+func CTypeName(t dwarf.Type) string {
 	switch u := t.(type) {
 	case *dwarf.StructType:
 		if u.StructName == "" {
@@ -319,7 +319,7 @@ func cTypeName(t dwarf.Type) string {
 	case *dwarf.TypedefType:
 		return u.Name
 	case *dwarf.QualType:
-		return u.Qual + " " + cTypeName(u.Type)
+		return u.Qual + " " + CTypeName(u.Type)
 	case *dwarf.PtrType:
 		if _, ok := u.Type.(*dwarf.FuncType); ok {
 			return "function pointer"
@@ -327,9 +327,9 @@ func cTypeName(t dwarf.Type) string {
 		if _, ok := u.Type.(*dwarf.VoidType); ok {
 			return "void *"
 		}
-		return cTypeName(u.Type) + " *"
+		return CTypeName(u.Type) + " *"
 	case *dwarf.ArrayType:
-		typ, dims := cDecl(u, "")
+		typ, dims := CDecl(u, "")
 		return typ + dims
 	case *dwarf.VoidType:
 		return "void"

@@ -1,0 +1,147 @@
+package abicheck
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/nccomring/libnccomring/layout"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// These tests read the stand-in libnccom builds of tests/c/abi:
+// build/abi/*.so (make test-abi-tool) and build/abi/selfcheck/*/
+// libnccom.so.2 (make test-abi-check). Without them they skip.
+
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	dir := os.Getenv("NCCOMRING_BUILD")
+	if dir == "" {
+		t.Skip("NCCOMRING_BUILD is not set; make test-abi-tool sets it and builds the fixtures")
+	}
+	path := filepath.Join(dir, "abi", name)
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("%s is not built; run make test-abi-tool and make test-abi-check", path)
+	}
+	return path
+}
+
+// movedOffsets is the moved fixture's layout profile: rank and nRanks 4
+// bytes below D3.
+var movedOffsets = layout.CommOffsets{Topo: 17552, Rank: 17612, NRanks: 17616, Node: 17640, NNodes: 17644, NChannels: 17704}
+
+// The self-check reads only the sections types need, in place: it must
+// find what elf.File.DWARF, which reads every .debug_* section, finds.
+func TestTypeSectionsFindWhatAllSectionsFind(t *testing.T) {
+	for _, name := range []string{"libnccom-match.so", "libnccom-cxx-ns.so", "libnccom-moved.so"} {
+		lib, err := Open(fixture(t, name))
+		require.NoError(t, err)
+		lean, err := lib.DWARF()
+		require.NoError(t, err)
+		full, err := lib.File.DWARF()
+		require.NoError(t, err)
+		a, err := FindRequired(lean, RingStageStructs, name)
+		require.NoError(t, err)
+		b, err := FindRequired(full, RingStageStructs, name)
+		require.NoError(t, err)
+		for _, s := range RingStageStructs {
+			assert.Equal(t, b[s].Found, a[s].Found, "%s %s", name, s)
+			assert.Equal(t, b[s].Type.String(), a[s].Type.String(), "%s %s", name, s)
+		}
+		require.NoError(t, lib.Close())
+	}
+}
+
+// What was read stays valid after Close unmaps the file.
+func TestStructsOutliveTheMapping(t *testing.T) {
+	defs, _, err := ReadStructs(fixture(t, "libnccom-match.so"), RingStageStructs)
+	require.NoError(t, err)
+	loc, err := LookupField(defs["ncclComm"].Type, "nNodes")
+	require.NoError(t, err)
+	assert.Equal(t, int64(17644), loc.Offset)
+	assert.Equal(t, "int", CTypeName(loc.Type))
+}
+
+// The comparison takes the ASSUMED offsets in use as a parameter.
+func TestCompareTakesTheOffsetsInUse(t *testing.T) {
+	moved, err := CheckFile(fixture(t, "libnccom-moved.so"), layout.D3Offsets)
+	require.NoError(t, err)
+	assert.False(t, moved.OK)
+	assert.Len(t, moved.Mismatches, 2)
+
+	moved, err = CheckFile(fixture(t, "libnccom-moved.so"), movedOffsets)
+	require.NoError(t, err)
+	assert.True(t, moved.OK, "%v", moved.Mismatches)
+
+	match, err := CheckFile(fixture(t, "libnccom-match.so"), movedOffsets)
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"ncclComm.rank (ASSUMED): LIB has +17616 (4 bytes), layout/ has +17612 (4 bytes)",
+		"ncclComm.nRanks (ASSUMED): LIB has +17620 (4 bytes), layout/ has +17616 (4 bytes)",
+	}, match.Mismatches)
+	// Documented fields never move with the profile.
+	for _, f := range ExpectedFields(movedOffsets) {
+		if f.Grade != layout.Assumed {
+			assert.Contains(t, layout.Fields, f)
+		}
+	}
+}
+
+func TestFindBySONAME(t *testing.T) {
+	standin := fixture(t, "selfcheck/match/libnccom.so.2")
+	paths := []string{"linux-vdso.so.1", fixture(t, "not-elf.so"), fixture(t, "libnccom-match.so"), standin}
+	got, ok := FindBySONAME(paths, LibnccomSONAME)
+	assert.True(t, ok)
+	assert.Equal(t, standin, got)
+	_, ok = FindBySONAME(paths[:3], LibnccomSONAME)
+	assert.False(t, ok, "a file without that SONAME is not libnccom, whatever its name")
+}
+
+func TestCheckMapped(t *testing.T) {
+	sc := CheckMapped([]string{fixture(t, "libnccom-match.so")}, layout.D3Offsets, "D3")
+	assert.Nil(t, sc.Report)
+	assert.Equal(t, "no libnccom.so.2 is mapped in this process", sc.Why)
+
+	stripped := fixture(t, "selfcheck/stripped/libnccom.so.2")
+	sc = CheckMapped([]string{stripped}, layout.D3Offsets, "D3")
+	assert.Nil(t, sc.Report)
+	assert.Contains(t, sc.Why, stripped+" has no DWARF (.debug_info): it is stripped or was built without -g; build libnccom with -g")
+	assert.NotContains(t, sc.Why, "\n", "one log line")
+
+	match := fixture(t, "selfcheck/match/libnccom.so.2")
+	sc = CheckMapped([]string{match}, layout.D3Offsets, "D3")
+	require.NotNil(t, sc.Report)
+	assert.True(t, sc.Report.OK)
+	assert.Empty(t, sc.Refusal(RingStageStructs))
+	assert.Regexp(t, `^the ring-stage layout in use \(ASSUMED offsets from D3\) matches .*/match/libnccom.so.2 \(build ID [0-9a-f]{40}\): 6 structs and 43 fields read from its DWARF$`, sc.Verified())
+}
+
+// Each refusal names the first difference in the structs an export
+// touches, and the advice fits the library as a whole.
+func TestRefusals(t *testing.T) {
+	preset := []string{"ncclComm", "ncclTopoGraph", "ncclTopoRanks", "ncclChannel", "ncclRing"}
+	getNetDev := []string{"ncclTopoGraph", "ncclTopoSystem"}
+	check := func(name string, assumed layout.CommOffsets, source string) *SelfCheck {
+		path := fixture(t, name)
+		rep, err := CheckFile(path, assumed)
+		require.NoError(t, err)
+		return &SelfCheck{Library: path, Report: rep, assumedSource: source}
+	}
+
+	moved := check("libnccom-moved.so", layout.D3Offsets, "D3")
+	assert.Equal(t, moved.Library+", whose DWARF has ncclComm.rank at +17612 (4 bytes) where the layout in use has +17616 (4 bytes; ASSUMED, D3), and 1 more difference; write its offsets with `nccom-abi profile "+moved.Library+" > layout.json` and set NCCOM_RING_LAYOUT=layout.json", moved.Refusal(preset))
+	assert.Empty(t, moved.Refusal(getNetDev), "GetNetDev touches no ncclComm")
+
+	match := check("libnccom-match.so", movedOffsets, "NCCOM_RING_LAYOUT")
+	assert.Contains(t, match.Refusal(preset), "ncclComm.rank at +17616 (4 bytes) where the layout in use has +17612 (4 bytes; ASSUMED, NCCOM_RING_LAYOUT)")
+
+	grown := check("libnccom-grown.so", layout.D3Offsets, "D3")
+	assert.Equal(t, grown.Library+", whose DWARF has sizeof(ncclTopoGraph) 33084 where the layout in use has 33080 (spec abstract, D2); do not preload libnccomring over this build: no layout profile can describe it (`nccom-abi check "+grown.Library+"` lists the differences)", grown.Refusal(getNetDev))
+	assert.Empty(t, grown.Refusal([]string{"ncclComm", "ncclTopoRanks", "ncclChannel", "ncclRing"}), "Postset touches no ncclTopoGraph")
+
+	renamed := check("libnccom-renamed.so", layout.D3Offsets, "D3")
+	text := renamed.Refusal(preset)
+	assert.Contains(t, text, "whose DWARF has no ncclComm.nChannels where the layout in use has +17704 (4 bytes; ASSUMED, D3); do not preload",
+		"a missing ASSUMED field: no profile describes it")
+}

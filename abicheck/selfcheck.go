@@ -1,0 +1,200 @@
+package abicheck
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/nccomring/libnccomring/layout"
+)
+
+// LibnccomSONAME is the SONAME of the library whose ring stage
+// libnccomring replaces; the self-check looks for it among the objects
+// mapped in the host process.
+const LibnccomSONAME = "libnccom.so.2"
+
+// FindBySONAME returns the first of paths whose ELF DT_SONAME is soname.
+// Files named like it (libnccom.so, libnccom.so.2.31.24) are looked at
+// first, so that the usual case stops at once; only when none of them
+// has it are the others read, in order, at tens of microseconds each.
+// Paths that cannot be opened as ELF (the vDSO's name, a deleted file)
+// are skipped.
+func FindBySONAME(paths []string, soname string) (string, bool) {
+	stem, _, _ := strings.Cut(soname, ".so") // libnccom.so, .so.2, .so.2.31.24
+	likely := func(p string) bool { return strings.HasPrefix(filepath.Base(p), stem+".so") }
+	for _, pass := range []bool{true, false} {
+		for _, p := range paths {
+			if likely(p) == pass && hasSONAME(p, soname) {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
+// hasSONAME reads the ELF and section headers, .dynamic and the bytes of
+// one string: not all of .dynstr, which in a large C++ library of the same
+// process (libtorch) runs to megabytes.
+func hasSONAME(path, soname string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	vals, err := f.DynValue(elf.DT_SONAME)
+	dyn := f.SectionByType(elf.SHT_DYNAMIC)
+	if err != nil || len(vals) == 0 || dyn == nil || int(dyn.Link) >= len(f.Sections) {
+		return false
+	}
+	want := soname + "\x00"
+	got := make([]byte, len(want))
+	if _, err := f.Sections[dyn.Link].ReadAt(got, int64(vals[0])); err != nil {
+		return false
+	}
+	return string(got) == want
+}
+
+// SelfCheck is what libnccomring's self-check found in its host process:
+// the libnccom.so.2 mapped there and how its structs compare with the
+// layout in use, or why they could not be compared.
+type SelfCheck struct {
+	Library string  // the libnccom.so.2 checked; "" when none is mapped
+	Report  *Report // nil when the layout was not verified
+	Why     string  // why not, when Report is nil
+
+	assumedSource string // where the ASSUMED offsets in use come from
+}
+
+// CheckMapped finds the libnccom.so.2 among paths (the objects mapped in
+// the process) and compares its ring-stage structs with layout/, the
+// ASSUMED ncclComm fields taken at assumed. assumedSource names where
+// those offsets come from ("D3", "NCCOM_RING_LAYOUT") for the messages.
+func CheckMapped(paths []string, assumed layout.CommOffsets, assumedSource string) SelfCheck {
+	sc := SelfCheck{assumedSource: assumedSource}
+	lib, ok := FindBySONAME(paths, LibnccomSONAME)
+	if !ok {
+		sc.Why = "no " + LibnccomSONAME + " is mapped in this process"
+		return sc
+	}
+	sc.Library = lib
+	rep, err := CheckFile(lib, assumed)
+	if err != nil {
+		sc.Why = oneLine(err)
+		return sc
+	}
+	sc.Report = rep
+	return sc
+}
+
+// oneLine spells an error, with its hint, on one log line.
+func oneLine(err error) string {
+	var ue *UnusableError
+	if errors.As(err, &ue) && ue.Hint != "" {
+		return ue.What + "; " + strings.ReplaceAll(ue.Hint, "\n  ", "; ")
+	}
+	return err.Error()
+}
+
+// differences lists how the library's structs named in structs differ
+// from the layout in use, sizes first, in layout/'s order.
+func (sc *SelfCheck) differences(structs []string) []string {
+	if sc.Report == nil {
+		return nil
+	}
+	in := make(map[string]bool, len(structs))
+	for _, s := range structs {
+		in[s] = true
+	}
+	var out []string
+	for _, s := range sc.Report.Structs {
+		if !s.OK && in[s.Struct] {
+			out = append(out, describeSizeInUse(s))
+		}
+	}
+	for _, f := range sc.Report.Fields {
+		if f.Status != StatusOK && in[f.Struct] {
+			out = append(out, sc.describeFieldInUse(f))
+		}
+	}
+	return out
+}
+
+func describeSizeInUse(s SizeCheck) string {
+	if s.AtLeast {
+		return fmt.Sprintf("sizeof(%s) %d where the layout in use needs at least %d (%s)", s.Struct, s.ActualSize, s.ExpectedSize, s.Source)
+	}
+	return fmt.Sprintf("sizeof(%s) %d where the layout in use has %d (%s)", s.Struct, s.ActualSize, s.ExpectedSize, s.Source)
+}
+
+func (sc *SelfCheck) describeFieldInUse(f FieldCheck) string {
+	grade := "documented, D2"
+	if f.Grade == string(layout.Assumed) {
+		grade = "ASSUMED, " + sc.assumedSource
+	}
+	if f.ActualOffset == nil {
+		return fmt.Sprintf("no %s.%s where the layout in use has +%d (%d bytes; %s)", f.Struct, f.Field, f.ExpectedOffset, f.ExpectedSize, grade)
+	}
+	return fmt.Sprintf("%s.%s at +%d (%d bytes) where the layout in use has +%d (%d bytes; %s)",
+		f.Struct, f.Field, *f.ActualOffset, *f.ActualSize, f.ExpectedOffset, f.ExpectedSize, grade)
+}
+
+// Refusal is the reason not to run an export that reads or writes
+// structs over the checked library, "" when they all match (or nothing
+// was verified): the library, its first difference in those structs, how
+// many more, and what to do.
+func (sc *SelfCheck) Refusal(structs []string) string {
+	diffs := sc.differences(structs)
+	if len(diffs) == 0 {
+		return ""
+	}
+	text := fmt.Sprintf("%s, whose DWARF has %s", sc.Library, diffs[0])
+	switch more := len(diffs) - 1; more {
+	case 0:
+	case 1:
+		text += ", and 1 more difference"
+	default:
+		text += fmt.Sprintf(", and %d more differences", more)
+	}
+	return text + "; " + sc.advice()
+}
+
+// advice is what to do about the library as a whole: a layout profile
+// describes it only when every difference is an ASSUMED ncclComm field
+// that moved (same size); a documented field or size, or an ASSUMED field
+// that is missing or resized, no profile can describe.
+func (sc *SelfCheck) advice() string {
+	if sc.profileDescribes() {
+		return fmt.Sprintf("write its offsets with `nccom-abi profile %s > layout.json` and set NCCOM_RING_LAYOUT=layout.json", sc.Library)
+	}
+	return fmt.Sprintf("do not preload libnccomring over this build: no layout profile can describe it (`nccom-abi check %s` lists the differences)", sc.Library)
+}
+
+func (sc *SelfCheck) profileDescribes() bool {
+	if !sc.Report.OnlyAssumedDiffer() {
+		return false
+	}
+	for _, f := range sc.Report.Fields {
+		if f.Status != StatusOK && f.Status != StatusMoved {
+			return false
+		}
+	}
+	return true
+}
+
+// Verified is the one-line summary of a check that compared the layouts,
+// for an INFO line.
+func (sc *SelfCheck) Verified() string {
+	r := sc.Report
+	id := ""
+	if r.BuildID != "" {
+		id = " (build ID " + r.BuildID + ")"
+	}
+	what := "matches " + sc.Library + id
+	if !r.OK {
+		what = fmt.Sprintf("differs from %s%s in %d places", sc.Library, id, len(r.Mismatches))
+	}
+	return fmt.Sprintf("the ring-stage layout in use (ASSUMED offsets from %s) %s: %d structs and %d fields read from its DWARF",
+		sc.assumedSource, what, len(r.Structs), len(r.Fields))
+}

@@ -1,0 +1,163 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/abicheck"
+	"github.com/nccomring/libnccomring/layout"
+)
+
+// ABICheckEnvVar selects the layout self-check: before the first Preset,
+// Postset or GetNetDev of the process proceeds, the libnccom.so.2 mapped
+// in it is compared, from its DWARF, with the layout in use (layout/'s
+// documented fields, the ASSUMED ones from D3 or NCCOM_RING_LAYOUT).
+const ABICheckEnvVar = "NCCOM_RING_ABI_CHECK"
+
+type abiCheckMode int
+
+const (
+	abiEnforce abiCheckMode = iota // refuse the exports that touch a struct that differs (E5)
+	abiWarn                        // one WARN, then run anyway
+	abiOff                         // check nothing
+)
+
+// exportKind is an export the check can refuse; ncclBuildRings touches
+// none of the structs and is never refused.
+type exportKind int
+
+const (
+	presetExport exportKind = iota
+	postsetExport
+	getNetDevExport
+	numCheckedExports
+)
+
+// touches lists the structs each export reads or writes (ncclChannel and
+// its ncclRing go together).
+var touches = [numCheckedExports][]string{
+	presetExport:    {"ncclComm", "ncclTopoGraph", "ncclTopoRanks", "ncclChannel", "ncclRing"},
+	postsetExport:   {"ncclComm", "ncclTopoRanks", "ncclChannel", "ncclRing"},
+	getNetDevExport: {"ncclTopoGraph", "ncclTopoSystem"},
+}
+
+// abiVerdict is the check's outcome for the process: per export, why it
+// must not run over the mapped libnccom ("" when nothing it touches
+// differs, or nothing was verified).
+type abiVerdict struct {
+	mode    abiCheckMode
+	refusal [numCheckedExports]string
+}
+
+var (
+	abiOnce   sync.Once
+	abiResult abiVerdict
+	abiWarned atomic.Bool // warn mode's one WARN per process
+)
+
+// abiCheckError runs the self-check at the first call that needs it (once
+// per process: later calls pay an atomic load) and returns export fn's
+// refusal (docs/errors.md E5), or nil. rank is the call's, for the lines.
+func abiCheckError(fn string, kind exportKind, rank int32) error {
+	abiOnce.Do(func() { abiResult = runABICheck(fn, rank) })
+	text := abiResult.refusal[kind]
+	if text == "" {
+		return nil
+	}
+	if abiResult.mode == abiEnforce {
+		return abi.Errorf(abi.InvalidUsage, "%s: refusing to run over %s", fn, text)
+	}
+	if abiWarned.CompareAndSwap(false, true) {
+		warn(rank, fmt.Sprintf("%s: %s=warn: running anyway over %s", fn, ABICheckEnvVar, text))
+	}
+	return nil
+}
+
+// abiCheckModeFromEnv reads NCCOM_RING_ABI_CHECK from C's environment; an
+// unknown value is reported and enforced, the safe reading of a typo.
+func abiCheckModeFromEnv(rank int32) abiCheckMode {
+	v, set := getenv(ABICheckEnvVar)
+	switch strings.ToLower(v) {
+	case "warn":
+		return abiWarn
+	case "off":
+		return abiOff
+	case "enforce":
+		return abiEnforce
+	}
+	if set {
+		warn(rank, fmt.Sprintf("%s=%s is not one of enforce, warn, off; enforcing", ABICheckEnvVar, v))
+	}
+	return abiEnforce
+}
+
+// runABICheck finds the libnccom.so.2 mapped in the process and compares
+// its layout with the one in use, printing one INFO line (INIT) on what it
+// found. The memory it read (the library's DWARF) is handed back to the
+// system before the call goes on: the check runs once, inside a job.
+func runABICheck(fn string, rank int32) (v abiVerdict) {
+	if v.mode = abiCheckModeFromEnv(rank); v.mode == abiOff {
+		return v
+	}
+	defer func() {
+		if r := recover(); r != nil { // a library the DWARF reader chokes on: not verified, not fatal
+			v.refusal = [numCheckedExports]string{}
+			notVerified(fn, rank, fmt.Sprintf("internal error reading it: %v", r))
+		}
+		debug.FreeOSMemory()
+	}()
+	start := time.Now()
+	paths, err := loadedObjects()
+	if err != nil {
+		notVerified(fn, rank, err.Error())
+		return v
+	}
+	offs, _ := commLayout() // a bad profile was refused before (E4)
+	source := "D3"
+	if offs != layout.D3Offsets {
+		source = LayoutEnvVar
+	}
+	sc := abicheck.CheckMapped(paths, offs, source)
+	if sc.Report == nil {
+		notVerified(fn, rank, sc.Why)
+		return v
+	}
+	info(C.NCCOMRING_SUBSYS_INIT, rank, fmt.Sprintf("%s: %s, in %.1f ms", fn, sc.Verified(), time.Since(start).Seconds()*1e3))
+	for kind := range v.refusal {
+		v.refusal[kind] = sc.Refusal(touches[kind])
+	}
+	return v
+}
+
+func notVerified(fn string, rank int32, why string) {
+	info(C.NCCOMRING_SUBSYS_INIT, rank, fmt.Sprintf("%s: the ring-stage layout in use was not verified against libnccom's DWARF: %s", fn, why))
+}
+
+// loadedObjects lists the paths of the objects mapped in the process
+// (selfcheck.c).
+func loadedObjects() ([]string, error) {
+	var buf *C.char
+	var n C.size_t
+	if C.nccomring_loaded_objects(&buf, &n) != 0 {
+		return nil, errors.New("out of memory listing the objects mapped in this process")
+	}
+	if buf == nil {
+		return nil, nil
+	}
+	defer C.free(unsafe.Pointer(buf))
+	raw := string(unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(n)))
+	return strings.Split(strings.TrimSuffix(raw, "\x00"), "\x00"), nil
+}

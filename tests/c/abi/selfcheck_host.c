@@ -1,0 +1,478 @@
+/*
+ * selfcheck_host.c - libnccomring's layout self-check (NCCOM_RING_ABI_CHECK,
+ * docs/errors.md E5) as an operator meets it: run with
+ * LD_PRELOAD=build/libnccomring.so, the host dlopens a stand-in
+ * libnccom.so.2 (fixture.c built -g with that SONAME) with RTLD_LOCAL and
+ * runs the ring stage through the stand-in's own caller,
+ * ncclFixtureInitRings, whose calls reach libnccomring through its PLT.
+ *
+ * Built twice from fixture.h, so that its communicators are laid out as the
+ * stand-in lays them out: selfcheck-host-match (the documented layout) and
+ * selfcheck-host-moved (-DFIXTURE_MOVE_RANK: rank and nRanks 4 bytes
+ * lower). Each mode sets the variables itself after load, before the first
+ * call, as a launcher would:
+ *
+ *   refuse LIB [VALUE] (moved) default enforce: Preset through the
+ *                     stand-in and Postset refuse with ncclInvalidUsage and
+ *                     one WARN each naming ncclComm.rank, +17616 expected,
+ *                     +17612 in LIB, and `nccom-abi profile`; nothing is
+ *                     written; BuildRings and GetNetDev (no ncclComm) still
+ *                     run. VALUE: an unknown NCCOM_RING_ABI_CHECK, reported
+ *                     once and enforced.
+ *   run LIB [PROFILE] the whole stage runs correctly (with PROFILE as
+ *                     NCCOM_RING_LAYOUT: the moved stand-in's own profile);
+ *                     one INFO line says the layout matches LIB.
+ *   off LIB           (moved) NCCOM_RING_ABI_CHECK=off: nothing is checked,
+ *                     and the moved layout read at D3's offsets is refused
+ *                     for its rank (S5, P3), not by the check.
+ *   warn LIB          (moved) NCCOM_RING_ABI_CHECK=warn: one WARN for the
+ *                     process, then the calls proceed (to S5 and P3).
+ *   unverified [LIB]  no libnccom.so.2 mapped (or LIB, one without DWARF):
+ *                     the stage runs and one INFO line says the layout was
+ *                     not verified, and why.
+ *   bench LIB         the first call with the check and the steady state
+ *                     after it: times and peak RSS (BENCHMARKS.md).
+ *
+ * The cluster: one node of 4 ranks, one graph channel (fixture.c's caller
+ * has room for one node's first rank). Exit 0 when every check held.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+#define NRANKS 4
+#define SENTINEL 4 /* collNetSupport: in the moved layout it sits at D3's nRanks */
+
+typedef ncclResult_t (*preset_fn)(ncclComm *, ncclTopoGraph *, ncclTopoRanks *);
+typedef ncclResult_t (*postset_fn)(ncclComm *, int *, ncclTopoRanks **, int *, int *);
+typedef ncclResult_t (*build_rings_fn)(int, int *, int, int, int *, int *);
+typedef ncclResult_t (*net_dev_fn)(ncclTopoSystem *, int, ncclTopoGraph *, int, int *);
+typedef ncclResult_t (*init_rings_fn)(ncclComm *, ncclTopoGraph *, ncclTopoRanks **, int *);
+
+/* libnccomring's four (the preloaded definitions) and the stand-in's caller. */
+static preset_fn preset;
+static postset_fn postset;
+static build_rings_fn build_rings;
+static net_dev_fn get_net_dev;
+static init_rings_fn init_rings;
+
+static const char *lib_path; /* the stand-in, as dlopen was given it */
+static char log_path[] = "/tmp/selfcheck-log-XXXXXX";
+static long log_seen;        /* bytes of the log already looked at */
+static int failures;
+
+#define CHECK(cond, ...)                                                         \
+  do {                                                                           \
+    if (!(cond)) {                                                               \
+      fprintf(stderr, "selfcheck: FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                              \
+      fputc('\n', stderr);                                                       \
+      if (++failures >= 12) exit(1);                                             \
+    }                                                                            \
+  } while (0)
+
+/* ---- the log ---- */
+
+/* The lines the library appended to the log since the last look, in
+ * *lines (each ending in '\n'); returns how many hold " NCCL WARN " and
+ * how many " NCCL INFO ". */
+struct news {
+  char text[16384];
+  int warns, infos;
+};
+
+static void read_news(struct news *n) {
+  memset(n, 0, sizeof *n);
+  FILE *f = fopen(log_path, "r");
+  if (f == NULL) return;
+  fseek(f, log_seen, SEEK_SET);
+  size_t got = fread(n->text, 1, sizeof n->text - 1, f);
+  n->text[got] = '\0';
+  log_seen += (long)got;
+  fclose(f);
+  for (char *p = n->text; (p = strstr(p, " NCCL WARN ")) != NULL; p++) n->warns++;
+  for (char *p = n->text; (p = strstr(p, " NCCL INFO ")) != NULL; p++) n->infos++;
+}
+
+/* The text of the first WARN in n ("" when none), without the prefix. */
+static const char *first_warn(const struct news *n, char *out, size_t size) {
+  const char *p = strstr(n->text, " NCCL WARN ");
+  out[0] = '\0';
+  if (p) {
+    p += strlen(" NCCL WARN ");
+    size_t len = strcspn(p, "\n");
+    snprintf(out, size, "%.*s", (int)len, p);
+  }
+  return out;
+}
+
+static int count(const char *haystack, const char *needle) {
+  int k = 0;
+  for (const char *p = haystack; (p = strstr(p, needle)) != NULL; p++) k++;
+  return k;
+}
+
+/* ---- setup ---- */
+
+static void *need(void *handle, const char *name) {
+  void *p = dlsym(handle, name);
+  if (p == NULL) {
+    fprintf(stderr, "selfcheck: %s not found: %s\n", name, dlerror());
+    exit(2);
+  }
+  return p;
+}
+
+/* The four from the global scope, where LD_PRELOAD put libnccomring. */
+static void find_library(void) {
+  preset = (preset_fn)need(RTLD_DEFAULT, "ncclTopoPreset");
+  postset = (postset_fn)need(RTLD_DEFAULT, "ncclTopoPostset");
+  build_rings = (build_rings_fn)need(RTLD_DEFAULT, "ncclBuildRings");
+  get_net_dev = (net_dev_fn)need(RTLD_DEFAULT, "ncclTopoGetNetDev");
+  Dl_info info;
+  if (!dladdr((void *)preset, &info) || strstr(info.dli_fname, "libnccomring") == NULL) {
+    fprintf(stderr, "selfcheck: run with LD_PRELOAD=build/libnccomring.so\n");
+    exit(2);
+  }
+}
+
+/* dlopen the stand-in as a host would (RTLD_LOCAL: its symbols stay out of
+ * the global scope; only dl_iterate_phdr sees it). */
+static void load_standin(const char *path) {
+  lib_path = path;
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) {
+    fprintf(stderr, "selfcheck: %s\n", dlerror());
+    exit(2);
+  }
+  init_rings = (init_rings_fn)need(h, "ncclFixtureInitRings");
+}
+
+static void remove_log(void) { unlink(log_path); }
+
+/* After load, before the first call: NCCL_DEBUG into a file of our own. */
+static void start_log(const char *abiCheck, const char *profile) {
+  int fd = mkstemp(log_path);
+  if (fd < 0) exit(2);
+  close(fd);
+  atexit(remove_log);
+  setenv("NCCL_DEBUG", "INFO", 1);
+  setenv("NCCL_DEBUG_SUBSYS", "INIT", 1);
+  setenv("NCCL_DEBUG_FILE", log_path, 1);
+  if (abiCheck) setenv("NCCOM_RING_ABI_CHECK", abiCheck, 1);
+  if (profile) setenv("NCCOM_RING_LAYOUT", profile, 1);
+}
+
+/* ---- the cluster ---- */
+
+static ncclTopoGraph graph;
+static ncclTopoSystem sys;
+static ncclComm comms[NRANKS];
+static ncclTopoRanks frags[NRANKS];
+static ncclTopoRanks *all[NRANKS];
+
+static void init_cluster(void) {
+  graph.pattern = 4, graph.nChannels = 1;
+  for (int i = 0; i < NRANKS; i++) graph.intra[i] = i;
+  graph.inter[0] = 10, graph.inter[1] = 11;
+  sys.nodes[0].count = NRANKS;
+  memset(frags, 0xA5, sizeof frags);
+  for (int r = 0; r < NRANKS; r++) {
+    memset(&comms[r], 0, sizeof comms[r]);
+    comms[r].rank = r, comms[r].nRanks = NRANKS, comms[r].localRanks = NRANKS;
+    comms[r].collNetSupport = SENTINEL;
+    comms[r].topo = &sys;
+    all[r] = &frags[r];
+  }
+}
+
+/* Rank r's fragment as Preset writes it (D5, D23). */
+static void check_fragment(int r) {
+  const ncclTopoRanks *f = &frags[r];
+  CHECK(f->ringRecv[0] == 0 && f->ringSend[0] == NRANKS - 1, "rank %d: head %d tail %d", r, f->ringRecv[0],
+        f->ringSend[0]);
+  CHECK(f->ringPrev[0] == (r > 0 ? r - 1 : -1) && f->ringNext[0] == (r < NRANKS - 1 ? r + 1 : -1),
+        "rank %d: prev %d next %d", r, f->ringPrev[0], f->ringNext[0]);
+  CHECK(f->ringRecv[1] == -1, "rank %d: channel 1 not marked absent (D23)", r);
+}
+
+/* Rank r's communicator after Postset, read at the stand-in's offsets. */
+static void check_comm(int r) {
+  const ncclComm *c = &comms[r];
+  CHECK(c->nChannels == 2 && c->nNodes == 1 && c->node == 0, "rank %d: nChannels %d nNodes %d node %d", r,
+        c->nChannels, c->nNodes, c->node);
+  CHECK(c->rank == r && c->nRanks == NRANKS && c->collNetSupport == SENTINEL, "rank %d: inputs changed", r);
+  for (int ch = 0; ch < 2; ch++) {
+    const struct ncclRing *ring = &c->channels[ch].ring;
+    CHECK(ring->prev == (r + NRANKS - 1) % NRANKS && ring->next == (r + 1) % NRANKS, "rank %d ch %d: prev %d next %d",
+          r, ch, ring->prev, ring->next);
+    for (int i = 0; ring->userRanks && i < NRANKS; i++)
+      CHECK(ring->userRanks[i] == (r + i) % NRANKS, "rank %d ch %d: userRanks[%d] = %d", r, ch, i, ring->userRanks[i]);
+    CHECK(ring->userRanks != NULL, "rank %d ch %d: no userRanks", r, ch);
+  }
+}
+
+static const char overlap[] = "ncclBuildRings: rings and next overlap";
+
+/* The whole stage: each rank's Preset called by the host (the fragments of
+ * an AllGather), then, when a stand-in is loaded, each rank's stage through
+ * its caller (Preset again, Postset, then its BuildRings with rings passed
+ * as next, which libnccomring refuses, B5a: the one WARN of each such
+ * call, and proof that Preset and Postset before it succeeded); without
+ * one, Postset called by the host. */
+static void run_stage(void) {
+  struct news n;
+  char w[1024];
+  init_cluster();
+  for (int r = 0; r < NRANKS; r++) {
+    ncclResult_t res = preset(&comms[r], &graph, &frags[r]);
+    read_news(&n);
+    CHECK(res == ncclSuccess && n.warns == 0, "Preset of rank %d: %d, WARN '%s'", r, res, first_warn(&n, w, sizeof w));
+    check_fragment(r);
+  }
+  for (int r = 0; r < NRANKS; r++) {
+    int rings[2 * NRANKS], heads[NRANKS], nChannels = 0, nNodes = 0;
+    if (init_rings) {
+      ncclResult_t res = init_rings(&comms[r], &graph, all, rings);
+      read_news(&n);
+      CHECK(res == ncclInvalidArgument && n.warns == 1 && strstr(first_warn(&n, w, sizeof w), overlap) == w,
+            "rank %d through the stand-in: %d, %d WARNs, '%s'", r, res, n.warns, w);
+    } else {
+      ncclResult_t res = postset(&comms[r], heads, all, &nChannels, &nNodes);
+      read_news(&n);
+      CHECK(res == ncclSuccess && n.warns == 0 && nChannels == 2 && nNodes == 1, "Postset of rank %d: %d", r, res);
+    }
+    check_fragment(r);
+    check_comm(r);
+  }
+}
+
+static void free_rings(void) {
+  for (int r = 0; r < NRANKS; r++)
+    for (int ch = 0; ch < MAXCHANNELS; ch++) {
+      free(comms[r].channels[ch].ring.userRanks);
+      comms[r].channels[ch].ring.userRanks = NULL;
+    }
+}
+
+/* ---- modes ---- */
+
+/* The E5 text, as docs/errors.md spells it, for fn over the moved stand-in. */
+static void e5_text(char *out, size_t size, const char *fn, const char *verb) {
+  snprintf(out, size,
+           "%s: %s %s, whose DWARF has ncclComm.rank at +17612 (4 bytes) where the layout in use has +17616 "
+           "(4 bytes; ASSUMED, D3), and 1 more difference; write its offsets with `nccom-abi profile %s > "
+           "layout.json` and set NCCOM_RING_LAYOUT=layout.json",
+           fn, verb, lib_path, lib_path);
+}
+
+/* n holds exactly the WARN line "<prefix> NCCL WARN <text>\n". */
+static int has_warn(const struct news *n, const char *text) {
+  char line[2200];
+  snprintf(line, sizeof line, " NCCL WARN %s\n", text);
+  return count(n->text, line) == 1;
+}
+
+static int refuse(const char *lib, const char *value) {
+  load_standin(lib);
+  start_log(value, NULL);
+  init_cluster();
+  struct news n;
+  char w[2048], want[2048], bad[256];
+  static ncclComm before;
+  memcpy(&before, &comms[1], sizeof before);
+
+  /* Preset through the stand-in's caller, twice: refused every time. An
+   * unknown NCCOM_RING_ABI_CHECK is reported once and enforced. */
+  for (int i = 0; i < 2; i++) {
+    int rings[2 * NRANKS];
+    ncclResult_t res = init_rings(&comms[1], &graph, all, rings);
+    read_news(&n);
+    e5_text(want, sizeof want, "ncclTopoPreset", "refusing to run over");
+    int extra = i == 0 && value != NULL;
+    CHECK(res == ncclInvalidUsage, "Preset through the stand-in returned %d", res);
+    CHECK(n.warns == 1 + extra && has_warn(&n, want), "%d WARNs:\n  got  '%s'\n  want '%s'", n.warns,
+          first_warn(&n, w, sizeof w), want);
+    snprintf(bad, sizeof bad, "NCCOM_RING_ABI_CHECK=%s is not one of enforce, warn, off; enforcing", value ? value : "");
+    CHECK(!extra || has_warn(&n, bad), "the unknown value's WARN: %s", n.text);
+    CHECK(i > 0 || count(n.text, "the ring-stage layout in use (ASSUMED offsets from D3) differs from") == 1,
+          "the check's INFO line: %s", n.text);
+  }
+  int heads[NRANKS] = {-5, -5, -5, -5}, nChannels = -7, nNodes = -7;
+  ncclResult_t res = postset(&comms[1], heads, all, &nChannels, &nNodes);
+  read_news(&n);
+  e5_text(want, sizeof want, "ncclTopoPostset", "refusing to run over");
+  CHECK(res == ncclInvalidUsage, "Postset returned %d", res);
+  CHECK(n.warns == 1 && has_warn(&n, want), "%d WARNs:\n  got  '%s'\n  want '%s'", n.warns,
+        first_warn(&n, w, sizeof w), want);
+  CHECK(memcmp(&before, &comms[1], sizeof before) == 0, "a refused call wrote the communicator");
+  CHECK(frags[1].ringRecv[0] == (int)0xA5A5A5A5, "a refused Preset wrote the fragment");
+  CHECK(heads[0] == -5 && nChannels == -7 && nNodes == -7, "a refused Postset wrote its outputs");
+
+  /* No ncclComm: never refused by the check. */
+  int next[NRANKS] = {1, 2, 3, 0}, ring[NRANKS], dev = -1;
+  res = build_rings(1, ring, 0, NRANKS, NULL, next);
+  CHECK(res == ncclSuccess && ring[3] == 3, "BuildRings returned %d", res);
+  res = get_net_dev(&sys, 1, &graph, 0, &dev);
+  CHECK(res == ncclSuccess && dev == 11, "GetNetDev returned %d, dev %d", res, dev);
+  read_news(&n);
+  CHECK(n.warns == 0, "BuildRings or GetNetDev warned: %s", n.text);
+  if (!failures)
+    printf("selfcheck: over a libnccom.so.2 whose ncclComm moved, Preset and Postset refuse, naming the field; "
+           "BuildRings and GetNetDev run\n");
+  return failures ? 1 : 0;
+}
+
+static int run(const char *lib, const char *profile) {
+  load_standin(lib);
+  start_log(NULL, profile);
+  run_stage();
+  free_rings();
+  struct news n;
+  read_news(&n);
+  CHECK(n.warns == 0, "%s", n.text);
+  FILE *f = fopen(log_path, "r");
+  static char whole[1 << 16];
+  size_t got = f ? fread(whole, 1, sizeof whole - 1, f) : 0;
+  whole[got] = '\0';
+  if (f) fclose(f);
+  char want[1024];
+  snprintf(want, sizeof want, "NCCL INFO ncclTopoPreset: the ring-stage layout in use (ASSUMED offsets from %s) matches %s",
+           profile ? "NCCOM_RING_LAYOUT" : "D3", lib);
+  CHECK(count(whole, want) == 1 && count(whole, "the ring-stage layout in use") == 1, "want one '%s' in:\n%s", want,
+        whole);
+  if (!failures)
+    printf("selfcheck: the stage runs over %s%s\n", lib, profile ? " with its NCCOM_RING_LAYOUT profile" : "");
+  return failures ? 1 : 0;
+}
+
+/* off: no check; warn: one WARN, then the same as off. Either way the
+ * moved layout, read at D3's offsets, gives rank 4 of 4 ranks. */
+static int proceed(const char *lib, const char *mode) {
+  load_standin(lib);
+  start_log(strcmp(mode, "warn") == 0 ? "Warn" : mode, NULL); /* any case */
+  init_cluster();
+  struct news n;
+  char w[2048], want[2048];
+  int rings[2 * NRANKS];
+  ncclResult_t res = init_rings(&comms[1], &graph, all, rings);
+  read_news(&n);
+  CHECK(res == ncclInvalidArgument, "Preset through the stand-in returned %d", res);
+  const char *s5 = "ncclTopoPreset: comm->rank 4 is outside [0, 4)";
+  if (strcmp(mode, "warn") == 0) {
+    e5_text(want, sizeof want, "ncclTopoPreset", "NCCOM_RING_ABI_CHECK=warn: running anyway over");
+    CHECK(n.warns == 2 && strcmp(first_warn(&n, w, sizeof w), want) == 0, "%d WARNs:\n  got  '%s'\n  want '%s'",
+          n.warns, w, want);
+    CHECK(strstr(n.text, s5) > strstr(n.text, "running anyway"), "the call proceeded after the WARN: %s", n.text);
+  } else {
+    CHECK(n.warns == 1 && strcmp(first_warn(&n, w, sizeof w), s5) == 0, "%d WARNs: '%s'", n.warns, w);
+    CHECK(count(n.text, "the ring-stage layout in use") == 0, "off checked something: %s", n.text);
+  }
+  int heads[NRANKS], nChannels = 0, nNodes = 0;
+  res = postset(&comms[1], heads, all, &nChannels, &nNodes);
+  read_news(&n);
+  CHECK(res == ncclInvalidArgument && n.warns == 1 &&
+            strcmp(first_warn(&n, w, sizeof w), "ncclTopoPostset: comm->rank 4 is outside [0, 4)") == 0,
+        "Postset: %d, %d WARNs, '%s'", res, n.warns, w);
+  if (!failures)
+    printf("selfcheck: NCCOM_RING_ABI_CHECK=%s: %s, and the calls proceed (the moved layout read at D3's offsets "
+           "is refused for its rank)\n",
+           mode, strcmp(mode, "warn") == 0 ? "one WARN" : "nothing checked");
+  return failures ? 1 : 0;
+}
+
+static int unverified(const char *lib) {
+  if (lib) load_standin(lib);
+  start_log(NULL, NULL);
+  run_stage();
+  free_rings();
+  run_stage(); /* later calls: no second line */
+  free_rings();
+  FILE *f = fopen(log_path, "r");
+  static char whole[1 << 16];
+  size_t got = f ? fread(whole, 1, sizeof whole - 1, f) : 0;
+  whole[got] = '\0';
+  if (f) fclose(f);
+  char want[1024];
+  if (lib)
+    snprintf(want, sizeof want,
+             "NCCL INFO ncclTopoPreset: the ring-stage layout in use was not verified against libnccom's DWARF: %s has "
+             "no DWARF (.debug_info): it is stripped or was built without -g; build libnccom with -g",
+             lib);
+  else
+    snprintf(want, sizeof want,
+             "NCCL INFO ncclTopoPreset: the ring-stage layout in use was not verified against libnccom's DWARF: no "
+             "libnccom.so.2 is mapped in this process\n");
+  CHECK(count(whole, want) == 1 && count(whole, "the ring-stage layout in use") == 1, "want one '%s' in:\n%s", want,
+        whole);
+  if (!failures) printf("selfcheck: %s: one INFO line, the stage runs\n", lib ? "a libnccom.so.2 without DWARF" : "no libnccom.so.2");
+  return failures ? 1 : 0;
+}
+
+/* ---- bench ---- */
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* VmHWM (peak) or VmRSS of this process, in kB. */
+static long vm_kb(const char *field) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kb = -1;
+  size_t len = strlen(field);
+  while (f && fgets(line, sizeof line, f))
+    if (strncmp(line, field, len) == 0 && line[len] == ':') kb = atol(line + len + 1);
+  if (f) fclose(f);
+  return kb;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static int bench(const char *lib) {
+  load_standin(lib);
+  init_cluster();
+  usleep(300000); /* the Go runtime, started at load, settles */
+  long hwm0 = vm_kb("VmHWM"), rss0 = vm_kb("VmRSS");
+  double t0 = now_ms();
+  ncclResult_t res = preset(&comms[0], &graph, &frags[0]);
+  double first = now_ms() - t0;
+  long hwm1 = vm_kb("VmHWM"), rss1 = vm_kb("VmRSS");
+  CHECK(res == ncclSuccess, "first Preset returned %d", res);
+  enum { N = 2001 };
+  static double t[N];
+  for (int i = 0; i < N; i++) {
+    double s = now_ms();
+    res = preset(&comms[i % NRANKS], &graph, &frags[i % NRANKS]);
+    t[i] = (now_ms() - s) * 1e3;
+    if (res != ncclSuccess) failures++;
+  }
+  qsort(t, N, sizeof t[0], cmp_double);
+  const char *mode = getenv("NCCOM_RING_ABI_CHECK");
+  printf("selfcheck bench (NCCOM_RING_ABI_CHECK=%s): first Preset %.2f ms; then median %.1f us, p90 %.1f us over %d "
+         "calls; VmHWM %ld -> %ld kB (+%ld), VmRSS %ld -> %ld kB after the first call\n",
+         mode ? mode : "enforce", first, t[N / 2], t[N * 9 / 10], N, hwm0, hwm1, hwm1 - hwm0, rss0, rss1);
+  return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  find_library();
+  if (argc >= 3 && argc <= 4 && strcmp(argv[1], "run") == 0) return run(argv[2], argc == 4 ? argv[3] : NULL);
+  if (argc >= 3 && argc <= 4 && strcmp(argv[1], "refuse") == 0) return refuse(argv[2], argc == 4 ? argv[3] : NULL);
+  if (argc == 3 && (strcmp(argv[1], "off") == 0 || strcmp(argv[1], "warn") == 0)) return proceed(argv[2], argv[1]);
+  if (argc >= 2 && argc <= 3 && strcmp(argv[1], "unverified") == 0) return unverified(argc == 3 ? argv[2] : NULL);
+  if (argc == 3 && strcmp(argv[1], "bench") == 0) return bench(argv[2]);
+  fprintf(stderr, "usage: selfcheck-host-{match,moved} refuse LIB [VALUE] | run LIB [PROFILE] | off LIB | warn LIB | "
+                  "unverified [LIB] | bench LIB\n");
+  return 2;
+}
