@@ -86,15 +86,18 @@ test-proofs-header:
 # a DIFFERENCE with a shrunk case), and a library without the symbols must
 # be named as such (exit 2).
 test-proofs-conformance: $(BUILD)/conformance $(LIB) $(PROOFS_STANDIN)
+	@echo "== negative controls: the harness must find the stand-in's wrong answers, and refuse unusable libraries"
 	@out=$$($(BUILD)/conformance --candidate $(LIB) --reference $(PROOFS_STANDIN) --real --count 50 --seed 1); rc=$$?; \
-	  echo "$$out" | tail -4; \
 	  test $$rc -eq 1 && echo "$$out" | grep -q '^conformance: DIFFERENCE' && \
-	  echo "$$out" | grep -q 'smallest reproducing case' || { echo "expected a difference against the stand-in"; exit 1; }
+	  echo "$$out" | grep -q 'smallest reproducing case' || { echo "$$out" | tail -4; echo "expected a difference against the stand-in"; exit 1; }; \
+	  echo "ok (expected): against the wrong stand-in the harness exits 1 with a DIFFERENCE and a shrunk case"
 	@out=$$($(BUILD)/conformance --candidate $(LIB) --reference $(BUILD)/libnccom-standin-missing.so 2>&1); rc=$$?; \
-	  echo "$$out" | tail -1; test $$rc -eq 2 || { echo "expected a load error"; exit 1; }
+	  test $$rc -eq 2 || { echo "$$out" | tail -1; echo "expected a load error"; exit 1; }; \
+	  echo "ok (expected): a library that cannot be loaded exits 2"
 	@out=$$($(BUILD)/conformance --candidate $(LIB) --reference $(PROOFS_NOSYM) 2>&1); rc=$$?; \
-	  echo "$$out" | head -2; test $$rc -eq 2 && echo "$$out" | grep -q 'does not export ncclTopoPreset' || \
-	  { echo "expected a missing-symbol report"; exit 1; }
+	  test $$rc -eq 2 && echo "$$out" | grep -q 'does not export ncclTopoPreset' || \
+	  { echo "$$out"; echo "expected a missing-symbol report"; exit 1; }; \
+	  echo "ok (expected): a library without the four functions exits 2, naming the missing symbol"
 
 # A library that exports none of the four names.
 PROOFS_NOSYM = $(BUILD)/libnosymbols.so

@@ -105,7 +105,7 @@ func abiCheckModeFromEnv(rank int32) abiCheckMode {
 }
 
 // runABICheck finds the libnccom.so.2 mapped in the process and compares
-// its layout with the one in use, printing one INFO line (INIT) on what it
+// its layout with the one in use, printing one INFO line (ENV) on what it
 // found. The memory it read (the library's DWARF) is handed back to the
 // system before the call goes on: the check runs once, inside a job.
 func runABICheck(fn string, rank int32) (v abiVerdict) {
@@ -135,7 +135,7 @@ func runABICheck(fn string, rank int32) (v abiVerdict) {
 		notVerified(fn, rank, sc.Why)
 		return v
 	}
-	info(C.NCCOMRING_SUBSYS_INIT, rank, fmt.Sprintf("%s: %s, in %.1f ms", fn, sc.Verified(), time.Since(start).Seconds()*1e3))
+	info(C.NCCOMRING_SUBSYS_ENV, rank, fmt.Sprintf("%s: %s, in %.1f ms", fn, sc.Verified(), time.Since(start).Seconds()*1e3))
 	for kind := range v.refusal {
 		v.refusal[kind] = sc.Refusal(touches[kind])
 	}
@@ -143,7 +143,7 @@ func runABICheck(fn string, rank int32) (v abiVerdict) {
 }
 
 func notVerified(fn string, rank int32, why string) {
-	info(C.NCCOMRING_SUBSYS_INIT, rank, fmt.Sprintf("%s: the ring-stage layout in use was not verified against libnccom's DWARF: %s", fn, why))
+	info(C.NCCOMRING_SUBSYS_ENV, rank, fmt.Sprintf("%s: the ring-stage layout in use was not verified against libnccom's DWARF: %s", fn, why))
 }
 
 // loadedObjects lists the paths of the objects mapped in the process

@@ -536,8 +536,8 @@ int main(int argc, char **argv) {
   setenv("NCCL_DEBUG_FILE", path, 1);
   unsetenv("NCCOM_RING_PLATFORM");
   unsetenv("NCCOM_RING_POD_ORDER");
-  /* The library opens the file (mode "w") at its first call; this reader
-   * follows it from offset 0. */
+  /* The library opens the file for appending at its first call (README,
+   * "Where the log lines go"); this reader follows it from offset 0. */
   logFile = fopen(path, "r");
   if (logFile == NULL) return 2;
 
