@@ -162,7 +162,7 @@ static void start_log(const char *abiCheck, const char *profile) {
   close(fd);
   atexit(remove_log);
   setenv("NCCL_DEBUG", "INFO", 1);
-  setenv("NCCL_DEBUG_SUBSYS", "INIT", 1);
+  setenv("NCCL_DEBUG_SUBSYS", "INIT,ENV", 1);
   setenv("NCCL_DEBUG_FILE", log_path, 1);
   if (abiCheck) setenv("NCCOM_RING_ABI_CHECK", abiCheck, 1);
   if (profile) setenv("NCCOM_RING_LAYOUT", profile, 1);
