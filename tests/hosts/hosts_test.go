@@ -307,3 +307,41 @@ func TestVersionLineSaysWhoServesTheRingStage(t *testing.T) {
 	r = ringstage(t, nil, "--version")
 	assert.Equal(t, "ringstage "+version.Library+" (libnccomring "+version.Library+")\n", r.stdout)
 }
+
+// ringstageStderr runs build/ringstage with no logging variables set, as a
+// user would first try it, and returns its stderr and exit status.
+func ringstageStderr(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(buildDir(t), "ringstage"), args...)
+	cmd.Env = cleanEnv()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	code := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return stderr.String(), code
+}
+
+// Issue 11: a missing file and a malformed one are different mistakes, and
+// a failing call is reported with the library's own WARN, not with a hint
+// to rerun under NCCL_DEBUG.
+func TestRingstageSaysWhatIsWrong(t *testing.T) {
+	out, code := ringstageStderr(t, "--graph", "/nonexistent/graph.xml")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "ringstage: /nonexistent/graph.xml: cannot be read: No such file or directory\n", out)
+
+	truncated := filepath.Join(t.TempDir(), "truncated.xml")
+	require.NoError(t, os.WriteFile(truncated, []byte(`<graphs version="1"><graph id="0" pattern="4"`), 0o644))
+	out, code = ringstageStderr(t, "--graph", truncated)
+	assert.Equal(t, 1, code)
+	assert.Regexp(t, `^ringstage: .*truncated\.xml:1:\d+: not well-formed XML: `, out)
+
+	out, code = ringstageStderr(t, "--graph", repoFile("testdata", "faults", "nchannels0_graph.xml"), "--nodes", "2", "--quiet")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "ringstage: ncclTopoPreset on rank 0 returned 4\n"+
+		"ringstage: the library's WARN: ncclTopoPreset: graph->nChannels 0 is outside [1, 32]\n", out)
+}

@@ -60,9 +60,26 @@ struct cluster *cluster_from_graph_file(const char *path, int nNodes, char *err,
   int nicIn[MAXCHANNELS], nicOut[MAXCHANNELS];
   int nChannelsAttr = 0, nChannels = 0;
 
+  /* A missing or unreadable file, and a malformed one, are different
+   * mistakes: say which, with libxml2's line and column for the latter. */
+  FILE *probe = fopen(path, "r");
+  if (probe == NULL) {
+    snprintf(err, errlen, "%s: cannot be read: %s", path, strerror(errno));
+    return NULL;
+  }
+  fclose(probe);
+  xmlResetLastError();
   xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
   if (doc == NULL) {
-    snprintf(err, errlen, "%s: not a readable XML file", path);
+    const xmlError *e = xmlGetLastError();
+    if (e != NULL && e->message != NULL) {
+      char msg[256];
+      snprintf(msg, sizeof msg, "%s", e->message);
+      msg[strcspn(msg, "\n")] = '\0';
+      snprintf(err, errlen, "%s:%d:%d: not well-formed XML: %s", path, e->line, e->int2, msg);
+    } else {
+      snprintf(err, errlen, "%s: not well-formed XML", path);
+    }
     return NULL;
   }
   xmlNode *root = xmlDocGetRootElement(doc);

@@ -19,10 +19,14 @@
  * 0 when every call succeeded and every invariant held, 1 otherwise, 2 on a
  * usage error.
  */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* mkstemp, setenv, unlink under -std=c11 */
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "../common/cluster.h"
 
@@ -39,8 +43,36 @@ static void usage(FILE *f) {
         "  --json        print every rank's wiring as JSON\n"
         "  --dot         print the rings as a Graphviz digraph\n"
         "  --quiet       print only the summary\n"
-        "  --version     print this host's and the loaded library's version\n",
+        "  --version     print this host's and the loaded library's version\n"
+        "\n"
+        "environment (read by the library; README, Environment):\n"
+        "  NCCL_DEBUG=VERSION|WARN|INFO|TRACE, NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE   logging\n"
+        "  NCCOM_RING_PLATFORM=generic|trn3-switchv1   the platform when no host hook says\n"
+        "  NCCOM_RING_POD_ORDER=node                   stitch --pod clusters in node order\n"
+        "  NCCOM_RING_LAYOUT=FILE                      ASSUMED ncclComm offsets (nccom-abi profile)\n"
+        "  NCCOM_RING_ABI_CHECK=enforce|warn|off       the layout self-check against libnccom\n"
+        "Without NCCL_DEBUG and NCCL_DEBUG_FILE, ringstage collects the library's WARN lines itself\n"
+        "and prints the one of a failing call.\n"
+        "\n"
+        "exit status: 0 every call succeeded and every invariant held; 1 a call failed or an\n"
+        "invariant was broken (printed); 2 a usage error or a cluster too large to simulate\n",
         f);
+}
+
+/* The file ringstage collects the library's WARN lines in when the user
+ * asked for no logging; removed at exit. */
+static char warnPath[] = "/tmp/ringstage-warn-XXXXXX";
+static void remove_warn_file(void) { unlink(warnPath); }
+
+/* Prints the text of the last WARN line the library wrote to path. */
+static void print_last_warn(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return;
+  char line[8192], last[8192] = "";
+  while (fgets(line, sizeof line, f))
+    if (strstr(line, " NCCL WARN ")) snprintf(last, sizeof last, "%s", strstr(line, " NCCL WARN ") + 11);
+  fclose(f);
+  if (last[0]) fprintf(stderr, "ringstage: the library's WARN: %s%s", last, strchr(last, '\n') ? "" : "\n");
 }
 
 /* Ranks the host simulates at most: every rank keeps nRanks ints per channel
@@ -184,6 +216,22 @@ int main(int argc, char **argv) {
     return 2;
   }
 
+  /* With no logging asked for, collect the library's WARN lines in a file of
+   * our own (the library reads NCCL_DEBUG at its first call), so that a
+   * failing call can be reported with its reason rather than a pointer to
+   * NCCL_DEBUG. */
+  int collectWarns = getenv("NCCL_DEBUG") == NULL && getenv("NCCL_DEBUG_FILE") == NULL;
+  if (collectWarns) {
+    int fd = mkstemp(warnPath);
+    collectWarns = fd >= 0;
+    if (collectWarns) {
+      close(fd);
+      atexit(remove_warn_file);
+      setenv("NCCL_DEBUG", "WARN", 1);
+      setenv("NCCL_DEBUG_FILE", warnPath, 1);
+    }
+  }
+
   char err[512] = "";
   struct cluster *cl = graphFile ? cluster_from_graph_file(graphFile, nodes, err, sizeof err)
                                  : cluster_default(nodes);
@@ -207,7 +255,11 @@ int main(int argc, char **argv) {
   struct stage st;
   int status = 0;
   if (stage_run(&linked_ring_api, cl, &st) != 0) {
+    /* With the WARN at hand, the failure line need not point to NCCL_DEBUG. */
+    char *hint = collectWarns ? strstr(st.failure, " (run with NCCL_DEBUG") : NULL;
+    if (hint) *hint = '\0';
     fprintf(stderr, "ringstage: %s\n", st.failure);
+    if (collectWarns) print_last_warn(warnPath);
     status = 1;
   } else {
     int violations = stage_check(cl, &st);
