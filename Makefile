@@ -1,6 +1,9 @@
 # libnccomring: `make` builds the library and the hosts, `make demo` runs the
 # ring stage on the embedded default cluster, `make test` runs every test.
 
+# Go on PATH, else where these machines keep it (the set-up step says so
+# when it is in neither place).
+export PATH := $(PATH):/usr/local/go/bin
 GO      ?= go
 CC      ?= gcc
 CXX     ?= g++
@@ -93,8 +96,8 @@ conformance: $(BUILD)/conformance $(LIB) $(if $(filter $(abspath $(REFLIB)),$(ab
 CROSS_RANK_COUNT ?= 5000
 
 test-conformance: $(BUILD)/conformance $(LIB) $(REFLIB)
-	$(BUILD)/conformance --candidate $(LIB) --reference $(REFLIB) --count $(CONFORMANCE_COUNT)
-	$(BUILD)/conformance --cross-rank --candidate $(LIB) --reference $(REFLIB) --count $(CROSS_RANK_COUNT)
+	$(BUILD)/conformance --candidate $(LIB) --reference $(REFLIB) --count $(CONFORMANCE_COUNT) --json $(BUILD)/conformance.json
+	$(BUILD)/conformance --cross-rank --candidate $(LIB) --reference $(REFLIB) --count $(CROSS_RANK_COUNT) --json $(BUILD)/cross-rank.json
 
 # Issue 10: the harness's run limits. A stand-in that hangs (sleeps, or
 # spins with signals blocked) in a call or while loading ends the run with
@@ -347,11 +350,29 @@ bench-abi-check: $(SELFCHECK)/big/libnccom.so.2 $(SELFCHECK)/host-match $(LIB)
 	  $(SELFCHECK_RUN) NCCOM_RING_ABI_CHECK=off $(SELFCHECK)/host-match bench $(CURDIR)/$(SELFCHECK)/big/libnccom.so.2; \
 	done
 
-demo: $(BUILD)/ringstage
+# The two commands do their own set-up first (mk/setup.sh: installs what is
+# missing with apt-get where it can, else names the line to run), then the
+# rest runs in a make of its own, which sees what the set-up installed.
+demo:
+	@sh mk/setup.sh demo
+	@$(MAKE) --no-print-directory $(BUILD)/ringstage
 	$(BUILD)/ringstage
 
-test: test-go test-header test-c test-graphs test-boundary test-preload test-glibc test-abi-tool test-layout-profile test-abi-check test-conformance-timeout test-hostile test-sanitizers test-fuzz test-bench test-conformance test-proofs test-cmake
-	@echo "make test: all passed"
+TEST_STEPS := test-go test-header test-c test-example test-graphs test-boundary test-preload test-glibc test-abi-tool \
+  test-layout-profile test-abi-check test-conformance-timeout test-hostile test-sanitizers test-fuzz test-bench \
+  test-conformance test-proofs test-cmake test-install
+
+# Every step under a header with the time elapsed, then one summary line.
+test:
+	@sh mk/setup.sh test
+	@start=$$(date +%s); n=0; \
+	  for step in $(TEST_STEPS); do \
+	    t=$$(( $$(date +%s) - start )); printf '\n== make test: %s  [%dm%02ds]\n' "$$step" $$((t / 60)) $$((t % 60)); \
+	    $(MAKE) --no-print-directory $$step || { t=$$(( $$(date +%s) - start )); \
+	      echo "make test: FAILED at $$step after $$((t / 60))m$$((t % 60))s ($$n of $(words $(TEST_STEPS)) steps passed)"; exit 1; }; \
+	    n=$$((n + 1)); \
+	  done; \
+	  t=$$(( $$(date +%s) - start )); echo "make test: all passed ($$n steps in $$((t / 60))m$$((t % 60))s)"
 
 test-go: all $(REFLIB)
 	@unformatted=$$(gofmt -l abi layout ring kanga netdev cmd tests 2>/dev/null); \
@@ -369,6 +390,15 @@ test-c: $(BUILD)/expected $(BUILD)/ringstage $(BUILD)/faults $(BUILD)/verdict
 	$(BUILD)/verdict
 	$(BUILD)/ringstage --quiet
 
+# Issue 11: examples/ring_host.c, the tutorial host of the README's "Using it
+# from C": 2 nodes x 4 ranks through Preset, an in-memory AllGather, Postset
+# and GetNetDev, checked against the rings they must give.
+.PHONY: test-example
+$(BUILD)/ring-host: examples/ring_host.c include/nccom_ring.h $(LIB) $(BUILD)/$(SONAME)
+	$(CC) $(CSTD) $(INCLUDES) -o $@ examples/ring_host.c $(LINK_LIB)
+test-example: $(BUILD)/ring-host
+	$(BUILD)/ring-host
+
 GRAPHS := $(wildcard testdata/graphs/*.xml)
 test-graphs: $(BUILD)/ringstage
 	@set -e; for g in $(GRAPHS); do for n in 1 2 4; do \
@@ -379,7 +409,7 @@ test-graphs: $(BUILD)/ringstage
 test-cmake:
 	cmake -S . -B $(BUILD)/cmake -DCMAKE_BUILD_TYPE=Release > $(BUILD)/cmake.log
 	cmake --build $(BUILD)/cmake >> $(BUILD)/cmake.log
-	ctest --test-dir $(BUILD)/cmake --output-on-failure
+	ctest --test-dir $(BUILD)/cmake --output-on-failure --output-junit $(CURDIR)/$(BUILD)/ctest-junit.xml
 
 clean:
 	rm -rf $(BUILD)
@@ -387,3 +417,5 @@ clean:
 # Issue 3's proofs: LD_PRELOAD over a stand-in libnccom, dlopen beside the
 # reference model, C++ hosts (needs the variables above).
 include mk/proofs.mk
+# make install / uninstall (PREFIX, DESTDIR) and test-install (issue 11).
+include mk/install.mk

@@ -17,6 +17,15 @@
  * offsets with opaque padding between. Hosts allocate them zeroed
  * (calloc(1, sizeof(struct ncclComm))).
  *
+ * Who touches what: every field below is marked R (the library reads it),
+ * W (it writes it), RW, or "-" (neither: never read, never written; it may
+ * hold anything). Units are ranks (global, 0..nRanks-1) unless a comment
+ * says NIC or count. The host allocates and owns every struct and buffer;
+ * the only memory the library allocates is the userRanks buffers Postset
+ * mallocs, which the host then owns and frees with free() (D12). What the
+ * library checks is listed with each function (docs/errors.md has every
+ * check); what it cannot check is the caller's promise, marked PROMISE.
+ *
  * Compiles cleanly as C11 and as C++17 with -Wall -Wextra -Werror.
  *
  * C++ hosts: by default the four functions are declared extern "C". A C++
@@ -67,56 +76,81 @@ typedef enum {
  * mallocs it when NULL and the host frees it (D12). devUserRanks belongs to the
  * device runtime and is never touched. */
 struct ncclRing {
-  int prev;           /* +0 */
-  int next;           /* +4 */
-  int *userRanks;     /* +8 */
-  int *devUserRanks;  /* +16 */
+  int prev;           /* +0  W: Preset (local predecessor or -1), then Postset (stitched); never read */
+  int next;           /* +4  W: Preset (local successor or -1), then Postset (stitched); never read */
+  int *userRanks;     /* +8  RW: Postset reads the pointer; NULL: it mallocs nRanks ints and stores
+                       *     the pointer (host-owned from then on, free() it); non-NULL: PROMISE room
+                       *     for nRanks ints, filled in place. Preset keeps each channel's pointer. */
+  int *devUserRanks;  /* +16 -: device runtime's; Preset's channel copy keeps each channel's own */
 };
 
 /* 512 bytes (confirmed); only the ring at +0 is the ring stage's. */
 struct ncclChannel {
   struct ncclRing ring;      /* +0 */
-  char opaque[512 - 24];     /* runtime state, copied verbatim by Preset's doubling (D6) */
+  char opaque[512 - 24];     /* runtime state: W only by Preset's doubling, which copies channel
+                              * c - n verbatim into channel c for n <= c < min(2n, 32) (D6);
+                              * never read; Postset does not touch it */
 };
 
-/* One rank's ring fragment, 960 bytes (confirmed), exchanged by AllGather. */
+/* One rank's ring fragment, 960 bytes (confirmed), exchanged by AllGather.
+ * The host allocates it (one per rank in the AllGather buffer; it need not
+ * be zeroed). Preset W this rank's; Postset R every rank's, never W.
+ * The four ring arrays are written whole by Preset: entries c < n =
+ * graph->nChannels hold ranks, entries n <= c < 32 hold -1 (D23: a
+ * fragment's channel count is its number of leading ringRecv >= 0). */
 struct ncclTopoRanks {
-  int ringRecv[MAXCHANNELS];       /* +0   channel head (enters the node from the network) */
-  int ringSend[MAXCHANNELS];       /* +128 channel tail (leaves the node to the network) */
-  int ringPrev[MAXCHANNELS];       /* +256 local predecessor, -1 at the head */
-  int ringNext[MAXCHANNELS];       /* +384 local successor, -1 at the tail */
-  int treeToParent[MAXCHANNELS];   /* +512 dead tree region, never written */
-  int treeToChild0[MAXCHANNELS];   /* +640 dead */
-  int treeToChild1[MAXCHANNELS];   /* +768 dead */
-  int JbogKangaringPath[MAX_KANGA_PATHS][4]; /* +896 fork-added (D7) */
+  int ringRecv[MAXCHANNELS];       /* +0   W/R channel head (enters the node from the network) */
+  int ringSend[MAXCHANNELS];       /* +128 W/R channel tail (leaves the node to the network) */
+  int ringPrev[MAXCHANNELS];       /* +256 W/R local predecessor, -1 at the head */
+  int ringNext[MAXCHANNELS];       /* +384 W/R local successor, -1 at the tail */
+  int treeToParent[MAXCHANNELS];   /* +512 -: dead tree region, never read or written */
+  int treeToChild0[MAXCHANNELS];   /* +640 -: dead */
+  int treeToChild1[MAXCHANNELS];   /* +768 -: dead */
+  int JbogKangaringPath[MAX_KANGA_PATHS][4]; /* +896 fork-added (D7): only on TRN3-SwitchV1 (D14),
+                                    * Preset W rows k < comm->nKangaRingChannels and Postset R
+                                    * them (D13); elsewhere, and the other rows, neither */
 };
 
-/* The searched ring graph, 33080 bytes (confirmed). intra is indexed
- * [c * localRanks + i] and holds global ranks; inter[2c] is the NIC a channel
- * enters on, inter[2c+1] the NIC it leaves on. */
+/* The searched ring graph, 33080 bytes (confirmed), one per node, host-owned.
+ * intra is indexed [c * localRanks + i] and holds global ranks; inter[2c] is
+ * the NIC a channel enters on, inter[2c+1] the NIC it leaves on.
+ * Only nChannels, intra and inter are read (by Preset and GetNetDev);
+ * nothing in the graph is ever written. The other fields are not read: the
+ * fork builds rings only (spec §1), so a graph whose pattern is not 4
+ * (e.g. 3, a tree) is wired as a ring without a word, and minChannels and
+ * maxChannels do not bound anything (nChannels is the count; the cap is 32). */
 struct ncclTopoGraph {
-  int id;                 /* +0 */
-  int pattern;            /* +4  NCCL_TOPO_PATTERN_RING */
-  int crossNic;           /* +8 */
-  int collNet;            /* +12 */
-  int minChannels;        /* +16 */
-  int maxChannels;        /* +20 */
-  int nChannels;          /* +24 */
-  float speedIntra;       /* +28 */
-  float speedInter;       /* +32 */
-  int typeIntra;          /* +36 */
-  int typeInter;          /* +40 */
-  int sameChannels;       /* +44 */
-  int nHops;              /* +48 */
-  int intra[NCCOM_RING_MAX_INTRA]; /* +52 */
-  int inter[NCCOM_RING_MAX_INTER]; /* +32820 */
-  int crossracktorack;    /* +33076 fork-added; carried, not interpreted (D13) */
+  int id;                 /* +0  - */
+  int pattern;            /* +4  - (NCCL_TOPO_PATTERN_RING expected, not checked: PROMISE) */
+  int crossNic;           /* +8  - */
+  int collNet;            /* +12 - */
+  int minChannels;        /* +16 - */
+  int maxChannels;        /* +20 - */
+  int nChannels;          /* +24 R channel count n: Preset needs 1..32 and n * localRanks <= 8192
+                           *     (D4); GetNetDev takes channelId % n */
+  float speedIntra;       /* +28 - */
+  float speedInter;       /* +32 - */
+  int typeIntra;          /* +36 - */
+  int typeInter;          /* +40 - */
+  int sameChannels;       /* +44 - */
+  int nHops;              /* +48 - */
+  int intra[NCCOM_RING_MAX_INTRA]; /* +52 R global ranks: Preset reads [c * localRanks, +localRanks)
+                           *     for c < n (each slice distinct ranks holding comm->rank, P3);
+                           *     GetNetDev reads intra[c * nodes[0].count] (the head) */
+  int inter[NCCOM_RING_MAX_INTER]; /* +32820 R NIC ids: GetNetDev only, inter[2c] and inter[2c+1];
+                           *     returned as they are, never range-checked */
+  int crossracktorack;    /* +33076 - fork-added; carried, not interpreted (D13) */
 };
 
 /* Prefix view of ncclTopoSystem: only nodes[0].count (the number of
- * NeuronCores/GPUs of this node) is read, by ncclTopoGetNetDev (D2, D18). */
+ * NeuronCores/GPUs of this node) is read, by ncclTopoGetNetDev (D2, D18);
+ * nothing is written. PROMISE: count equals the calling rank's node's
+ * comm->localRanks, the stride of graph->intra. GetNetDev checks only
+ * 1 <= count <= 256: with count 4 on a node of 2 local ranks, channel 1's
+ * head is read from intra[4] (channel 2's slot) and channel 1 silently gets
+ * the wrong NIC. */
 struct ncclTopoNodeSet {
-  int count;              /* +0 */
+  int count;              /* +0 R local ranks (NeuronCores) of this node */
 };
 struct ncclTopoSystem {
   struct ncclTopoNodeSet nodes[1]; /* nodes[0].count at +0 */
@@ -125,26 +159,46 @@ struct ncclTopoSystem {
 /* Opaque to the ring stage. */
 struct ncclPeerInfo;
 
-/* Prefix view of ncclComm (D2, D3), at least 19212 bytes. */
+/* Prefix view of ncclComm (D2, D3), at least 19212 bytes, one per rank,
+ * allocated zeroed and owned by the host. The host sets rank, nRanks and
+ * localRanks (and, when it uses them, nKangaRingChannels, kangaRing and
+ * enablePod) before Preset. With a layout profile (NCCOM_RING_LAYOUT) the
+ * ASSUMED fields are read and written at the profile's offsets instead. */
 struct ncclComm {
-  struct ncclChannel channels[MAXCHANNELS]; /* +0      confirmed */
-  int nKangaRingChannels;                   /* +16384  confirmed, 0..4 */
-  int kangaRing[MAX_KANGA_PATHS][NCCOM_RING_KANGA_WIDTH]; /* +16388 confirmed */
-  int nMlaInCycle;                          /* +17412  confirmed, not used */
-  char pad0[17544 - 17416];
-  struct ncclPeerInfo *peerInfo;            /* +17544  confirmed, not used */
-  struct ncclTopoSystem *topo;              /* +17552  ASSUMED (D3) */
-  char pad1[17616 - 17560];
-  int rank;                                 /* +17616  ASSUMED (D3) */
-  int nRanks;                               /* +17620  ASSUMED (D3) */
-  char pad2[17640 - 17624];
-  int node;                                 /* +17640  ASSUMED (D3), written by Postset */
-  int nNodes;                               /* +17644  ASSUMED (D3), written by Postset */
-  int localRanks;                           /* +17648  confirmed */
-  char pad3[17704 - 17652];
-  int nChannels;                            /* +17704  ASSUMED (D3), written by Preset and Postset */
-  char pad4[19208 - 17708];
-  int enablePod;                            /* +19208  confirmed */
+  struct ncclChannel channels[MAXCHANNELS]; /* +0      confirmed. Preset W channels[c].ring.prev/next
+                                             * for c < n and copies [n, min(2n,32)) (D6); Postset
+                                             * R ring.userRanks and W ring.prev/next/userRanks for
+                                             * every c < its final count; later channels untouched */
+  int nKangaRingChannels;                   /* +16384  confirmed, R by Preset and Postset: 0..4,
+                                             * checked on every platform (P2); never W */
+  int kangaRing[MAX_KANGA_PATHS][NCCOM_RING_KANGA_WIDTH]; /* +16388 confirmed, TRN3-SwitchV1 only:
+                                             * Preset R [k][0..3], Postset W [k][0 .. 4*min(16,
+                                             * nRanks)) for k < nKangaRingChannels (D7, D13) */
+  int nMlaInCycle;                          /* +17412  confirmed, -: not used */
+  char pad0[17544 - 17416];                 /* -: libnccom's, never touched */
+  struct ncclPeerInfo *peerInfo;            /* +17544  confirmed, -: not used */
+  struct ncclTopoSystem *topo;              /* +17552  ASSUMED (D3), -: not read (GetNetDev takes
+                                             * the system as an argument); no need to set it */
+  char pad1[17616 - 17560];                 /* -: never touched */
+  int rank;                                 /* +17616  ASSUMED (D3), R by Preset and Postset:
+                                             * this rank, 0 <= rank < nRanks; never W */
+  int nRanks;                               /* +17620  ASSUMED (D3), R by Preset and Postset: ranks
+                                             * in the job, the length of allTopoRanks, nodesFirstRank
+                                             * and every userRanks; never W */
+  char pad2[17640 - 17624];                 /* -: never touched */
+  int node;                                 /* +17640  ASSUMED (D3), W by Postset (this rank's node,
+                                             * numbered by first appearance, D8); never R */
+  int nNodes;                               /* +17644  ASSUMED (D3), W by Postset; never R */
+  int localRanks;                           /* +17648  confirmed, R by Preset only: this node's
+                                             * ranks, 1..256, the stride of graph->intra; never W.
+                                             * Postset does not need it (nodes may differ, P6) */
+  char pad3[17704 - 17652];                 /* -: never touched */
+  int nChannels;                            /* +17704  ASSUMED (D3), W by Preset (= graph->nChannels,
+                                             * D4), R then W by Postset (the doubled count, D10) */
+  char pad4[19208 - 17708];                 /* -: never touched */
+  int enablePod;                            /* +19208  confirmed, R by Postset only: nonzero with
+                                             * more than one node is refused unless
+                                             * NCCOM_RING_POD_ORDER=node (D15); never W */
 };
 
 #if defined(__cplusplus) && defined(NCCOM_RING_CXX_LINKAGE)
@@ -158,7 +212,9 @@ struct ncclComm {
  * copies channels [n, min(2n,32)) from [0, ...) keeping each destination's
  * userRanks/devUserRanks pointers, sets comm->nChannels = n and, on
  * TRN3-SwitchV1 with comm->nKangaRingChannels > 0, JbogKangaringPath[k].
- * No other byte of topoRanks is written.
+ * No other byte of topoRanks is written. Reads comm->rank, nRanks, localRanks,
+ * nKangaRingChannels (and kangaRing on SwitchV1), graph->nChannels and intra;
+ * no other graph field (pattern is not checked: spec §1, rings only).
  * Errors: ncclInvalidArgument for NULL or out-of-range input (docs/errors.md),
  * ncclInvalidUsage for an unknown NCCOM_RING_PLATFORM. Nothing is written on error.
  */
@@ -169,7 +225,7 @@ ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGraph *graph,
  * ncclTopoPostset - spec §3-§4; D8-D15.
  * allTopoRanks holds comm->nRanks fragment pointers (the AllGather result);
  * nodesFirstRank has room for comm->nRanks ints and receives each node's
- * channel-0 head rank. Stitches the rings, doubles the channels (cap 32),
+ * channel-0 head rank in [0, *nNodes) (the rest is untouched). Stitches the rings, doubles the channels (cap 32),
  * writes this rank's prev/next and userRanks for every channel (mallocs a NULL
  * userRanks), comm->nChannels/nNodes/node, *nChannels, *nNodes and, on
  * TRN3-SwitchV1, comm->kangaRing. All-or-nothing (D11): on error nothing is
@@ -197,6 +253,9 @@ ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nranks,
  * ncclTopoGetNetDev - spec §5 (byte-exact); D18-D19.
  * *dev = graph->inter[2c + (graph->intra[c * count] != rank)] with
  * c = channelId % graph->nChannels and count = sys->nodes[0].count.
+ * count must be the calling rank's node's localRanks (the caller's promise,
+ * see struct ncclTopoNodeSet): another value in [1, 256] is not an error but
+ * gives the wrong NIC. sys and graph are only read.
  * graph == NULL defers to the host's own ncclTopoGetLocalNet when it has one.
  * Errors: ncclInvalidArgument for NULL, nChannels <= 0, channelId < 0, count
  * outside [1, 256], or an index past intra[8192]/inter[64]; ncclInternalError

@@ -53,48 +53,48 @@ target_link_options(nccomring_standin_symbolic PRIVATE -Wl,-Bsymbolic)
 
 # Linked against the stand-in only (not nccomring_cluster: that one links
 # libnccomring).
-add_executable(standin_host ${_proofs}/standin/standin_host.c ${_proofs_common})
-set_target_properties(standin_host PROPERTIES OUTPUT_NAME standin-host)
-target_include_directories(standin_host PRIVATE ${NCCOMRING_PROOFS_ROOT}/include ${_proofs}/common)
-target_compile_options(standin_host PRIVATE ${_proofs_warnings})
-target_link_libraries(standin_host PRIVATE nccomring_standin LibXml2::LibXml2 ${CMAKE_DL_LIBS})
-add_dependencies(standin_host nccomring_ref nccomring_standin_symbolic)
+add_executable(nccomring_standin_host ${_proofs}/standin/standin_host.c ${_proofs_common})
+set_target_properties(nccomring_standin_host PROPERTIES OUTPUT_NAME standin-host)
+target_include_directories(nccomring_standin_host PRIVATE ${NCCOMRING_PROOFS_ROOT}/include ${_proofs}/common)
+target_compile_options(nccomring_standin_host PRIVATE ${_proofs_warnings})
+target_link_libraries(nccomring_standin_host PRIVATE nccomring_standin LibXml2::LibXml2 ${CMAKE_DL_LIBS})
+add_dependencies(nccomring_standin_host nccomring_ref nccomring_standin_symbolic)
 
 # Linked against libnccomring alone.
-add_executable(no_local_net ${_proofs}/standin/no_local_net.c)
-set_target_properties(no_local_net PROPERTIES OUTPUT_NAME no-local-net)
-target_compile_options(no_local_net PRIVATE ${_proofs_warnings})
-target_link_libraries(no_local_net PRIVATE nccomring::nccomring)
+add_executable(nccomring_no_local_net ${_proofs}/standin/no_local_net.c)
+set_target_properties(nccomring_no_local_net PROPERTIES OUTPUT_NAME no-local-net)
+target_compile_options(nccomring_no_local_net PRIVATE ${_proofs_warnings})
+target_link_libraries(nccomring_no_local_net PRIVATE nccomring::nccomring)
 
 add_test(NAME proofs_ld_preload
          COMMAND ${NCCOMRING_SH} ${_proofs}/standin/check.sh
-                 $<TARGET_FILE:nccomring_standin> $<TARGET_FILE:standin_host>
-                 $<TARGET_FILE:no_local_net> $<TARGET_FILE:nccomring::nccomring>
+                 $<TARGET_FILE:nccomring_standin> $<TARGET_FILE:nccomring_standin_host>
+                 $<TARGET_FILE:nccomring_no_local_net> $<TARGET_FILE:nccomring::nccomring>
                  $<TARGET_FILE:nccomring_ref>
                  $<TARGET_FILE_DIR:nccomring_standin_symbolic>)
 
 # ---- dlopen proof (tests/c/dlopen) ----
 
-add_executable(dlopen_host ${_proofs}/dlopen/dlopen_host.c ${_proofs_common})
-set_target_properties(dlopen_host PROPERTIES OUTPUT_NAME dlopen-host)
-target_include_directories(dlopen_host PRIVATE ${NCCOMRING_PROOFS_ROOT}/include ${_proofs}/common)
-target_compile_options(dlopen_host PRIVATE ${_proofs_warnings})
-target_link_libraries(dlopen_host PRIVATE nccomring_ref LibXml2::LibXml2 ${CMAKE_DL_LIBS})
-add_dependencies(dlopen_host nccomring::nccomring) # dlopen'ed at run time, not linked
+add_executable(nccomring_dlopen_host ${_proofs}/dlopen/dlopen_host.c ${_proofs_common})
+set_target_properties(nccomring_dlopen_host PROPERTIES OUTPUT_NAME dlopen-host)
+target_include_directories(nccomring_dlopen_host PRIVATE ${NCCOMRING_PROOFS_ROOT}/include ${_proofs}/common)
+target_compile_options(nccomring_dlopen_host PRIVATE ${_proofs_warnings})
+target_link_libraries(nccomring_dlopen_host PRIVATE nccomring_ref LibXml2::LibXml2 ${CMAKE_DL_LIBS})
+add_dependencies(nccomring_dlopen_host nccomring::nccomring) # dlopen'ed at run time, not linked
 add_test(NAME proofs_dlopen
-         COMMAND dlopen_host $<TARGET_FILE:nccomring::nccomring>)
+         COMMAND nccomring_dlopen_host $<TARGET_FILE:nccomring::nccomring>)
 
 # ---- C++ hosts (tests/c/cxx) ----
 
-add_executable(cxx_host ${_proofs}/cxx/cxx_host.cpp)
-set_target_properties(cxx_host PROPERTIES OUTPUT_NAME cxx-host CXX_STANDARD 17
+add_executable(nccomring_cxx_host ${_proofs}/cxx/cxx_host.cpp)
+set_target_properties(nccomring_cxx_host PROPERTIES OUTPUT_NAME cxx-host CXX_STANDARD 17
                       CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
-target_compile_definitions(cxx_host PRIVATE NCCOM_RING_CXX_LINKAGE)
-target_compile_options(cxx_host PRIVATE ${_proofs_warnings} -pedantic)
-target_link_libraries(cxx_host PRIVATE nccomring::nccomring)
-set_target_properties(cxx_host PROPERTIES ENABLE_EXPORTS ON) # its ncclTopoGetLocalNet (D19)
-add_test(NAME proofs_cxx_host COMMAND cxx_host)
+target_compile_definitions(nccomring_cxx_host PRIVATE NCCOM_RING_CXX_LINKAGE)
+target_compile_options(nccomring_cxx_host PRIVATE ${_proofs_warnings} -pedantic)
+target_link_libraries(nccomring_cxx_host PRIVATE nccomring::nccomring)
+set_target_properties(nccomring_cxx_host PROPERTIES ENABLE_EXPORTS ON) # its ncclTopoGetLocalNet (D19)
+add_test(NAME proofs_cxx_host COMMAND nccomring_cxx_host)
 # nm -u on the C++ host's object, c++filt, and the library's exports.
 add_test(NAME proofs_cxx_names
          COMMAND ${NCCOMRING_SH} ${_proofs}/cxx/check_names.sh
-                 $<TARGET_FILE:nccomring::nccomring> $<TARGET_OBJECTS:cxx_host>)
+                 $<TARGET_FILE:nccomring::nccomring> $<TARGET_OBJECTS:nccomring_cxx_host>)

@@ -1,0 +1,72 @@
+#!/bin/sh
+# setup.sh demo|test - the set-up step of `make demo` and `make test` (and of
+# .ci/run): checks every tool and header those targets need and, when one is
+# missing, installs it with apt-get where it can (as root, or with sudo that
+# needs no password), saying so; otherwise stops at once with the exact
+# apt-get line to run. Go itself is not installed here (README: Two
+# commands); it is found on PATH or at /usr/local/go/bin.
+set -eu
+what=${1:-test}
+
+say() { printf 'setup: %s\n' "$*"; }
+
+# Go: on PATH, or where these machines keep it.
+if ! command -v go >/dev/null 2>&1 && [ ! -x /usr/local/go/bin/go ]; then
+  say "Go 1.26 or newer is needed and was found neither on PATH nor at /usr/local/go/bin (https://go.dev/dl/); stopping"
+  exit 1
+fi
+
+need=""
+want() { need="$need $1"; }
+
+# Both targets build the library and the C hosts.
+command -v gcc >/dev/null 2>&1 || want gcc
+command -v g++ >/dev/null 2>&1 || want g++
+command -v make >/dev/null 2>&1 || want make
+command -v pkg-config >/dev/null 2>&1 || want pkg-config
+pkg-config --exists libxml-2.0 2>/dev/null || [ -f /usr/include/libxml2/libxml/parser.h ] || want libxml2-dev
+
+if [ "$what" = test ]; then
+  command -v cmake >/dev/null 2>&1 || want cmake
+  command -v pahole >/dev/null 2>&1 || want dwarves
+  if command -v clang >/dev/null 2>&1; then
+    # libFuzzer and the sanitizer runtimes of exactly this clang.
+    major=$(clang -dumpversion | cut -d. -f1)
+    dpkg -s "libclang-rt-$major-dev" >/dev/null 2>&1 || want "libclang-rt-$major-dev"
+  else
+    want clang
+    clang_later=1
+  fi
+fi
+
+if [ -z "$need" ]; then
+  say "every tool '$what' needs is here"
+  exit 0
+fi
+
+line="apt-get install -y -q$need"
+if [ "$(id -u)" -eq 0 ]; then
+  run=""
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  run="sudo"
+else
+  say "missing:$need"
+  say "install them, then run make again:"
+  say "  sudo apt-get update && sudo $line"
+  if [ "${clang_later:-0}" = 1 ]; then
+    say "  and then the clang runtime: sudo apt-get install -y -q libclang-rt-\$(clang -dumpversion | cut -d. -f1)-dev"
+  fi
+  exit 1
+fi
+
+say "installing:$need ($line)"
+export DEBIAN_FRONTEND=noninteractive
+$run apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+$run apt-get install -y -q $need
+if [ "${clang_later:-0}" = 1 ]; then
+  major=$(clang -dumpversion | cut -d. -f1)
+  say "installing: libclang-rt-$major-dev (the runtime of the clang just installed)"
+  $run apt-get install -y -q "libclang-rt-$major-dev"
+fi
+say "done"
