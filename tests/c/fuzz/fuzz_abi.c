@@ -42,7 +42,10 @@ static void die(const char *why) {
   abort();
 }
 
-static void whole_stage(struct input *in) {
+/* Decodes a cluster: 1-4 nodes of 1-6 ranks, 1-8 channels, each channel's
+ * local order shuffled by the input; with nics, each channel's entry and
+ * exit NIC come from the input too (else 0). */
+static struct cluster *fuzz_cluster(struct input *in, int nics, int *localOut, int *channelsOut) {
   int nodes = in_range(in, 1, 4), local = in_range(in, 1, 6), channels = in_range(in, 1, 8);
   int sizes[4] = {local, local, local, local};
   struct cluster *cl = cluster_new(nodes, sizes);
@@ -54,9 +57,18 @@ static void whole_stage(struct input *in) {
       order[i] = order[j];
       order[j] = t;
     }
-    cluster_set_channel(cl, c, order, local, in_range(in, -1, 7), in_range(in, -1, 7));
+    int in_nic = nics ? in_range(in, -1, 7) : 0;
+    int out_nic = nics ? in_range(in, -1, 7) : 0;
+    cluster_set_channel(cl, c, order, local, in_nic, out_nic);
   }
   cluster_set_nchannels(cl, channels);
+  *localOut = local, *channelsOut = channels;
+  return cl;
+}
+
+static void whole_stage(struct input *in) {
+  int local, channels;
+  struct cluster *cl = fuzz_cluster(in, 1, &local, &channels);
   int n = cl->nRanks;
   struct ncclTopoRanks *frags = calloc((size_t)n, sizeof *frags);
   struct ncclTopoRanks **all = calloc((size_t)n, sizeof *all);
@@ -136,20 +148,8 @@ struct verdict {
 };
 
 static void every_rank(struct input *in) {
-  int nodes = in_range(in, 1, 4), local = in_range(in, 1, 6), channels = in_range(in, 1, 8);
-  int sizes[4] = {local, local, local, local};
-  struct cluster *cl = cluster_new(nodes, sizes);
-  int order[6];
-  for (int c = 0; c < channels; c++) {
-    for (int i = 0; i < local; i++) order[i] = i;
-    for (int i = local - 1; i > 0; i--) {
-      int j = take(in) % (i + 1), t = order[i];
-      order[i] = order[j];
-      order[j] = t;
-    }
-    cluster_set_channel(cl, c, order, local, 0, 0);
-  }
-  cluster_set_nchannels(cl, channels);
+  int local, channels;
+  struct cluster *cl = fuzz_cluster(in, 0, &local, &channels);
   int n = cl->nRanks;
   struct ncclTopoRanks *frags = calloc((size_t)n, sizeof *frags);
   struct ncclTopoRanks **all = calloc((size_t)n, sizeof *all);
