@@ -316,7 +316,7 @@ static int mode_missing(const char *want) {
   int lines = 0;
   rewind(log);
   while (fgets(line, sizeof line, log)) {
-    printf("preload-probe: stderr: %s", line);
+    printf("preload-probe: expected WARN (the library cannot be loaded on purpose): %s", line);
     if (lines < 4) {
       char prefix[64], text[128];
       snprintf(prefix, sizeof prefix, ":%d:", (int)getpid());
