@@ -15,8 +15,8 @@ PRELOAD := $(BUILD)/libnccomring-preload.so
 
 CSTD     := -std=c11 -Wall -Wextra -Werror -O2
 INCLUDES := -Iinclude
-XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || xml2-config --cflags)
-XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || xml2-config --libs)
+XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || xml2-config --cflags 2>/dev/null)
+XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || xml2-config --libs 2>/dev/null)
 # Hosts find build/libnccomring.so.0 next to themselves.
 LINK_LIB := $(LIB) -Wl,-rpath,'$$ORIGIN'
 
@@ -281,7 +281,7 @@ ABI_FIXTURES := $(patsubst %,$(ABI)/libnccom-%.so,$(ABI_VARIANTS)) \
 ABI_BIG_STRUCTS ?= 11000
 
 $(ABI_TOOL): $(wildcard cmd/nccom-abi/*.go abicheck/*.go layout/*.go version/*.go) go.mod
-	$(GO) build -o $@ ./cmd/nccom-abi
+	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-abi
 $(ABI)/libnccom-%.so: $(ABI_SRC)
 	@mkdir -p $(ABI)
 	$(or $(ABI_COMPILER_$*),$(ABI_CC)) $(ABI_FLAGS_$*) -o $@ tests/c/abi/fixture.c

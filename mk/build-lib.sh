@@ -20,13 +20,15 @@ case $out in /*) ;; *) out=$root/$out ;; esac
 major=$(sed -n 's/^#define NCCOMRING_VERSION_MAJOR \([0-9][0-9]*\).*/\1/p' include/nccom_ring.h)
 soname=libnccomring.so.${major:?include/nccom_ring.h defines no NCCOMRING_VERSION_MAJOR}
 hash=$(cat include/nccom_ring.h | sha256sum | cut -c1-16)
-# -ffile-prefix-map and -trimpath keep the checkout's path out of the
+# -buildvcs=false: the library is the same whoever owns the checkout (Go
+# would stamp the revision, or refuse to build in a checkout another user
+# owns). -ffile-prefix-map and -trimpath keep the checkout's path out of the
 # library, and its build ID is a hash of its contents (an empty Go build ID,
 # the linker's --build-id=sha1) rather than of the flags, which name the
 # checkout: two builds from different directories are identical.
 CGO_CFLAGS="${CGO_CFLAGS:--O2 -g} -DNCCOMRING_HEADER_SHA256_PREFIX=$hash -ffile-prefix-map=$root=."
 export CGO_CFLAGS
-"${GO:-go}" build -buildmode=c-shared -trimpath \
+"${GO:-go}" build -buildmode=c-shared -trimpath -buildvcs=false \
   -ldflags "-buildid= -extldflags '-Wl,--build-id=sha1 -Wl,--version-script=$root/cmd/libnccomring/exports.map -Wl,-soname,$soname'" \
   -o "$out/libnccomring.so" ./cmd/libnccomring
 rm -f "$out/libnccomring.h"

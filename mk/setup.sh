@@ -24,6 +24,7 @@ command -v gcc >/dev/null 2>&1 || want gcc
 command -v g++ >/dev/null 2>&1 || want g++
 command -v make >/dev/null 2>&1 || want make
 command -v pkg-config >/dev/null 2>&1 || want pkg-config
+command -v python3 >/dev/null 2>&1 || want python3
 pkg-config --exists libxml-2.0 2>/dev/null || [ -f /usr/include/libxml2/libxml/parser.h ] || want libxml2-dev
 
 if [ "$what" = test ]; then

@@ -32,7 +32,7 @@ static inline int stage_fail(struct stage *st, ncclResult_t res, const char *wha
     snprintf(st->failure, sizeof st->failure, "%s failed", what);
   else
     snprintf(st->failure, sizeof st->failure,
-             "%s on rank %d returned %d (run with NCCL_DEBUG=WARN for the reason)", what, rank,
+             "%s on rank %d returned %d", what, rank,
              (int)res);
   return -1;
 }

@@ -59,7 +59,7 @@ else
   fail "ulimit -v 300000: LD_PRELOAD=libnccomring-preload.so sleep 0.1 failed"
 fi
 contrast=$( (ulimit -v 300000 && $clean LD_PRELOAD="$lib" sleep 0.1) 2>&1 ); rc=$?
-echo "test-preload: contrast: ulimit -v 300000: LD_PRELOAD=libnccomring.so sleep 0.1 exits $rc:" \
+echo "test-preload: ok (expected), the contrast: ulimit -v 300000: LD_PRELOAD=libnccomring.so sleep 0.1 exits $rc:" \
   "$(printf '%s\n' "$contrast" | head -1)"
 # ... and a call there is refused cleanly instead of killing the process.
 if (ulimit -v 300000 && $clean NCCL_DEBUG=WARN LD_PRELOAD="$shim" "$probe" missing "RLIMIT_AS"); then

@@ -255,9 +255,6 @@ int main(int argc, char **argv) {
   struct stage st;
   int status = 0;
   if (stage_run(&linked_ring_api, cl, &st) != 0) {
-    /* With the WARN at hand, the failure line need not point to NCCL_DEBUG. */
-    char *hint = collectWarns ? strstr(st.failure, " (run with NCCL_DEBUG") : NULL;
-    if (hint) *hint = '\0';
     fprintf(stderr, "ringstage: %s\n", st.failure);
     if (collectWarns) print_last_warn(warnPath);
     status = 1;
