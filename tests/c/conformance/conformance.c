@@ -1104,9 +1104,16 @@ static void format_spec(char *out, size_t size, const struct spec *s) {
 }
 
 
-/* Parses what print_spec prints (braces, commas and "ULL" optional). */
-static int parse_spec(const char *text, struct spec *s) {
-  memset(s, 0, sizeof *s);
+/* Reads the ".name = value" fields of a spec line, as print_spec and
+ * format_xspec write them (braces, commas and "ULL" optional): a value is a
+ * name of the kind enum (names, which all begin with prefix), a numbering
+ * name, or an integer in int's range ("seed" excepted: 64 bits). set stores
+ * each field; it returns nonzero for a name it does not know. Returns 0, or
+ * -1 on anything malformed. */
+typedef int (*spec_setter)(void *target, const char *name, long long v, unsigned long long seed);
+
+static int parse_fields(const char *text, const char *const *names, int count, const char *prefix, spec_setter set,
+                        void *target) {
   char buf[1024];
   snprintf(buf, sizeof buf, "%s", text);
   char *save = NULL;
@@ -1117,10 +1124,10 @@ static int parse_spec(const char *text, struct spec *s) {
       return -1;
     }
     long long v = 0;
-    int found = 0;
-    for (int i = 0; i < F_COUNT; i++)
-      if (strcmp(value, faultNames[i]) == 0) v = i, found = 1;
-    if (!found && strncmp(value, "F_", 2) == 0) return -1; /* an unknown fault name */
+    int found = 0, isSeed = strcmp(name, "seed") == 0;
+    for (int i = 0; i < count; i++)
+      if (strcmp(value, names[i]) == 0) v = i, found = 1;
+    if (!found && strncmp(value, prefix, strlen(prefix)) == 0) return -1; /* an unknown name of the enum */
     if (!found && numbering_name(value, &v)) {
       if (v < 0) return -1; /* an unknown numbering name */
       found = 1;
@@ -1129,15 +1136,29 @@ static int parse_spec(const char *text, struct spec *s) {
       char *end;
       v = strtoll(value, &end, 0);
       if (*end != '\0' && strcmp(end, "ULL") != 0) return -1;
+      if (!isSeed && (v < INT_MIN || v > INT_MAX)) return -1;
     }
-#define FIELD(F) else if (strcmp(name, #F) == 0) s->F = (int)v;
-    if (strcmp(name, "seed") == 0) s->seed = strtoull(value, NULL, 0);
-    FIELD(nodes) FIELD(local) FIELD(unequal) FIELD(channels) FIELD(platform) FIELD(kanga) FIELD(pod)
-    FIELD(userBufs) FIELD(fault) FIELD(faultRank) FIELD(faultChannel) FIELD(faultValue) FIELD(postRanks)
-    FIELD(numbering)
-    else return -1;
-#undef FIELD
+    if (set(target, name, v, isSeed ? strtoull(value, NULL, 0) : 0) != 0) return -1;
   }
+  return 0;
+}
+
+static int set_spec_field(void *target, const char *name, long long v, unsigned long long seed) {
+  struct spec *s = target;
+#define FIELD(F) else if (strcmp(name, #F) == 0) s->F = (int)v;
+  if (strcmp(name, "seed") == 0) s->seed = seed;
+  FIELD(nodes) FIELD(local) FIELD(unequal) FIELD(channels) FIELD(platform) FIELD(kanga) FIELD(pod)
+  FIELD(userBufs) FIELD(fault) FIELD(faultRank) FIELD(faultChannel) FIELD(faultValue) FIELD(postRanks)
+  FIELD(numbering)
+  else return -1;
+#undef FIELD
+  return 0;
+}
+
+/* Parses what print_spec prints. */
+static int parse_spec(const char *text, struct spec *s) {
+  memset(s, 0, sizeof *s);
+  if (parse_fields(text, faultNames, F_COUNT, "F_", set_spec_field, s) != 0) return -1;
   /* The ranges the generator and the harness's buffers are built for. */
   if (s->nodes < 1 || s->nodes > 64 || s->local < 1 || s->local > NCCL_TOPO_MAX_NODES || s->channels < 1 ||
       s->channels > MAXCHANNELS || s->platform < 0 || s->platform > 3 || s->kanga < -1 || s->kanga > 5 ||
@@ -1409,40 +1430,21 @@ static void format_xspec(char *out, size_t size, const struct xspec *s) {
            s->rank, s->channel, s->value);
 }
 
-/* Parses what format_xspec prints (braces, commas and "ULL" optional). */
+static int set_xspec_field(void *target, const char *name, long long v, unsigned long long seed) {
+  struct xspec *s = target;
+#define FIELD(F) else if (strcmp(name, #F) == 0) s->F = (int)v;
+  if (strcmp(name, "seed") == 0) s->seed = seed;
+  FIELD(nodes) FIELD(local) FIELD(unequal) FIELD(channels) FIELD(fill) FIELD(kind) FIELD(rank) FIELD(channel)
+  FIELD(value) FIELD(numbering)
+  else return -1;
+#undef FIELD
+  return 0;
+}
+
+/* Parses what format_xspec prints. */
 static int parse_xspec(const char *text, struct xspec *s) {
   memset(s, 0, sizeof *s);
-  char buf[1024];
-  snprintf(buf, sizeof buf, "%s", text);
-  char *save = NULL;
-  for (char *tok = strtok_r(buf, ",{}", &save); tok; tok = strtok_r(NULL, ",{}", &save)) {
-    char name[32], value[64];
-    if (sscanf(tok, " .%31[a-zA-Z] = %63s", name, value) != 2) {
-      if (strspn(tok, " \t\n") == strlen(tok)) continue;
-      return -1;
-    }
-    long long v = 0;
-    int found = 0;
-    for (int i = 0; i < X_COUNT; i++)
-      if (strcmp(value, xKindNames[i]) == 0) v = i, found = 1;
-    if (!found && strncmp(value, "X_", 2) == 0) return -1; /* an unknown corruption name */
-    if (!found && numbering_name(value, &v)) {
-      if (v < 0) return -1; /* an unknown numbering name */
-      found = 1;
-    }
-    if (!found) {
-      char *end;
-      v = strtoll(value, &end, 0);
-      if (*end != '\0' && strcmp(end, "ULL") != 0) return -1;
-      if (strcmp(name, "seed") != 0 && (v < INT_MIN || v > INT_MAX)) return -1;
-    }
-#define FIELD(F) else if (strcmp(name, #F) == 0) s->F = (int)v;
-    if (strcmp(name, "seed") == 0) s->seed = strtoull(value, NULL, 0);
-    FIELD(nodes) FIELD(local) FIELD(unequal) FIELD(channels) FIELD(fill) FIELD(kind) FIELD(rank) FIELD(channel)
-    FIELD(value) FIELD(numbering)
-    else return -1;
-#undef FIELD
-  }
+  if (parse_fields(text, xKindNames, X_COUNT, "X_", set_xspec_field, s) != 0) return -1;
   /* The ranges the generator and the harness's buffers are built for. */
   if (s->nodes < 1 || s->nodes > 64 || s->local < 1 || s->local > NCCL_TOPO_MAX_NODES || s->channels < 1 ||
       s->channels > MAXCHANNELS || s->channels * s->local > NCCOM_RING_MAX_INTRA || s->fill < 0 || s->fill > 255 ||
