@@ -138,7 +138,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 func checkLibrary(path string) (*checkReport, error) {
 	rep, err := abicheck.CheckFile(path, layout.D3Offsets)
 	if err != nil {
-		return nil, asUnusable(err)
+		return nil, err
 	}
 	return newCheckReport(rep), nil
 }
@@ -221,7 +221,7 @@ func writeJSONError(w io.Writer, path string, err error) {
 	}{Library: path, Error: err.Error()}
 	var ue *unusableError
 	if errors.As(err, &ue) {
-		out.Error, out.Hint = ue.what, ue.hint
+		out.Error, out.Hint = ue.What, ue.Hint
 	}
 	_ = writeJSON(w, out)
 }

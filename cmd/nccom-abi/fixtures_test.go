@@ -167,17 +167,17 @@ func TestUnusableInputSaysWhatToDo(t *testing.T) {
 	_, err := checkLibrary(fixture(t, "libnccom-stripped.so"))
 	var ue *unusableError
 	require.True(t, errors.As(err, &ue), "%v", err)
-	assert.Contains(t, ue.what, "has no DWARF")
-	assert.Contains(t, ue.hint, "build libnccom with -g")
-	assert.Contains(t, ue.hint, "/usr/lib/debug/.build-id/")
+	assert.Contains(t, ue.What, "has no DWARF")
+	assert.Contains(t, ue.Hint, "build libnccom with -g")
+	assert.Contains(t, ue.Hint, "/usr/lib/debug/.build-id/")
 
 	_, err = checkLibrary(fixture(t, "not-elf.so"))
 	require.True(t, errors.As(err, &ue), "%v", err)
-	assert.Contains(t, ue.what, "is not an ELF file")
+	assert.Contains(t, ue.What, "is not an ELF file")
 
 	_, err = dumpLibrary(fixture(t, "libnccom-match.so"), []string{"ncclNoSuchStruct"})
 	require.True(t, errors.As(err, &ue), "%v", err)
-	assert.Contains(t, ue.what, "no definition of ncclNoSuchStruct")
+	assert.Contains(t, ue.What, "no definition of ncclNoSuchStruct")
 }
 
 func TestProfile(t *testing.T) {

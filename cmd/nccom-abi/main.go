@@ -21,6 +21,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/nccomring/libnccomring/abicheck"
 	"github.com/nccomring/libnccomring/version"
 )
 
@@ -170,19 +171,9 @@ func usageError(stderr io.Writer, name, msg string) int {
 	return exitUnusable
 }
 
-// unusableError is input the tool cannot judge (exit 2): what is wrong and
-// what to do about it.
-type unusableError struct {
-	what string
-	hint string
-}
-
-func (e *unusableError) Error() string {
-	if e.hint == "" {
-		return e.what
-	}
-	return e.what + "\n  " + e.hint
-}
+// unusableError is input the tool cannot judge (exit 2): abicheck's, which
+// says what is wrong and what to do about it.
+type unusableError = abicheck.UnusableError
 
 // reportError prints err for a subcommand and returns its exit code:
 // unusable input is 2, anything else (a read error in the middle of the

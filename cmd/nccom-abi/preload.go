@@ -165,16 +165,16 @@ func preloadLibrary(path string) (*preloadReport, error) {
 
 	dyn, err := f.DynamicSymbols()
 	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
-		return nil, &unusableError{what: fmt.Sprintf("%s: reading .dynsym: %v", path, err), hint: "the file is damaged"}
+		return nil, &unusableError{What: fmt.Sprintf("%s: reading .dynsym: %v", path, err), Hint: "the file is damaged"}
 	}
 	static, err := f.Symbols()
 	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
-		return nil, &unusableError{what: fmt.Sprintf("%s: reading .symtab: %v", path, err), hint: "the file is damaged"}
+		return nil, &unusableError{What: fmt.Sprintf("%s: reading .symtab: %v", path, err), Hint: "the file is damaged"}
 	}
 	rep.HasSymtab = len(static) > 0
 	relocs, err := dynamicRelocations(f)
 	if err != nil {
-		return nil, &unusableError{what: fmt.Sprintf("%s: reading relocations: %v", path, err), hint: "the file is damaged"}
+		return nil, &unusableError{What: fmt.Sprintf("%s: reading relocations: %v", path, err), Hint: "the file is damaged"}
 	}
 
 	rep.Verdict = verdictFull
