@@ -124,7 +124,7 @@ test-boundary: $(BUILD)/boundary $(BUILD)/libnccom-hooks.so $(BUILD)/libnccom-ho
 	$(BOUNDARY_ENV) LD_PRELOAD=$(CURDIR)/$(LIB) $(BUILD)/boundary rtld-local $(CURDIR)/$(BUILD)/libnccom-hooks.so
 	$(BOUNDARY_ENV) LD_PRELOAD=$(CURDIR)/$(LIB) $(BUILD)/boundary rtld-local $(CURDIR)/$(BUILD)/libnccom-hooks-cxx.so
 	$(BOUNDARY_ENV) LD_PRELOAD=$(CURDIR)/$(LIB) $(BUILD)/boundary gate $(CURDIR)/$(BUILD)/libnccom-hooks.so
-	$(BOUNDARY_ENV) NCCL_DEBUG=WARN sh -c 'ulimit -v 1800000 && exec $(BUILD)/boundary address-limit $(CURDIR)/$(LIB)'
+	$(BOUNDARY_ENV) NCCL_DEBUG=WARN $(BUILD)/boundary address-limit $(CURDIR)/$(LIB)
 	$(BOUNDARY_ENV) $(BUILD)/boundary stale-pointer $(CURDIR)/$(LIB)
 	$(BOUNDARY_ENV) LD_PRELOAD=$(CURDIR)/$(LIB) $(BUILD)/boundary shared-log $(CURDIR)/$(BUILD)/libnccom-hooks.so
 	@echo "test-boundary: environment after load, RTLD_LOCAL hooks (C and C++ names), SwitchV1 gate, address-space limit, stale pointers, shared log file: passed"
@@ -257,6 +257,35 @@ test-bench: $(BUILD)/bench $(LIB) $(REFLIB)
 	$(BUILD)/bench --smoke --lib $(LIB) --ref $(REFLIB) --out $(BUILD)/bench-smoke.json
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./ring > /dev/null
 
+# Issue 13: what the library adds to a C host (tests/c/bench/footprint.c).
+# test-footprint: with GOMAXPROCS=128 in the host's environment (a large
+# node), Postset at 65,536 ranks adds at most FOOTPRINT_MAX_THREADS threads
+# and no garbage collection runs during 20 steady-state calls, by the
+# library's own count and by GODEBUG=gctrace=1 (no "gc N" line after the
+# host's marker). The bound is 7, not the 6 the library usually adds: the
+# Go runtime may start one more spinning thread before any library code
+# runs (BENCHMARKS.md "Footprint" has the distribution). bench-footprint:
+# BENCHMARKS.md's table, at 1,024 and 65,536 ranks, GOMAXPROCS unset and 128.
+FOOTPRINT_MAX_THREADS := 7
+FOOTPRINT_ENV := env -u NCCL_DEBUG -u NCCL_DEBUG_FILE -u NCCL_DEBUG_SUBSYS -u NCCOM_RING_GOMAXPROCS -u GODEBUG
+$(BUILD)/footprint: tests/c/bench/footprint.c include/nccom_ring.h
+	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ tests/c/bench/footprint.c -ldl
+
+.PHONY: test-footprint bench-footprint
+test-footprint: $(BUILD)/footprint $(LIB)
+	$(FOOTPRINT_ENV) GOMAXPROCS=128 GODEBUG=gctrace=1 $(BUILD)/footprint --lib $(LIB) --ranks 65536 --calls 20 \
+	  --max-threads $(FOOTPRINT_MAX_THREADS) --no-steady-gc 2> $(BUILD)/footprint-gctrace.log || \
+	  { cat $(BUILD)/footprint-gctrace.log; exit 1; }
+	@awk '/steady-state calls begin/ {on = 1; next} /steady-state calls end/ {on = 0} on && /^gc [0-9]/ {n++} \
+	  END {if (n) {print "test-footprint: GODEBUG=gctrace=1 printed " n " gc lines during the steady-state calls"; exit 1} \
+	  else print "test-footprint: GODEBUG=gctrace=1 printed no gc line during the steady-state calls"}' $(BUILD)/footprint-gctrace.log
+
+bench-footprint: $(BUILD)/footprint $(LIB)
+	@for n in 1024 65536; do \
+	  $(FOOTPRINT_ENV) $(BUILD)/footprint --lib $(LIB) --ranks $$n 2>/dev/null; \
+	  $(FOOTPRINT_ENV) GOMAXPROCS=128 $(BUILD)/footprint --lib $(LIB) --ranks $$n 2>/dev/null; \
+	done
+
 # Issue 10: cmd/nccom-abi, and the stand-in libnccom builds it is tested on
 # (tests/c/abi): one -g build per variant of fixture.h and of the link,
 # a stripped copy, a non-ELF file and a library of >= 10 MB with debug info.
@@ -359,7 +388,7 @@ demo:
 	$(BUILD)/ringstage
 
 TEST_STEPS := test-go test-header test-c test-example test-graphs test-boundary test-preload test-glibc test-abi-tool \
-  test-layout-profile test-abi-check test-conformance-timeout test-hostile test-sanitizers test-fuzz test-bench \
+  test-layout-profile test-abi-check test-conformance-timeout test-hostile test-sanitizers test-fuzz test-bench test-footprint \
   test-conformance test-proofs test-cmake test-install
 
 # Every step under a header with the time elapsed, then one summary line.

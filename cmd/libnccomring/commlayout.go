@@ -54,8 +54,10 @@ type commView struct {
 	offs       layout.CommOffsets
 }
 
-func newCommView(host *abi.Comm) *commView {
-	v := &commView{host: host, comm: host, offs: layout.D3Offsets}
+// newCommView returns the view by value: it lives on the export's stack
+// (issue 13: no Go-heap allocation per call).
+func newCommView(host *abi.Comm) commView {
+	v := commView{host: host, comm: host, offs: layout.D3Offsets}
 	offs, _ := commLayout()
 	if host == nil || offs == layout.D3Offsets {
 		return v

@@ -58,7 +58,9 @@ func goTopoPreset(comm *C.struct_ncclComm, graph *C.struct_ncclTopoGraph, topoRa
 	case topoRanks == nil:
 		return fail(rank, nullArgument(fn, "topoRanks"))
 	}
-	err := ring.Preset(c, (*abi.TopoGraph)(unsafe.Pointer(graph)), (*abi.TopoRanks)(unsafe.Pointer(topoRanks)), &hostPlatform{fn: fn, rank: rank, caller: caller})
+	platform := newHostPlatform(fn, rank, caller)
+	defer platform.release()
+	err := ring.Preset(c, (*abi.TopoGraph)(unsafe.Pointer(graph)), (*abi.TopoRanks)(unsafe.Pointer(topoRanks)), platform)
 	if err == nil {
 		view.commit()
 	}
@@ -100,8 +102,10 @@ func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks 
 	n := max(int(c.NRanks), 0)
 	all := unsafe.Slice((**abi.TopoRanks)(unsafe.Pointer(allTopoRanks)), n)
 	heads := unsafe.Slice((*int32)(unsafe.Pointer(nodesFirstRank)), n)
+	platform := newHostPlatform(fn, rank, caller)
+	defer platform.release()
 	result, err := ring.Postset(c, heads, all, ring.PostsetOptions{
-		Platforms: &hostPlatform{fn: fn, rank: rank, caller: caller},
+		Platforms: platform,
 		PodOrder:  podOrder,
 		Alloc:     cAllocator{},
 		Scratch:   cAllocator{},
@@ -115,6 +119,7 @@ func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks 
 	*nChannels = C.int(result.NChannels)
 	*nNodes = C.int(result.NNodes)
 	logPostset(c, result)
+	logFootprint(fn, rank)
 	return C.ncclSuccess
 }
 
@@ -147,6 +152,7 @@ func goBuildRings(nrings C.int, rings *C.int, rank C.int, nranks C.int, prev *C.
 			info(C.NCCOMRING_SUBSYS_INIT, 0, ring.ChannelLine(i, nr, out[i*n:(i+1)*n]))
 		}
 	}
+	logFootprint(fn, r32)
 	return C.ncclSuccess
 }
 

@@ -151,7 +151,7 @@ void nccomring_log_init(void *caller) {
 void nccomring_log(int level, int subsys, int rank, const char *text) {
   if (nccomring_log_level < level) return;
   if (level >= NCCOMRING_LOG_INFO && !(nccomring_log_subsys & subsys)) return;
-  const char *kind = level == NCCOMRING_LOG_WARN ? "WARN" : "INFO";
+  const char *kind = level == NCCOMRING_LOG_WARN ? "WARN" : level == NCCOMRING_LOG_TRACE ? "TRACE" : "INFO";
   /* The whole line first, so that it leaves in one piece. */
   char small[1024], *line = small;
   int n = snprintf(small, sizeof small, "%s:%d:%d [%d] NCCL %s %s\n", log_host, (int)getpid(),

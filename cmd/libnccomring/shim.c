@@ -252,12 +252,11 @@ void *nccomring_host_symbol(void *caller, const char *name, const char *cxxName)
   return symbol_in(RTLD_DEFAULT, name, cxxName);
 }
 
-int nccomring_host_family(void *caller, int *switchV1) {
+int nccomring_host_family(void *caller) {
   ncclRingIsTrn3SwitchV1Family_t family = (ncclRingIsTrn3SwitchV1Family_t)nccomring_host_symbol(
       caller, "neuronIsTrn3SwitchV1Family", "_Z26neuronIsTrn3SwitchV1Familyv");
-  if (family == NULL) return 0;
-  *switchV1 = family() ? 1 : 0;
-  return 1;
+  if (family == NULL) return -1;
+  return family() ? 1 : 0;
 }
 
 void nccomring_host_preconditions(void *caller, int rank, int *virtualCoreSize, int *jbogId) {

@@ -50,11 +50,13 @@ void nccomring_log(int level, int subsys, int rank, const char *text);
 
 /* Host hooks (D14, D19, P18), looked up on every call in the object that
  * called the export (caller: a return address in it), then globally.
- * nccomring_host_family returns 1 and sets *switchV1 when the host defines
- * neuronIsTrn3SwitchV1Family, else 0. nccomring_host_preconditions asks
+ * nccomring_host_family returns what the host's neuronIsTrn3SwitchV1Family
+ * answers (1 SwitchV1, 0 not), or -1 when the host defines none (a return
+ * value, not an out-parameter: a Go variable whose address went to C would
+ * be moved to the Go heap on every call). nccomring_host_preconditions asks
  * nec_get_virtual_core_size (0 when absent) and neuronTrnSwitchV1JbogId(rank)
  * (1 when absent); it is called only on SwitchV1 (spec §4). */
-int nccomring_host_family(void *caller, int *switchV1);
+int nccomring_host_family(void *caller);
 void nccomring_host_preconditions(void *caller, int rank, int *virtualCoreSize, int *jbogId);
 
 /* The host's ncclTopoGetLocalNet (D19, P17). Returns 1 and stores its result

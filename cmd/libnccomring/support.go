@@ -167,11 +167,28 @@ type hostPlatform struct {
 	fromHost bool
 }
 
+// platformPool recycles hostPlatforms: ring.Preset and ring.Postset take
+// them as a kanga.Resolver, and an interface's value escapes to the Go heap,
+// so a fresh one per call would be garbage on every call (issue 13: no GC
+// at steady state).
+var platformPool = sync.Pool{New: func() any { return new(hostPlatform) }}
+
+func newHostPlatform(fn string, rank int32, caller unsafe.Pointer) *hostPlatform {
+	p := platformPool.Get().(*hostPlatform)
+	*p = hostPlatform{fn: fn, rank: rank, caller: caller}
+	return p
+}
+
+// release returns p to the pool once the call is over; nothing keeps it.
+func (p *hostPlatform) release() {
+	*p = hostPlatform{}
+	platformPool.Put(p)
+}
+
 func (p *hostPlatform) IsSwitchV1() (bool, error) {
-	var switchV1 C.int
-	if C.nccomring_host_family(p.caller, &switchV1) != 0 {
+	if answer := C.nccomring_host_family(p.caller); answer >= 0 {
 		p.fromHost = true
-		return switchV1 != 0, nil
+		return answer != 0, nil
 	}
 	platform, set, err := envPlatform()
 	if err == nil && !set {

@@ -20,7 +20,9 @@
  *                        finds the hooks), on a platform whose family hook
  *                        says false: the virtual-core and JBOG hooks abort()
  *                        if called (spec §4 calls them only on SwitchV1).
- *   address-limit LIB    run under `ulimit -v 1800000`: Postset of a
+ *   address-limit LIB    under an address-space limit (RLIMIT_AS, set in the
+ *                        process after a first call: 1 GB above what it has
+ *                        mapped then): Postset of a
  *                        communicator of 2^24 ranks and 16 channels (every
  *                        fragment pointer at one fragment) needs more working
  *                        memory than the limit leaves: it must return
@@ -60,6 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "nccom_ring.h"
@@ -205,18 +208,53 @@ static int through_hooklib(const char *hooklib, bool switchV1) {
   return failures ? 1 : 0;
 }
 
+static long vm_size_kb(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  if (f == NULL) return -1;
+  char line[256];
+  long kb = -1;
+  while (fgets(line, sizeof line, f)) sscanf(line, "VmSize: %ld kB", &kb);
+  fclose(f);
+  return kb;
+}
+
 static int address_limit(const char *lib) {
   void *h = load(lib, RTLD_LOCAL);
   postset = (postset_fn)need(h, "ncclTopoPostset");
+  get_net_dev = (netdev_fn)need(h, "ncclTopoGetNetDev");
   const int nRanks = 1 << 24, nChannels = 16;
   static struct ncclTopoRanks one; /* every value 0: in range, a ring of one */
   struct ncclTopoRanks **all = malloc((size_t)nRanks * sizeof *all);
   int *heads = malloc((size_t)nRanks * sizeof *heads);
   struct ncclComm *comm = calloc(1, sizeof *comm);
   if (all == NULL || heads == NULL || comm == NULL) {
-    fprintf(stderr, "boundary: the host itself could not allocate 2^24 pointers under this limit\n");
+    fprintf(stderr, "boundary: the host itself could not allocate 2^24 pointers\n");
     return 2;
   }
+  /* The limit is set here, relative to what this process has mapped once
+   * the library's runtime has started (a first call), rather than as a
+   * fixed `ulimit -v`: the Go runtime reserves address space in proportion
+   * to its threads, and those depend on the machine's cores before the
+   * library's own init caps them (issue 13), so a fixed figure that fits
+   * one machine starves another's runtime start. ADDRESS_HEADROOM_KB is far
+   * more than the runtime needs for a few more threads and far less than
+   * the 3.2 GB of working memory 2^24 ranks x 16 channels need. */
+  enum { ADDRESS_HEADROOM_KB = 1024 * 1024 };
+  struct ncclTopoGraph *g = calloc(1, sizeof *g);
+  struct ncclTopoSystem *sys = calloc(1, sizeof *sys);
+  int dev = -1;
+  if (g == NULL || sys == NULL) return 2;
+  g->nChannels = 1, sys->nodes[0].count = 1;
+  (void)get_net_dev(sys, 0, g, 0, &dev); /* starts the runtime; its answer does not matter */
+  long vm = vm_size_kb();
+  if (vm < 0) return 2;
+  struct rlimit limit = {.rlim_cur = (rlim_t)(vm + ADDRESS_HEADROOM_KB) * 1024, .rlim_max = RLIM_INFINITY};
+  if (setrlimit(RLIMIT_AS, &limit) != 0) {
+    perror("boundary: setrlimit(RLIMIT_AS)");
+    return 2;
+  }
+  printf("boundary: address space limited to %ld MB (%ld MB mapped after the first call + %d MB)\n",
+         (vm + ADDRESS_HEADROOM_KB) / 1024, vm / 1024, ADDRESS_HEADROOM_KB / 1024);
   for (int r = 0; r < nRanks; r++) all[r] = &one;
   comm->rank = 0, comm->nRanks = nRanks, comm->localRanks = 1, comm->nChannels = nChannels;
   int outChannels = -7, outNodes = -7;

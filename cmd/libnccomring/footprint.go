@@ -1,0 +1,126 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// The library's own parallelism (issue 13, README "A light guest").
+//
+// Every call runs on the caller's thread and the ring stage has no parallel
+// work, so the only thing GOMAXPROCS sizes inside the library is the Go
+// runtime itself: its garbage collector starts a mark worker per processor,
+// and the runtime defaults to one processor per core (or to GOMAXPROCS from
+// the environment, which the host set for itself or for its own Go
+// programs, not for a guest). On a node of 128 cores with 32 ranks per node
+// that would be thousands of threads taken from the job at init. So the
+// runtime inside the library runs on procsEnvVar processors, procsDefault
+// unless set, whatever the cores or GOMAXPROCS say. Nothing of the host's
+// own is changed: a C host has no GOMAXPROCS, and a Go host's runtime is
+// its own.
+const (
+	procsEnvVar  = "NCCOM_RING_GOMAXPROCS"
+	procsDefault = 2
+	procsMax     = 64 // a higher setting is taken as procsMax
+)
+
+func init() {
+	runtime.GOMAXPROCS(libraryProcs())
+}
+
+// libraryProcs is the processor count for the library's Go runtime: the
+// value of NCCOM_RING_GOMAXPROCS when it is an integer from 1 to procsMax
+// (larger values are capped), procsDefault otherwise. It is read once, at
+// load: the runtime's parallelism is set before the first call and a later
+// change would not make the threads already started go away.
+func libraryProcs() int {
+	v, ok := getenv(procsEnvVar)
+	if !ok {
+		return procsDefault
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		note := fmt.Sprintf("%s=%q is not a positive integer; using %d", procsEnvVar, v, procsDefault)
+		pendingNote.Store(&note)
+		return procsDefault
+	}
+	return min(n, procsMax)
+}
+
+// pendingNote holds a note about NCCOM_RING_GOMAXPROCS from load time, when
+// nothing is logged yet; the first call that traces prints it (calls may
+// come from several host threads at once, hence the atomic swap).
+var pendingNote atomic.Pointer[string]
+
+// footprintSamples are what logFootprint reads: cheap counters of the
+// runtime (runtime/metrics reads them without stopping the world). Calls
+// may come from several host threads: footprintMu guards the samples.
+var (
+	footprintMu      sync.Mutex
+	footprintSamples = []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/gc/cycles/total:gc-cycles"},
+		{Name: "/sched/gomaxprocs:threads"},
+		{Name: "/gc/heap/allocs:objects"},
+		{Name: "/gc/heap/allocs:bytes"},
+	}
+)
+
+// footprintLineMax bounds the footprint line: its numbers are at most 20
+// digits each.
+const footprintLineMax = 512
+
+// logFootprint prints, at NCCL_DEBUG=TRACE with ALLOC in NCCL_DEBUG_SUBSYS
+// only, one line after a call: the Go heap in use, all memory the Go
+// runtime has mapped, the garbage collections so far, the runtime's
+// processors and the Go heap allocations so far (objects and bytes). It is
+// how an operator (and BENCHMARKS.md's footprint table, through
+// tests/c/bench/footprint.c) sees what the guest costs without attaching a
+// debugger. The line is built in C memory, so that printing it allocates
+// nothing on the Go heap and the allocation counts it prints are the
+// calls' own.
+func logFootprint(fn string, rank int32) {
+	if C.nccomring_log_level < C.NCCOMRING_LOG_TRACE || C.nccomring_log_subsys&C.NCCOMRING_SUBSYS_ALLOC == 0 {
+		return
+	}
+	if note := pendingNote.Swap(nil); note != nil {
+		logLine(C.NCCOMRING_LOG_TRACE, C.NCCOMRING_SUBSYS_ALLOC, rank, *note)
+	}
+	cline := C.malloc(footprintLineMax)
+	if cline == nil {
+		return
+	}
+	defer C.free(cline)
+	footprintMu.Lock()
+	metrics.Read(footprintSamples)
+	v := func(i int) uint64 { return footprintSamples[i].Value.Uint64() }
+	line := unsafe.Slice((*byte)(cline), footprintLineMax)[:0]
+	line = append(line, fn...)
+	line = append(line, ": footprint: Go heap "...)
+	line = strconv.AppendUint(line, v(0)/1024, 10)
+	line = append(line, " kB in use, "...)
+	line = strconv.AppendUint(line, v(1)/1024, 10)
+	line = append(line, " kB mapped by the Go runtime, "...)
+	line = strconv.AppendUint(line, v(2), 10)
+	line = append(line, " GC cycles so far, GOMAXPROCS "...)
+	line = strconv.AppendUint(line, v(3), 10)
+	line = append(line, ", "...)
+	line = strconv.AppendUint(line, v(4), 10)
+	line = append(line, " objects of "...)
+	line = strconv.AppendUint(line, v(5), 10)
+	line = append(line, " bytes allocated so far\x00"...)
+	footprintMu.Unlock()
+	C.nccomring_log(C.NCCOMRING_LOG_TRACE, C.NCCOMRING_SUBSYS_ALLOC, C.int(rank), (*C.char)(cline))
+}
