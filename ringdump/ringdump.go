@@ -171,9 +171,10 @@ func Write(dir string, d *Dump) (path string, err error) {
 	return path, nil
 }
 
-// FormatError is a dump file that is not a dump: bad JSON (Offset is the
-// byte offset in the file where decoding failed, -1 when unknown) or an
-// unknown format version.
+// FormatError is a dump file that is not a dump: bad JSON or an unknown
+// format version. Offset is encoding/json's: the bytes read when decoding
+// failed, so the 1-based position of the offending byte (the file's length
+// for a truncated file); -1 when unknown.
 type FormatError struct {
 	Path   string
 	Offset int64
