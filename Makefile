@@ -358,7 +358,18 @@ demo:
 	@$(MAKE) --no-print-directory $(BUILD)/ringstage
 	$(BUILD)/ringstage
 
-TEST_STEPS := test-go test-header test-c test-example test-graphs test-boundary test-preload test-glibc test-abi-tool \
+# Issue 12: build/nccom-rings reads the per-rank wiring dumps the library
+# writes under NCCOM_RING_DUMP (ringdump/); test-dump runs ringstage with it
+# and checks the tool's verdicts (tests/dump/ringstage_dump.sh).
+RINGS_TOOL := $(BUILD)/nccom-rings
+$(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go ringdump/*.go version/*.go) go.mod
+	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-rings
+.PHONY: test-dump
+test-dump: $(BUILD)/ringstage $(RINGS_TOOL)
+	sh tests/dump/ringstage_dump.sh $(BUILD)
+	$(GO) test -count=1 ./ringdump ./cmd/nccom-rings
+
+TEST_STEPS := test-go test-header test-c test-example test-dump test-graphs test-boundary test-preload test-glibc test-abi-tool \
   test-layout-profile test-abi-check test-conformance-timeout test-hostile test-sanitizers test-fuzz test-bench \
   test-conformance test-proofs test-cmake test-install
 
