@@ -21,7 +21,7 @@ XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || xml2-config --
 LINK_LIB := $(LIB) -Wl,-rpath,'$$ORIGIN'
 
 # What the library is built from (not the tools under cmd/nccom-*).
-GO_SOURCES := go.mod go.sum $(shell find abi abicheck layout ring kanga netdev version cmd/libnccomring -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.map') include/nccom_ring.h
+GO_SOURCES := go.mod go.sum $(shell find abi abicheck layout ring kanga netdev ringdump version cmd/libnccomring -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.map') include/nccom_ring.h
 COMMON     := tests/c/common/cluster.c tests/c/common/graph_xml.c tests/c/common/linked.c
 COMMON_H   := tests/c/common/cluster.h tests/c/common/stage_setup.h include/nccom_ring.h
 
@@ -118,7 +118,7 @@ $(BUILD)/libnccom-hooks-cxx.so: tests/c/boundary/hooklib.c include/nccom_ring.h
 $(BUILD)/boundary: tests/c/boundary/boundary.c include/nccom_ring.h
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ $< -ldl
 
-BOUNDARY_ENV := env -u NCCOM_RING_PLATFORM -u NCCOM_RING_POD_ORDER -u NCCL_DEBUG -u NCCL_DEBUG_FILE -u NCCOM_RING_LAYOUT
+BOUNDARY_ENV := env -u NCCOM_RING_PLATFORM -u NCCOM_RING_POD_ORDER -u NCCOM_RING_DUMP -u NCCL_DEBUG -u NCCL_DEBUG_FILE -u NCCOM_RING_LAYOUT
 test-boundary: $(BUILD)/boundary $(BUILD)/libnccom-hooks.so $(BUILD)/libnccom-hooks-cxx.so $(LIB)
 	$(BOUNDARY_ENV) $(BUILD)/boundary env-after-load $(CURDIR)/$(LIB)
 	$(BOUNDARY_ENV) LD_PRELOAD=$(CURDIR)/$(LIB) $(BUILD)/boundary rtld-local $(CURDIR)/$(BUILD)/libnccom-hooks.so
@@ -387,7 +387,18 @@ demo:
 	@$(MAKE) --no-print-directory $(BUILD)/ringstage
 	$(BUILD)/ringstage
 
-TEST_STEPS := test-go test-header test-c test-example test-graphs test-boundary test-preload test-glibc test-abi-tool \
+# Issue 12: build/nccom-rings reads the per-rank wiring dumps the library
+# writes under NCCOM_RING_DUMP (ringdump/); test-dump runs ringstage with it
+# and checks the tool's verdicts (tests/dump/ringstage_dump.sh).
+RINGS_TOOL := $(BUILD)/nccom-rings
+$(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go ringdump/*.go version/*.go) go.mod
+	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-rings
+.PHONY: test-dump
+test-dump: $(BUILD)/ringstage $(RINGS_TOOL)
+	sh tests/dump/ringstage_dump.sh $(BUILD)
+	$(GO) test -count=1 ./ringdump ./cmd/nccom-rings
+
+TEST_STEPS := test-go test-header test-c test-example test-dump test-graphs test-boundary test-preload test-glibc test-abi-tool \
   test-layout-profile test-abi-check test-conformance-timeout test-hostile test-sanitizers test-fuzz test-bench test-footprint \
   test-conformance test-proofs test-cmake test-install
 
@@ -404,7 +415,7 @@ test:
 	  t=$$(( $$(date +%s) - start )); echo "make test: all passed ($$n steps in $$((t / 60))m$$((t % 60))s)"
 
 test-go: all $(REFLIB)
-	@unformatted=$$(gofmt -l abi layout ring kanga netdev cmd tests 2>/dev/null); \
+	@unformatted=$$(gofmt -l abi layout ring kanga netdev ringdump cmd tests 2>/dev/null); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	LIBNCCOMRING=$(CURDIR)/$(LIB) NCCOMRING_BUILD=$(CURDIR)/$(BUILD) $(GO) test -race -count=1 ./...

@@ -3,7 +3,8 @@
 // shim.c defines the public symbols and refuses calls from a forked child;
 // the functions here recover panics (D20), refuse a layout that differs from
 // the host's libnccom (selfcheck.go, E5), check NULL pointers, view C memory
-// through package abi and call the pure packages. Nothing else lives here.
+// through package abi and call the pure packages, and with NCCOM_RING_DUMP
+// set hand what Postset committed to dump.go. Nothing else lives here.
 //
 // Build with -buildmode=c-shared and exports.map (see the Makefile).
 package main
@@ -81,17 +82,33 @@ func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks 
 	view := newCommView((*abi.Comm)(unsafe.Pointer(comm))) // may fault on a wild pointer: armed guard first
 	c := view.comm
 	rank = rankOf(c)
+	heads, result, err := postset(&view, nodesFirstRank, allTopoRanks, nChannels, nNodes, caller)
+	res = fail(rank, err)
+	if dir, on := getenv(DumpEnvVar); on && c != nil {
+		dumpPostset(dir, c, heads, result, err) // after the commit; never changes res
+	}
+	return res
+}
+
+// postset is goTopoPostset after the checks that come before the rank is
+// known: it runs Postset on view and commits it, and returns the
+// nodesFirstRank view (nil when it was not taken) for the dump.
+func postset(view *commView, nodesFirstRank *C.int, allTopoRanks **C.struct_ncclTopoRanks, nChannels *C.int, nNodes *C.int, caller unsafe.Pointer) ([]int32, ring.PostsetResult, error) {
+	const fn = "ncclTopoPostset"
+	c := view.comm
+	rank := rankOf(c)
+	var result ring.PostsetResult
 	switch {
-	case comm == nil:
-		return fail(rank, nullArgument(fn, "comm"))
+	case c == nil:
+		return nil, result, nullArgument(fn, "comm")
 	case nodesFirstRank == nil:
-		return fail(rank, nullArgument(fn, "nodesFirstRank"))
+		return nil, result, nullArgument(fn, "nodesFirstRank")
 	case allTopoRanks == nil:
-		return fail(rank, nullArgument(fn, "allTopoRanks"))
+		return nil, result, nullArgument(fn, "allTopoRanks")
 	case nChannels == nil:
-		return fail(rank, nullArgument(fn, "nChannels"))
+		return nil, result, nullArgument(fn, "nChannels")
 	case nNodes == nil:
-		return fail(rank, nullArgument(fn, "nNodes"))
+		return nil, result, nullArgument(fn, "nNodes")
 	}
 	// The out-parameters are written after Postset commits: probe them first,
 	// so that a bad one faults while nothing has changed.
@@ -113,14 +130,14 @@ func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks 
 	logChannelCount(rank, result)
 	if err != nil {
 		logWalks(rank, err)
-		return fail(rank, err)
+		return heads, result, err
 	}
 	view.commit()
 	*nChannels = C.int(result.NChannels)
 	*nNodes = C.int(result.NNodes)
 	logPostset(c, result)
 	logFootprint(fn, rank)
-	return C.ncclSuccess
+	return heads, result, nil
 }
 
 //export goBuildRings
@@ -184,5 +201,8 @@ func goTopoGetNetDev(sys *C.struct_ncclTopoSystem, rank C.int, graph *C.struct_n
 		return fail(r32, err)
 	}
 	*dev = C.int(d)
+	if _, on := getenv(DumpEnvVar); on {
+		dumpNetDev(r32, int32(channelId), d)
+	}
 	return C.ncclSuccess
 }

@@ -53,15 +53,22 @@ func fail(rank int32, err error) C.ncclResult_t {
 	if err == nil {
 		return C.ncclSuccess
 	}
-	var e *abi.Error
-	if !errors.As(err, &e) {
-		e = abi.Errorf(abi.InternalError, "%v", err)
-	}
+	e := abiError(err)
 	var unknown *kanga.UnknownPlatformError
 	if !errors.As(err, &unknown) || platformWarned.CompareAndSwap(false, true) {
 		warn(rank, e.Text)
 	}
 	return C.ncclResult_t(e.Code)
+}
+
+// abiError is err's code and WARN text: its *abi.Error, or an internal
+// error with err's text.
+func abiError(err error) *abi.Error {
+	var e *abi.Error
+	if !errors.As(err, &e) {
+		e = abi.Errorf(abi.InternalError, "%v", err)
+	}
+	return e
 }
 
 // platformWarned makes an unknown NCCOM_RING_PLATFORM one WARN per process

@@ -536,6 +536,7 @@ int main(int argc, char **argv) {
   setenv("NCCL_DEBUG_FILE", path, 1);
   unsetenv("NCCOM_RING_PLATFORM");
   unsetenv("NCCOM_RING_POD_ORDER");
+  unsetenv("NCCOM_RING_DUMP"); /* its INFO lines and files are not this test's */
   /* The library opens the file for appending at its first call (README,
    * "Where the log lines go"); this reader follows it from offset 0. */
   logFile = fopen(path, "r");

@@ -1,0 +1,199 @@
+// Command nccom-rings reads the per-rank wiring dumps libnccomring writes
+// when NCCOM_RING_DUMP names a directory (package ringdump) and judges the
+// job as a whole.
+//
+//	nccom-rings verify [--json] DIR                do all ranks agree on every ring?
+//	nccom-rings show [--channel C] [--json | --dot] DIR   one channel across ranks
+//
+// Exit codes: 0 nothing to report, 1 a finding (a rank that disagrees, a
+// missing or failed rank, two files for one rank), 2 unusable input or
+// usage (no such directory, no dumps in it, a file that is not a dump).
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/nccomring/libnccomring/ringdump"
+	"github.com/nccomring/libnccomring/version"
+)
+
+// Exit codes, one meaning each so scripts can branch on them.
+const (
+	exitOK       = 0
+	exitFinding  = 1
+	exitUnusable = 2
+)
+
+const exitCodesHelp = `Exit codes:
+  0  no finding
+  1  a finding: ranks that disagree on a ring, a missing rank, a rank whose
+     ncclTopoPostset failed, two files for one rank
+  2  unusable input or usage: no such directory, no dump files in it, a file
+     that is not a dump (named, with the byte offset), a bad flag
+`
+
+const topHelp = `nccom-rings: check the per-rank wiring dumps of a job (NCCOM_RING_DUMP)
+
+Usage: nccom-rings verify [--json] DIR
+       nccom-rings show [--channel C] [--json | --dot] DIR
+       nccom-rings COMMAND --help
+       nccom-rings --version
+
+Commands:
+  verify   check that every rank's dump is there and that all ranks agree on
+           every channel's ring (prev/next, one cycle, userRanks, doubling)
+  show     one channel across ranks: a table, JSON, or Graphviz (--dot)
+
+DIR holds one rank-NNNNNN.<host>.<pid>.json file per rank, written by
+libnccomring's ncclTopoPostset when the job ran with NCCOM_RING_DUMP=DIR.
+
+`
+
+const verifyHelp = `Usage: nccom-rings verify [--json] DIR
+
+Reads every rank's dump in DIR and checks the job as a whole: one file per
+rank of nRanks, every Postset succeeded, one rank count, channel count and
+node list; then per channel: r.next == s exactly when s.prev == r, one cycle
+through every rank, each rank's userRanks starting at it and following next,
+and each doubled channel c >= graphChannels repeating channel c-graphChannels.
+Prints one line per finding (the first is the first rank and channel that
+disagree), or one summary line when every rank agrees.
+
+  --json   the report as JSON: {"dir", "files", "ranks", "channels", "nodes",
+           "ok", "findings": [{"rank", "channel", "other", "ranks", "files",
+           "message"}], "omitted"}; -1 where a finding is not about one rank,
+           channel or other rank
+
+`
+
+const showHelp = `Usage: nccom-rings show [--channel C] [--json | --dot] DIR
+
+Shows channel C (default 0) across the ranks of DIR: each rank's node, prev,
+next, NIC (from its ncclTopoGetNetDev answers, - when none) and the head of
+its userRanks. It does not verify (see verify); a failed rank is shown with
+its WARN, a missing rank not at all.
+
+  --channel C  the channel to show
+  --json       the same as JSON: {"channel", "nChannels", "ranks": [{"rank",
+               "node", "prev", "next", "dev", "userRanks", "result", "warn"}]}
+  --dot        Graphviz: one edge per rank to its next, ranks clustered by
+               node (nccom-rings show --dot DIR | dot -Tsvg > ring.svg)
+
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, topHelp+exitCodesHelp)
+		return exitUnusable
+	}
+	switch args[0] {
+	case "--version", "-version", "version":
+		fmt.Fprintf(stdout, "nccom-rings %s (libnccomring %s, dump format %d)\n", version.Library, version.Library, ringdump.FormatVersion)
+		return exitOK
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, topHelp+exitCodesHelp)
+		return exitOK
+	case "verify":
+		return runVerify(args[1:], stdout, stderr)
+	case "show":
+		return runShow(args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "nccom-rings: unknown command %q\n\n%s%s", args[0], topHelp, exitCodesHelp)
+	return exitUnusable
+}
+
+// parseArgs parses flags anywhere among args (`nccom-rings verify DIR
+// --json` is how people type it) and returns the operands. ok is false when
+// the caller should return code.
+func parseArgs(fs *flag.FlagSet, help string, args []string, stdout, stderr io.Writer) (operands []string, code int, ok bool) {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, help+exitCodesHelp)
+			return nil, exitOK, false
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "nccom-rings %s: %v\n\n%s%s", fs.Name(), err, help, exitCodesHelp)
+			return nil, exitUnusable, false
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return operands, exitOK, true
+		}
+		if rest[0] == "--" {
+			return append(operands, rest[1:]...), exitOK, true
+		}
+		operands = append(operands, rest[0])
+		args = rest[1:]
+	}
+}
+
+// readDumps reads DIR, the one operand; ok is false (and the exit code 2
+// printed about) when there is no such directory, no dump in it or a file
+// that is not a dump.
+func readDumps(name, help string, operands []string, stderr io.Writer) (dir string, files []ringdump.File, ok bool) {
+	if len(operands) != 1 {
+		fmt.Fprintf(stderr, "nccom-rings %s: want one directory, got %d operands\n\n%s%s", name, len(operands), help, exitCodesHelp)
+		return "", nil, false
+	}
+	dir = operands[0]
+	files, err := ringdump.ReadDir(dir)
+	if err == nil && len(files) == 0 {
+		err = fmt.Errorf("%s holds no rank-*.json dump files (did the job run with NCCOM_RING_DUMP=%s?)", dir, dir)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "nccom-rings %s: %v\n", name, err)
+		return "", nil, false
+	}
+	return dir, files, true
+}
+
+func runVerify(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "")
+	operands, code, ok := parseArgs(fs, verifyHelp, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	dir, files, ok := readDumps("verify", verifyHelp, operands, stderr)
+	if !ok {
+		return exitUnusable
+	}
+	rep := verify(dir, files)
+	if *asJSON {
+		writeJSON(stdout, rep)
+	} else {
+		for _, f := range rep.Findings {
+			fmt.Fprintf(stdout, "nccom-rings: %s\n", f.Message)
+		}
+		if rep.Omitted > 0 {
+			fmt.Fprintf(stdout, "nccom-rings: and %d more %s\n", rep.Omitted, plural(rep.Omitted, "finding", "findings"))
+		}
+		if rep.OK {
+			fmt.Fprintf(stdout, "nccom-rings: %d ranks, %d channels, %d nodes: every rank agrees\n", rep.Ranks, rep.Channels, rep.Nodes)
+		} else {
+			fmt.Fprintf(stdout, "nccom-rings: %s: %d %s\n", dir, rep.count(), plural(rep.count(), "finding", "findings"))
+		}
+	}
+	if !rep.OK {
+		return exitFinding
+	}
+	return exitOK
+}
+
+func writeJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v) // a write error to stdout has nowhere to go
+}

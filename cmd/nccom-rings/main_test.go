@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/ringdump"
+)
+
+// identityJob writes the dumps of 2 nodes x 2 ranks whose rings are the
+// identity order, worked out by hand: every channel's ring is 0 1 2 3, so
+// rank r has prev (r+3)%4, next (r+1)%4 and userRanks r, r+1, ... mod 4.
+// One graph channel, doubled to 2 (D10). Returns the directory and each
+// rank's file.
+func identityJob(t *testing.T) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for r := range 4 {
+		d := &ringdump.Dump{
+			Rank: r, NRanks: 4, ResultName: "ncclSuccess", Version: "test", Host: "host", PID: 100,
+			Wiring: &ringdump.Wiring{NNodes: 2, Node: r / 2, NodesFirstRank: []int{0, 2}, GraphChannels: 1, NChannels: 2},
+		}
+		for c := range 2 {
+			d.Channels = append(d.Channels, ringdump.Channel{
+				Channel: c, Prev: (r + 3) % 4, Next: (r + 1) % 4,
+				UserRanks: []int{r, (r + 1) % 4, (r + 2) % 4, (r + 3) % 4},
+			})
+		}
+		d.SetNetDev(0, r%2)
+		path, err := ringdump.Write(dir, d)
+		require.NoError(t, err)
+		paths = append(paths, path)
+	}
+	return dir, paths
+}
+
+func runTool(args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// edit rewrites one dump file through f.
+func edit(t *testing.T, path string, f func(*ringdump.Dump)) {
+	t.Helper()
+	d, err := ringdump.Read(path)
+	require.NoError(t, err)
+	f(d)
+	require.NoError(t, os.Remove(path))
+	_, err = ringdump.Write(filepath.Dir(path), d)
+	require.NoError(t, err)
+}
+
+func TestVerifyPassesOnHandComputedRings(t *testing.T) {
+	dir, _ := identityJob(t)
+	code, out, errOut := runTool("verify", dir)
+	assert.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, "nccom-rings: 4 ranks, 2 channels, 2 nodes: every rank agrees\n", out)
+}
+
+func TestVerifyNamesTheRankWhoseNextChanged(t *testing.T) {
+	dir, paths := identityJob(t)
+	edit(t, paths[1], func(d *ringdump.Dump) { d.Channels[0].Next = 3 })
+	code, out, _ := runTool("verify", dir)
+	assert.Equal(t, exitFinding, code)
+	assert.Contains(t, out, "nccom-rings: rank 1: channel 0 next is 3, but rank 3's prev is 2\n")
+	first, _, _ := bytes.Cut([]byte(out), []byte("\n"))
+	assert.Equal(t, "nccom-rings: rank 1: channel 0 next is 3, but rank 3's prev is 2", string(first))
+
+	code, out, _ = runTool("verify", "--json", dir)
+	assert.Equal(t, exitFinding, code)
+	var rep Report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.False(t, rep.OK)
+	require.NotEmpty(t, rep.Findings)
+	assert.Equal(t, Finding{Rank: 1, Channel: 0, Other: 3, Message: "rank 1: channel 0 next is 3, but rank 3's prev is 2"}, rep.Findings[0])
+}
+
+func TestVerifyNamesTheMissingRank(t *testing.T) {
+	dir, paths := identityJob(t)
+	require.NoError(t, os.Remove(paths[2]))
+	code, out, _ := runTool("verify", dir)
+	assert.Equal(t, exitFinding, code)
+	assert.Contains(t, out, "nccom-rings: missing rank 2 (of 4)\n")
+}
+
+func TestVerifyReportsAFailedRankWithItsWarn(t *testing.T) {
+	dir, paths := identityJob(t)
+	edit(t, paths[3], func(d *ringdump.Dump) {
+		d.Result, d.ResultName, d.Warn, d.Wiring, d.NetDevs = 4, "ncclInvalidArgument", "ncclTopoPostset: allTopoRanks[2] is NULL", nil, nil
+	})
+	code, out, _ := runTool("verify", dir)
+	assert.Equal(t, exitFinding, code)
+	assert.Contains(t, out, "rank 3: ncclTopoPostset failed with ncclInvalidArgument (4): ncclTopoPostset: allTopoRanks[2] is NULL\n")
+}
+
+func TestVerifyNamesBothFilesOfADuplicatedRank(t *testing.T) {
+	dir, paths := identityJob(t)
+	d, err := ringdump.Read(paths[0])
+	require.NoError(t, err)
+	d.PID = 200 // a second run into the same directory
+	second, err := ringdump.Write(dir, d)
+	require.NoError(t, err)
+	code, out, _ := runTool("verify", dir)
+	assert.Equal(t, exitFinding, code)
+	assert.Contains(t, out, "rank 0: 2 files, "+paths[0]+", "+second)
+}
+
+func TestVerifyChecksUserRanksAndDoubling(t *testing.T) {
+	dir, paths := identityJob(t)
+	edit(t, paths[2], func(d *ringdump.Dump) { d.Channels[0].UserRanks = []int{2, 3, 1, 0} })
+	code, out, _ := runTool("verify", dir)
+	assert.Equal(t, exitFinding, code)
+	assert.Contains(t, out, "rank 2: channel 0 userRanks[2] is 1, but rank 3's next is 0\n")
+	assert.Contains(t, out, "rank 2: channel 1 (prev 1, next 3) differs from channel 0 (prev 1, next 3), which it repeats (D10)\n")
+}
+
+func TestVerifyFindsTwoCycles(t *testing.T) {
+	dir, paths := identityJob(t)
+	// 0 <-> 1 and 2 <-> 3 on channel 0: prev and next agree, but two rings.
+	for r, path := range paths {
+		edit(t, path, func(d *ringdump.Dump) {
+			d.Channels[0].Next, d.Channels[0].Prev = r^1, r^1
+		})
+	}
+	code, out, _ := runTool("verify", dir)
+	assert.Equal(t, exitFinding, code)
+	assert.Contains(t, out, "rank 0: channel 0 is a ring of 2 ranks, not of all 4")
+}
+
+func TestVerifyRefusesUnusableInput(t *testing.T) {
+	dir, paths := identityJob(t)
+	require.NoError(t, os.WriteFile(paths[1], []byte(`{"format":1,"rank":1,"nRanks":4,,}`), 0o644))
+	code, _, errOut := runTool("verify", dir)
+	assert.Equal(t, exitUnusable, code)
+	assert.Contains(t, errOut, paths[1]+": not a ring dump: at byte 33:", "the second comma is the 33rd byte")
+
+	code, _, errOut = runTool("verify", filepath.Join(dir, "nonexistent"))
+	assert.Equal(t, exitUnusable, code)
+	assert.Contains(t, errOut, "no such file or directory")
+
+	code, _, errOut = runTool("verify", t.TempDir())
+	assert.Equal(t, exitUnusable, code)
+	assert.Contains(t, errOut, "holds no rank-*.json dump files")
+
+	code, _, _ = runTool("verify")
+	assert.Equal(t, exitUnusable, code)
+	code, _, _ = runTool("verify", "--bogus", dir)
+	assert.Equal(t, exitUnusable, code)
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"verify", "--help"}, {"show", "--help"}, {"--version"}} {
+		code, out, _ := runTool(args...)
+		assert.Equal(t, exitOK, code, args)
+		assert.NotEmpty(t, out, args)
+	}
+}
+
+func TestShowTableJSONAndDot(t *testing.T) {
+	dir, _ := identityJob(t)
+	code, out, _ := runTool("show", dir)
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "     1     0      0      2    1  1 2 3 0\n")
+
+	code, out, _ = runTool("show", "--json", "--channel", "1", dir)
+	assert.Equal(t, exitOK, code)
+	var shown shownChannel
+	require.NoError(t, json.Unmarshal([]byte(out), &shown))
+	assert.Equal(t, 1, shown.Channel)
+	require.Len(t, shown.Ranks, 4)
+	assert.Equal(t, 3, shown.Ranks[2].Next)
+	assert.Nil(t, shown.Ranks[2].Dev, "no GetNetDev answer for channel 1")
+
+	code, out, _ = runTool("show", dir, "--dot")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "subgraph cluster_node1 {")
+	assert.Contains(t, out, "  \"3\" -> \"0\";\n")
+
+	code, _, errOut := runTool("show", "--channel", "2", dir)
+	assert.Equal(t, exitUnusable, code)
+	assert.Contains(t, errOut, "channel 2 is outside [0, 2)")
+}

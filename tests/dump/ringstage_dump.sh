@@ -1,0 +1,129 @@
+#!/bin/sh
+# ringstage_dump.sh BUILD - `make test-dump` (issue 12): runs BUILD/ringstage
+# (every rank of the embedded 4 x 32 cluster in one process) with
+# NCCOM_RING_DUMP, then BUILD/nccom-rings on what it wrote: the job verifies;
+# one rank's channel-0 next changed, a rank's file deleted, a file cut short,
+# every Postset failing (--pod without NCCOM_RING_POD_ORDER) each give the
+# finding or exit code they must; a directory that cannot be created costs
+# one WARN per rank and not the result.
+set -u
+build=$1
+ringstage=$build/ringstage
+tool=$build/nccom-rings
+tmp=$(mktemp -d)
+out=$tmp/out
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+desc=
+# The library's log is ours to read here, not a file of the host's.
+unset NCCL_DEBUG NCCL_DEBUG_FILE NCCL_DEBUG_SUBSYS NCCOM_RING_PLATFORM NCCOM_RING_POD_ORDER NCCOM_RING_LAYOUT
+
+# run DESC CMD...: runs CMD, keeping its stdout and stderr in $out.
+run() {
+  desc=$1
+  shift
+  "$@" > "$out" 2>&1
+  rc=$?
+}
+want_rc() {
+  if [ "$rc" -ne "$1" ]; then
+    echo "FAIL: $desc: exit $rc, want $1"
+    sed 's/^/  | /' "$out" | head -20
+    fail=1
+  fi
+}
+# want REGEX: the last run's output matches REGEX (grep -E).
+want() {
+  if ! grep -qE -- "$1" "$out"; then
+    echo "FAIL: $desc: output lacks /$1/"
+    sed 's/^/  | /' "$out" | head -20
+    fail=1
+  fi
+}
+# copy NAME: a fresh copy of the good dumps, to spoil.
+copy() {
+  rm -rf "$tmp/$1"
+  cp -r "$tmp/ok" "$tmp/$1"
+}
+
+run "ringstage with NCCOM_RING_DUMP" env NCCOM_RING_DUMP="$tmp/ok" "$ringstage" --quiet
+want_rc 0
+n=$(ls "$tmp/ok" | grep -c '^rank-[0-9]\{6\}\..*\.[0-9]*\.json$')
+if [ "$n" -ne 128 ]; then echo "FAIL: $n dump files in $tmp/ok, want 128"; fail=1; fi
+if ls -A "$tmp/ok" | grep -q '\.tmp$'; then echo "FAIL: a temporary file was left in $tmp/ok"; fail=1; fi
+
+run "verify" "$tool" verify "$tmp/ok"
+want_rc 0
+want '^nccom-rings: 128 ranks, 16 channels, 4 nodes: every rank agrees$'
+run "verify --json" "$tool" verify --json "$tmp/ok"
+want_rc 0
+want '"ok": true'
+
+# GetNetDev's answers, one per channel, in rank 5's file; show prints them.
+run "rank 5's netDevs" python3 -c '
+import glob, json, sys
+d = json.load(open(glob.glob(sys.argv[1] + "/rank-000005.*.json")[0]))
+assert d["result"] == 0 and d["resultName"] == "ncclSuccess", d["result"]
+assert [n["channel"] for n in d["netDevs"]] == list(range(16)), d["netDevs"]
+print("netDevs", len(d["netDevs"]))' "$tmp/ok"
+want_rc 0
+run "show" "$tool" show --channel 3 "$tmp/ok"
+want_rc 0
+want '^channel 3 of 16, 128 ranks$'
+run "show --dot" "$tool" show --dot "$tmp/ok"
+want_rc 0
+want 'subgraph cluster_node3'
+
+# Rank 7's channel-0 next moved one rank on: rank 7 is named first.
+copy next
+run "edit rank 7" python3 -c '
+import glob, json, sys
+path = glob.glob(sys.argv[1] + "/rank-000007.*.json")[0]
+d = json.load(open(path))
+d["channels"][0]["next"] = (d["channels"][0]["next"] + 1) % d["nRanks"]
+json.dump(d, open(path, "w"))' "$tmp/next"
+want_rc 0
+run "verify, rank 7's next changed" "$tool" verify "$tmp/next"
+want_rc 1
+if [ "$(head -1 "$out")" != "nccom-rings: rank 7: channel 0 next is 9, but rank 9's prev is 8" ]; then
+  echo "FAIL: $desc: first line is '$(head -1 "$out")'"
+  fail=1
+fi
+
+copy missing
+rm "$tmp"/missing/rank-000009.*.json
+run "verify, rank 9 deleted" "$tool" verify "$tmp/missing"
+want_rc 1
+want '^nccom-rings: missing rank 9 \(of 128\)$'
+
+copy cut
+f=$(ls "$tmp"/cut/rank-000011.*.json)
+head -c 100 "$f" > "$tmp/half" && mv "$tmp/half" "$f"
+run "verify, rank 11's file cut short" "$tool" verify "$tmp/cut"
+want_rc 2
+want 'rank-000011\..*\.json: not a ring dump: at byte 100'
+
+run "verify, no such directory" "$tool" verify "$tmp/none"
+want_rc 2
+
+# Postset fails (enablePod on 4 nodes, P12): rank 0's file says so with its
+# WARN; ringstage stops at the first failing call, so the other ranks have
+# no file.
+run "ringstage --pod with NCCOM_RING_DUMP" env NCCOM_RING_DUMP="$tmp/pod" "$ringstage" --quiet --pod
+want_rc 1
+run "verify, failed Postsets" "$tool" verify "$tmp/pod"
+want_rc 1
+want '^nccom-rings: rank 0: ncclTopoPostset failed with ncclInvalidUsage \(5\): ncclTopoPostset: comm->enablePod is 1 on 4 nodes'
+want '^nccom-rings: missing ranks 1, 2, 3, .* and 107 more \(of 128\)$'
+if grep -q '"channels"' "$tmp"/pod/rank-000000.*.json; then echo "FAIL: a failed Postset's dump lists channels"; fail=1; fi
+
+# A directory that cannot be made: one WARN per rank, the calls succeed.
+run "NCCOM_RING_DUMP under /dev/null" env NCCL_DEBUG=WARN NCCOM_RING_DUMP=/dev/null/dumps "$ringstage" --quiet
+want_rc 0
+warns=$(grep -c "NCCL WARN ncclTopoPostset: NCCOM_RING_DUMP=/dev/null/dumps: cannot write rank [0-9]*'s wiring dump: .*; the call's result stands" "$out")
+if [ "$warns" -ne 128 ]; then echo "FAIL: $desc: $warns WARN lines, want 128 (one per rank)"; fail=1; fi
+
+if [ "$fail" -ne 0 ]; then
+  exit 1
+fi
+echo "test-dump: 128 ranks dumped and verified; a changed next, a deleted file, a cut file, a failed Postset and an unwritable directory each reported: passed"
