@@ -20,7 +20,8 @@
  * its GPU count). --die-rank R: rank R exits with status 3 after its Preset,
  * before the AllGather; --kill-rank R: it raises SIGKILL there instead (the
  * job must then fail, not hang). The library's
- * environment (NCCL_DEBUG, NCCOM_RING_DUMP, ...) passes through; rank 0 runs
+ * environment (NCCL_DEBUG, NCCOM_RING_DUMP, ...) passes through (NCCL_DEBUG
+ * is WARN when neither it nor NCCL_DEBUG_FILE is set); rank 0 runs
  * the in-process stage first and removes the DIR/rank-*.json files it made,
  * so that NCCOM_RING_DUMP=DIR ends up holding the MPI processes' own dumps.
  * Rank 0's memory grows as 132 x ranks^2 bytes (every rank's userRanks, twice).
@@ -30,9 +31,10 @@
  * MPI_Abort(MPI_COMM_WORLD, 1) (2 for a usage error).
  */
 #ifndef _DEFAULT_SOURCE
-#define _DEFAULT_SOURCE /* glob under -std=c11 */
+#define _DEFAULT_SOURCE /* glob, setenv under -std=c11 */
 #endif
 #include <glob.h>
+#include <limits.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -60,6 +62,31 @@ __attribute__((format(printf, 2, 3), noreturn)) static void fail(int code, const
   exit(code); /* MPI_Abort does not return */
 }
 
+/* Failures found while setting up, where every rank usually finds the same
+ * one: each rank records its first, then settle() lets only the lowest rank
+ * with one print it and abort the job (the others wait for that), so 64
+ * processes give one line, not 64. */
+static char pending[1024];
+static int pendingCode;
+
+__attribute__((format(printf, 2, 3))) static void defer_fail(int code, const char *fmt, ...) {
+  if (pending[0]) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(pending, sizeof pending, fmt, ap);
+  va_end(ap);
+  pendingCode = code;
+}
+
+static void settle(void) {
+  int me = pending[0] ? worldRank : INT_MAX, first;
+  MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == INT_MAX) return;
+  if (first == worldRank) fail(pendingCode, "%s", pending);
+  MPI_Barrier(MPI_COMM_WORLD); /* until rank `first`'s MPI_Abort ends the job */
+  exit(pendingCode);
+}
+
 static void usage(FILE *f) {
   fputs("usage: mpirun -np N mpi_rings [--local-ranks L|graph] [--graph FILE] [--die-rank R | --kill-rank R]\n"
         "                                [--quiet]\n"
@@ -77,8 +104,10 @@ static void usage(FILE *f) {
 static int parse_int(const char *flag, const char *v, long lo, long hi) {
   char *end;
   long x = strtol(v, &end, 10);
-  if (*v == '\0' || *end != '\0' || x < lo || x > hi)
-    fail(2, "%s wants an integer in [%ld, %ld], got '%s'", flag, lo, hi, v);
+  if (*v == '\0' || *end != '\0' || x < lo || x > hi) {
+    defer_fail(2, "%s wants an integer in [%ld, %ld], got '%s'", flag, lo, hi, v);
+    return lo;
+  }
   return (int)x;
 }
 
@@ -88,7 +117,7 @@ static void find_nodes(int simulate, int *localRanks, int *node) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (simulate) {
     if (size % *localRanks != 0)
-      fail(1, "%d processes are not whole nodes of %d ranks (--local-ranks)", size, *localRanks);
+      defer_fail(1, "%d processes are not whole nodes of %d ranks (--local-ranks)", size, *localRanks);
     *node = worldRank / *localRanks;
     return;
   }
@@ -107,11 +136,11 @@ static void find_nodes(int simulate, int *localRanks, int *node) {
   MPI_Allreduce(mine, minL, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   MPI_Allreduce(mine, maxL, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (minL[0] != maxL[0])
-    fail(1, "the nodes (MPI_COMM_TYPE_SHARED groups) have from %d to %d ranks; every node must have "
+    defer_fail(1, "the nodes (MPI_COMM_TYPE_SHARED groups) have from %d to %d ranks; every node must have "
          "the same number (mpirun --map-by ppr:L:node), or simulate nodes with --local-ranks",
          minL[0], maxL[0]);
-  if (!minL[1])
-    fail(1, "ranks are not numbered node-major (rank %d is local rank %d of a node holding ranks %d..%d); "
+  else if (!mine[1])
+    defer_fail(1, "ranks are not numbered node-major (rank %d is local rank %d of a node holding ranks %d..%d); "
          "map them so with mpirun --map-by ppr:%d:node --rank-by slot",
          worldRank, local, lo, hi, *localRanks);
   *node = worldRank / *localRanks;
@@ -221,7 +250,10 @@ int main(int argc, char **argv) {
     const char *a = argv[i];
     int takesValue = strcmp(a, "--local-ranks") == 0 || strcmp(a, "--graph") == 0 || strcmp(a, "--die-rank") == 0 ||
                      strcmp(a, "--kill-rank") == 0;
-    if (takesValue && i + 1 >= argc) fail(2, "%s needs a value", a);
+    if (takesValue && i + 1 >= argc) {
+      defer_fail(2, "%s needs a value", a);
+      break;
+    }
     if (strcmp(a, "--local-ranks") == 0) {
       simulate = 1;
       if (strcmp(argv[++i], "graph") == 0)
@@ -241,34 +273,46 @@ int main(int argc, char **argv) {
       MPI_Finalize();
       return 0;
     } else {
-      if (worldRank == 0) usage(stderr);
-      fail(2, "unknown argument %s", a);
+      if (worldRank == 0 && !pending[0]) usage(stderr);
+      defer_fail(2, "unknown argument %s", a);
     }
   }
-  if (fromGraph && graphFile == NULL) fail(2, "--local-ranks graph needs --graph FILE");
+  if (fromGraph && graphFile == NULL) defer_fail(2, "--local-ranks graph needs --graph FILE");
+  settle();
+
+  /* A failing call's reason on the failing rank's stderr: the library's WARN
+   * lines, unless the user chose the logging (read at the first call). */
+  if (getenv("NCCL_DEBUG") == NULL && getenv("NCCL_DEBUG_FILE") == NULL) setenv("NCCL_DEBUG", "WARN", 1);
 
   /* The graph's own GPU count, for --local-ranks graph and as a check. */
   char err[512] = "";
   int graphLocal = 0;
   if (graphFile != NULL) {
     struct cluster *one = cluster_from_graph_file(graphFile, 1, err, sizeof err);
-    if (one == NULL) fail(1, "%s", err[0] ? err : "out of memory");
-    graphLocal = one->localRanks[0];
-    cluster_free(one);
+    if (one == NULL) {
+      defer_fail(1, "%s", err[0] ? err : "out of memory");
+    } else {
+      graphLocal = one->localRanks[0];
+      cluster_free(one);
+    }
     if (fromGraph) localRanks = graphLocal;
   }
+  settle();
   int node;
   find_nodes(simulate, &localRanks, &node);
   if (graphFile != NULL && localRanks != graphLocal)
-    fail(1, "%s has %d GPUs a node, the job %d ranks a node (--local-ranks graph takes the file's)",
-         graphFile, graphLocal, localRanks);
+    defer_fail(1, "%s has %d GPUs a node but the job has %d ranks a node (%s; --local-ranks graph "
+               "takes the file's)",
+         graphFile, graphLocal, localRanks, simulate ? "--local-ranks" : "its shared-memory groups");
+  settle();
   int nNodes = size / localRanks;
 
   /* Every process builds the cluster's graphs (its own node's is the one it
    * uses) exactly as the in-process host does. */
   struct cluster *cl = graphFile ? cluster_from_graph_file(graphFile, nNodes, err, sizeof err)
                                  : cluster_default_sized(nNodes, localRanks);
-  if (cl == NULL) fail(1, "%s", err[0] ? err : "cannot build the cluster (out of memory)");
+  if (cl == NULL) defer_fail(1, "%s", err[0] ? err : "cannot build the cluster (out of memory)");
+  settle();
 
   /* Rank 0 first runs the whole stage in its own process (before the others
    * can get past the AllGather, so its dumps are removed before theirs are
@@ -347,8 +391,8 @@ int main(int argc, char **argv) {
            "every NIC follows the head/direction rule\n");
     int diffs = stage_compare("mpi_rings", "mpi", &mpi, "in-process", &ref);
     if (diffs) fail(1, "%d differences between the MPI run and the in-process run (listed above)", diffs);
-    printf("mpi_rings: %d ranks (%d nodes x %d): identical to the in-process result (%s, %d channels)\n",
-           size, nNodes, localRanks, graphFile ? graphFile : "default graph", mpi.comms[0]->nChannels);
+    printf("mpi_rings: %d ranks (%d node%s x %d): identical to the in-process result (%s, %d channels)\n",
+           size, nNodes, nNodes == 1 ? "" : "s", localRanks, graphFile ? graphFile : "default graph", mpi.comms[0]->nChannels);
     fflush(stdout);
     stage_free(&mpi);
     stage_free(&ref);
