@@ -406,10 +406,11 @@ test-example: $(BUILD)/ring-host
 # OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM) let CI run it as root (harmless otherwise);
 # --oversubscribe runs 64 processes on 2 cores; nothing else was needed here
 # (OpenMPI 4.1: no --mca btl or binding flags). 64 processes start 64 Go
-# runtimes: 20 s on 2 idle cores (rank 0 also runs the in-process stage). Each run has its own NCCOM_RING_DUMP
+# runtimes (about 19 MB resident each): 20 s on 2 idle cores, rank 0 also
+# running the in-process stage. Each run has its own NCCOM_RING_DUMP
 # directory, checked with nccom-rings verify once cmd/nccom-rings exists. The
-# negative tests kill one rank (exit 3, then SIGKILL) before the AllGather:
-# mpirun must fail, well before `timeout`.
+# negative tests end one rank (exit 3, then SIGKILL) before the AllGather
+# while the others wait in it: mpirun must fail, well before `timeout`.
 .PHONY: test-mpi
 MPICC   ?= mpicc
 MPIRUN  := OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun --oversubscribe
