@@ -398,7 +398,7 @@ test-dump: $(BUILD)/ringstage $(RINGS_TOOL)
 	sh tests/dump/ringstage_dump.sh $(BUILD)
 	$(GO) test -count=1 ./ringdump ./cmd/nccom-rings
 
-TEST_STEPS := test-go test-header test-c test-example test-dump test-graphs test-boundary test-preload test-glibc test-abi-tool \
+TEST_STEPS := test-go test-header test-c test-example test-dump test-graphs test-mpi test-boundary test-preload test-glibc test-abi-tool \
   test-layout-profile test-abi-check test-conformance-timeout test-hostile test-sanitizers test-fuzz test-bench test-footprint \
   test-conformance test-proofs test-cmake test-install
 
@@ -438,6 +438,44 @@ $(BUILD)/ring-host: examples/ring_host.c include/nccom_ring.h $(LIB) $(BUILD)/$(
 	$(CC) $(CSTD) $(INCLUDES) -o $@ examples/ring_host.c $(LINK_LIB)
 test-example: $(BUILD)/ring-host
 	$(BUILD)/ring-host
+
+# Issue 12: one process per rank over MPI (tests/mpi/mpi_rings.c, built with
+# Debian's OpenMPI, openmpi-bin libopenmpi-dev). Every process Presets its own
+# rank, the fragments go through MPI_Allgather, and rank 0 checks the
+# invariants and compares every rank's result with the in-process run. Flags:
+# OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM) let CI run it as root (harmless otherwise);
+# --oversubscribe runs 64 processes on 2 cores; nothing else was needed here
+# (OpenMPI 4.1: no --mca btl or binding flags). 64 processes start 64 Go
+# runtimes (about 19 MB resident each): 20 s on 2 idle cores, rank 0 also
+# running the in-process stage. Each run has its own NCCOM_RING_DUMP
+# directory, checked with nccom-rings verify once cmd/nccom-rings exists. The
+# negative tests end one rank (exit 3, then SIGKILL) before the AllGather
+# while the others wait in it: mpirun must fail, well before `timeout`.
+.PHONY: test-mpi
+MPICC   ?= mpicc
+MPIRUN  := OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun --oversubscribe
+MPI_SRC := tests/mpi/mpi_rings.c $(COMMON) tests/c/common/stage_compare.c
+$(BUILD)/mpi_rings: $(MPI_SRC) $(COMMON_H) tests/c/common/stage_compare.h $(LIB) $(BUILD)/$(SONAME)
+	$(MPICC) $(CSTD) $(INCLUDES) $(XML_CFLAGS) -o $@ $(MPI_SRC) $(LINK_LIB) $(XML_LIBS)
+# run NAME NP ARGS...: one job, its dumps in build/mpi-dump/NAME.
+# fails NP ARGS... -- TEXT: the job must fail within 60 s, its output saying TEXT.
+test-mpi: $(BUILD)/mpi_rings $(RINGS_TOOL)
+	@set -e; \
+	run() { d=$(BUILD)/mpi-dump/$$1 np=$$2; shift 2; rm -rf $$d; mkdir -p $$d; \
+	  echo "NCCOM_RING_DUMP=$$d mpirun --oversubscribe -np $$np $(BUILD)/mpi_rings $$*"; \
+	  NCCOM_RING_DUMP=$$d $(MPIRUN) -np $$np $(BUILD)/mpi_rings "$$@"; \
+	  $(RINGS_TOOL) verify $$d; }; \
+	fails() { np=$$1 s=$$(date +%s) rc=0; shift; args=$$(echo "$$*" | sed 's/ -- .*//'); want=$${*##* -- }; \
+	  $(MPIRUN) -np $$np $(BUILD)/mpi_rings $$args > $(BUILD)/mpi-failure.log 2>&1 || rc=$$?; t=$$(( $$(date +%s) - s )); \
+	  if [ $$rc -eq 0 ] || [ $$rc -eq 124 ] || [ $$t -ge 60 ] || ! grep -q "$$want" $(BUILD)/mpi-failure.log; then \
+	    cat $(BUILD)/mpi-failure.log; echo "test-mpi: mpi_rings $$args: want mpirun to fail within 60 s saying '$$want'; exit $$rc after $$t s"; return 1; fi; \
+	  echo "ok (expected): mpirun -np $$np mpi_rings $$args: exit $$rc after $$t s: $$(grep -m1 "$$want" $(BUILD)/mpi-failure.log | sed 's/^ *//')"; }; \
+	run default-64 64 --local-ranks 16; \
+	for g in $(GRAPHS); do run $$(basename $$g .xml) 8 --quiet --graph $$g --local-ranks graph; done; \
+	run shared-8 8 --quiet; \
+	fails 16 --local-ranks 4 --quiet --die-rank 5 -- "exited with non-zero status"; \
+	fails 16 --local-ranks 4 --quiet --kill-rank 9 -- "exited on signal 9"
+	@echo "test-mpi: 64 ranks (4 simulated nodes x 16), every graph file on 8 ranks, 8 ranks as one shared-memory node: identical to the in-process result; a rank that exits or is killed before the AllGather fails the job"
 
 GRAPHS := $(wildcard testdata/graphs/*.xml)
 test-graphs: $(BUILD)/ringstage

@@ -30,6 +30,9 @@ pkg-config --exists libxml-2.0 2>/dev/null || [ -f /usr/include/libxml2/libxml/p
 if [ "$what" = test ]; then
   command -v cmake >/dev/null 2>&1 || want cmake
   command -v pahole >/dev/null 2>&1 || want dwarves
+  # test-mpi: Debian's OpenMPI (mpirun; mpicc and mpi.h come with the -dev).
+  command -v mpirun >/dev/null 2>&1 || want openmpi-bin
+  command -v mpicc >/dev/null 2>&1 || want libopenmpi-dev
   if command -v clang >/dev/null 2>&1; then
     # libFuzzer and the sanitizer runtimes of exactly this clang.
     major=$(clang -dumpversion | cut -d. -f1)

@@ -140,8 +140,12 @@ void cluster_set_nchannels(struct cluster *cl, int nChannels) {
   for (int m = 0; m < cl->nNodes; m++) cl->graphs[m]->nChannels = nChannels;
 }
 
-struct cluster *cluster_default(int nNodes) {
-  enum { cores = 32, nics = 8, channels = 8, coresPerNic = cores / nics };
+struct cluster *cluster_default(int nNodes) { return cluster_default_sized(nNodes, 32); }
+
+struct cluster *cluster_default_sized(int nNodes, int cores) {
+  enum { maxNics = 8, channels = 8 };
+  if (nNodes < 1 || cores < 1 || cores > NCCL_TOPO_MAX_NODES) return NULL;
+  int nics = cores < maxNics ? cores : maxNics;
   int *local = malloc((size_t)nNodes * sizeof(int));
   if (local == NULL) return NULL;
   for (int m = 0; m < nNodes; m++) local[m] = cores;
@@ -149,11 +153,12 @@ struct cluster *cluster_default(int nNodes) {
   free(local);
   if (cl == NULL) return NULL;
   for (int c = 0; c < channels; c++) {
-    int order[cores];
-    int start = coresPerNic * c, step = c % 2 == 0 ? 1 : cores - 1;
+    /* Core i sits on NIC i * nics / cores (4 cores a NIC at 32). */
+    int order[NCCL_TOPO_MAX_NODES];
+    int start = (c * cores / channels) % cores, step = c % 2 == 0 ? 1 : cores - 1;
     for (int i = 0; i < cores; i++) order[i] = (start + i * step) % cores;
-    cluster_set_channel(cl, c, order, cores, order[0] / coresPerNic,
-                        order[cores - 1] / coresPerNic);
+    cluster_set_channel(cl, c, order, cores, order[0] * nics / cores,
+                        order[cores - 1] * nics / cores);
   }
   cluster_set_nchannels(cl, channels);
   return cl;

@@ -100,6 +100,10 @@ void cluster_set_nchannels(struct cluster *cl, int nChannels);
  * distinct intra orders: channel c starts at core 4c and runs forward for even
  * c, backward for odd c; it enters on the head's NIC and leaves on the tail's. */
 struct cluster *cluster_default(int nNodes);
+/* The same with cores (1..256) ranks a node: min(8, cores) NICs, core i on
+ * NIC i * NICs / cores, channel c starting at core c * cores / 8.
+ * cluster_default(n) is cluster_default_sized(n, 32). */
+struct cluster *cluster_default_sized(int nNodes, int cores);
 
 /* Loads the RING graph (pattern 4) of an NCCL_GRAPH_FILE and applies it to
  * every one of nNodes nodes (graph_xml.c). Writes a message to err and

@@ -37,9 +37,25 @@ static inline int stage_fail(struct stage *st, ncclResult_t res, const char *wha
   return -1;
 }
 
-/* Allocates st for cl and one zeroed communicator per rank with rank,
- * nRanks, localRanks, topo, enablePod and the kangaRing rows of
- * cluster_kanga_value. Returns 0, or -1 with st->failure set. */
+/* Sets a zeroed communicator up as libnrt would for rank r of cl (node-major,
+ * stage_node_of): rank, nRanks, localRanks, topo, enablePod and the kangaRing
+ * rows of cluster_kanga_value. One process per rank (tests/mpi) calls it for
+ * its own rank only. */
+static inline void stage_comm_init(const struct cluster *cl, int r, struct ncclComm *comm) {
+  int m = stage_node_of(cl, r);
+  comm->rank = r;
+  comm->nRanks = cl->nRanks;
+  comm->localRanks = cl->localRanks[m];
+  comm->topo = &cl->systems[m];
+  comm->enablePod = cl->enablePod;
+  comm->nKangaRingChannels = cl->nKangaRingChannels;
+  for (int k = 0; k < MAX_KANGA_PATHS; k++)
+    for (int i = 0; i < NCCOM_RING_KANGA_WIDTH; i++)
+      comm->kangaRing[k][i] = cluster_kanga_value(cl->nRanks, r, k, i);
+}
+
+/* Allocates st for cl and one zeroed communicator per rank, set up by
+ * stage_comm_init. Returns 0, or -1 with st->failure set. */
 static inline int stage_setup(const struct cluster *cl, struct stage *st) {
   int n = cl->nRanks;
   size_t nn = (size_t)n;
@@ -56,18 +72,9 @@ static inline int stage_setup(const struct cluster *cl, struct stage *st) {
       !st->nNodes || !st->netDev)
     return stage_fail(st, ncclSystemError, "host allocation", -1);
   for (int r = 0; r < n; r++) {
-    int m = stage_node_of(cl, r);
     struct ncclComm *comm = calloc(1, sizeof *comm);
     if (comm == NULL) return stage_fail(st, ncclSystemError, "host allocation", -1);
-    comm->rank = r;
-    comm->nRanks = n;
-    comm->localRanks = cl->localRanks[m];
-    comm->topo = &cl->systems[m];
-    comm->enablePod = cl->enablePod;
-    comm->nKangaRingChannels = cl->nKangaRingChannels;
-    for (int k = 0; k < MAX_KANGA_PATHS; k++)
-      for (int i = 0; i < NCCOM_RING_KANGA_WIDTH; i++)
-        comm->kangaRing[k][i] = cluster_kanga_value(n, r, k, i);
+    stage_comm_init(cl, r, comm);
     st->comms[r] = comm;
   }
   return 0;
