@@ -181,7 +181,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "nccom-rings: and %d more %s\n", rep.Omitted, plural(rep.Omitted, "finding", "findings"))
 		}
 		if rep.OK {
-			fmt.Fprintf(stdout, "nccom-rings: %d ranks, %d channels, %d nodes: every rank agrees\n", rep.Ranks, rep.Channels, rep.Nodes)
+			fmt.Fprintf(stdout, "nccom-rings: %s, %s, %s: every rank agrees\n", count(rep.Ranks, "rank"), count(rep.Channels, "channel"), count(rep.Nodes, "node"))
 		} else {
 			fmt.Fprintf(stdout, "nccom-rings: %s: %d %s\n", dir, rep.count(), plural(rep.count(), "finding", "findings"))
 		}
@@ -196,4 +196,12 @@ func writeJSON(w io.Writer, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.Encode(v) // a write error to stdout has nowhere to go
+}
+
+// count is "1 node" or "4 nodes".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
