@@ -7,7 +7,7 @@
 #                 libnccomring.so link; libnccomring-preload.so.0 and its link;
 #                 pkgconfig/nccomring.pc; cmake/nccomring/ (find_package)
 # PREFIX/include: nccom_ring.h
-# PREFIX/bin:     ringstage (RUNPATH $ORIGIN/../lib) and nccom-abi
+# PREFIX/bin:     ringstage (RUNPATH $ORIGIN/../lib), nccom-abi and nccom-rings
 #
 # The version comes from NCCOMRING_VERSION in include/nccom_ring.h. The CMake
 # package finds everything relative to itself, so the tree can be moved; the
@@ -27,7 +27,7 @@ INSTALLED := lib/libnccomring.so.0 lib/libnccomring.so \
   lib/libnccomring-preload.so.0 lib/libnccomring-preload.so \
   include/nccom_ring.h lib/pkgconfig/nccomring.pc \
   lib/cmake/nccomring/nccomringConfig.cmake lib/cmake/nccomring/nccomringConfigVersion.cmake \
-  bin/ringstage bin/nccom-abi
+  bin/ringstage bin/nccom-abi bin/nccom-rings
 # The package's own directory, which uninstall removes once empty. Shared
 # ones (bin, include, lib, lib/pkgconfig, lib/cmake) are the system's, not
 # ours to remove even when empty.
@@ -48,7 +48,7 @@ $(INSTALL_DIR)/nccomringConfigVersion.cmake: mk/nccomringConfigVersion.cmake.in 
 	$(SUBST_VERSION) $< > $@
 
 .PHONY: install uninstall test-install
-install: $(LIB) $(PRELOAD) $(ABI_TOOL) $(INSTALL_DIR)/ringstage \
+install: $(LIB) $(PRELOAD) $(ABI_TOOL) $(RINGS_TOOL) $(INSTALL_DIR)/ringstage \
          $(INSTALL_DIR)/nccomringConfig.cmake $(INSTALL_DIR)/nccomringConfigVersion.cmake
 	@test -n "$(NCCOMRING_VERSION)" || { echo "include/nccom_ring.h defines no NCCOMRING_VERSION"; exit 1; }
 	install -d $(I_LIB)/pkgconfig $(I_CMAKE) $(I_ROOT)/include $(I_ROOT)/bin
@@ -62,6 +62,7 @@ install: $(LIB) $(PRELOAD) $(ABI_TOOL) $(INSTALL_DIR)/ringstage \
 	install -m 644 $(INSTALL_DIR)/nccomringConfig.cmake $(INSTALL_DIR)/nccomringConfigVersion.cmake $(I_CMAKE)/
 	install -m 755 $(INSTALL_DIR)/ringstage $(I_ROOT)/bin/ringstage
 	install -m 755 $(ABI_TOOL) $(I_ROOT)/bin/nccom-abi
+	install -m 755 $(RINGS_TOOL) $(I_ROOT)/bin/nccom-rings
 	@echo "installed libnccomring $(NCCOMRING_VERSION) into $(I_ROOT)"
 
 uninstall:
@@ -74,5 +75,5 @@ uninstall:
 # project through find_package, a CMake project that add_subdirectory's this
 # repository beside its own targets `expected` and `conformance`, then
 # uninstall leaves the folder empty (tests/install/check.sh).
-test-install: $(LIB) $(PRELOAD) $(ABI_TOOL) $(INSTALL_DIR)/ringstage
+test-install: $(LIB) $(PRELOAD) $(ABI_TOOL) $(RINGS_TOOL) $(INSTALL_DIR)/ringstage
 	sh tests/install/check.sh "$(CURDIR)" "$(MAKE)"

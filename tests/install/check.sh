@@ -4,7 +4,7 @@
 # Into an empty temporary folder: make install PREFIX=DIR; a C program built
 # with `pkg-config --cflags --libs nccomring` runs; a CMake project using
 # find_package(nccomring REQUIRED) builds and runs, also after the installed
-# tree is moved; the installed ringstage and nccom-abi run; a CMake project
+# tree is moved; the installed ringstage, nccom-abi and nccom-rings run; a CMake project
 # with its own targets `expected` and `conformance` add_subdirectory's ROOT,
 # builds, and lists none of our tests; cmake --install installs the same set
 # of files as make install; DESTDIR stages under DESTDIR/PREFIX; make
@@ -28,6 +28,7 @@ step() { echo "== test-install: $*"; }
 fail() { echo "test-install: FAILED: $*"; exit 1; }
 listing() { (cd "$1" && find . -mindepth 1 \( -type f -o -type l \) | sed 's|^\./||' | LC_ALL=C sort); }
 expected_files='bin/nccom-abi
+bin/nccom-rings
 bin/ringstage
 include/nccom_ring.h
 lib/cmake/nccomring/nccomringConfig.cmake
@@ -62,6 +63,7 @@ runpath() { readelf -d "$1" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p'; }
 "$prefix/bin/ringstage" --quiet
 "$prefix/bin/ringstage" --help > /dev/null
 "$prefix/bin/nccom-abi" --help > /dev/null
+"$prefix/bin/nccom-rings" --help > /dev/null
 
 step "find_package(nccomring REQUIRED) with CMAKE_PREFIX_PATH=$prefix"
 cmake -S "$root/tests/install/find_package" -B "$tmp/fp" -DCMAKE_PREFIX_PATH="$prefix" > "$tmp/fp.log" 2>&1 || { cat "$tmp/fp.log"; fail "configure"; }
