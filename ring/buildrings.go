@@ -39,12 +39,17 @@ func BuildRings(nrings, rank, nranks int, rings, next []int32) error {
 	if total > 0 && overlap(rings[:total], next[:total]) {
 		return abi.Errorf(abi.InvalidArgument, "ncclBuildRings: rings and next overlap (%d ints each); the rings would be written over the table they are read from", total)
 	}
-	table := ringTable{tab: next[:total], stride: 1, ringStride: nranks, batch: 1}
-	if f := table.walk(nrings, nranks, int32(rank), -1, nil, nil); f.kind != whole {
-		return table.buildRingsError(f, int32(rank), nranks)
+	start := int32(rank)
+	if total > 0 && !ringsWhole(next[:total], nrings, nranks, start) {
+		// The exact fault (B6-B8, in ring order) from the general walker:
+		// only on failure.
+		table := ringTable{tab: next[:total], stride: 1, ringStride: nranks, batch: 1}
+		return table.buildRingsError(table.walk(nrings, nranks, start, -1, nil, nil), start, nranks)
 	}
 	probeWritable(rings[:total]) // a bad rings pointer faults before any write
-	table.walk(nrings, nranks, int32(rank), -1, rings[:total], nil)
+	if total > 0 {
+		writeRings(rings, next, nrings, nranks, start)
+	}
 	return nil
 }
 
