@@ -7,7 +7,7 @@ import "unsafe"
 // second walk, so that a failing call writes nothing (B6-B8) and no call
 // needs working memory. Four rings walk side by side in each pass: their
 // chains of dependent loads are independent, so four lookups are in flight
-// at once instead of one. A plain C walk with a visited bitmap does one
+// at once instead of one (eight in the check, which only reads). A plain C walk with a visited bitmap does one
 // pass, but its one chain waits on every load.
 //
 // A walk from start that first comes back to start at exactly nRanks steps
@@ -23,6 +23,11 @@ import "unsafe"
 func ringsWhole(tab []int32, nRings, nRanks int, start int32) bool {
 	_ = tab[nRings*nRanks-1]
 	r := 0
+	for ; r+8 <= nRings; r += 8 {
+		if !whole8(&tab[r*nRanks], nRanks, start) {
+			return false
+		}
+	}
 	for ; r+4 <= nRings; r += 4 {
 		if !whole4(&tab[r*nRanks], nRanks, start) {
 			return false
@@ -74,6 +79,32 @@ func whole4(row *int32, nRanks int, start int32) bool {
 		a, b, c, d = va, vb, vc, vd
 	}
 	return at(pa, a) == start && at(pb, b) == start && at(pc, c) == start && at(pd, d) == start
+}
+
+// whole8 is ringsWhole for the eight rings whose tables start at row:
+// eight chains in flight, which pays where the rings' lookups miss the
+// cache (rings in a random order); the write pass stays four wide, where
+// eight chains would not fit the registers.
+func whole8(row *int32, nRanks int, start int32) bool {
+	n := uint32(nRanks)
+	p0 := unsafe.Pointer(row)
+	s := uintptr(4 * nRanks)
+	p1, p2, p3 := unsafe.Add(p0, s), unsafe.Add(p0, 2*s), unsafe.Add(p0, 3*s)
+	p4, p5, p6, p7 := unsafe.Add(p0, 4*s), unsafe.Add(p0, 5*s), unsafe.Add(p0, 6*s), unsafe.Add(p0, 7*s)
+	a, b, c, d, e, f, g, h := start, start, start, start, start, start, start, start
+	for range nRanks - 1 {
+		va, vb, vc, vd := at(p0, a), at(p1, b), at(p2, c), at(p3, d)
+		ve, vf, vg, vh := at(p4, e), at(p5, f), at(p6, g), at(p7, h)
+		if uint32(va) >= n || uint32(vb) >= n || uint32(vc) >= n || uint32(vd) >= n ||
+			uint32(ve) >= n || uint32(vf) >= n || uint32(vg) >= n || uint32(vh) >= n ||
+			va == start || vb == start || vc == start || vd == start ||
+			ve == start || vf == start || vg == start || vh == start {
+			return false
+		}
+		a, b, c, d, e, f, g, h = va, vb, vc, vd, ve, vf, vg, vh
+	}
+	return at(p0, a) == start && at(p1, b) == start && at(p2, c) == start && at(p3, d) == start &&
+		at(p4, e) == start && at(p5, f) == start && at(p6, g) == start && at(p7, h) == start
 }
 
 // writeRings writes the walk from start of every ring r < nRings into
