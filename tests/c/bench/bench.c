@@ -20,8 +20,10 @@
  *             bandwidth than the plain loop's one miss at a time
  * Every variant writes into the same preallocated userRanks buffers (the
  * steady state of a host that keeps them). It prints the median of several
- * runs of each, library/floor and reference/library, and also ncclBuildRings
- * over 32 rings, a steady-state ncclTopoGetNetDev (the cost of crossing into
+ * runs of each, library/floor and reference/library, the least-squares
+ * exponent of the library's and the floor's cost over nRanks (1024 up), and
+ * also ncclBuildRings over 32 rings (and against a plain C walk with a
+ * visited bitmap, node-major and random rings, issue 13), a steady-state ncclTopoGetNetDev (the cost of crossing into
  * Go), the first call in a fresh process (Go runtime start), and the peak RSS
  * of a process that does one Postset at 131,072 ranks against the bytes of
  * its fragments and outputs. Results go to FILE (default
@@ -310,6 +312,13 @@ static void bench_build_rings(const struct api *lib, FILE *out, int smoke) {
   fprintf(out, "  ]");
 }
 
+/* The least-squares slope of y over x (n points). */
+static double fit_slope(const double *x, const double *y, int n) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (int i = 0; i < n; i++) sx += x[i], sy += y[i], sxx += x[i] * x[i], sxy += x[i] * y[i];
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
 static long peak_rss_kb(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
@@ -454,7 +463,7 @@ int main(int argc, char **argv) {
   }
 
   static const int sizes[] = {64, 1024, 16384, 65536, 131072};
-  double fitX[5], fitY[5];
+  double fitX[5], fitY[5], fitF[5];
   int nFit = 0;
   int nShapes = smoke ? 2 : 5;
   printf("\nncclTopoPostset, one rank's call, 32 ranks/node, 16 graph channels (32 after doubling):\n");
@@ -502,18 +511,17 @@ int main(int argc, char **argv) {
             "\"libraryOverFloorTouched\": %.3f, \"referenceOverLibrary\": %s, \"libraryNsPerRank\": %.2f, "
             "\"buildRingsSeconds\": %.6f}%s\n",
             n, runs, ml, mf, mt, refJson, ml / mf, ml / mt, ratioJson, ml * 1e9 / n, mb, k + 1 < nShapes ? "," : "");
-    if (n >= 1024) fitX[nFit] = log((double)n), fitY[nFit++] = log(ml);
+    if (n >= 1024) fitX[nFit] = log((double)n), fitF[nFit] = log(mf), fitY[nFit++] = log(ml);
     shape_free(&s);
   }
   fprintf(out, "  ]");
   /* How cost grows: the least-squares slope of log(time) over log(nRanks)
    * from 1024 ranks up (1 is linear). */
   if (nFit >= 2) {
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (int i = 0; i < nFit; i++) sx += fitX[i], sy += fitY[i], sxx += fitX[i] * fitX[i], sxy += fitX[i] * fitY[i];
-    double slope = (nFit * sxy - sx * sy) / (nFit * sxx - sx * sx);
-    printf("\ncost grows as nRanks^%.2f (least-squares fit of the library's Postset from 1024 ranks up)\n", slope);
-    fprintf(out, ",\n  \"fittedExponent\": %.3f", slope);
+    double slope = fit_slope(fitX, fitY, nFit), floorSlope = fit_slope(fitX, fitF, nFit);
+    printf("\ncost grows as nRanks^%.2f (least-squares fit of the library's Postset from 1024 ranks up; the floor's: nRanks^%.2f)\n",
+           slope, floorSlope);
+    fprintf(out, ",\n  \"fittedExponent\": %.3f,\n  \"floorFittedExponent\": %.3f", slope, floorSlope);
   }
 
   bench_build_rings(&lib, out, smoke);
