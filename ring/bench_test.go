@@ -39,7 +39,7 @@ func benchGraph(first int) *abi.TopoGraph {
 }
 
 // benchCluster returns every rank's fragment for nRanks/32 nodes.
-func benchCluster(b *testing.B, nRanks int) []abi.TopoRanks {
+func benchCluster(b testing.TB, nRanks int) []abi.TopoRanks {
 	b.Helper()
 	frags := make([]abi.TopoRanks, nRanks)
 	for first := 0; first < nRanks; first += benchLocal {

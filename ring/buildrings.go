@@ -24,9 +24,11 @@ func CheckBuildRingsArgs(nrings, rank, nranks int) error {
 // writes rings[r*nranks ...] with the walk from rank along
 // next[r*nranks ...]. rings and next hold at least nrings*nranks ints and
 // must not overlap (B5a). Every ring is checked before any is written
-// (all-or-nothing), by a first walk that only reads; a second writes. Two
-// walks instead of one into scratch: the call allocates nothing whatever
-// nranks claims (but for a bitmap of nranks bits when a ring is short).
+// (all-or-nothing), by a first walk that only reads; a second writes
+// (buildwalk.go: four rings side by side in each). Two walks instead of one
+// into scratch: the call needs no working memory and allocates nothing
+// whatever nranks claims (but, on the failure path only, a bitmap of nranks
+// bits for the WARN of a short ring).
 // prev is not an input: upstream never reads it.
 func BuildRings(nrings, rank, nranks int, rings, next []int32) error {
 	if err := CheckBuildRingsArgs(nrings, rank, nranks); err != nil {
@@ -39,12 +41,17 @@ func BuildRings(nrings, rank, nranks int, rings, next []int32) error {
 	if total > 0 && overlap(rings[:total], next[:total]) {
 		return abi.Errorf(abi.InvalidArgument, "ncclBuildRings: rings and next overlap (%d ints each); the rings would be written over the table they are read from", total)
 	}
-	table := ringTable{tab: next[:total], stride: 1, ringStride: nranks, batch: 1}
-	if f := table.walk(nrings, nranks, int32(rank), -1, nil, nil); f.kind != whole {
-		return table.buildRingsError(f, int32(rank), nranks)
+	start := int32(rank)
+	if total > 0 && !ringsWhole(next[:total], nrings, nranks, start) {
+		// The exact fault (B6-B8, in ring order) from the general walker:
+		// only on failure.
+		table := ringTable{tab: next[:total], nRanks: nranks}
+		return table.buildRingsError(table.firstFault(nrings, start), start)
 	}
 	probeWritable(rings[:total]) // a bad rings pointer faults before any write
-	table.walk(nrings, nranks, int32(rank), -1, rings[:total], nil)
+	if total > 0 {
+		writeRings(rings, next, nrings, nranks, start)
+	}
 	return nil
 }
 

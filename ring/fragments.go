@@ -1,6 +1,10 @@
 package ring
 
-import "github.com/nccomring/libnccomring/abi"
+import (
+	"unsafe"
+
+	"github.com/nccomring/libnccomring/abi"
+)
 
 // touchBlock is how many fragments scanFragments loads ahead at a time:
 // 32 x 8 lines = 16 KiB, which stays in L1/L2 until the checks reach them.
@@ -15,14 +19,15 @@ type postsetMemory struct {
 }
 
 // newPostsetMemory takes the block for nRanks ranks and n channels from
-// sc, or returns nil when there is none.
-func newPostsetMemory(sc *scratch, nRanks, n int) *postsetMemory {
+// sc; false when there is none. It is returned by value: nothing of the
+// call's bookkeeping goes to the Go heap.
+func newPostsetMemory(sc *scratch, nRanks, n int) (postsetMemory, bool) {
 	block := sc.ints((2 + 3*n) * nRanks)
 	if block == nil {
-		return nil
+		return postsetMemory{}, false
 	}
 	take := func(k int) []int32 { s := block[:k:k]; block = block[k:]; return s }
-	return &postsetMemory{nodeOf: take(nRanks), heads: take(nRanks), links: take(2 * n * nRanks), rings: take(n * nRanks)}
+	return postsetMemory{nodeOf: take(nRanks), heads: take(nRanks), links: take(2 * n * nRanks), rings: take(n * nRanks)}, true
 }
 
 // nodeTable is the result of node detection (D8).
@@ -32,17 +37,21 @@ type nodeTable struct {
 }
 
 // scanFragments makes the one pass Postset makes over every fragment (rank
-// order) for n channels. For each rank it checks the ranges of its ring
-// arrays (docs/errors.md P8, P9), finds its node by its channel-0 head (D8;
-// a dense table indexed by head rank is the map), checks that it agrees with
-// its node's first rank on every channel's head and tail (P10, P11), and
-// copies its ringNext and ringPrev into the rank-major link table
-// links[(r*n + c)*2 + {0: next, 1: prev}] (one sequential stream of writes),
-// which stitch then completes. Next and prev of a rank share a cache line,
-// so the walk that checks both reads each rank's row once.
+// order) for n channels. For each rank it finds its node by its channel-0
+// head (D8; a dense table indexed by head rank is the map), checks that it
+// agrees with its node's first rank on every channel's head and tail (P10,
+// P11), whose range it checks once per node (P8; so every rank's is in
+// range), and copies its ringNext and ringPrev into the ring-major link table
+// links[c*2*nRanks + 2*r + {0: next, 1: prev}] (one sequential stream of
+// writes per channel), which stitch then completes. Next and prev of a rank
+// on a channel are side by side, so the walk that checks both reads one
+// pair per step, and each channel's table is a contiguous 8*nRanks bytes
+// that a walk of a few channels keeps in cache.
 //
-// The checks run branch-free over a rank's channels and only say whether
-// one failed (ok false): the canonical error, the same on every rank, comes
+// The range of ringPrev and ringNext (P9) is checked by stitch, for the
+// values it overwrites, and by the walk for every other. The checks run
+// branch-free over a rank's channels and only say whether one failed (ok
+// false): the canonical error, the same on every rank, comes
 // from the channel count (D23) or diagnose (D24), which run only then.
 //
 // w is the call's working memory (postsetMemory): w.nodeOf and w.heads of
@@ -73,24 +82,20 @@ func scanFragments(all []*abi.TopoRanks, n int, rank int32, w *postsetMemory) (n
 					a.RingRecv[last] | a.RingSend[last] | a.RingPrev[last] | a.RingNext[last]
 			}
 		}
-		recv, send := f.RingRecv[:n], f.RingSend[:n]
-		prev, nxt := f.RingPrev[:n], f.RingNext[:n]
-		// The largest value as unsigned: a negative one wraps to a huge one,
-		// so one compare after the loop checks [0, size) for all of them.
-		// prev/next are shifted by one so that -1 is in range.
-		var ends, link uint32
-		row := links[2*r*n : 2*(r+1)*n]
-		for c := range recv {
-			ends = max(ends, uint32(recv[c]), uint32(send[c]))
-			link = max(link, uint32(prev[c]+1), uint32(nxt[c]+1))
-			row[2*c], row[2*c+1] = nxt[c], prev[c]
-		}
-		if ends >= size || link > size {
+		// This rank's node by its channel-0 head (a head out of range
+		// fails the range check anyway).
+		h := f.RingRecv[0]
+		if uint32(h) >= size {
 			return nodeTable{}, nil, false
 		}
-		h := recv[0]
 		m := nodeOf[h]
 		if m < 0 {
+			// A new node: its first rank's ringRecv and ringSend must be
+			// in range; every rank of the node must agree with them
+			// (below), so theirs are then in range too.
+			if !endsInRange(all[h], n, size) {
+				return nodeTable{}, nil, false
+			}
 			m = int32(len(heads))
 			nodeOf[h] = m
 			heads = heads[:m+1] // within w.heads: at most nRanks nodes
@@ -99,12 +104,7 @@ func scanFragments(all []*abi.TopoRanks, n int, rank int32, w *postsetMemory) (n
 		if int32(r) == rank {
 			self = int(m)
 		}
-		first := all[h]
-		var differ int32
-		for c := range recv {
-			differ |= (recv[c] ^ first.RingRecv[c]) | (send[c] ^ first.RingSend[c])
-		}
-		if differ != 0 {
+		if !scanRank(f, all[h], n, unsafe.Pointer(&links[2*r]), 8*nRanks) {
 			return nodeTable{}, nil, false
 		}
 	}
@@ -112,13 +112,65 @@ func scanFragments(all []*abi.TopoRanks, n int, rank int32, w *postsetMemory) (n
 	return nodeTable{heads: heads, self: self}, links, true
 }
 
-// stitch completes the link table with D9's stitch (stitch.go): each
-// node's tail's next and each node's head's prev.
-func stitch(all []*abi.TopoRanks, heads []int32, n int, links []int32) {
+// word is the ints a[c] and a[c+1] as one 64-bit word, a[c] in the low
+// half (c+1 < 32).
+func word(a *[32]int32, c int) uint64 { return *(*uint64)(unsafe.Pointer(&a[c])) }
+
+// endsInRange reports whether every ringRecv and ringSend of f's n
+// channels is in [0, size).
+func endsInRange(f *abi.TopoRanks, n int, size uint32) bool {
+	var most uint32
 	for c := range n {
-		stitchNext(all, heads, c, func(tail, head int32) { links[2*(int(tail)*n+c)] = head })
-		stitchPrev(all, heads, c, func(head, tail int32) { links[2*(int(head)*n+c)+1] = tail })
+		most = max(most, uint32(f.RingRecv[c]), uint32(f.RingSend[c]))
 	}
+	return most < size
+}
+
+// scanRank is scanFragments' work on one fragment f over n channels: its
+// ringRecv and ringSend must equal those of its node's first rank's
+// fragment first (whose range endsInRange checked), and each channel c's
+// {ringNext, ringPrev} is stored at pair + c*stride bytes, two channels at
+// a time as 64-bit words. ringNext and ringPrev are not range-checked
+// here: stitch checks the ones it overwrites, and the walk checks every
+// other (a walk that passes follows every rank's next and compares every
+// rank's prev with an in-range rank).
+func scanRank(f, first *abi.TopoRanks, n int, pair unsafe.Pointer, stride int) bool {
+	var differ uint64
+	c := 0
+	for ; c+2 <= n; c += 2 {
+		differ |= (word(&f.RingRecv, c) ^ word(&first.RingRecv, c)) | (word(&f.RingSend, c) ^ word(&first.RingSend, c))
+		prev, next := word(&f.RingPrev, c), word(&f.RingNext, c)
+		*(*uint64)(unsafe.Add(pair, c*stride)) = next&0xffffffff | prev<<32
+		*(*uint64)(unsafe.Add(pair, (c+1)*stride)) = next>>32 | prev&^0xffffffff
+	}
+	if c < n { // an odd channel count: the last channel alone
+		differ |= uint64(uint32(f.RingRecv[c]^first.RingRecv[c]) | uint32(f.RingSend[c]^first.RingSend[c]))
+		*(*[2]int32)(unsafe.Add(pair, c*stride)) = [2]int32{f.RingNext[c], f.RingPrev[c]}
+	}
+	return differ == 0
+}
+
+// stitch completes the link table with D9's stitch (stitch.go): each
+// node's tail's next and each node's head's prev, node by node (every
+// channel of a node at once). Both halves write disjoint slots, and within
+// a channel the nodes come in node order, so the result is that of
+// stitchNext then stitchPrev channel by channel. It reports whether every
+// value it overwrote was in [-1, nRanks), the range scanFragments leaves
+// to it and the walk (a slot written twice: its second value is a
+// ringRecv, in range).
+func stitch(all []*abi.TopoRanks, heads []int32, n int, links []int32) bool {
+	nRanks := len(all)
+	size := uint32(nRanks)
+	var most uint32 // the largest overwritten value plus one, unsigned
+	for m := range heads {
+		stitchNode(all, heads, m, n, func(c int, tail, head, recv, headPrev int32) {
+			row := links[2*c*nRanks : 2*(c+1)*nRanks]
+			at, from := 2*int(tail), 2*int(recv)+1
+			most = max(most, uint32(row[at]+1), uint32(row[from]+1))
+			row[at], row[from] = head, headPrev
+		})
+	}
+	return most <= size
 }
 
 // channelCount is D23's channel count of the fragments, at most limit: the

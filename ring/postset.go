@@ -109,15 +109,15 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	// out is ncclSystemError (P7b), and the Go heap is not touched.
 	sc := newScratch(opt.Scratch)
 	defer sc.release()
-	w := newPostsetMemory(sc, nRanks, n)
-	if w == nil {
+	w, ok := newPostsetMemory(sc, nRanks, n)
+	if !ok {
 		return res, sc.err("ncclTopoPostset", nRanks, n)
 	}
 	// One pass over the fragments: ranges, nodes and their agreement, and
 	// every rank's links into the link table (stitched below). It assumes
 	// every fragment has comm->nChannels channels; a fragment with fewer
 	// fails its range check, and the pass runs again with D23's count.
-	nodes, links, ok := scanFragments(all, n, rank, w)
+	nodes, links, ok := scanFragments(all, n, rank, &w)
 	res.CountRank = -1
 	if !ok {
 		count, first := channelCount(all, n)
@@ -126,7 +126,7 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		}
 		if count < n {
 			n, res.CountRank = count, first
-			nodes, links, ok = scanFragments(all, n, rank, w)
+			nodes, links, ok = scanFragments(all, n, rank, &w)
 		}
 	}
 	res.GraphChannels = n
@@ -136,13 +136,11 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	if !ok {
 		return res, postsetFailure(all, n, rank, sc)
 	}
-	stitch(all, nodes.heads, n, links)
 	rings := w.rings[:n*nRanks]
-	var pos [layout.MaxChannels]int
-	// One walk per channel from rank 0 (not from this rank: the verdict is
-	// every rank's, D24), checking every rank's prev on the way.
-	table := ringTable{tab: links, stride: 2 * n, ringStride: 2, hasPrev: true}
-	if table.walk(n, nRanks, 0, rank, rings, &pos).kind != whole {
+	// One walk per channel from this rank, checking every rank's prev on
+	// the way: whether it passes is the same from any start (the verdict is
+	// every rank's, D24), and from here ring c is this rank's userRanks.
+	if !stitch(all, nodes.heads, n, links) || !postsetWalk(links, rings, n, nRanks, rank) {
 		return res, postsetFailure(all, n, rank, sc)
 	}
 	// Only now the communicator's and the platform's checks (P12-P14):
@@ -184,25 +182,21 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	// caller gave (its userRanks buffers, nodesFirstRank), each probed at
 	// both ends before any is written, so a stale or short one faults while
 	// nothing has changed; only then the communicator itself. Ring c was
-	// walked from rank 0; this rank's userRanks start at its own place in
-	// it, so its prev is the rank before and its next the rank after.
+	// walked from this rank, so it is userRanks as it is, its prev the last
+	// rank and its next the second.
 	probeWritable(nodesFirstRank[:len(nodes.heads)])
 	for _, buf := range buffers[:total] {
 		probeWritable(abi.Ints(buf, nRanks))
 	}
 	for c := range total {
 		src := c % n // the doubled half repeats the first (D10)
-		ring, p := rings[src*nRanks:(src+1)*nRanks], pos[src]
-		userRanks := abi.Ints(buffers[c], nRanks)
-		copy(userRanks, ring[p:])
-		copy(userRanks[nRanks-p:], ring[:p])
+		copy(abi.Ints(buffers[c], nRanks), rings[src*nRanks:(src+1)*nRanks])
 	}
 	copy(nodesFirstRank, nodes.heads)
 	for c := range total {
 		ch := &comm.Channels[c].Ring
-		src := c % n
-		ring, p := rings[src*nRanks:(src+1)*nRanks], pos[src]
-		ch.Prev, ch.Next = ring[(p+nRanks-1)%nRanks], ring[(p+1)%nRanks]
+		ring := rings[(c%n)*nRanks : (c%n+1)*nRanks]
+		ch.Prev, ch.Next = ring[nRanks-1], ring[1%nRanks]
 		ch.UserRanks = buffers[c]
 	}
 	committed = true

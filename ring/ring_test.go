@@ -410,10 +410,10 @@ func TestBuildRingsNamesAMissingRankPastSixtyFour(t *testing.T) {
 	requireNCCLError(t, err, abi.InternalError, "Error : ring 0 does not contain rank 64")
 }
 
-// D16's O(nranks) membership is a property of the walker's construction
-// (walk.go: a walk that comes back to its start after exactly nranks steps,
-// and never earlier, has visited every rank once, so membership costs one
-// compare per step). No test measures it. This one is only a backstop: the
+// D16's O(nranks) membership is a property of the walkers' construction
+// (buildwalk.go, walk.go: a walk that comes back to its start after exactly
+// nranks steps, and never earlier, has visited every rank once, so
+// membership costs one compare per step). No test measures it. This one is only a backstop: the
 // values it asserts are hand-computed, and a membership check quadratic in
 // nranks (some 4·10^12 steps here) would not finish within go test's timeout.
 func TestBuildRingsOnTwoMillionRanks(t *testing.T) {

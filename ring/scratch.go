@@ -8,9 +8,15 @@ import "github.com/nccomring/libnccomring/abi"
 // the Go heap (steady-state calls leave the Go garbage collector nothing to
 // do) and running out of it is an answer (ncclSystemError), not Go's fatal
 // "out of memory".
+//
+// The first few blocks are held in the struct itself, so that a call's
+// bookkeeping allocates nothing on the Go heap either (issue 13); only the
+// diagnosis of a failure, which may take more, appends beyond them.
 type scratch struct {
 	alloc  Allocator
-	blocks []uintptr
+	first  [4]uintptr
+	nFirst int
+	more   []uintptr
 	failed int // bytes of the request that failed, 0 if none
 }
 
@@ -43,16 +49,24 @@ func (s *scratch) ints(n int) []int32 {
 		s.failed = 4 * n
 		return nil
 	}
-	s.blocks = append(s.blocks, p)
+	if s.nFirst < len(s.first) {
+		s.first[s.nFirst] = p
+		s.nFirst++
+	} else {
+		s.more = append(s.more, p)
+	}
 	return abi.Ints(p, n)
 }
 
 // release frees every block.
 func (s *scratch) release() {
-	for _, p := range s.blocks {
+	for _, p := range s.first[:s.nFirst] {
 		s.alloc.Free(p)
 	}
-	s.blocks = s.blocks[:0]
+	for _, p := range s.more {
+		s.alloc.Free(p)
+	}
+	s.nFirst, s.more = 0, s.more[:0]
 }
 
 // err is the ncclSystemError of a failed request (docs/errors.md P7b).

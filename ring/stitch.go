@@ -26,3 +26,18 @@ func stitchPrev(all []*abi.TopoRanks, heads []int32, c int, set func(head, tail 
 		set(all[h].RingRecv[c], all[heads[(m+nNodes-1)%nNodes]].RingSend[c])
 	}
 }
+
+// stitchNode is both halves for node m on every channel c < n at once,
+// in the order the fast path wants them (each fragment's lines read once
+// per node rather than once per channel): set(c, tail, head, headPrev)
+// with node m's tail on c followed by node m+1's head, and node m's head on
+// c preceded by node m-1's tail (headPrev). Within a channel the nodes come
+// in node order, as in stitchNext and stitchPrev, and a slot written twice
+// keeps the later node's value, as there.
+func stitchNode(all []*abi.TopoRanks, heads []int32, m, n int, set func(c int, tail, head, recv, headPrev int32)) {
+	nNodes := len(heads)
+	self, after, before := all[heads[m]], all[heads[(m+1)%nNodes]], all[heads[(m+nNodes-1)%nNodes]]
+	for c := range n {
+		set(c, self.RingSend[c], after.RingRecv[c], self.RingRecv[c], before.RingSend[c])
+	}
+}

@@ -1,7 +1,7 @@
 /*
  * bench - cluster-scale timing of the ring stage through the C ABI (issue 5).
  *
- *   bench [--lib LIB] [--ref REFLIB] [--out FILE] [--smoke]
+ *   bench [--lib LIB] [--ref REFLIB] [--out FILE] [--smoke] [--no-ref] [--build-rings]
  *
  * For nRanks in {64, 1024, 16384, 65536, 131072} (32 ranks per node, 16 graph
  * channels, 32 after doubling) it prepares every rank's fragment, then times
@@ -20,12 +20,16 @@
  *             bandwidth than the plain loop's one miss at a time
  * Every variant writes into the same preallocated userRanks buffers (the
  * steady state of a host that keeps them). It prints the median of several
- * runs of each, library/floor and reference/library, and also ncclBuildRings
- * over 32 rings, a steady-state ncclTopoGetNetDev (the cost of crossing into
+ * runs of each, library/floor and reference/library, the least-squares
+ * exponent of the library's and the floor's cost over nRanks (1024 up), and
+ * also ncclBuildRings over 32 rings (and against a plain C walk with a
+ * visited bitmap, node-major and random rings, issue 13), a steady-state ncclTopoGetNetDev (the cost of crossing into
  * Go), the first call in a fresh process (Go runtime start), and the peak RSS
  * of a process that does one Postset at 131,072 ranks against the bytes of
  * its fragments and outputs. Results go to FILE (default
- * build/bench.json). --smoke runs the two smallest shapes briefly (make test).
+ * build/bench.json). --smoke runs the two smallest shapes briefly (make test);
+ * --no-ref skips the reference and the RSS child; --build-rings runs only
+ * the comparison of ncclBuildRings with a plain C walk (issue 13).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -195,6 +199,126 @@ static double time_build_rings(const struct api *a, int n, int *rings, int *next
   return now() - t0;
 }
 
+/* ncclBuildRings' contract as a plain C walk with a visited bitmap, the
+ * shape of current upstream NCCL (rings.cc): for each ring, clear the
+ * bitmap, start at rank, write rings[r*nranks+i], mark cur visited (a rank
+ * seen twice fails), follow next[r*nranks+cur] (out of range fails), and
+ * fail unless the walk is back at rank after nranks steps. The bitmap is
+ * calloc'd per call, as upstream does. It writes as it goes (a failing
+ * call leaves rings half-written), which the library may not. */
+static int c_walk_build_rings(int nrings, int *rings, int rank, int nranks, const int *next) {
+  size_t words = ((size_t)nranks + 63) / 64;
+  uint64_t *seen = calloc(words, sizeof *seen);
+  if (seen == NULL) return 1;
+  for (int r = 0; r < nrings; r++) {
+    if (r > 0) memset(seen, 0, words * sizeof *seen);
+    const int *nx = next + (size_t)r * (size_t)nranks;
+    int *out = rings + (size_t)r * (size_t)nranks;
+    int cur = rank;
+    for (int i = 0; i < nranks; i++) {
+      uint64_t w = seen[cur >> 6], bit = 1ull << (cur & 63);
+      if (w & bit) goto fail;
+      seen[cur >> 6] = w | bit;
+      out[i] = cur;
+      int v = nx[cur];
+      if (v < 0 || v >= nranks) goto fail;
+      cur = v;
+    }
+    if (cur != rank) goto fail;
+  }
+  free(seen);
+  return 0;
+fail:
+  free(seen);
+  return 1;
+}
+
+static double time_c_walk(int n, int *rings, const int *next) {
+  double t0 = now();
+  if (c_walk_build_rings(DOUBLED, rings, 0, n, next) != 0) exit(1);
+  return now() - t0;
+}
+
+/* The successor tables of 32 rings of n ranks: node-major (each channel's
+ * rings as Postset builds them: node after node, each node's 32 ranks in
+ * the bench graph's order for that channel) or random (each ring a
+ * uniformly random cyclic order, fixed seed). */
+static void ring_tables(int *next, int n, int random) {
+  int *order = malloc((size_t)n * sizeof(int));
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (int ch = 0; ch < DOUBLED; ch++) {
+    int c = ch % CHANNELS;
+    if (random) {
+      for (int i = 0; i < n; i++) order[i] = i;
+      for (int i = n - 1; i > 0; i--) { /* Fisher-Yates, xorshift64 */
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int j = (int)(x % (uint64_t)(i + 1)), t = order[i];
+        order[i] = order[j], order[j] = t;
+      }
+    } else {
+      for (int i = 0; i < n; i++) {
+        int first = i / LOCAL * LOCAL, k = i % LOCAL;
+        order[i] = first + (c % 2 ? (c + LOCAL - k) % LOCAL : (c + k) % LOCAL);
+      }
+    }
+    int *nx = next + (size_t)ch * (size_t)n;
+    for (int i = 0; i < n; i++) nx[order[i]] = order[(i + 1) % n];
+  }
+  free(order);
+}
+
+/* ncclBuildRings of the library against the plain C walk over the same 32
+ * rings, interleaved in one run; both walks from rank 0, results compared.
+ * Prints a table and appends a "buildRings" array to out. */
+static void bench_build_rings(const struct api *lib, FILE *out, int smoke) {
+  static const int sizes[] = {16384, 65536}, smokeSizes[] = {1024};
+  int nSizes = smoke ? 1 : 2;
+  printf("\nncclBuildRings, 32 rings, against a plain C walk with a visited bitmap (same run, medians):\n");
+  printf("%8s %12s %11s %11s %8s\n", "ranks", "order", "library", "C walk", "lib/C");
+  fprintf(out, ",\n  \"buildRings\": [\n");
+  for (int k = 0; k < nSizes; k++) {
+    int n = smoke ? smokeSizes[k] : sizes[k];
+    size_t total = (size_t)DOUBLED * (size_t)n;
+    int *next = malloc(total * sizeof(int)), *ringsLib = malloc(total * sizeof(int)), *ringsC = malloc(total * sizeof(int));
+    memset(ringsLib, 0, total * sizeof(int));
+    memset(ringsC, 0, total * sizeof(int));
+    for (int random = 0; random <= 1; random++) {
+      ring_tables(next, n, random);
+      int runs = smoke ? 3 : 21;
+      double tl[64], tc[64];
+      for (int i = 0; i < runs; i++) { /* interleaved, alternating which goes first */
+        if (i % 2) {
+          tc[i] = time_c_walk(n, ringsC, next);
+          tl[i] = time_build_rings(lib, n, ringsLib, next);
+        } else {
+          tl[i] = time_build_rings(lib, n, ringsLib, next);
+          tc[i] = time_c_walk(n, ringsC, next);
+        }
+      }
+      if (memcmp(ringsLib, ringsC, total * sizeof(int)) != 0) {
+        fprintf(stderr, "bench: ncclBuildRings and the C walk differ\n");
+        exit(1);
+      }
+      double ml = median(tl, runs), mc = median(tc, runs);
+      const char *name = random ? "random" : "node-major";
+      printf("%8d %12s %8.3f ms %8.3f ms %7.2fx\n", n, name, ml * 1e3, mc * 1e3, ml / mc);
+      fprintf(out, "    {\"ranks\": %d, \"rings\": %d, \"order\": \"%s\", \"runs\": %d, \"librarySeconds\": %.6f, \"cWalkSeconds\": %.6f, \"libraryOverCWalk\": %.3f}%s\n",
+              n, DOUBLED, name, runs, ml, mc, ml / mc, k + 1 < nSizes || !random ? "," : "");
+    }
+    free(next);
+    free(ringsLib);
+    free(ringsC);
+  }
+  fprintf(out, "  ]");
+}
+
+/* The least-squares slope of y over x (n points). */
+static double fit_slope(const double *x, const double *y, int n) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (int i = 0; i < n; i++) sx += x[i], sy += y[i], sxx += x[i] * x[i], sxy += x[i] * y[i];
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
 static long peak_rss_kb(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
@@ -217,16 +341,23 @@ static int mode_rss(const char *libPath, int n) {
   return 0;
 }
 
-/* --profile N: only the library's Postset at N ranks, 50 times, for perf. */
+/* --profile N: only the library's Postset at N ranks, 50 times, for perf,
+ * each followed by the floor (median and minimum of each). */
 static int mode_profile(const char *libPath, int n) {
   struct api lib;
   load(libPath, &lib);
   struct shape s;
   shape_build(&lib, &s, n);
   scratchComm = calloc(1, sizeof *scratchComm);
-  double t[50];
-  for (int i = 0; i < 50; i++) t[i] = time_postset(&lib, &s);
-  printf("Postset at %d ranks: median %.3f ms\n", n, median(t, 50) * 1e3);
+  double t[50], f[50];
+  time_postset(&lib, &s);
+  /* Between these lines, GODEBUG=gctrace=1 must print no gc line (issue 13). */
+  fprintf(stderr, "bench: steady-state Postset calls begin\n");
+  for (int i = 0; i < 50; i++) t[i] = time_postset(&lib, &s), f[i] = time_floor(&s, 0);
+  fprintf(stderr, "bench: steady-state Postset calls end\n");
+  double mt = median(t, 50), mf = median(f, 50);
+  printf("Postset at %d ranks: median %.3f ms (min %.3f), floor median %.3f ms (min %.3f), ratio of medians %.2f, of minima %.2f\n", n,
+         mt * 1e3, t[0] * 1e3, mf * 1e3, f[0] * 1e3, mt / mf, t[0] / f[0]);
   return 0;
 }
 
@@ -254,19 +385,36 @@ static FILE *run_self(const char *self, const char *args) {
 
 int main(int argc, char **argv) {
   const char *libPath = "build/libnccomring.so", *refPath = "build/libnccomref.so", *outPath = "build/bench.json";
-  int smoke = 0;
+  int smoke = 0, onlyBuildRings = 0, noRef = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--lib") == 0 && i + 1 < argc) libPath = argv[++i];
     else if (strcmp(argv[i], "--ref") == 0 && i + 1 < argc) refPath = argv[++i];
     else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) outPath = argv[++i];
     else if (strcmp(argv[i], "--smoke") == 0) smoke = 1;
+    else if (strcmp(argv[i], "--build-rings") == 0) onlyBuildRings = 1;
+    else if (strcmp(argv[i], "--no-ref") == 0) noRef = 1;
     else if (strcmp(argv[i], "--rss") == 0 && i + 1 < argc) return mode_rss(libPath, atoi(argv[++i]));
     else if (strcmp(argv[i], "--first-call") == 0) return mode_first_call(libPath);
     else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) return mode_profile(libPath, atoi(argv[++i]));
     else {
-      fprintf(stderr, "usage: bench [--lib LIB] [--ref REFLIB] [--out FILE] [--smoke] [--profile NRANKS]\n");
+      fprintf(stderr, "usage: bench [--lib LIB] [--ref REFLIB] [--out FILE] [--smoke] [--build-rings] [--no-ref] [--profile NRANKS]\n");
       return 2;
     }
+  }
+
+  if (onlyBuildRings) { /* only the ncclBuildRings comparison */
+    struct api lib;
+    load(libPath, &lib);
+    FILE *out = fopen(outPath, "w");
+    if (out == NULL) {
+      perror(outPath);
+      return 2;
+    }
+    fprintf(out, "{\n  \"machine\": {\"cpus\": %ld}", sysconf(_SC_NPROCESSORS_ONLN));
+    bench_build_rings(&lib, out, smoke);
+    fprintf(out, "\n}\n");
+    fclose(out);
+    return 0;
   }
 
   /* The first call in a fresh process: a child per sample. */
@@ -315,7 +463,7 @@ int main(int argc, char **argv) {
   }
 
   static const int sizes[] = {64, 1024, 16384, 65536, 131072};
-  double fitX[5], fitY[5];
+  double fitX[5], fitY[5], fitF[5];
   int nFit = 0;
   int nShapes = smoke ? 2 : 5;
   printf("\nncclTopoPostset, one rank's call, 32 ranks/node, 16 graph channels (32 after doubling):\n");
@@ -327,7 +475,7 @@ int main(int argc, char **argv) {
     shape_build(&lib, &s, n);
     int runs = smoke ? 3 : n <= 1024 ? 51 : n <= 16384 ? 15 : 9;
     double tl[64], tf[64], tt[64], tr[64];
-    int refRuns = n > 16384 ? 0 : n == 16384 ? 3 : smoke ? 3 : 9;
+    int refRuns = noRef || n > 16384 ? 0 : n == 16384 ? 3 : smoke ? 3 : 9;
     for (int i = 0; i < runs; i++) { /* interleaved, so drift hits all alike */
       tl[i] = time_postset(&lib, &s);
       tf[i] = time_floor(&s, 0);
@@ -363,22 +511,23 @@ int main(int argc, char **argv) {
             "\"libraryOverFloorTouched\": %.3f, \"referenceOverLibrary\": %s, \"libraryNsPerRank\": %.2f, "
             "\"buildRingsSeconds\": %.6f}%s\n",
             n, runs, ml, mf, mt, refJson, ml / mf, ml / mt, ratioJson, ml * 1e9 / n, mb, k + 1 < nShapes ? "," : "");
-    if (n >= 1024) fitX[nFit] = log((double)n), fitY[nFit++] = log(ml);
+    if (n >= 1024) fitX[nFit] = log((double)n), fitF[nFit] = log(mf), fitY[nFit++] = log(ml);
     shape_free(&s);
   }
   fprintf(out, "  ]");
   /* How cost grows: the least-squares slope of log(time) over log(nRanks)
    * from 1024 ranks up (1 is linear). */
   if (nFit >= 2) {
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (int i = 0; i < nFit; i++) sx += fitX[i], sy += fitY[i], sxx += fitX[i] * fitX[i], sxy += fitX[i] * fitY[i];
-    double slope = (nFit * sxy - sx * sy) / (nFit * sxx - sx * sx);
-    printf("\ncost grows as nRanks^%.2f (least-squares fit of the library's Postset from 1024 ranks up)\n", slope);
-    fprintf(out, ",\n  \"fittedExponent\": %.3f", slope);
+    double slope = fit_slope(fitX, fitY, nFit), floorSlope = fit_slope(fitX, fitF, nFit);
+    printf("\ncost grows as nRanks^%.2f (least-squares fit of the library's Postset from 1024 ranks up; the floor's: nRanks^%.2f)\n",
+           slope, floorSlope);
+    fprintf(out, ",\n  \"fittedExponent\": %.3f,\n  \"floorFittedExponent\": %.3f", slope, floorSlope);
   }
 
+  bench_build_rings(&lib, out, smoke);
+
   /* Peak RSS of a process doing one Postset at the largest shape. */
-  if (!smoke) {
+  if (!smoke && !noRef) {
     char args[600];
     snprintf(args, sizeof args, "--lib %s --rss 131072", libPath);
     FILE *p = run_self(argv[0], args);
