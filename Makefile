@@ -474,8 +474,9 @@ test-mpi: $(BUILD)/mpi_rings $(RINGS_TOOL)
 	for g in $(GRAPHS); do run $$(basename $$g .xml) 8 --quiet --graph $$g --local-ranks graph; done; \
 	run shared-8 8 --quiet; \
 	fails 16 --local-ranks 4 --quiet --die-rank 5 -- "exited with non-zero status"; \
-	fails 16 --local-ranks 4 --quiet --kill-rank 9 -- "exited on signal 9"
-	@echo "test-mpi: 64 ranks (4 simulated nodes x 16), every graph file on 8 ranks, 8 ranks as one shared-memory node: identical to the in-process result; a rank that exits or is killed before the AllGather fails the job"
+	fails 16 --local-ranks 4 --quiet --kill-rank 9 -- "exited on signal 9"; \
+	fails 16 --local-ranks 4 --quiet --stop-rank 6 --deadline 15 -- "has not finished after 15 s"
+	@echo "test-mpi: 64 ranks (4 simulated nodes x 16), every graph file on 8 ranks, 8 ranks as one shared-memory node: identical to the in-process result; a rank that exits, is killed or stops before the AllGather fails the job"
 
 GRAPHS := $(wildcard testdata/graphs/*.xml)
 test-graphs: $(BUILD)/ringstage

@@ -14,6 +14,7 @@
 package ringdump
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -150,11 +151,16 @@ func Path(dir string, d *Dump) string {
 // temporary file behind and returns an error naming the path.
 func Write(dir string, d *Dump) (path string, err error) {
 	d.Format = FormatVersion
-	data, err := json.Marshal(d) // one line: a 4096-rank dump indented would be mostly blanks
-	if err != nil {
+	// One line (a 4096-rank dump indented would be mostly blanks), and
+	// the WARN text as the log has it: no HTML escaping of "->" or "<rank>",
+	// so that grepping a dump for the log's words finds them.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(d); err != nil { // Encode ends the line
 		return "", err
 	}
-	data = append(data, '\n')
+	data := buf.Bytes()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}

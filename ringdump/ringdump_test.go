@@ -61,6 +61,25 @@ func TestFailedDumpHasNoWiringFields(t *testing.T) {
 	}
 }
 
+// The WARN text is stored as the log prints it, so that grepping a dump for
+// the log's words (comm->enablePod, <rank>) finds them.
+func TestWarnIsWrittenWithoutHTMLEscapes(t *testing.T) {
+	dir := t.TempDir()
+	warn := "ncclTopoPostset: comm->enablePod is set on 2 nodes & rank <2> disagrees"
+	d := &Dump{Rank: 0, NRanks: 2, Result: 5, ResultName: "ncclInvalidUsage", Warn: warn, Host: "h", PID: 1}
+	path, err := Write(dir, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), `"warn":"`+warn+`"`) {
+		t.Errorf("dump does not hold the WARN text verbatim: %s", data)
+	}
+	if n := strings.Count(string(data), "\n"); n != 1 || !strings.HasSuffix(string(data), "}\n") {
+		t.Errorf("dump is not one line ending in a newline: %q", data)
+	}
+}
+
 func TestSetNetDevReplacesTheChannelsAnswer(t *testing.T) {
 	d := sample()
 	d.SetNetDev(1, 3)

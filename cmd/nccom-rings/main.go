@@ -37,6 +37,21 @@ const exitCodesHelp = `Exit codes:
      that is not a dump (named, with the byte offset), a bad flag
 `
 
+// showExitCodesHelp is show's: it reports no findings, only the channel.
+const showExitCodesHelp = `Exit codes:
+  0  the channel was shown
+  2  unusable input or usage: no such directory, no dump files in it, a file
+     that is not a dump (named, with the byte offset), a bad flag or channel
+`
+
+// exitCodesHelpOf is the exit-code text of a subcommand's help.
+func exitCodesHelpOf(name string) string {
+	if name == "show" {
+		return showExitCodesHelp
+	}
+	return exitCodesHelp
+}
+
 const topHelp = `nccom-rings: check the per-rank wiring dumps of a job (NCCOM_RING_DUMP)
 
 Usage: nccom-rings verify [--json] DIR
@@ -120,11 +135,11 @@ func parseArgs(fs *flag.FlagSet, help string, args []string, stdout, stderr io.W
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, help+exitCodesHelp)
+			fmt.Fprint(stdout, help+exitCodesHelpOf(fs.Name()))
 			return nil, exitOK, false
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "nccom-rings %s: %v\n\n%s%s", fs.Name(), err, help, exitCodesHelp)
+			fmt.Fprintf(stderr, "nccom-rings %s: %v\n\n%s%s", fs.Name(), err, help, exitCodesHelpOf(fs.Name()))
 			return nil, exitUnusable, false
 		}
 		rest := fs.Args()
@@ -144,7 +159,7 @@ func parseArgs(fs *flag.FlagSet, help string, args []string, stdout, stderr io.W
 // that is not a dump.
 func readDumps(name, help string, operands []string, stderr io.Writer) (dir string, files []ringdump.File, ok bool) {
 	if len(operands) != 1 {
-		fmt.Fprintf(stderr, "nccom-rings %s: want one directory, got %d operands\n\n%s%s", name, len(operands), help, exitCodesHelp)
+		fmt.Fprintf(stderr, "nccom-rings %s: want one directory, got %d operands\n\n%s%s", name, len(operands), help, exitCodesHelpOf(name))
 		return "", nil, false
 	}
 	dir = operands[0]

@@ -87,7 +87,7 @@ func checkRanks(rep *Report, files []ringdump.File) ([]*ringdump.Dump, bool) {
 		switch {
 		case d.NRanks != n:
 			rep.add(Finding{Rank: d.Rank, Channel: -1, Other: first.Rank, Files: []string{f.Path},
-				Message: fmt.Sprintf("rank %d: nRanks is %d, but rank %d's is %d (%s)", d.Rank, d.NRanks, first.Rank, n, f.Path)})
+				Message: fmt.Sprintf("rank %d: nRanks is %d (%s), but %s says %d (dumps of two jobs in one directory? use one directory per run)", d.Rank, d.NRanks, f.Path, files[0].Path, n)})
 		case d.Rank < 0 || d.Rank >= n:
 			rep.add(Finding{Rank: d.Rank, Channel: -1, Other: -1, Files: []string{f.Path},
 				Message: fmt.Sprintf("rank %d is outside [0, %d) (%s)", d.Rank, n, f.Path)})

@@ -8,8 +8,8 @@
  * stage with every rank in its own process (stage_run) and compares the two
  * rank by rank, byte for byte (stage_compare).
  *
- *   mpirun -np N mpi_rings [--local-ranks L|graph] [--graph FILE] [--die-rank R | --kill-rank R]
- *                          [--quiet]
+ *   mpirun -np N mpi_rings [--local-ranks L|graph] [--graph FILE]
+ *                          [--die-rank R | --kill-rank R | --stop-rank R] [--deadline S] [--quiet]
  *
  * Nodes: with --local-ranks L, simulated on one machine (node = rank / L;
  * "graph": L is the --graph file's GPU count); without it, the shared-memory
@@ -19,7 +19,9 @@
  * NICs a node) with L ranks a node, or --graph FILE's RING graph (L must be
  * its GPU count). --die-rank R: rank R exits with status 3 after its Preset,
  * before the AllGather; --kill-rank R: it raises SIGKILL there instead (the
- * job must then fail, not hang). The library's
+ * job must then fail, not hang); --stop-rank R: it stops itself (SIGSTOP),
+ * and every other rank gives up at --deadline S (default 300 s), exit 4
+ * with one line, which ends the job. The library's
  * environment (NCCL_DEBUG, NCCOM_RING_DUMP, ...) passes through (NCCL_DEBUG
  * is WARN when neither it nor NCCL_DEBUG_FILE is set); rank 0 runs
  * the in-process stage first with NCCOM_RING_DUMP unset, so that
@@ -87,8 +89,8 @@ static void settle(void) {
 }
 
 static void usage(FILE *f) {
-  fputs("usage: mpirun -np N mpi_rings [--local-ranks L|graph] [--graph FILE] [--die-rank R | --kill-rank R]\n"
-        "                                [--quiet]\n"
+  fputs("usage: mpirun -np N mpi_rings [--local-ranks L|graph] [--graph FILE]\n"
+        "                                [--die-rank R | --kill-rank R | --stop-rank R] [--deadline S] [--quiet]\n"
         "  --local-ranks L  simulate nodes of L ranks on one machine (node = rank / L); 'graph':\n"
         "                   the --graph file's GPU count. Without it, nodes are the shared-memory\n"
         "                   groups of MPI_Comm_split_type (equal sizes, ranks node-major)\n"
@@ -96,8 +98,40 @@ static void usage(FILE *f) {
         "                   embedded graph, 8 channels, with L ranks a node)\n"
         "  --die-rank R     rank R exits with status 3 before the AllGather (negative test)\n"
         "  --kill-rank R    rank R raises SIGKILL before the AllGather (negative test)\n"
+        "  --stop-rank R    rank R stops itself (SIGSTOP) before the AllGather: the others\n"
+        "                   give up at the deadline (negative test)\n"
+        "  --deadline S     every rank gives up, exit 4 with one line, when the job has not\n"
+        "                   finished S seconds after it started (default 300; 0: never)\n"
         "  --quiet          no Channel lines\n",
         f);
+}
+
+/* The deadline (--deadline): MPI has no timeout of its own, and a rank that
+ * is stopped or stuck rather than dead keeps every other rank waiting in the
+ * AllGather forever (mpirun only notices processes that exit). So each rank
+ * arms an alarm; when it fires, the rank writes its line and exits with 4,
+ * which mpirun does notice: it then ends the whole job, the stopped rank
+ * included (SIGKILL reaches stopped processes). The line is formatted
+ * beforehand: write() and _exit() are all the handler calls. */
+static char deadlineLine[160];
+static size_t deadlineLen;
+
+static void deadline_expired(int sig) {
+  (void)sig;
+  ssize_t w = write(STDERR_FILENO, deadlineLine, deadlineLen);
+  (void)w;
+  _exit(4);
+}
+
+static void arm_deadline(int seconds) {
+  if (seconds <= 0) return;
+  int n = snprintf(deadlineLine, sizeof deadlineLine,
+                   "mpi_rings: rank %d: the job has not finished after %d s (--deadline): a rank is stopped or "
+                   "stuck; giving up\n",
+                   worldRank, seconds);
+  deadlineLen = n > 0 && (size_t)n < sizeof deadlineLine ? (size_t)n : 0;
+  signal(SIGALRM, deadline_expired);
+  alarm((unsigned)seconds);
 }
 
 static int parse_int(const char *flag, const char *v, long lo, long hi) {
@@ -244,12 +278,14 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  int localRanks = 0, simulate = 0, fromGraph = 0, dieRank = -1, killRank = -1, quiet = 0;
+  int localRanks = 0, simulate = 0, fromGraph = 0, dieRank = -1, killRank = -1, stopRank = -1, quiet = 0;
+  int deadline = 300;
   const char *graphFile = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int takesValue = strcmp(a, "--local-ranks") == 0 || strcmp(a, "--graph") == 0 || strcmp(a, "--die-rank") == 0 ||
-                     strcmp(a, "--kill-rank") == 0;
+                     strcmp(a, "--kill-rank") == 0 || strcmp(a, "--stop-rank") == 0 ||
+                     strcmp(a, "--deadline") == 0;
     if (takesValue && i + 1 >= argc) {
       defer_fail(2, "%s needs a value", a);
       break;
@@ -266,6 +302,10 @@ int main(int argc, char **argv) {
       dieRank = parse_int(a, argv[++i], 0, size - 1);
     } else if (strcmp(a, "--kill-rank") == 0) {
       killRank = parse_int(a, argv[++i], 0, size - 1);
+    } else if (strcmp(a, "--stop-rank") == 0) {
+      stopRank = parse_int(a, argv[++i], 0, size - 1);
+    } else if (strcmp(a, "--deadline") == 0) {
+      deadline = parse_int(a, argv[++i], 0, 86400);
     } else if (strcmp(a, "--quiet") == 0) {
       quiet = 1;
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -279,6 +319,7 @@ int main(int argc, char **argv) {
   }
   if (fromGraph && graphFile == NULL) defer_fail(2, "--local-ranks graph needs --graph FILE");
   settle();
+  arm_deadline(deadline);
 
   /* A failing call's reason on the failing rank's stderr: the library's WARN
    * lines, unless the user chose the logging (read at the first call). */
@@ -343,6 +384,12 @@ int main(int argc, char **argv) {
             worldRank, killRank);
     fflush(stderr);
     raise(SIGKILL);
+  }
+  if (worldRank == stopRank) {
+    fprintf(stderr, "mpi_rings: rank %d: stopping itself (SIGSTOP) before the AllGather (--stop-rank %d)\n",
+            worldRank, stopRank);
+    fflush(stderr);
+    raise(SIGSTOP);
   }
 
   MPI_Allgather(&own, (int)sizeof own, MPI_BYTE, fragments, (int)sizeof own, MPI_BYTE, MPI_COMM_WORLD);

@@ -51,6 +51,8 @@ static void usage(FILE *f) {
         "  NCCOM_RING_POD_ORDER=node                   stitch --pod clusters in node order\n"
         "  NCCOM_RING_LAYOUT=FILE                      ASSUMED ncclComm offsets (nccom-abi profile)\n"
         "  NCCOM_RING_ABI_CHECK=enforce|warn|off       the layout self-check against libnccom\n"
+        "  NCCOM_RING_DUMP=DIR                         every rank's wiring dump (nccom-rings verify DIR)\n"
+        "  NCCOM_RING_GOMAXPROCS=N                     the library's Go runtime processors (default 2)\n"
         "Without NCCL_DEBUG and NCCL_DEBUG_FILE, ringstage collects the library's WARN lines itself\n"
         "and prints the one of a failing call.\n"
         "\n"
@@ -266,8 +268,9 @@ int main(int argc, char **argv) {
       print_dot(cl, &st);
     } else {
       if (!quiet) print_channel_lines(&st);
-      printf("ringstage: %s: %d nodes x %d ranks = %d ranks, %d graph channels -> %d channels\n",
-             graphFile ? graphFile : "default cluster", cl->nNodes, cl->localRanks[0], cl->nRanks,
+      printf("ringstage: %s: %d %s x %d ranks = %d ranks, %d graph channels -> %d channels\n",
+             graphFile ? graphFile : "default cluster", cl->nNodes, cl->nNodes == 1 ? "node" : "nodes",
+             cl->localRanks[0], cl->nRanks,
              cl->graphs[0]->nChannels, st.comms[0]->nChannels);
       if (violations == 0)
         printf("ringstage: every invariant held: each channel is one Hamiltonian cycle, "
