@@ -107,21 +107,28 @@ func abiCheckModeFromEnv(rank int32) abiCheckMode {
 // runABICheck finds the libnccom.so.2 mapped in the process and compares
 // its layout with the one in use, printing one INFO line (ENV) on what it
 // found. The memory it read (the library's DWARF) is handed back to the
-// system before the call goes on: the check runs once, inside a job.
+// system before the call goes on: the check runs once, inside a job. When
+// no libnccom's DWARF was read (none mapped, or one without debug info),
+// there is nothing worth a forced collection, and none runs (issue 13: no
+// GC the host did not need).
 func runABICheck(fn string, rank int32) (v abiVerdict) {
 	if v.mode = abiCheckModeFromEnv(rank); v.mode == abiOff {
 		return v
 	}
+	readDWARF := true // until CheckMapped says it found none to read
 	defer func() {
 		if r := recover(); r != nil { // a library the DWARF reader chokes on: not verified, not fatal
 			v.refusal = [numCheckedExports]string{}
 			notVerified(fn, rank, fmt.Sprintf("internal error reading it: %v", r))
 		}
-		debug.FreeOSMemory()
+		if readDWARF {
+			debug.FreeOSMemory()
+		}
 	}()
 	start := time.Now()
 	paths, err := loadedObjects()
 	if err != nil {
+		readDWARF = false
 		notVerified(fn, rank, err.Error())
 		return v
 	}
@@ -132,6 +139,7 @@ func runABICheck(fn string, rank int32) (v abiVerdict) {
 	}
 	sc := abicheck.CheckMapped(paths, offs, source)
 	if sc.Report == nil {
+		readDWARF = false
 		notVerified(fn, rank, sc.Why)
 		return v
 	}
