@@ -238,13 +238,13 @@ func fastWalk(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, 
 	// buffer, of fragments or of structs holding them), so that rank r's is
 	// base + r*stride, one load fewer in each step's chain of dependent
 	// loads than through all[r]; else the exact path runs.
-	base := unsafe.Pointer(all[0])
+	base := uintptr(unsafe.Pointer(all[0]))
 	stride := 0
 	if nRanks > 1 {
-		stride = int(uintptr(unsafe.Pointer(all[1])) - uintptr(base))
+		stride = int(uintptr(unsafe.Pointer(all[1])) - base)
 	}
 	for r, f := range all {
-		if unsafe.Pointer(f) != unsafe.Add(base, r*stride) {
+		if uintptr(unsafe.Pointer(f)) != base+uintptr(r*stride) {
 			return false
 		}
 	}
@@ -270,14 +270,14 @@ func fastWalk(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, 
 	pf := (from + 1 + ahead) % nRanks
 	for k := range min(2*int(nr.most)+ahead, nRanks) {
 		r, _ := nr.at((from - 2*int(nr.most) + k + 2*nRanks) % nRanks)
-		prefetchFrag(unsafe.Add(base, int(r)*stride), lastByte)
+		prefetchFrag(base+uintptr(int(r)*stride), lastByte)
 	}
 	ck := from
 	var differ uint64
 	check := func() {
 		r, m := nr.at(ck)
-		f, h := (*abi.TopoRanks)(unsafe.Add(base, int(r)*stride)), heads[m]
-		differ |= uint64(uint32(f.RingRecv[0]^h)) | agree(f, (*abi.TopoRanks)(unsafe.Add(base, int(h)*stride)), n)
+		f, h := fragAt(base, r, stride), heads[m]
+		differ |= uint64(uint32(f.RingRecv[0]^h)) | agree(f, fragAt(base, h, stride), n)
 		if ck++; ck == nRanks {
 			ck = 0
 		}
@@ -294,7 +294,7 @@ func fastWalk(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, 
 	chs := chans[:n]
 	for i := 1; i < last; i++ {
 		r, _ := nr.at(pf)
-		prefetchFrag(unsafe.Add(base, int(r)*stride), lastByte)
+		prefetchFrag(base+uintptr(int(r)*stride), lastByte)
 		if pf++; pf == nRanks {
 			pf = 0
 		}
@@ -305,7 +305,7 @@ func fastWalk(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, 
 			cur := st.cur
 			*(*int32)(unsafe.Add(out, at)) = cur
 			at += row
-			f := (*abi.TopoRanks)(unsafe.Add(base, int(cur)*stride))
+			f := fragAt(base, cur, stride)
 			k := c & 31
 			p, nx := f.RingPrev[k], f.RingNext[k]
 			if cur == st.recv { // a head: the stitch's prev
@@ -350,10 +350,19 @@ func fastWalk(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, 
 	return true
 }
 
+// fragAt is rank r's fragment, at base + r*stride, which fastWalk checked
+// is allTopoRanks[r]: a pointer the caller keeps alive (abi.Pointer), made
+// from an address so that no pointer arithmetic crosses from one fragment
+// to another (Go's rule for unsafe.Add, which separate allocations at one
+// stride would break).
+func fragAt(base uintptr, r int32, stride int) *abi.TopoRanks {
+	return (*abi.TopoRanks)(abi.Pointer(base + uintptr(int(r)*stride)))
+}
+
 // walkCtx is what fastWalk's steps share.
 type walkCtx struct {
 	all           []*abi.TopoRanks
-	base          unsafe.Pointer // rank r's fragment is base + r*stride
+	base          uintptr // rank r's fragment is at base + r*stride
 	stride        int
 	heads         []int32
 	size          uint32
@@ -367,7 +376,7 @@ type walkCtx struct {
 func (w *walkCtx) step(st *fastChan, c, i, nRanks int, row unsafe.Pointer) bool {
 	cur := st.cur
 	*(*int32)(unsafe.Add(row, 4*i)) = cur
-	f := (*abi.TopoRanks)(unsafe.Add(w.base, int(cur)*w.stride))
+	f := fragAt(w.base, cur, w.stride)
 	if f.RingRecv[0] != st.head0 {
 		return false
 	}

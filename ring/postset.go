@@ -80,10 +80,12 @@ func (e *RingsError) Unwrap() error { return e.Err }
 // written unless every check passed (D11). Whether it succeeds, n, the nodes
 // and the rings depend only on the fragments, never on comm.Rank (D24); a
 // failure over the fragments is a *RingsError naming the rank at fault.
-// Cost: O(nRanks * n) time and scratch: one sequential pass over the
-// fragments' ring arrays (each cache line read once), the distinct rings
-// walked side by side so their memory accesses overlap, the doubled
-// channels copied.
+// Cost: O(nRanks * n) time and scratch. A consistent job takes the fast
+// path (fastpath.go): the rings walked side by side straight off the
+// fragments, each fragment's lines prefetched ahead of the walks and read
+// about once. Anything else takes the exact path: one sequential pass over
+// the fragments' ring arrays into a link table, the stitch, the walks. The
+// doubled channels are copied.
 func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt PostsetOptions) (PostsetResult, error) {
 	var res PostsetResult
 	nRanks, rank := int(comm.NRanks), comm.Rank

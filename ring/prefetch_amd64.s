@@ -1,6 +1,6 @@
 #include "textflag.h"
 
-// func prefetchFrag(p unsafe.Pointer, last uintptr)
+// func prefetchFrag(p, last uintptr)
 //
 // Prefetches the lines of ringRecv, ringSend, ringPrev and ringNext (128
 // bytes apart from p) that hold their entries 0 and last/4 (last is a byte

@@ -2,8 +2,6 @@
 
 package ring
 
-import "unsafe"
-
 // prefetchFrag is a no-op where there is no prefetch instruction in
 // prefetch_*.s: the walk then takes each fragment's misses as it meets them.
-func prefetchFrag(p unsafe.Pointer, last uintptr) {}
+func prefetchFrag(p, last uintptr) {}
