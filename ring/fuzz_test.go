@@ -197,6 +197,8 @@ func FuzzPostset(f *testing.F) {
 				comm.NChannels = v
 			}
 		}
+		// The fast path and the exact path agree (fastpath.go).
+		requireSamePaths(t, comm, all, generic)
 		checkPostset(t, comm, all)
 	})
 }

@@ -1,6 +1,8 @@
 package ring
 
 import (
+	"runtime"
+	"strings"
 	"sync/atomic"
 
 	"github.com/nccomring/libnccomring/abi"
@@ -30,6 +32,9 @@ type PostsetOptions struct {
 	// returns: the library passes C malloc, so running out is
 	// ncclSystemError and the Go heap stays untouched; nil is the Go heap.
 	Scratch Allocator
+	// exactOnly skips the fast path (fastpath.go), for the tests that
+	// compare it with the exact path.
+	exactOnly bool
 }
 
 // PostsetResult is what a successful Postset committed, for the caller's
@@ -45,6 +50,7 @@ type PostsetResult struct {
 	// CountRank the first rank whose fragment has exactly n channels (-1:
 	// none has, n is comm->nChannels).
 	GraphChannels, CountRank int
+	fast                     bool // the fast path took the fragments (fastpath.go)
 }
 
 // RingsError is a Postset failure over the fragments (D24): the one WARN,
@@ -74,10 +80,12 @@ func (e *RingsError) Unwrap() error { return e.Err }
 // written unless every check passed (D11). Whether it succeeds, n, the nodes
 // and the rings depend only on the fragments, never on comm.Rank (D24); a
 // failure over the fragments is a *RingsError naming the rank at fault.
-// Cost: O(nRanks * n) time and scratch: one sequential pass over the
-// fragments' ring arrays (each cache line read once), the distinct rings
-// walked side by side so their memory accesses overlap, the doubled
-// channels copied.
+// Cost: O(nRanks * n) time and scratch. A consistent job takes the fast
+// path (fastpath.go): the rings walked side by side straight off the
+// fragments, each fragment's lines prefetched ahead of the walks and read
+// about once. Anything else takes the exact path: one sequential pass over
+// the fragments' ring arrays into a link table, the stitch, the walks. The
+// doubled channels are copied.
 func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt PostsetOptions) (PostsetResult, error) {
 	var res PostsetResult
 	nRanks, rank := int(comm.NRanks), comm.Rank
@@ -113,36 +121,24 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	if !ok {
 		return res, sc.err("ncclTopoPostset", nRanks, n)
 	}
-	// One pass over the fragments: ranges, nodes and their agreement, and
-	// every rank's links into the link table (stitched below). It assumes
-	// every fragment has comm->nChannels channels; a fragment with fewer
-	// fails its range check, and the pass runs again with D23's count.
-	nodes, links, ok := scanFragments(all, n, rank, &w)
-	res.CountRank = -1
-	if !ok {
-		count, first := channelCount(all, n)
-		if count == 0 {
-			return res, &RingsError{Err: abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d: ringRecv[0] is %d, so its fragment has no channel", first, all[first].RingRecv[0])}
-		}
-		if count < n {
-			n, res.CountRank = count, first
-			nodes, links, ok = scanFragments(all, n, rank, &w)
-		}
+	// The fast path first (fastpath.go): it takes the fragments of a
+	// consistent job, proving that the exact path below would pass with
+	// the same nodes and rings; for anything else the exact path runs from
+	// the start and gives its answer, its error the canonical one.
+	nodes, ok := nodeTable{}, false
+	if !opt.exactOnly {
+		nodes, ok = postsetFastOrFault(all, n, rank, &w)
 	}
-	res.GraphChannels = n
-	if res.CountRank < 0 {
-		res.CountRank = firstWithCount(all, n)
-	}
-	if !ok {
-		return res, postsetFailure(all, n, rank, sc)
+	if ok {
+		res.GraphChannels, res.CountRank, res.fast = n, firstWithCount(all, n), true
+	} else {
+		var failure *RingsError
+		nodes, n, failure = postsetExact(all, n, rank, &w, &res, sc)
+		if failure != nil {
+			return res, failure
+		}
 	}
 	rings := w.rings[:n*nRanks]
-	// One walk per channel from this rank, checking every rank's prev on
-	// the way: whether it passes is the same from any start (the verdict is
-	// every rank's, D24), and from here ring c is this rank's userRanks.
-	if !stitch(all, nodes.heads, n, links) || !postsetWalk(links, rings, n, nRanks, rank) {
-		return res, postsetFailure(all, n, rank, sc)
-	}
 	// Only now the communicator's and the platform's checks (P12-P14):
 	// fragments that contradict each other fail first, on every rank alike.
 	nNodes := len(nodes.heads)
@@ -206,6 +202,63 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	res.KangaInts = kanga.Materialize(comm, all, switchV1)
 	res.NChannels, res.NNodes = total, nNodes
 	return res, nil
+}
+
+// postsetFastOrFault is postsetFast, false as well when it faults on a
+// pointer from the caller (D20, with debug.SetPanicOnFault as the library
+// sets it): the exact path then runs and faults where it faults, so the
+// address its error names does not depend on the fast path.
+func postsetFastOrFault(all []*abi.TopoRanks, n int, rank int32, w *postsetMemory) (nodes nodeTable, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				if e, isRuntime := r.(runtime.Error); !isRuntime || !strings.Contains(e.Error(), "nil pointer dereference") {
+					panic(r)
+				}
+			}
+			nodes, ok = nodeTable{}, false
+		}
+	}()
+	return postsetFast(all, n, rank, w)
+}
+
+// postsetExact is Postset's exact path over the fragments (scanFragments,
+// stitch, postsetWalk): the nodes, D23's channel count n and the rings in
+// w.rings, walked from rank, or the failure every rank reports (D24). It
+// sets res.GraphChannels and res.CountRank either way.
+func postsetExact(all []*abi.TopoRanks, n int, rank int32, w *postsetMemory, res *PostsetResult, sc *scratch) (nodeTable, int, *RingsError) {
+	nRanks := len(all)
+	// One pass over the fragments: ranges, nodes and their agreement, and
+	// every rank's links into the link table (stitched below). It assumes
+	// every fragment has comm->nChannels channels; a fragment with fewer
+	// fails its range check, and the pass runs again with D23's count.
+	nodes, links, ok := scanFragments(all, n, rank, w)
+	res.CountRank = -1
+	if !ok {
+		count, first := channelCount(all, n)
+		if count == 0 {
+			return nodeTable{}, n, &RingsError{Err: abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d: ringRecv[0] is %d, so its fragment has no channel", first, all[first].RingRecv[0])}
+		}
+		if count < n {
+			n, res.CountRank = count, first
+			nodes, links, ok = scanFragments(all, n, rank, w)
+		}
+	}
+	res.GraphChannels = n
+	if res.CountRank < 0 {
+		res.CountRank = firstWithCount(all, n)
+	}
+	if !ok {
+		return nodeTable{}, n, postsetFailure(all, n, rank, sc)
+	}
+	rings := w.rings[:n*nRanks]
+	// One walk per channel from this rank, checking every rank's prev on
+	// the way: whether it passes is the same from any start (the verdict is
+	// every rank's, D24), and from here ring c is this rank's userRanks.
+	if !stitch(all, nodes.heads, n, links) || !postsetWalk(links, rings, n, nRanks, rank) {
+		return nodeTable{}, n, postsetFailure(all, n, rank, sc)
+	}
+	return nodes, n, nil
 }
 
 // postsetFailure is the failure over the fragments that every rank reports
