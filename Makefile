@@ -246,7 +246,7 @@ fuzz: $(BUILD)/fuzz-abi
 # Benchmarks (issue 5): the C driver through the ABI (library, reference
 # model, memory floor) and Go's testing.B on the pure packages. make test
 # runs a smoke of both; BENCHMARKS.md has a full run.
-$(BUILD)/bench: tests/c/bench/bench.c include/nccom_ring.h
+$(BUILD)/bench: tests/c/bench/bench.c tests/c/bench/bench_shape.h include/nccom_ring.h
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ tests/c/bench/bench.c -ldl -lm
 
 bench: $(BUILD)/bench $(LIB) $(REFLIB)
@@ -270,7 +270,7 @@ test-bench: $(BUILD)/bench $(LIB) $(REFLIB)
 # GOMAXPROCS unset and 128.
 FOOTPRINT_MAX_THREADS := 8
 FOOTPRINT_ENV := env -u NCCL_DEBUG -u NCCL_DEBUG_FILE -u NCCL_DEBUG_SUBSYS -u NCCOM_RING_GOMAXPROCS -u GODEBUG
-$(BUILD)/footprint: tests/c/bench/footprint.c include/nccom_ring.h
+$(BUILD)/footprint: tests/c/bench/footprint.c tests/c/bench/bench_shape.h include/nccom_ring.h
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ tests/c/bench/footprint.c -ldl
 
 .PHONY: test-footprint bench-footprint

@@ -69,26 +69,42 @@ func BenchmarkPreset(b *testing.B) {
 	}
 }
 
+// benchPostset is the bench's stage of n ranks ready for rank 0's Postset:
+// the communicator fresh from Preset with its 32 userRanks buffers held
+// (copy it into a scratch comm before each call), every fragment, room for
+// nodesFirstRank, and options whose scratch is reused across calls.
+type benchPostset struct {
+	preset *abi.Comm
+	all    []*abi.TopoRanks
+	heads  []int32
+	opt    ring.PostsetOptions
+}
+
+func newBenchPostset(tb testing.TB, n int) benchPostset {
+	tb.Helper()
+	frags := benchCluster(tb, n)
+	all := make([]*abi.TopoRanks, n)
+	for r := range frags {
+		all[r] = &frags[r]
+	}
+	preset := &abi.Comm{Rank: 0, NRanks: int32(n), LocalRanks: benchLocal}
+	if err := ring.Preset(preset, benchGraph(0), new(abi.TopoRanks), generic); err != nil {
+		tb.Fatal(err)
+	}
+	alloc := newGoAlloc()
+	for c := range preset.Channels {
+		preset.Channels[c].Ring.UserRanks = alloc.AllocInts(n)
+	}
+	return benchPostset{preset: preset, all: all, heads: make([]int32, n),
+		opt: ring.PostsetOptions{Platforms: generic, Alloc: alloc, Scratch: &reusedBlock{}}}
+}
+
 func BenchmarkPostset(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("ranks=%d", n), func(b *testing.B) {
-			frags := benchCluster(b, n)
-			graph := benchGraph(0)
-			all := make([]*abi.TopoRanks, n)
-			for r := range frags {
-				all[r] = &frags[r]
-			}
-			preset := &abi.Comm{Rank: 0, NRanks: int32(n), LocalRanks: benchLocal}
-			if err := ring.Preset(preset, graph, new(abi.TopoRanks), generic); err != nil {
-				b.Fatal(err)
-			}
-			alloc := newGoAlloc()
-			for c := range preset.Channels {
-				preset.Channels[c].Ring.UserRanks = alloc.AllocInts(n)
-			}
-			heads := make([]int32, n)
+			st := newBenchPostset(b, n)
+			preset, all, heads, opt := st.preset, st.all, st.heads, st.opt
 			comm := new(abi.Comm)
-			opt := ring.PostsetOptions{Platforms: generic, Alloc: alloc, Scratch: &reusedBlock{}}
 			b.ResetTimer()
 			for b.Loop() {
 				*comm = *preset

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/kanga"
+	"github.com/nccomring/libnccomring/layout"
 	"github.com/nccomring/libnccomring/ring"
 )
 
@@ -144,3 +145,18 @@ func seq(lo, hi int) []int {
 }
 
 var generic = kanga.Fixed(kanga.Generic)
+
+// ringField is one of a fragment's four ring arrays, by the index the
+// corruption tests draw: 0 ringRecv, 1 ringSend, 2 ringPrev, 3 ringNext.
+func ringField(f *abi.TopoRanks, k int) *[layout.MaxChannels]int32 {
+	switch k {
+	case 0:
+		return &f.RingRecv
+	case 1:
+		return &f.RingSend
+	case 2:
+		return &f.RingPrev
+	default:
+		return &f.RingNext
+	}
+}

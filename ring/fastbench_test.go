@@ -15,23 +15,9 @@ import (
 // on the same fragments (fastpath.go).
 func BenchmarkPostsetPaths(b *testing.B) {
 	for _, n := range []int{16384, 65536} {
-		frags := benchCluster(b, n)
-		graph := benchGraph(0)
-		all := make([]*abi.TopoRanks, n)
-		for r := range frags {
-			all[r] = &frags[r]
-		}
-		preset := &abi.Comm{Rank: 0, NRanks: int32(n), LocalRanks: benchLocal}
-		if err := ring.Preset(preset, graph, new(abi.TopoRanks), generic); err != nil {
-			b.Fatal(err)
-		}
-		alloc := newGoAlloc()
-		for c := range preset.Channels {
-			preset.Channels[c].Ring.UserRanks = alloc.AllocInts(n)
-		}
-		heads := make([]int32, n)
+		st := newBenchPostset(b, n)
+		preset, all, heads, fast := st.preset, st.all, st.heads, st.opt
 		comm := new(abi.Comm)
-		fast := ring.PostsetOptions{Platforms: generic, Alloc: alloc, Scratch: &reusedBlock{}}
 		for _, path := range []string{"fast", "exact"} {
 			opt := fast
 			if path == "exact" {
@@ -55,23 +41,9 @@ func TestPostsetPathsTiming(t *testing.T) {
 	if os.Getenv("FASTPATH_TIMING") == "" {
 		t.Skip("FASTPATH_TIMING unset")
 	}
-	n := 65536
-	frags := benchCluster(t, n)
-	all := make([]*abi.TopoRanks, n)
-	for r := range frags {
-		all[r] = &frags[r]
-	}
-	preset := &abi.Comm{Rank: 0, NRanks: int32(n), LocalRanks: benchLocal}
-	if err := ring.Preset(preset, benchGraph(0), new(abi.TopoRanks), generic); err != nil {
-		t.Fatal(err)
-	}
-	alloc := newGoAlloc()
-	for c := range preset.Channels {
-		preset.Channels[c].Ring.UserRanks = alloc.AllocInts(n)
-	}
-	heads := make([]int32, n)
+	st := newBenchPostset(t, 65536)
+	preset, all, heads, fast := st.preset, st.all, st.heads, st.opt
 	comm := new(abi.Comm)
-	fast := ring.PostsetOptions{Platforms: generic, Alloc: alloc, Scratch: &reusedBlock{}}
 	opts := []ring.PostsetOptions{fast, ring.ExactOnly(fast)}
 	var times [2][]float64
 	for range 60 {

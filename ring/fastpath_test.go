@@ -202,14 +202,8 @@ func TestPostsetFastPathMatchesExactPath(t *testing.T) {
 			}
 			f := frag(who)
 			switch kind := rng.IntN(9); kind {
-			case 0:
-				f.RingRecv[c] = v
-			case 1:
-				f.RingSend[c] = v
-			case 2:
-				f.RingPrev[c] = v
-			case 3:
-				f.RingNext[c] = v
+			case 0, 1, 2, 3:
+				ringField(f, kind)[c] = v
 			case 4: // swap two ranks' links on a channel
 				o := frag(rng.IntN(nRanks))
 				f.RingNext[c], o.RingNext[c] = o.RingNext[c], f.RingNext[c]
@@ -254,16 +248,7 @@ func TestPostsetFastPathLargeShapes(t *testing.T) {
 			c, saved := rng.IntN(benchChannels), [4]int32{}
 			saved[0], saved[1], saved[2], saved[3] = f.RingRecv[c], f.RingSend[c], f.RingPrev[c], f.RingNext[c]
 			v := int32(rng.IntN(nRanks+2)) - 1
-			switch rng.IntN(4) {
-			case 0:
-				f.RingRecv[c] = v
-			case 1:
-				f.RingSend[c] = v
-			case 2:
-				f.RingPrev[c] = v
-			case 3:
-				f.RingNext[c] = v
-			}
+			ringField(f, rng.IntN(4))[c] = v
 			requireSamePaths(t, &comm, all, generic)
 			f.RingRecv[c], f.RingSend[c], f.RingPrev[c], f.RingNext[c] = saved[0], saved[1], saved[2], saved[3]
 		}

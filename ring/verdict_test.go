@@ -384,14 +384,8 @@ func FuzzPostsetEveryRank(f *testing.F) {
 			kind, who, c, v := r.byte()%6, r.byte()%n, r.byte()%32, int32(r.byte()%(n+4))-2
 			f := &j.fragments[who]
 			switch kind {
-			case 0:
-				f.RingRecv[c] = v
-			case 1:
-				f.RingSend[c] = v
-			case 2:
-				f.RingPrev[c] = v
-			case 3:
-				f.RingNext[c] = v
+			case 0, 1, 2, 3:
+				ringField(f, int(kind))[c] = v
 			case 4:
 				*f = j.fragments[int(v+2)%n]
 			case 5:

@@ -220,18 +220,7 @@ static void unpack_stage(struct stage *st, const struct cluster *cl, const unsig
                          const struct ncclTopoRanks *fragments) {
   int n = cl->nRanks;
   size_t nn = (size_t)n;
-  memset(st, 0, sizeof *st);
-  st->nRanks = n;
-  st->comms = calloc(nn, sizeof *st->comms);
-  st->fragments = malloc(nn * sizeof *st->fragments);
-  st->all = calloc(nn, sizeof *st->all);
-  st->nodesFirstRank = calloc(nn * nn, sizeof(int));
-  st->nChannels = calloc(nn, sizeof(int));
-  st->nNodes = calloc(nn, sizeof(int));
-  st->netDev = calloc(nn * MAXCHANNELS, sizeof(int));
-  if (!st->comms || !st->fragments || !st->all || !st->nodesFirstRank || !st->nChannels ||
-      !st->nNodes || !st->netDev)
-    fail(1, "out of memory gathering %d ranks' results", n);
+  if (stage_alloc(st, n) != 0) fail(1, "out of memory gathering %d ranks' results", n);
   memcpy(st->fragments, fragments, nn * sizeof *st->fragments);
   for (int r = 0; r < n; r++) {
     const unsigned char *rec = records + (size_t)r * record_size(n);

@@ -45,9 +45,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_shape.h"
 #include "nccom_ring.h"
 
-enum { LOCAL = 32, CHANNELS = 16, DOUBLED = 32 };
 
 struct api {
   ncclResult_t (*preset)(struct ncclComm *, struct ncclTopoGraph *, struct ncclTopoRanks *);
@@ -86,19 +86,6 @@ static int cmp_double(const void *x, const void *y) {
 static double median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, cmp_double);
   return v[n / 2];
-}
-
-/* Node first's graph: channel c runs the node's ranks rotated by c, reversed
- * on odd channels; NIC c % 8 in and out. */
-static void node_graph(struct ncclTopoGraph *g, int first) {
-  g->nChannels = CHANNELS;
-  for (int c = 0; c < CHANNELS; c++) {
-    for (int i = 0; i < LOCAL; i++) {
-      int v = c % 2 ? (c + LOCAL - i) % LOCAL : (c + i) % LOCAL;
-      g->intra[c * LOCAL + i] = first + v;
-    }
-    g->inter[2 * c] = g->inter[2 * c + 1] = c % 8;
-  }
 }
 
 struct shape {

@@ -43,9 +43,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_shape.h"
 #include "nccom_ring.h"
 
-enum { LOCAL = 32, CHANNELS = 16, DOUBLED = 32 };
 
 struct status {
   long threads, rssKB, vmKB;               /* /proc/self/status */
@@ -82,19 +82,6 @@ static void read_trace(const char *logPath, struct status *s) {
            &s->heapKB, &s->mappedKB, &s->gcs, &s->procs, &s->allocObjects, &s->allocBytes);
   }
   fclose(f);
-}
-
-/* Node first's graph: channel c runs the node's ranks rotated by c, reversed
- * on odd channels; NIC c % 8 in and out (the shape of tests/c/bench). */
-static void node_graph(struct ncclTopoGraph *g, int first) {
-  g->nChannels = CHANNELS;
-  for (int c = 0; c < CHANNELS; c++) {
-    for (int i = 0; i < LOCAL; i++) {
-      int v = c % 2 ? (c + LOCAL - i) % LOCAL : (c + i) % LOCAL;
-      g->intra[c * LOCAL + i] = first + v;
-    }
-    g->inter[2 * c] = g->inter[2 * c + 1] = c % 8;
-  }
 }
 
 static void *need(void *h, const char *name) {

@@ -54,10 +54,10 @@ static inline void stage_comm_init(const struct cluster *cl, int r, struct ncclC
       comm->kangaRing[k][i] = cluster_kanga_value(cl->nRanks, r, k, i);
 }
 
-/* Allocates st for cl and one zeroed communicator per rank, set up by
- * stage_comm_init. Returns 0, or -1 with st->failure set. */
-static inline int stage_setup(const struct cluster *cl, struct stage *st) {
-  int n = cl->nRanks;
+/* Zeroes st and allocates its arrays for n ranks (comms[] all NULL, every
+ * array zeroed). Returns 0, or -1 when out of memory (what was allocated is
+ * released by stage_free). */
+static inline int stage_alloc(struct stage *st, int n) {
   size_t nn = (size_t)n;
   memset(st, 0, sizeof *st);
   st->nRanks = n;
@@ -70,7 +70,15 @@ static inline int stage_setup(const struct cluster *cl, struct stage *st) {
   st->netDev = calloc(nn * MAXCHANNELS, sizeof(int));
   if (!st->comms || !st->fragments || !st->all || !st->nodesFirstRank || !st->nChannels ||
       !st->nNodes || !st->netDev)
-    return stage_fail(st, ncclSystemError, "host allocation", -1);
+    return -1;
+  return 0;
+}
+
+/* Allocates st for cl and one zeroed communicator per rank, set up by
+ * stage_comm_init. Returns 0, or -1 with st->failure set. */
+static inline int stage_setup(const struct cluster *cl, struct stage *st) {
+  int n = cl->nRanks;
+  if (stage_alloc(st, n) != 0) return stage_fail(st, ncclSystemError, "host allocation", -1);
   for (int r = 0; r < n; r++) {
     struct ncclComm *comm = calloc(1, sizeof *comm);
     if (comm == NULL) return stage_fail(st, ncclSystemError, "host allocation", -1);
