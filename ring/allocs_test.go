@@ -19,22 +19,9 @@ import (
 // rank 0 on the bench cluster of nRanks ranks.
 func postsetAllocs(t *testing.T, nRanks int) float64 {
 	t.Helper()
-	frags := benchCluster(t, nRanks)
-	all := make([]*abi.TopoRanks, nRanks)
-	for r := range frags {
-		all[r] = &frags[r]
-	}
-	preset := &abi.Comm{Rank: 0, NRanks: int32(nRanks), LocalRanks: benchLocal}
-	if err := ring.Preset(preset, benchGraph(0), new(abi.TopoRanks), generic); err != nil {
-		t.Fatal(err)
-	}
-	alloc := newGoAlloc()
-	for c := range preset.Channels {
-		preset.Channels[c].Ring.UserRanks = alloc.AllocInts(nRanks)
-	}
-	heads := make([]int32, nRanks)
+	st := newBenchPostset(t, nRanks)
+	preset, all, heads, opt := st.preset, st.all, st.heads, st.opt
 	comm := new(abi.Comm)
-	opt := ring.PostsetOptions{Platforms: generic, Alloc: alloc, Scratch: &reusedBlock{}}
 	return testing.AllocsPerRun(5, func() {
 		*comm = *preset
 		if _, err := ring.Postset(comm, heads, all, opt); err != nil {
