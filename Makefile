@@ -247,13 +247,14 @@ fuzz: $(BUILD)/fuzz-abi
 # model, memory floor) and Go's testing.B on the pure packages. make test
 # runs a smoke of both; BENCHMARKS.md has a full run.
 $(BUILD)/bench: tests/c/bench/bench.c tests/c/bench/bench_shape.h include/nccom_ring.h
+	@mkdir -p $(BUILD)
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ tests/c/bench/bench.c -ldl -lm
 
-bench: $(BUILD)/bench $(LIB) $(REFLIB)
+bench: $(LIB) $(REFLIB) $(BUILD)/bench
 	$(BUILD)/bench --lib $(LIB) --ref $(REFLIB) --out $(BUILD)/bench.json
 	$(GO) test -run '^$$' -bench . -benchtime 500ms ./ring
 
-test-bench: $(BUILD)/bench $(LIB) $(REFLIB)
+test-bench: $(LIB) $(REFLIB) $(BUILD)/bench
 	$(BUILD)/bench --smoke --lib $(LIB) --ref $(REFLIB) --out $(BUILD)/bench-smoke.json
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./ring > /dev/null
 
@@ -271,18 +272,27 @@ test-bench: $(BUILD)/bench $(LIB) $(REFLIB)
 FOOTPRINT_MAX_THREADS := 8
 FOOTPRINT_ENV := env -u NCCL_DEBUG -u NCCL_DEBUG_FILE -u NCCL_DEBUG_SUBSYS -u NCCOM_RING_GOMAXPROCS -u GODEBUG
 $(BUILD)/footprint: tests/c/bench/footprint.c tests/c/bench/bench_shape.h include/nccom_ring.h
+	@mkdir -p $(BUILD)
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ tests/c/bench/footprint.c -ldl
 
 .PHONY: test-footprint bench-footprint
-test-footprint: $(BUILD)/footprint $(LIB)
+test-footprint: $(LIB) $(BUILD)/footprint $(BUILD)/ringstage
 	$(FOOTPRINT_ENV) GOMAXPROCS=128 GODEBUG=gctrace=1 $(BUILD)/footprint --lib $(LIB) --ranks 65536 --calls 20 \
 	  --max-threads $(FOOTPRINT_MAX_THREADS) --no-steady-gc 2> $(BUILD)/footprint-gctrace.log || \
 	  { cat $(BUILD)/footprint-gctrace.log; exit 1; }
 	@awk '/steady-state calls begin/ {on = 1; next} /steady-state calls end/ {on = 0} on && /^gc [0-9]/ {n++} \
 	  END {if (n) {print "test-footprint: GODEBUG=gctrace=1 printed " n " gc lines during the steady-state calls"; exit 1} \
 	  else print "test-footprint: GODEBUG=gctrace=1 printed no gc line during the steady-state calls"}' $(BUILD)/footprint-gctrace.log
+	@for v in 1 3; do $(FOOTPRINT_ENV) NCCOM_RING_GOMAXPROCS=$$v NCCL_DEBUG=TRACE NCCL_DEBUG_SUBSYS=ALLOC \
+	  $(BUILD)/ringstage --nodes 1 --quiet | grep -q "footprint: .*GOMAXPROCS $$v," || \
+	  { echo "test-footprint: NCCOM_RING_GOMAXPROCS=$$v did not set the library's GOMAXPROCS"; exit 1; }; done
+	@for v in 'abc:"abc" is not a positive integer; using 2' '1000:1000 is more than 64; using 64'; do \
+	  val=$${v%%:*} want=$${v#*:}; out=$$($(FOOTPRINT_ENV) NCCOM_RING_GOMAXPROCS=$$val NCCL_DEBUG=WARN $(BUILD)/ringstage --nodes 1 --quiet | grep 'NCCL WARN'); \
+	  [ "$$(printf '%s\n' "$$out" | grep -c .)" = 1 ] && printf '%s\n' "$$out" | grep -qF "NCCOM_RING_GOMAXPROCS=$$want" || \
+	  { echo "test-footprint: NCCOM_RING_GOMAXPROCS=$$val: want one WARN '$$want', got: $$out"; exit 1; }; done
+	@echo "test-footprint: NCCOM_RING_GOMAXPROCS sets the library's GOMAXPROCS (1, 3); a bad value is one WARN at the first call (abc, 1000)"
 
-bench-footprint: $(BUILD)/footprint $(LIB)
+bench-footprint: $(LIB) $(BUILD)/footprint
 	@for n in 1024 65536; do \
 	  $(FOOTPRINT_ENV) $(BUILD)/footprint --lib $(LIB) --ranks $$n 2>/dev/null; \
 	  $(FOOTPRINT_ENV) GOMAXPROCS=128 $(BUILD)/footprint --lib $(LIB) --ranks $$n 2>/dev/null; \

@@ -7,10 +7,12 @@ package main
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -40,28 +42,48 @@ func init() {
 }
 
 // libraryProcs is the processor count for the library's Go runtime: the
-// value of NCCOM_RING_GOMAXPROCS when it is an integer from 1 to procsMax
-// (larger values are capped), procsDefault otherwise. It is read once, at
-// load: the runtime's parallelism is set before the first call and a later
-// change would not make the threads already started go away.
+// value of NCCOM_RING_GOMAXPROCS when it is an integer from 1 to procsMax,
+// procsMax when it is a larger one, procsDefault when unset or not a
+// positive integer. It is read once, at load: the runtime's parallelism is
+// set before the first call, and a later change would not make the threads
+// already started go away. A value it did not take as given leaves a note,
+// which the first call prints as its WARN (loadNote).
 func libraryProcs() int {
 	v, ok := getenv(procsEnvVar)
 	if !ok {
 		return procsDefault
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		note := fmt.Sprintf("%s=%q is not a positive integer; using %d", procsEnvVar, v, procsDefault)
-		pendingNote.Store(&note)
+	switch {
+	case err == nil && n >= 1 && n <= procsMax:
+		return n
+	case (err == nil && n > procsMax) || (errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(v, "-")):
+		setLoadNote(fmt.Sprintf("%s=%s is more than %d; using %d", procsEnvVar, v, procsMax, procsMax))
+		return procsMax
+	default:
+		setLoadNote(fmt.Sprintf("%s=%q is not a positive integer; using %d", procsEnvVar, v, procsDefault))
 		return procsDefault
 	}
-	return min(n, procsMax)
 }
 
 // pendingNote holds a note about NCCOM_RING_GOMAXPROCS from load time, when
-// nothing is logged yet; the first call that traces prints it (calls may
-// come from several host threads at once, hence the atomic swap).
+// nothing may be logged yet (NCCL_DEBUG is read at the first call); the
+// first call to end prints it as one WARN. Calls may come from several host
+// threads at once, hence the atomic swap.
 var pendingNote atomic.Pointer[string]
+
+func setLoadNote(note string) { pendingNote.Store(&note) }
+
+// loadNote prints the load-time note, once per process, as a WARN of the
+// call that is ending (recoverExport).
+func loadNote(rank int32) {
+	if pendingNote.Load() == nil {
+		return
+	}
+	if note := pendingNote.Swap(nil); note != nil {
+		warn(rank, *note)
+	}
+}
 
 // footprintSamples are what logFootprint reads: cheap counters of the
 // runtime (runtime/metrics reads them without stopping the world). Calls
@@ -94,9 +116,6 @@ const footprintLineMax = 512
 func logFootprint(fn string, rank int32) {
 	if C.nccomring_log_level < C.NCCOMRING_LOG_TRACE || C.nccomring_log_subsys&C.NCCOMRING_SUBSYS_ALLOC == 0 {
 		return
-	}
-	if note := pendingNote.Swap(nil); note != nil {
-		logLine(C.NCCOMRING_LOG_TRACE, C.NCCOMRING_SUBSYS_ALLOC, rank, *note)
 	}
 	cline := C.malloc(footprintLineMax)
 	if cline == nil {

@@ -32,6 +32,7 @@ import (
 // costs nothing on the fast path.
 func recoverExport(fn string, rank *int32, res *C.ncclResult_t, panicOnFault bool) {
 	debug.SetPanicOnFault(panicOnFault)
+	defer loadNote(*rank) // NCCOM_RING_GOMAXPROCS's note, at the first call only
 	if r := recover(); r != nil {
 		text := fmt.Sprintf("%s: internal error: %v", fn, r)
 		// A fault through a caller's pointer (D20): name the address, which

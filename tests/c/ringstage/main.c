@@ -222,7 +222,8 @@ int main(int argc, char **argv) {
    * our own (the library reads NCCL_DEBUG at its first call), so that a
    * failing call can be reported with its reason rather than a pointer to
    * NCCL_DEBUG. */
-  int collectWarns = getenv("NCCL_DEBUG") == NULL && getenv("NCCL_DEBUG_FILE") == NULL;
+  const char *debug = getenv("NCCL_DEBUG"), *debugFile = getenv("NCCL_DEBUG_FILE");
+  int collectWarns = (debug == NULL || debug[0] == '\0') && (debugFile == NULL || debugFile[0] == '\0'); /* empty is unset (P20) */
   if (collectWarns) {
     int fd = mkstemp(warnPath);
     collectWarns = fd >= 0;
