@@ -1,7 +1,16 @@
 package main
 
 /*
+#include <stdlib.h>
 #include "shim.h"
+
+// Whether NCCOM_RING_DUMP is set and not empty, asked on every GetNetDev
+// without building a C string of the name each time (getenv in Go's
+// support.go mallocs one).
+static int nccomring_dump_set(void) {
+  const char *v = getenv("NCCOM_RING_DUMP");
+  return v != NULL && v[0] != '\0';
+}
 */
 import "C"
 
@@ -21,7 +30,11 @@ import (
 // wiring dump (ringdump, README "Per-rank wiring dumps"). Unlike the other
 // variables it is read at every Postset and GetNetDev, so a job can turn it
 // on for one communicator; unset, a call pays one getenv.
-const DumpEnvVar = "NCCOM_RING_DUMP"
+const DumpEnvVar = "NCCOM_RING_DUMP" // also spelled out in nccomring_dump_set above
+
+// dumpSet reports whether NCCOM_RING_DUMP is set (not empty): one cgo call
+// and no allocation, for GetNetDev's hot path.
+func dumpSet() bool { return C.nccomring_dump_set() != 0 }
 
 // dumpPaths is the one piece of state that outlives a call, and only while
 // NCCOM_RING_DUMP is set: for each rank whose last Postset in this process

@@ -201,7 +201,7 @@ func goTopoGetNetDev(sys *C.struct_ncclTopoSystem, rank C.int, graph *C.struct_n
 		return fail(r32, err)
 	}
 	*dev = C.int(d)
-	if _, on := getenv(DumpEnvVar); on {
+	if dumpSet() {
 		dumpNetDev(r32, int32(channelId), d)
 	}
 	return C.ncclSuccess
