@@ -4,12 +4,12 @@ package main
 #include <stdlib.h>
 #include "shim.h"
 
-// Whether NCCOM_RING_DUMP is set and not empty, asked on every GetNetDev
-// without building a C string of the name each time (getenv in Go's
-// support.go mallocs one).
-static int nccomring_dump_set(void) {
+// NCCOM_RING_DUMP's value, NULL when unset or empty: read on every Postset
+// and GetNetDev without building a C string of the name each time (the
+// getenv of support.go mallocs one).
+static const char *nccomring_dump_dir(void) {
   const char *v = getenv("NCCOM_RING_DUMP");
-  return v != NULL && v[0] != '\0';
+  return v != NULL && v[0] != '\0' ? v : NULL;
 }
 */
 import "C"
@@ -30,11 +30,17 @@ import (
 // wiring dump (ringdump, README "Per-rank wiring dumps"). Unlike the other
 // variables it is read at every Postset and GetNetDev, so a job can turn it
 // on for one communicator; unset, a call pays one getenv.
-const DumpEnvVar = "NCCOM_RING_DUMP" // also spelled out in nccomring_dump_set above
+const DumpEnvVar = "NCCOM_RING_DUMP" // also spelled out in nccomring_dump_dir above
 
-// dumpSet reports whether NCCOM_RING_DUMP is set (not empty): one cgo call
-// and no allocation, for GetNetDev's hot path.
-func dumpSet() bool { return C.nccomring_dump_set() != 0 }
+// dumpDir is NCCOM_RING_DUMP from C's environment, read at every call that
+// may dump: one cgo call, and a Go string only when it is set.
+func dumpDir() (string, bool) {
+	v := C.nccomring_dump_dir()
+	if v == nil {
+		return "", false
+	}
+	return C.GoString(v), true
+}
 
 // dumpPaths is the one piece of state that outlives a call, and only while
 // NCCOM_RING_DUMP is set: for each rank whose last Postset in this process

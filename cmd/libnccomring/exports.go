@@ -84,7 +84,7 @@ func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks 
 	rank = rankOf(c)
 	heads, result, err := postset(&view, nodesFirstRank, allTopoRanks, nChannels, nNodes, caller)
 	res = fail(rank, err)
-	if dir, on := getenv(DumpEnvVar); on && c != nil {
+	if dir, on := dumpDir(); on && c != nil {
 		dumpPostset(dir, c, heads, result, err) // after the commit; never changes res
 	}
 	return res
@@ -201,7 +201,7 @@ func goTopoGetNetDev(sys *C.struct_ncclTopoSystem, rank C.int, graph *C.struct_n
 		return fail(r32, err)
 	}
 	*dev = C.int(d)
-	if dumpSet() {
+	if _, on := dumpDir(); on {
 		dumpNetDev(r32, int32(channelId), d)
 	}
 	return C.ncclSuccess

@@ -32,7 +32,6 @@ import (
 // costs nothing on the fast path.
 func recoverExport(fn string, rank *int32, res *C.ncclResult_t, panicOnFault bool) {
 	debug.SetPanicOnFault(panicOnFault)
-	defer loadNote(*rank) // NCCOM_RING_GOMAXPROCS's note, at the first call only
 	if r := recover(); r != nil {
 		text := fmt.Sprintf("%s: internal error: %v", fn, r)
 		// A fault through a caller's pointer (D20): name the address, which
@@ -47,6 +46,7 @@ func recoverExport(fn string, rank *int32, res *C.ncclResult_t, panicOnFault boo
 		warn(*rank, text)
 		*res = C.ncclInternalError
 	}
+	loadNote(*rank) // NCCOM_RING_GOMAXPROCS's note, at the first call only
 }
 
 // fail prints err's WARN line and returns its code; nil is ncclSuccess.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nccomring/libnccomring/internal/abifixture"
 	"github.com/nccomring/libnccomring/layout"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,15 +25,7 @@ import (
 
 func fixture(t *testing.T, name string) string {
 	t.Helper()
-	dir := os.Getenv("NCCOMRING_BUILD")
-	if dir == "" {
-		t.Skip("NCCOMRING_BUILD is not set; make test-abi-tool sets it and builds the fixtures")
-	}
-	path := filepath.Join(dir, "abi", name)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s is not built; run make test-abi-tool", path)
-	}
-	return path
+	return abifixture.Path(t, name)
 }
 
 // structsOf finds the ring-stage structs (and extra names) in a fixture.

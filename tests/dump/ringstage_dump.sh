@@ -18,28 +18,8 @@ desc=
 # The library's log is ours to read here, not a file of the host's.
 unset NCCL_DEBUG NCCL_DEBUG_FILE NCCL_DEBUG_SUBSYS NCCOM_RING_PLATFORM NCCOM_RING_POD_ORDER NCCOM_RING_LAYOUT
 
-# run DESC CMD...: runs CMD, keeping its stdout and stderr in $out.
-run() {
-  desc=$1
-  shift
-  "$@" > "$out" 2>&1
-  rc=$?
-}
-want_rc() {
-  if [ "$rc" -ne "$1" ]; then
-    echo "FAIL: $desc: exit $rc, want $1"
-    sed 's/^/  | /' "$out" | head -20
-    fail=1
-  fi
-}
-# want REGEX: the last run's output matches REGEX (grep -E).
-want() {
-  if ! grep -qE -- "$1" "$out"; then
-    echo "FAIL: $desc: output lacks /$1/"
-    sed 's/^/  | /' "$out" | head -20
-    fail=1
-  fi
-}
+# run, want_rc, want
+. "$(dirname "$0")/../lib/expect.sh"
 # copy NAME: a fresh copy of the good dumps, to spoil.
 copy() {
   rm -rf "$tmp/$1"

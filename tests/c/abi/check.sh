@@ -11,29 +11,8 @@ trap 'rm -f "$out"' EXIT
 fail=0
 desc=
 
-# run DESC CMD...: runs CMD, keeping its stdout and stderr in $out.
-run() {
-  desc=$1
-  shift
-  "$@" > "$out" 2>&1
-  rc=$?
-}
-# want_rc N: the last run exited N.
-want_rc() {
-  if [ "$rc" -ne "$1" ]; then
-    echo "FAIL: $desc: exit $rc, want $1"
-    sed 's/^/  | /' "$out" | head -40
-    fail=1
-  fi
-}
-# want REGEX: the last run's output matches REGEX (grep -E).
-want() {
-  if ! grep -qE -- "$1" "$out"; then
-    echo "FAIL: $desc: output lacks /$1/"
-    sed 's/^/  | /' "$out" | head -60
-    fail=1
-  fi
-}
+# run, want_rc, want
+. "$(dirname "$0")/../../lib/expect.sh"
 
 # The documented layout, C and C++ (in a namespace, ncclComm a class).
 run "check match" "$tool" check "$dir/libnccom-match.so"
