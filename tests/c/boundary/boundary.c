@@ -248,13 +248,19 @@ static int address_limit(const char *lib) {
   (void)get_net_dev(sys, 0, g, 0, &dev); /* starts the runtime; its answer does not matter */
   long vm = vm_size_kb();
   if (vm < 0) return 2;
-  struct rlimit limit = {.rlim_cur = (rlim_t)(vm + ADDRESS_HEADROOM_KB) * 1024, .rlim_max = RLIM_INFINITY};
+  /* Lowered only: a limit the caller already set (`ulimit -v`) stays the
+   * hard one, and the soft one never goes above it. */
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_AS, &limit) != 0) return 2;
+  rlim_t want = (rlim_t)(vm + ADDRESS_HEADROOM_KB) * 1024;
+  if (limit.rlim_max == RLIM_INFINITY || want < limit.rlim_max) limit.rlim_cur = want;
+  else limit.rlim_cur = limit.rlim_max;
   if (setrlimit(RLIMIT_AS, &limit) != 0) {
     perror("boundary: setrlimit(RLIMIT_AS)");
     return 2;
   }
-  printf("boundary: address space limited to %ld MB (%ld MB mapped after the first call + %d MB)\n",
-         (vm + ADDRESS_HEADROOM_KB) / 1024, vm / 1024, ADDRESS_HEADROOM_KB / 1024);
+  printf("boundary: address space limited to %ld MB (%ld MB mapped after the first call + at most %d MB)\n",
+         (long)(limit.rlim_cur / (1024 * 1024)), vm / 1024, ADDRESS_HEADROOM_KB / 1024);
   for (int r = 0; r < nRanks; r++) all[r] = &one;
   comm->rank = 0, comm->nRanks = nRanks, comm->localRanks = 1, comm->nChannels = nChannels;
   int outChannels = -7, outNodes = -7;
