@@ -39,6 +39,43 @@ const (
 
 func init() {
 	runtime.GOMAXPROCS(libraryProcs())
+	retireIdleThreads()
+}
+
+// retireIdleThreads ends the runtime's idle worker threads (ABI note P25).
+//
+// The runtime comes up with as many processors as GOMAXPROCS or the cores
+// say, and before init can lower that it has already started a worker
+// thread for some of them (one or two more at GOMAXPROCS=128 than at 2,
+// more on a loaded machine). The Go runtime never ends an idle thread: it
+// parks it for later. The one documented way to end a thread is for a
+// goroutine locked to it to return without unlocking (runtime.LockOSThread),
+// so each goroutine started here takes an idle thread, locks it and
+// returns; the runtime ends that thread, and starts a new one only when
+// work needs it. Threads that are not idle (the system monitor, the
+// template thread, a host thread inside a call) never run these
+// goroutines. The count is every thread the runtime knows of, an upper
+// bound on the idle ones: a goroutine that finds no idle thread costs one
+// thread start and end, tens of microseconds, once.
+//
+// It runs at load and once more when the first call ends (retireAfterFirstCall),
+// for the threads the runtime started between the two; never at a later
+// call, so the steady state starts and ends no threads.
+func retireIdleThreads() {
+	threads, _ := runtime.ThreadCreateProfile(nil)
+	for range threads {
+		go runtime.LockOSThread()
+	}
+}
+
+var firstCallEnded atomic.Bool
+
+// retireAfterFirstCall runs retireIdleThreads when the process's first call
+// ends (recoverExport), whichever host thread made it.
+func retireAfterFirstCall() {
+	if !firstCallEnded.Load() && firstCallEnded.CompareAndSwap(false, true) {
+		retireIdleThreads()
+	}
 }
 
 // libraryProcs is the processor count for the library's Go runtime: the

@@ -47,6 +47,7 @@ func recoverExport(fn string, rank *int32, res *C.ncclResult_t, panicOnFault boo
 		*res = C.ncclInternalError
 	}
 	loadNote(*rank) // NCCOM_RING_GOMAXPROCS's note, at the first call only
+	retireAfterFirstCall()
 }
 
 // fail prints err's WARN line and returns its code; nil is ncclSuccess.
