@@ -211,18 +211,23 @@ func nr0(ends []int32, m int) int32 {
 	return ends[m-1]
 }
 
-// agree is nonzero unless f's ringRecv and ringSend equal first's on
-// channels 0..n-1 (scanRank's check, without its stores).
-func agree(f, first *abi.TopoRanks, n int) uint64 {
-	var differ uint64
-	c := 0
-	for ; c+2 <= n; c += 2 {
-		differ |= (word(&f.RingRecv, c) ^ word(&first.RingRecv, c)) | (word(&f.RingSend, c) ^ word(&first.RingSend, c))
-	}
-	if c < n {
-		differ |= uint64(uint32(f.RingRecv[c]^first.RingRecv[c]) | uint32(f.RingSend[c]^first.RingSend[c]))
-	}
-	return differ
+// agrees reports whether the fragment at position k has its node's
+// channel-0 head and the ringRecv and ringSend of its node's head's
+// fragment on channels 0..n-1 (scanFragments' agreement, P10, P11, without
+// its stores). The two 4n-byte runs are compared as byte strings: the
+// runtime's memequal compares them a vector at a time, several times
+// faster than channel by channel.
+func (nr *nodeRanks) agrees(base uintptr, stride int, heads []int32, k, n int) bool {
+	r, m := nr.at(k)
+	f, h := fragAt(base, r, stride), heads[m]
+	first := fragAt(base, h, stride)
+	return f.RingRecv[0] == h && int32Run(&f.RingRecv, n) == int32Run(&first.RingRecv, n) &&
+		int32Run(&f.RingSend, n) == int32Run(&first.RingSend, n)
+}
+
+// int32Run is a[:n]'s bytes, as a string for comparing, not for keeping.
+func int32Run(a *[32]int32, n int) string {
+	return unsafe.String((*byte)(unsafe.Pointer(a)), 4*n)
 }
 
 // fastWalk is the walk of postsetFast: every channel side by side, one
@@ -272,16 +277,7 @@ func fastWalk(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, 
 		r, _ := nr.at((from - 2*int(nr.most) + k + 2*nRanks) % nRanks)
 		prefetchFrag(base+uintptr(int(r)*stride), lastByte)
 	}
-	ck := from
-	var differ uint64
-	check := func() {
-		r, m := nr.at(ck)
-		f, h := fragAt(base, r, stride), heads[m]
-		differ |= uint64(uint32(f.RingRecv[0]^h)) | agree(f, fragAt(base, h, stride), n)
-		if ck++; ck == nRanks {
-			ck = 0
-		}
-	}
+	ck := from // the position checked next
 	out := unsafe.Pointer(unsafe.SliceData(rings))
 	row := 4 * nRanks // bytes from one channel's ring to the next
 	last := nRanks - 1
@@ -298,7 +294,12 @@ func fastWalk(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, 
 		if pf++; pf == nRanks {
 			pf = 0
 		}
-		check()
+		if !nr.agrees(base, stride, heads, ck, n) {
+			return false
+		}
+		if ck++; ck == nRanks {
+			ck = 0
+		}
 		at := 4 * i // an offset, not a pointer: one past the last ring is no pointer at all
 		for c := range chs {
 			st := &chs[c]
@@ -336,10 +337,12 @@ func fastWalk(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, 
 		}
 	}
 	for range nRanks - max(last-1, 0) {
-		check()
-	}
-	if differ != 0 {
-		return false
+		if !nr.agrees(base, stride, heads, ck, n) {
+			return false
+		}
+		if ck++; ck == nRanks {
+			ck = 0
+		}
 	}
 	for c := range n {
 		st := &chans[c]
