@@ -214,9 +214,8 @@ func nr0(ends []int32, m int) int32 {
 // agrees reports whether the fragment at position k has its node's
 // channel-0 head and the ringRecv and ringSend of its node's head's
 // fragment on channels 0..n-1 (scanFragments' agreement, P10, P11, without
-// its stores). The two 4n-byte runs are compared as byte strings: the
-// runtime's memequal compares them a vector at a time, several times
-// faster than channel by channel.
+// its stores). The two 4n-byte runs are compared as byte strings, which the
+// runtime's memequal does a vector at a time rather than a word at a time.
 func (nr *nodeRanks) agrees(base uintptr, stride int, heads []int32, k, n int) bool {
 	r, m := nr.at(k)
 	f, h := fragAt(base, r, stride), heads[m]

@@ -227,19 +227,6 @@ static void *symbol_in(void *handle, const char *name, const char *cxxName) {
   return p && !is_own_symbol(p) ? p : NULL;
 }
 
-/*
- * The host's definition of a hook (D14, D19, P18): first in the object that
- * called the export (found from the call's return address) and the objects
- * it depends on, which is where a libnccom loaded with RTLD_LOCAL keeps
- * them, invisible to a global lookup; then in the global scope. Each by its
- * C name, then by the name a C++ build without extern "C" gives it
- * (upstream NCCL declares its functions in C++). Nothing is cached: every
- * call looks again, so a library loaded after the first call is found and a
- * miss is never remembered. A caller in the main program has no scope of
- * its own but the global one, which is searched straight away. A lookup
- * makes no system call and costs a few microseconds, on Preset, Postset
- * and GetNetDev with a NULL graph only.
- */
 /* dl_iterate_phdr's callback for in_main_program: the first object it is
  * given is the main program; stop there. */
 static int main_program_contains(struct dl_phdr_info *info, size_t size, void *data) {
@@ -269,6 +256,19 @@ static int in_main_program(void *addr) {
   return data != NULL;
 }
 
+/*
+ * The host's definition of a hook (D14, D19, P18): first in the object that
+ * called the export (found from the call's return address) and the objects
+ * it depends on, which is where a libnccom loaded with RTLD_LOCAL keeps
+ * them, invisible to a global lookup; then in the global scope. Each by its
+ * C name, then by the name a C++ build without extern "C" gives it
+ * (upstream NCCL declares its functions in C++). Nothing is cached: every
+ * call looks again, so a library loaded after the first call is found and a
+ * miss is never remembered. A caller in the main program has no scope of
+ * its own but the global one, which is searched straight away. A lookup
+ * makes no system call and costs a few microseconds, on Preset, Postset
+ * and GetNetDev with a NULL graph only.
+ */
 void *nccomring_host_symbol(void *caller, const char *name, const char *cxxName) {
   Dl_info info;
   if (caller && !in_main_program(caller) && dladdr(caller, &info) && info.dli_fname &&
