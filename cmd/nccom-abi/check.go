@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/nccomring/libnccomring/abicheck"
+	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/layout"
 )
 
@@ -104,7 +105,7 @@ func advice(rep *checkReport) string {
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("check")
+	fs := cli.NewFlagSet("check")
 	jsonOut := fs.Bool("json", false, "")
 	ops, code, ok := parseArgs(fs, args, stdout, stderr)
 	if !ok {
@@ -128,9 +129,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		printCheck(stdout, rep)
 	}
 	if !rep.OK {
-		return exitFinding
+		return cli.ExitFinding
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // checkLibrary opens path and compares its DWARF with layout/ (D3's

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/nccomring/libnccomring/internal/cli"
 )
 
 const dumpUsage = `dump [--json] LIB [STRUCT...]
@@ -52,7 +54,7 @@ type dumpedStruct struct {
 }
 
 func runDump(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("dump")
+	fs := cli.NewFlagSet("dump")
 	jsonOut := fs.Bool("json", false, "")
 	ops, code, ok := parseArgs(fs, args, stdout, stderr)
 	if !ok {
@@ -76,7 +78,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 		if err := writeJSON(stdout, dumps); err != nil {
 			return reportError(stderr, "dump", err)
 		}
-		return exitOK
+		return cli.ExitOK
 	}
 	for i, ds := range dumps {
 		if i > 0 {
@@ -84,7 +86,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 		}
 		printDump(stdout, ds)
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 func dumpLibrary(path string, names []string) ([]*dumpedStruct, error) {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/nccomring/libnccomring/internal/abifixture"
+	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/layout"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -140,18 +141,18 @@ func TestCompareLayoutNamesEachMismatch(t *testing.T) {
 // check's exit codes and --json through run(), as a script would see them.
 func TestCheckExitCodesAndJSON(t *testing.T) {
 	for lib, code := range map[string]int{
-		"libnccom-match.so": exitOK, "libnccom-moved.so": exitFinding, "libnccom-grown.so": exitFinding,
-		"libnccom-renamed.so": exitFinding, "libnccom-stripped.so": exitUnusable, "not-elf.so": exitUnusable,
+		"libnccom-match.so": cli.ExitOK, "libnccom-moved.so": cli.ExitFinding, "libnccom-grown.so": cli.ExitFinding,
+		"libnccom-renamed.so": cli.ExitFinding, "libnccom-stripped.so": cli.ExitUnusable, "not-elf.so": cli.ExitUnusable,
 	} {
 		var out, errOut bytes.Buffer
 		assert.Equal(t, code, run([]string{"check", "--json", fixture(t, lib)}, &out, &errOut), lib)
 		var rep map[string]any
 		require.NoError(t, json.Unmarshal(out.Bytes(), &rep), "%s: --json prints JSON, even on unusable input", lib)
-		if code == exitUnusable {
+		if code == cli.ExitUnusable {
 			assert.NotEmpty(t, rep["error"], lib)
 			assert.NotEmpty(t, rep["hint"], lib)
 		} else {
-			assert.Equal(t, code == exitOK, rep["ok"], lib)
+			assert.Equal(t, code == cli.ExitOK, rep["ok"], lib)
 		}
 	}
 }
@@ -175,7 +176,7 @@ func TestUnusableInputSaysWhatToDo(t *testing.T) {
 
 func TestProfile(t *testing.T) {
 	var out, errOut bytes.Buffer
-	require.Equal(t, exitOK, run([]string{"profile", fixture(t, "libnccom-moved.so")}, &out, &errOut), errOut.String())
+	require.Equal(t, cli.ExitOK, run([]string{"profile", fixture(t, "libnccom-moved.so")}, &out, &errOut), errOut.String())
 	var prof struct {
 		Comm    map[string]int64 `json:"ncclComm"`
 		Source  string           `json:"source"`
@@ -191,7 +192,7 @@ func TestProfile(t *testing.T) {
 
 	out.Reset()
 	errOut.Reset()
-	assert.Equal(t, exitFinding, run([]string{"profile", fixture(t, "libnccom-renamed.so")}, &out, &errOut))
+	assert.Equal(t, cli.ExitFinding, run([]string{"profile", fixture(t, "libnccom-renamed.so")}, &out, &errOut))
 	assert.Empty(t, out.String(), "no profile on stdout when a field is missing")
 	assert.Contains(t, errOut.String(), "ncclComm.nChannels (ASSUMED): not in LIB's ncclComm")
 }

@@ -22,14 +22,8 @@ import (
 	"strings"
 
 	"github.com/nccomring/libnccomring/abicheck"
+	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/version"
-)
-
-// Exit codes, one meaning each so scripts can branch on them.
-const (
-	exitOK       = 0
-	exitFinding  = 1
-	exitUnusable = 2
 )
 
 const exitCodesHelp = `Exit codes:
@@ -69,28 +63,28 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		topUsage(stderr)
-		return exitUnusable
+		return cli.ExitUnusable
 	}
 	name := args[0]
 	switch name {
 	case "--version", "-version", "version":
 		fmt.Fprintf(stdout, "nccom-abi %s (libnccomring %s)\n", version.Library, version.Library)
-		return exitOK
+		return cli.ExitOK
 	case "-h", "-help", "--help", "help":
 		if len(args) > 1 && name == "help" {
 			if c := findCommand(args[1]); c != nil {
 				commandUsage(stdout, c)
-				return exitOK
+				return cli.ExitOK
 			}
 		}
 		topUsage(stdout)
-		return exitOK
+		return cli.ExitOK
 	}
 	c := findCommand(name)
 	if c == nil {
 		fmt.Fprintf(stderr, "nccom-abi: unknown command %q\n\n", name)
 		topUsage(stderr)
-		return exitUnusable
+		return cli.ExitUnusable
 	}
 	return c.run(args[1:], stdout, stderr)
 }
@@ -127,48 +121,29 @@ func commandUsage(w io.Writer, c *command) {
 	fmt.Fprintf(w, "Usage: nccom-abi %s\n%s", c.usage, exitCodesHelp)
 }
 
-// newFlags makes a subcommand's flag set. Usage is printed by parseArgs,
-// so that --help goes to stdout with exit 0 and a bad flag to stderr with 2.
-func newFlags(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	return fs
-}
-
-// parseArgs parses flags anywhere among args (flag stops at the first
-// operand, but `nccom-abi check LIB --json` is how people type it) and
-// returns the operands. ok is false when the caller should return code.
+// parseArgs parses fs's flags anywhere among args (cli.Parse) and returns
+// the operands; ok is false when the caller should return code, after the
+// command's usage went to stdout (--help) or stderr (a bad flag).
 func parseArgs(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (operands []string, code int, ok bool) {
+	operands, err := cli.Parse(fs, args)
 	c := findCommand(fs.Name())
-	for {
-		err := fs.Parse(args)
-		if errors.Is(err, flag.ErrHelp) {
-			commandUsage(stdout, c)
-			return nil, exitOK, false
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "nccom-abi %s: %v\n\n", fs.Name(), err)
-			commandUsage(stderr, c)
-			return nil, exitUnusable, false
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return operands, exitOK, true
-		}
-		if rest[0] == "--" {
-			return append(operands, rest[1:]...), exitOK, true
-		}
-		operands = append(operands, rest[0])
-		args = rest[1:]
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		commandUsage(stdout, c)
+		return nil, cli.ExitOK, false
+	case err != nil:
+		fmt.Fprintf(stderr, "nccom-abi %s: %v\n\n", fs.Name(), err)
+		commandUsage(stderr, c)
+		return nil, cli.ExitUnusable, false
 	}
+	return operands, cli.ExitOK, true
 }
 
 // usageError reports a wrong number of operands.
 func usageError(stderr io.Writer, name, msg string) int {
 	fmt.Fprintf(stderr, "nccom-abi %s: %s\n\n", name, msg)
 	commandUsage(stderr, findCommand(name))
-	return exitUnusable
+	return cli.ExitUnusable
 }
 
 // unusableError is input the tool cannot judge (exit 2): abicheck's, which
@@ -180,5 +155,5 @@ type unusableError = abicheck.UnusableError
 // DWARF, say) is 2 as well, since no verdict was reached.
 func reportError(stderr io.Writer, name string, err error) int {
 	fmt.Fprintf(stderr, "nccom-abi %s: %s\n", name, strings.TrimSpace(err.Error()))
-	return exitUnusable
+	return cli.ExitUnusable
 }

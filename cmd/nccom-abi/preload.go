@@ -9,6 +9,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/nccomring/libnccomring/internal/cli"
 )
 
 const preloadUsage = `preload [--json] LIB
@@ -115,7 +117,7 @@ type preloadReport struct {
 }
 
 func runPreload(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("preload")
+	fs := cli.NewFlagSet("preload")
 	jsonOut := fs.Bool("json", false, "")
 	ops, code, ok := parseArgs(fs, args, stdout, stderr)
 	if !ok {
@@ -139,9 +141,9 @@ func runPreload(args []string, stdout, stderr io.Writer) int {
 		printPreload(stdout, rep)
 	}
 	if !rep.OK {
-		return exitFinding
+		return cli.ExitFinding
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 func preloadLibrary(path string) (*preloadReport, error) {

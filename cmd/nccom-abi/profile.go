@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/layout"
 )
 
@@ -35,7 +36,7 @@ type layoutProfile struct {
 }
 
 func runProfile(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("profile")
+	fs := cli.NewFlagSet("profile")
 	ops, code, ok := parseArgs(fs, args, stdout, stderr)
 	if !ok {
 		return code
@@ -52,12 +53,12 @@ func runProfile(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "nccom-abi profile: %s\n", p)
 		}
 		fmt.Fprintf(stderr, "nccom-abi profile: no profile written; run nccom-abi check %s\n", ops[0])
-		return exitFinding
+		return cli.ExitFinding
 	}
 	if err := writeJSON(stdout, prof); err != nil {
 		return reportError(stderr, "profile", err)
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // profileLibrary reads LIB's ncclComm. problems lists what makes a profile

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/internal/cli"
 )
 
 // These tests need no fixture: they run on a plain `go test ./...`.
@@ -39,35 +41,35 @@ func TestOffsetsKeepTheirOrder(t *testing.T) {
 
 func TestUsageAndExitCodes(t *testing.T) {
 	var out, errOut bytes.Buffer
-	assert.Equal(t, exitOK, run([]string{"--help"}, &out, &errOut))
+	assert.Equal(t, cli.ExitOK, run([]string{"--help"}, &out, &errOut))
 	assert.Contains(t, out.String(), "Exit codes:")
 	for _, c := range commands {
 		out.Reset()
-		assert.Equal(t, exitOK, run([]string{c.name, "--help"}, &out, &errOut), c.name)
+		assert.Equal(t, cli.ExitOK, run([]string{c.name, "--help"}, &out, &errOut), c.name)
 		assert.True(t, strings.HasPrefix(out.String(), "Usage: nccom-abi "+c.name), out.String())
 		assert.Contains(t, out.String(), "2  unusable input", c.name)
 		out.Reset()
-		assert.Equal(t, exitOK, run([]string{"help", c.name}, &out, &errOut), c.name)
+		assert.Equal(t, cli.ExitOK, run([]string{"help", c.name}, &out, &errOut), c.name)
 		assert.True(t, strings.HasPrefix(out.String(), "Usage: nccom-abi "+c.name), out.String())
 	}
 
 	errOut.Reset()
-	assert.Equal(t, exitUnusable, run(nil, &out, &errOut))
-	assert.Equal(t, exitUnusable, run([]string{"frobnicate"}, &out, &errOut))
+	assert.Equal(t, cli.ExitUnusable, run(nil, &out, &errOut))
+	assert.Equal(t, cli.ExitUnusable, run([]string{"frobnicate"}, &out, &errOut))
 	assert.Contains(t, errOut.String(), `unknown command "frobnicate"`)
 	errOut.Reset()
-	assert.Equal(t, exitUnusable, run([]string{"check"}, &out, &errOut))
+	assert.Equal(t, cli.ExitUnusable, run([]string{"check"}, &out, &errOut))
 	assert.Contains(t, errOut.String(), "give exactly one LIB")
 	errOut.Reset()
-	assert.Equal(t, exitUnusable, run([]string{"check", "--nope", "x"}, &out, &errOut))
+	assert.Equal(t, cli.ExitUnusable, run([]string{"check", "--nope", "x"}, &out, &errOut))
 	assert.Contains(t, errOut.String(), "flag provided but not defined")
 	errOut.Reset()
-	assert.Equal(t, exitUnusable, run([]string{"check", "/nonexistent/libnccom.so.2"}, &out, &errOut))
+	assert.Equal(t, cli.ExitUnusable, run([]string{"check", "/nonexistent/libnccom.so.2"}, &out, &errOut))
 	assert.Contains(t, errOut.String(), "cannot open /nonexistent/libnccom.so.2")
 }
 
 func TestParseArgsTakesFlagsAnywhere(t *testing.T) {
-	fs := newFlags("check")
+	fs := cli.NewFlagSet("check")
 	j := fs.Bool("json", false, "")
 	var out, errOut bytes.Buffer
 	ops, _, ok := parseArgs(fs, []string{"lib.so", "--json"}, &out, &errOut)
@@ -75,7 +77,7 @@ func TestParseArgsTakesFlagsAnywhere(t *testing.T) {
 	assert.Equal(t, []string{"lib.so"}, ops)
 	assert.True(t, *j)
 
-	fs = newFlags("dump")
+	fs = cli.NewFlagSet("dump")
 	ops, _, ok = parseArgs(fs, []string{"lib.so", "--", "-odd-struct"}, &out, &errOut)
 	require.True(t, ok)
 	assert.Equal(t, []string{"lib.so", "-odd-struct"}, ops)

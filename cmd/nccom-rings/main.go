@@ -18,15 +18,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/ringdump"
 	"github.com/nccomring/libnccomring/version"
-)
-
-// Exit codes, one meaning each so scripts can branch on them.
-const (
-	exitOK       = 0
-	exitFinding  = 1
-	exitUnusable = 2
 )
 
 const exitCodesHelp = `Exit codes:
@@ -108,50 +102,38 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, topHelp+exitCodesHelp)
-		return exitUnusable
+		return cli.ExitUnusable
 	}
 	switch args[0] {
 	case "--version", "-version", "version":
 		fmt.Fprintf(stdout, "nccom-rings %s (libnccomring %s, dump format %d)\n", version.Library, version.Library, ringdump.FormatVersion)
-		return exitOK
+		return cli.ExitOK
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, topHelp+exitCodesHelp)
-		return exitOK
+		return cli.ExitOK
 	case "verify":
 		return runVerify(args[1:], stdout, stderr)
 	case "show":
 		return runShow(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "nccom-rings: unknown command %q\n\n%s%s", args[0], topHelp, exitCodesHelp)
-	return exitUnusable
+	return cli.ExitUnusable
 }
 
-// parseArgs parses flags anywhere among args (`nccom-rings verify DIR
-// --json` is how people type it) and returns the operands. ok is false when
-// the caller should return code.
+// parseArgs parses fs's flags anywhere among args (cli.Parse) and returns
+// the operands; ok is false when the caller should return code, after help
+// went to stdout (--help) or stderr (a bad flag).
 func parseArgs(fs *flag.FlagSet, help string, args []string, stdout, stderr io.Writer) (operands []string, code int, ok bool) {
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	for {
-		err := fs.Parse(args)
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, help+exitCodesHelpOf(fs.Name()))
-			return nil, exitOK, false
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "nccom-rings %s: %v\n\n%s%s", fs.Name(), err, help, exitCodesHelpOf(fs.Name()))
-			return nil, exitUnusable, false
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return operands, exitOK, true
-		}
-		if rest[0] == "--" {
-			return append(operands, rest[1:]...), exitOK, true
-		}
-		operands = append(operands, rest[0])
-		args = rest[1:]
+	operands, err := cli.Parse(fs, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, help+exitCodesHelpOf(fs.Name()))
+		return nil, cli.ExitOK, false
+	case err != nil:
+		fmt.Fprintf(stderr, "nccom-rings %s: %v\n\n%s%s", fs.Name(), err, help, exitCodesHelpOf(fs.Name()))
+		return nil, cli.ExitUnusable, false
 	}
+	return operands, cli.ExitOK, true
 }
 
 // readDumps reads DIR, the one operand; ok is false (and the exit code 2
@@ -175,7 +157,7 @@ func readDumps(name, help string, operands []string, stderr io.Writer) (dir stri
 }
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fs := cli.NewFlagSet("verify")
 	asJSON := fs.Bool("json", false, "")
 	operands, code, ok := parseArgs(fs, verifyHelp, args, stdout, stderr)
 	if !ok {
@@ -183,7 +165,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	dir, files, ok := readDumps("verify", verifyHelp, operands, stderr)
 	if !ok {
-		return exitUnusable
+		return cli.ExitUnusable
 	}
 	rep := verify(dir, files)
 	if *asJSON {
@@ -202,9 +184,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if !rep.OK {
-		return exitFinding
+		return cli.ExitFinding
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 func writeJSON(w io.Writer, v any) {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
@@ -61,7 +62,7 @@ func edit(t *testing.T, path string, f func(*ringdump.Dump)) {
 func TestVerifyPassesOnHandComputedRings(t *testing.T) {
 	dir, _ := identityJob(t)
 	code, out, errOut := runTool("verify", dir)
-	assert.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, cli.ExitOK, code, errOut)
 	assert.Equal(t, "nccom-rings: 4 ranks, 2 channels, 2 nodes: every rank agrees\n", out)
 }
 
@@ -69,13 +70,13 @@ func TestVerifyNamesTheRankWhoseNextChanged(t *testing.T) {
 	dir, paths := identityJob(t)
 	edit(t, paths[1], func(d *ringdump.Dump) { d.Channels[0].Next = 3 })
 	code, out, _ := runTool("verify", dir)
-	assert.Equal(t, exitFinding, code)
+	assert.Equal(t, cli.ExitFinding, code)
 	assert.Contains(t, out, "nccom-rings: rank 1: channel 0 next is 3, but rank 3's prev is 2\n")
 	first, _, _ := bytes.Cut([]byte(out), []byte("\n"))
 	assert.Equal(t, "nccom-rings: rank 1: channel 0 next is 3, but rank 3's prev is 2", string(first))
 
 	code, out, _ = runTool("verify", "--json", dir)
-	assert.Equal(t, exitFinding, code)
+	assert.Equal(t, cli.ExitFinding, code)
 	var rep Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.False(t, rep.OK)
@@ -87,7 +88,7 @@ func TestVerifyNamesTheMissingRank(t *testing.T) {
 	dir, paths := identityJob(t)
 	require.NoError(t, os.Remove(paths[2]))
 	code, out, _ := runTool("verify", dir)
-	assert.Equal(t, exitFinding, code)
+	assert.Equal(t, cli.ExitFinding, code)
 	assert.Contains(t, out, "nccom-rings: missing rank 2 (of 4)\n")
 }
 
@@ -97,7 +98,7 @@ func TestVerifyReportsAFailedRankWithItsWarn(t *testing.T) {
 		d.Result, d.ResultName, d.Warn, d.Wiring, d.NetDevs = 4, "ncclInvalidArgument", "ncclTopoPostset: allTopoRanks[2] is NULL", nil, nil
 	})
 	code, out, _ := runTool("verify", dir)
-	assert.Equal(t, exitFinding, code)
+	assert.Equal(t, cli.ExitFinding, code)
 	assert.Contains(t, out, "rank 3: ncclTopoPostset failed with ncclInvalidArgument (4): ncclTopoPostset: allTopoRanks[2] is NULL\n")
 }
 
@@ -109,7 +110,7 @@ func TestVerifyNamesBothFilesOfADuplicatedRank(t *testing.T) {
 	second, err := ringdump.Write(dir, d)
 	require.NoError(t, err)
 	code, out, _ := runTool("verify", dir)
-	assert.Equal(t, exitFinding, code)
+	assert.Equal(t, cli.ExitFinding, code)
 	assert.Contains(t, out, "rank 0: 2 files, "+paths[0]+", "+second)
 }
 
@@ -117,7 +118,7 @@ func TestVerifyChecksUserRanksAndDoubling(t *testing.T) {
 	dir, paths := identityJob(t)
 	edit(t, paths[2], func(d *ringdump.Dump) { d.Channels[0].UserRanks = []int{2, 3, 1, 0} })
 	code, out, _ := runTool("verify", dir)
-	assert.Equal(t, exitFinding, code)
+	assert.Equal(t, cli.ExitFinding, code)
 	assert.Contains(t, out, "rank 2: channel 0 userRanks[2] is 1, but rank 3's next is 0\n")
 	assert.Contains(t, out, "rank 2: channel 1 (prev 1, next 3) differs from channel 0 (prev 1, next 3), which it repeats (D10)\n")
 }
@@ -131,7 +132,7 @@ func TestVerifyFindsTwoCycles(t *testing.T) {
 		})
 	}
 	code, out, _ := runTool("verify", dir)
-	assert.Equal(t, exitFinding, code)
+	assert.Equal(t, cli.ExitFinding, code)
 	assert.Contains(t, out, "rank 0: channel 0 is a ring of 2 ranks, not of all 4")
 }
 
@@ -139,27 +140,27 @@ func TestVerifyRefusesUnusableInput(t *testing.T) {
 	dir, paths := identityJob(t)
 	require.NoError(t, os.WriteFile(paths[1], []byte(`{"format":1,"rank":1,"nRanks":4,,}`), 0o644))
 	code, _, errOut := runTool("verify", dir)
-	assert.Equal(t, exitUnusable, code)
+	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Contains(t, errOut, paths[1]+": not a ring dump: at byte 33:", "the second comma is the 33rd byte")
 
 	code, _, errOut = runTool("verify", filepath.Join(dir, "nonexistent"))
-	assert.Equal(t, exitUnusable, code)
+	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Contains(t, errOut, "no such file or directory")
 
 	code, _, errOut = runTool("verify", t.TempDir())
-	assert.Equal(t, exitUnusable, code)
+	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Contains(t, errOut, "holds no rank-*.json dump files")
 
 	code, _, _ = runTool("verify")
-	assert.Equal(t, exitUnusable, code)
+	assert.Equal(t, cli.ExitUnusable, code)
 	code, _, _ = runTool("verify", "--bogus", dir)
-	assert.Equal(t, exitUnusable, code)
+	assert.Equal(t, cli.ExitUnusable, code)
 }
 
 func TestHelpAndVersion(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"verify", "--help"}, {"show", "--help"}, {"--version"}} {
 		code, out, _ := runTool(args...)
-		assert.Equal(t, exitOK, code, args)
+		assert.Equal(t, cli.ExitOK, code, args)
 		assert.NotEmpty(t, out, args)
 	}
 }
@@ -167,11 +168,11 @@ func TestHelpAndVersion(t *testing.T) {
 func TestShowTableJSONAndDot(t *testing.T) {
 	dir, _ := identityJob(t)
 	code, out, _ := runTool("show", dir)
-	assert.Equal(t, exitOK, code)
+	assert.Equal(t, cli.ExitOK, code)
 	assert.Contains(t, out, "     1     0      0      2    1  1 2 3 0\n")
 
 	code, out, _ = runTool("show", "--json", "--channel", "1", dir)
-	assert.Equal(t, exitOK, code)
+	assert.Equal(t, cli.ExitOK, code)
 	var shown shownChannel
 	require.NoError(t, json.Unmarshal([]byte(out), &shown))
 	assert.Equal(t, 1, shown.Channel)
@@ -180,11 +181,11 @@ func TestShowTableJSONAndDot(t *testing.T) {
 	assert.Nil(t, shown.Ranks[2].Dev, "no GetNetDev answer for channel 1")
 
 	code, out, _ = runTool("show", dir, "--dot")
-	assert.Equal(t, exitOK, code)
+	assert.Equal(t, cli.ExitOK, code)
 	assert.Contains(t, out, "subgraph cluster_node1 {")
 	assert.Contains(t, out, "  \"3\" -> \"0\";\n")
 
 	code, _, errOut := runTool("show", "--channel", "2", dir)
-	assert.Equal(t, exitUnusable, code)
+	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Contains(t, errOut, "channel 2 is outside [0, 2)")
 }

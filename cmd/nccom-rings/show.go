@@ -1,11 +1,11 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
@@ -32,7 +32,7 @@ type shownChannel struct {
 const userRanksHead = 8
 
 func runShow(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("show", flag.ContinueOnError)
+	fs := cli.NewFlagSet("show")
 	channel := fs.Int("channel", 0, "")
 	asJSON := fs.Bool("json", false, "")
 	asDot := fs.Bool("dot", false, "")
@@ -42,16 +42,16 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	}
 	if *asJSON && *asDot {
 		fmt.Fprintf(stderr, "nccom-rings show: --json and --dot exclude each other\n")
-		return exitUnusable
+		return cli.ExitUnusable
 	}
 	_, files, ok := readDumps("show", showHelp, operands, stderr)
 	if !ok {
-		return exitUnusable
+		return cli.ExitUnusable
 	}
 	shown, err := channelOf(files, *channel)
 	if err != nil {
 		fmt.Fprintf(stderr, "nccom-rings show: %v\n", err)
-		return exitUnusable
+		return cli.ExitUnusable
 	}
 	switch {
 	case *asJSON:
@@ -61,7 +61,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	default:
 		writeTable(stdout, shown)
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // channelOf gathers channel c from every rank's dump (the first file of a
