@@ -320,7 +320,7 @@ ABI_FIXTURES := $(patsubst %,$(ABI)/libnccom-%.so,$(ABI_VARIANTS)) \
   $(ABI)/libnccom-stripped.so $(ABI)/not-elf.so $(ABI)/libnccom-big.so
 ABI_BIG_STRUCTS ?= 11000
 
-$(ABI_TOOL): $(wildcard cmd/nccom-abi/*.go abicheck/*.go layout/*.go version/*.go) go.mod
+$(ABI_TOOL): $(wildcard cmd/nccom-abi/*.go internal/cli/*.go abicheck/*.go layout/*.go version/*.go) go.mod
 	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-abi
 $(ABI)/libnccom-%.so: $(ABI_SRC)
 	@mkdir -p $(ABI)
@@ -402,7 +402,7 @@ demo:
 # writes under NCCOM_RING_DUMP (ringdump/); test-dump runs ringstage with it
 # and checks the tool's verdicts (tests/dump/ringstage_dump.sh).
 RINGS_TOOL := $(BUILD)/nccom-rings
-$(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go ringdump/*.go version/*.go) go.mod
+$(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go internal/cli/*.go ringdump/*.go version/*.go) go.mod
 	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-rings
 .PHONY: test-dump
 test-dump: $(BUILD)/ringstage $(RINGS_TOOL)
