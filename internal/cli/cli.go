@@ -6,6 +6,7 @@ package cli
 import (
 	"flag"
 	"io"
+	"strings"
 )
 
 // Exit codes, one meaning each so scripts can branch on them.
@@ -36,13 +37,30 @@ func Parse(fs *flag.FlagSet, args []string) (operands []string, err error) {
 			return nil, err
 		}
 		rest := fs.Args()
-		if len(rest) == 0 {
-			return operands, nil
-		}
-		if rest[0] == "--" {
-			return append(operands, rest[1:]...), nil
+		if len(rest) == 0 || stoppedAtTerminator(fs, args[:len(args)-len(rest)]) {
+			return append(operands, rest...), nil
 		}
 		operands = append(operands, rest[0])
 		args = rest[1:]
 	}
+}
+
+// stoppedAtTerminator reports whether the arguments package flag consumed
+// end with the "--" that ends the flags, not with "--" as the value of a
+// flag that takes one (-channel --).
+func stoppedAtTerminator(fs *flag.FlagSet, consumed []string) bool {
+	n := len(consumed)
+	if n == 0 || consumed[n-1] != "--" {
+		return false
+	}
+	if n == 1 || !strings.HasPrefix(consumed[n-2], "-") {
+		return true
+	}
+	name := strings.TrimPrefix(strings.TrimPrefix(consumed[n-2], "-"), "-")
+	f := fs.Lookup(name) // nil for -name=value
+	if f == nil {
+		return true
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
