@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/layout"
 )
 
 // Postset's optimistic fast path (issue 13): the rings walked straight off
@@ -28,10 +29,15 @@ import (
 // its pointer; and nodes of one size numbered node-major (blockFast) skip
 // the pass over every rank that finds the nodes otherwise.
 //
-// The proof. The nodes are D8's: pass 1 finds them as scanFragments does
+// Two walks prove it. Jobs whose nodes have at most nodeWalkMaxRanks ranks
+// (every real one) take nodeWalk (nodewalk.go): node by node, each
+// channel's run from the node's head to its tail; its proof is there.
+// Larger nodes take fastWalk, below: every channel side by side.
+//
+// fastWalk's proof. The nodes are D8's: pass 1 finds them as scanFragments does
 // (each rank's channel-0 head, in range, nodes in order of first
 // appearance); blockFast takes node m to be the ranks [m*L, (m+1)*L), its
-// head in that block, and checks below that every rank of the block has
+// head in that block, and the walk checks that every rank of the block has
 // that head, which makes the blocks D8's nodes in rank order. Every rank is
 // checked once, by position (fastWalk's check): its channel-0 head is its
 // node's, and its ringRecv and ringSend on every channel are those of its
@@ -135,17 +141,18 @@ func postsetFast(all []*abi.TopoRanks, n int, start int32, w *postsetMemory) (no
 	for m := range ends {
 		most = max(most, ends[m]-int32(nr0(ends, m)))
 	}
-	if !fastWalk(all, heads, nodeRanks{ends: ends, members: members, nodeOf: nodeIdx, most: most}, w.rings[:n*nRanks], n, start, int32(self)) {
+	nodes := nodeTable{heads: heads, self: self}
+	if !walkFast(all, heads, nodeRanks{ends: ends, members: members, nodeOf: nodeIdx, most: most}, w.rings[:n*nRanks], n, start, &nodes) {
 		return nodeTable{}, false
 	}
-	return nodeTable{heads: heads, self: self}, true
+	return nodes, true
 }
 
 // blockFast is postsetFast for ranks numbered node-major in nodes of one
 // size L (rank 0's node is its first L ranks), without pass 1: node m is
 // taken to be the block of ranks [m*L, (m+1)*L), its head the channel-0
 // head of the block's first rank, which must lie in the block (so the heads
-// are distinct); fastWalk checks that every rank of each block has that
+// are distinct); the walk checks that every rank of each block has that
 // head, so D8's nodes are the blocks, in rank order. taken false:
 // the ranks do not look so numbered, and the general fast path is tried.
 func blockFast(all []*abi.TopoRanks, n int, start int32, w *postsetMemory) (nodes nodeTable, taken, ok bool) {
@@ -167,10 +174,11 @@ func blockFast(all []*abi.TopoRanks, n int, start int32, w *postsetMemory) (node
 		heads[m] = h
 	}
 	self := int(start) / L
-	if !fastWalk(all, heads, nodeRanks{block: int32(L), most: int32(L)}, w.rings[:n*nRanks], n, start, int32(self)) {
+	nodes = nodeTable{heads: heads, self: self}
+	if !walkFast(all, heads, nodeRanks{block: int32(L), most: int32(L)}, w.rings[:n*nRanks], n, start, &nodes) {
 		return nodeTable{}, true, false
 	}
-	return nodeTable{heads: heads, self: self}, true, true
+	return nodes, true, true
 }
 
 // nodeRanks is where fastWalk finds each node's ranks, for its prefetches
@@ -192,6 +200,22 @@ func (nr *nodeRanks) first(m int32) int {
 		return int(nr.ends[m-1])
 	}
 	return 0
+}
+
+// size is node m's number of ranks.
+func (nr *nodeRanks) size(m int32) int {
+	if nr.block > 0 {
+		return int(nr.block)
+	}
+	return int(nr.ends[m] - nr0(nr.ends, int(m)))
+}
+
+// after is the node after m in ring order, of nNodes.
+func (nr *nodeRanks) after(m, nNodes int32) int32 {
+	if m++; m == nNodes {
+		return 0
+	}
+	return m
 }
 
 // at is the rank at position k and its node.
@@ -229,29 +253,37 @@ func int32Run(a *[32]int32, n int) string {
 	return unsafe.String((*byte)(unsafe.Pointer(a)), 4*n)
 }
 
-// fastWalk is the walk of postsetFast: every channel side by side, one
-// step of each in turn, so that they stay within about two nodes of each
-// other and the fragment lines they read stay in cache. The first and the
+// nodeWalkMaxRanks is the largest node nodeWalk takes: its fragment lines
+// (five or so per rank) stay in the core's cache while its n runs read
+// them. Larger nodes take fastWalk, whose channels go side by side. A
+// variable, so that the tests run both walks on the same fragments.
+var nodeWalkMaxRanks int32 = 1024
+
+// walkFast is the walk of postsetFast, nodeWalk's or fastWalk's (by the
+// largest node's size), into w.rings and nodes.at; false: the fragments are
+// not at one stride (oneStride), or the walk does not take them.
+func walkFast(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, n int, start int32, nodes *nodeTable) bool {
+	frags, ok := oneStride(all)
+	if !ok {
+		return false
+	}
+	if nr.most <= nodeWalkMaxRanks {
+		return nodeWalk(heads, nr, rings, n, start, int32(nodes.self), frags, &nodes.at)
+	}
+	nodes.at = [layout.MaxChannels]int32{}
+	return fastWalk(all, heads, nr, rings, n, start, int32(nodes.self), frags)
+}
+
+// fastWalk is the walk of postsetFast for large nodes: every channel side
+// by side, one step of each in turn, so that they stay within about two
+// nodes of each other and the fragment lines they read stay in cache. The first and the
 // last step of each channel are step's; the others are the same checks,
 // inline, without the first's and the last's cases.
-func fastWalk(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, n int, start, self int32) bool {
+func fastWalk(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, n int, start, self int32, frags fragArray) bool {
 	nRanks := len(all)
 	_ = rings[n*nRanks-1]
 	nNodes := int32(len(heads))
-	// The fragments must lie at one stride from each other (one AllGather
-	// buffer, of fragments or of structs holding them), so that rank r's is
-	// base + r*stride, one load fewer in each step's chain of dependent
-	// loads than through all[r]; else the exact path runs.
-	base := uintptr(unsafe.Pointer(all[0]))
-	stride := 0
-	if nRanks > 1 {
-		stride = int(uintptr(unsafe.Pointer(all[1])) - base)
-	}
-	for r, f := range all {
-		if uintptr(unsafe.Pointer(f)) != base+uintptr(r*stride) {
-			return false
-		}
-	}
+	base, stride := frags.base, frags.stride
 	w := walkCtx{all: all, heads: heads, size: uint32(nRanks), start: start,
 		nNodes: nNodes, base: base, stride: stride}
 	var chans [32]fastChan
@@ -352,7 +384,7 @@ func fastWalk(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, 
 	return true
 }
 
-// fragAt is rank r's fragment, at base + r*stride, which fastWalk checked
+// fragAt is rank r's fragment, at base + r*stride, which oneStride checked
 // is allTopoRanks[r]: a pointer the caller keeps alive (abi.Pointer), made
 // from an address so that no pointer arithmetic crosses from one fragment
 // to another (Go's rule for unsafe.Add, which separate allocations at one

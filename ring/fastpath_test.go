@@ -179,8 +179,17 @@ func TestPostsetFastPathMatchesExactPath(t *testing.T) {
 			}
 		}
 		frag := func(r int) *abi.TopoRanks { return all[r] }
-		name := fmt.Sprintf("iter %d, %d ranks", iter, nRanks)
+		// The fast path's two walks (nodeWalk for nodes up to its bound,
+		// fastWalk above it), every other pair of iterations each.
+		walk, maxRanks := "node walk", ring.SetNodeWalkMaxRanks(0)
+		if iter%4 < 2 {
+			ring.SetNodeWalkMaxRanks(maxRanks)
+		} else {
+			walk = "side-by-side walk"
+		}
+		name := fmt.Sprintf("iter %d, %d ranks, %s", iter, nRanks, walk)
 		t.Run(name, func(t *testing.T) {
+			defer ring.SetNodeWalkMaxRanks(maxRanks)
 			// Valid: every rank the fast path takes, the outputs the same.
 			for _, rank := range []int{0, rng.IntN(nRanks), nRanks - 1} {
 				if requireSamePaths(t, &comms[rank], all, platform) {
@@ -225,11 +234,52 @@ func TestPostsetFastPathMatchesExactPath(t *testing.T) {
 	t.Logf("%d valid calls on the fast path (all but those of fragments apart); %d corrupted inputs, %d of them taken by the fast path", taken, broken, brokenTaken)
 }
 
+// TestPostsetNodeWalkLeavesOtherEndsToExactPath: the node walk takes the
+// ends of each node's run as Preset writes them (the head's ringPrev and
+// the tail's ringNext -1). Other values in range are the stitch's to
+// overwrite, so the exact path passes them, and the fast path must leave
+// them to it: the same outputs, not on the fast path.
+func TestPostsetNodeWalkLeavesOtherEndsToExactPath(t *testing.T) {
+	const nRanks = 96
+	for _, end := range []string{"head's ringPrev", "tail's ringNext"} {
+		frags := benchCluster(t, nRanks)
+		all := make([]*abi.TopoRanks, nRanks)
+		for r := range frags {
+			all[r] = &frags[r]
+		}
+		comm := abi.Comm{Rank: 40, NRanks: nRanks, LocalRanks: benchLocal}
+		if err := ring.Preset(&comm, benchGraph(32), new(abi.TopoRanks), generic); err != nil {
+			t.Fatal(err)
+		}
+		if !requireSamePaths(t, &comm, all, generic) {
+			t.Fatal("the fast path refused the clean cluster")
+		}
+		// Node 1's head on channel 5 points back at its tail, as a ring
+		// inside the node would.
+		head := &frags[frags[32].RingRecv[5]]
+		tail := &frags[frags[32].RingSend[5]]
+		if end == "head's ringPrev" {
+			head.RingPrev[5] = frags[32].RingSend[5]
+		} else {
+			tail.RingNext[5] = frags[32].RingRecv[5]
+		}
+		if requireSamePaths(t, &comm, all, generic) {
+			t.Fatalf("%s not -1: the fast path took it", end)
+		}
+		if _, err := ring.Postset(&comm, make([]int32, nRanks), all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc(), PodOrder: podNode}); err != nil {
+			t.Fatalf("%s not -1: the exact path fails: %v", end, err)
+		}
+	}
+}
+
 // TestPostsetFastPathLargeShapes: the bench's shape (32 ranks a node, 16
 // channels) at a few thousand ranks, and corrupted in one field.
 func TestPostsetFastPathLargeShapes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
-	for _, nRanks := range []int{4096, 8192} {
+	for k, nRanks := range []int{4096, 8192} {
+		if k == 1 { // the side-by-side walk (fastWalk) on the second
+			defer ring.SetNodeWalkMaxRanks(ring.SetNodeWalkMaxRanks(0))
+		}
 		frags := benchCluster(t, nRanks)
 		all := make([]*abi.TopoRanks, nRanks)
 		for r := range frags {

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/layout"
 )
 
 // touchBlock is how many fragments scanFragments loads ahead at a time:
@@ -34,6 +35,10 @@ func newPostsetMemory(sc *scratch, nRanks, n int) (postsetMemory, bool) {
 type nodeTable struct {
 	heads []int32 // heads[m]: node m's channel-0 head rank (nodesFirstRank)
 	self  int     // this rank's node
+	// at[c] is this rank's position in ring c of Postset's working rings:
+	// nodeWalk writes them from node self's head, the exact path and
+	// fastWalk from this rank (0).
+	at [layout.MaxChannels]int32
 }
 
 // scanFragments makes the one pass Postset makes over every fragment (rank

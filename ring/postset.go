@@ -81,11 +81,13 @@ func (e *RingsError) Unwrap() error { return e.Err }
 // and the rings depend only on the fragments, never on comm.Rank (D24); a
 // failure over the fragments is a *RingsError naming the rank at fault.
 // Cost: O(nRanks * n) time and scratch. A consistent job takes the fast
-// path (fastpath.go): the rings walked side by side straight off the
-// fragments, each fragment's lines prefetched ahead of the walks and read
-// about once. Anything else takes the exact path: one sequential pass over
-// the fragments' ring arrays into a link table, the stitch, the walks. The
-// doubled channels are copied.
+// path (fastpath.go, nodewalk.go): the rings walked straight off the
+// fragments node by node, each node's fragment lines prefetched while the
+// node before it is walked and read from memory about once. Anything else
+// takes the exact path: one sequential pass over the fragments' ring
+// arrays into a link table, the stitch, the walks. The rings are copied
+// into userRanks, each rotated to start at this rank, the doubled
+// channels as well.
 func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt PostsetOptions) (PostsetResult, error) {
 	var res PostsetResult
 	nRanks, rank := int(comm.NRanks), comm.Rank
@@ -177,22 +179,25 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	// Commit, all-or-nothing (D11): first the writes through pointers the
 	// caller gave (its userRanks buffers, nodesFirstRank), each probed at
 	// both ends before any is written, so a stale or short one faults while
-	// nothing has changed; only then the communicator itself. Ring c was
-	// walked from this rank, so it is userRanks as it is, its prev the last
-	// rank and its next the second.
+	// nothing has changed; only then the communicator itself. This rank
+	// is at position nodes.at[c] of ring c, so userRanks is the ring
+	// rotated to start there, its prev the rank before and its next the
+	// one after.
 	probeWritable(nodesFirstRank[:len(nodes.heads)])
 	for _, buf := range buffers[:total] {
 		probeWritable(abi.Ints(buf, nRanks))
 	}
 	for c := range total {
 		src := c % n // the doubled half repeats the first (D10)
-		copy(abi.Ints(buffers[c], nRanks), rings[src*nRanks:(src+1)*nRanks])
+		ring, at := rings[src*nRanks:(src+1)*nRanks], int(nodes.at[src])
+		userRanks := abi.Ints(buffers[c], nRanks)
+		copy(userRanks[copy(userRanks, ring[at:]):], ring[:at])
 	}
 	copy(nodesFirstRank, nodes.heads)
 	for c := range total {
 		ch := &comm.Channels[c].Ring
-		ring := rings[(c%n)*nRanks : (c%n+1)*nRanks]
-		ch.Prev, ch.Next = ring[nRanks-1], ring[1%nRanks]
+		ring, at := rings[(c%n)*nRanks:(c%n+1)*nRanks], int(nodes.at[c%n])
+		ch.Prev, ch.Next = ring[(at+nRanks-1)%nRanks], ring[(at+1)%nRanks]
 		ch.UserRanks = buffers[c]
 	}
 	committed = true
