@@ -39,6 +39,5 @@ func QuadSteps(generic bool, frags []abi.TopoRanks, c int, out []int32, rowInts,
 	if generic {
 		walk = walkQuadStepsGeneric
 	}
-	return walk(base, stride, uintptr(4*c), unsafe.Pointer(&out[0]), uintptr(4*rowInts), left, next, head0, uint32(len(frags)),
-		recv[0], recv[1], recv[2], recv[3], send[0], send[1], send[2], send[3])
+	return walk(base, stride, uintptr(4*c), unsafe.Pointer(&out[0]), uintptr(4*rowInts), left, next, head0, uint32(len(frags)), &recv, &send)
 }

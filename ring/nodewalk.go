@@ -28,10 +28,12 @@ import (
 // 1's, or blockFast's blocks, each of whose ranks must have its node's
 // channel-0 head (inBlock). Node m's run on channel c starts at h, node
 // m's ringRecv[c], in range, and takes exactly L (node m's size) steps.
-// Every rank it meets has node m's channel-0 head, so it lies in node m,
-// and node m's head's ringRecv[c] and ringSend[c]
-// (scanFragments' agreement, P10, P11: the runs of channel c meet every
-// rank of every node, so every rank is checked on every channel). Every
+// Every rank it meets has node m's channel-0 head, so it lies in node m.
+// The run meets every rank of node m, so it checks each rank's ringRecv
+// and ringSend against node m's head's on channel c (scanFragments'
+// agreement, P10, P11; a run of four channels c..c+3 checks all four
+// where channel c's run meets the rank), and every rank is checked on
+// every channel. Every
 // next it follows is in [0, nRanks), and every rank's ringPrev[c] is the
 // rank before it, except the head's, which must be -1 (Preset's; the
 // stitch overwrites it). So the run repeats no rank: the first repeat
@@ -165,7 +167,9 @@ func (fa fragArray) walkIntra(c int, head0 int32, hf *abi.TopoRanks, row []int32
 // by side, steps ranks each, into the rows at out (channel c+i's at
 // out + i*row bytes): four chains of dependent loads in flight at once.
 // The steps after the heads are walkQuadSteps', in pieces between which
-// it prefetches share.
+// it prefetches share. Every rank of the node is met once on channel c,
+// and that is where its ringRecv and ringSend on channels c..c+3 are
+// checked, four at a time.
 func (fa fragArray) walkIntraQuad(c int, head0 int32, hf *abi.TopoRanks, out unsafe.Pointer, row uintptr, steps int, share prefetchShare) bool {
 	c &= layout.MaxChannels - 4
 	recv, send := (*[4]int32)(hf.RingRecv[c:]), (*[4]int32)(hf.RingSend[c:])
@@ -174,9 +178,12 @@ func (fa fragArray) walkIntraQuad(c int, head0 int32, hf *abi.TopoRanks, out uns
 			return false
 		}
 		f := fa.at(h)
-		if (f.RingRecv[0]^head0)|(f.RingRecv[c+i]^h)|(f.RingSend[c+i]^send[i]) != 0 || f.RingPrev[c+i] != -1 {
+		if f.RingRecv[0] != head0 || f.RingPrev[c+i] != -1 {
 			return false
 		}
+	}
+	if f := fa.at(recv[0]); *(*[4]int32)(f.RingRecv[c:]) != *recv || *(*[4]int32)(f.RingSend[c:]) != *send {
+		return false
 	}
 	var next [4]int32
 	for i, h := range recv {
@@ -188,8 +195,7 @@ func (fa fragArray) walkIntraQuad(c int, head0 int32, hf *abi.TopoRanks, out uns
 	for piece := range pieces {
 		fa.prefetch(share.nr, share.from+piece, min(share.from+piece+1, share.to), share.n)
 		upto := (steps - 1) * (piece + 1) / pieces
-		if !walkQuadSteps(fa.base, fa.stride, uintptr(4*c), unsafe.Add(out, 4*done), row, upto-done, &next, head0, fa.size,
-			recv[0], recv[1], recv[2], recv[3], send[0], send[1], send[2], send[3]) {
+		if !walkQuadSteps(fa.base, fa.stride, uintptr(4*c), unsafe.Add(out, 4*done), row, upto-done, &next, head0, fa.size, recv, send) {
 			return false
 		}
 		done = upto
@@ -207,18 +213,17 @@ func (fa fragArray) walkIntraQuad(c int, head0 int32, hf *abi.TopoRanks, out uns
 // node (walkIntraQuad): channel c+i (coff = 4c bytes) is at next[i], and
 // its row at out + i*row bytes holds the rank before it at out. Each step
 // checks that next[i] is a rank (below size), writes it after the row's
-// last, and checks that its fragment's channel-0 head is head0, its
-// ringRecv[c+i] and ringSend[c+i] are ri and si, and its ringPrev[c+i] is
-// the row's rank before it; then next[i] is its ringNext[c+i]. False at
-// the first check that fails (the rows are then partly written); true
-// with next[i] the next of each row's last rank. The prev is read back
-// from the row rather than kept, which leaves the registers to the four
-// chains and the loop's constants.
+// last, and checks that its fragment's channel-0 head is head0 and its
+// ringPrev[c+i] is the row's rank before it, and that channel c's rank's
+// ringRecv and ringSend on channels c..c+3 are recv and send; then
+// next[i] is its ringNext[c+i]. False at the first step whose checks fail
+// (its ranks are then written); true with next[i] the next of each row's
+// last rank. The prev is read back from the row rather than kept, which
+// leaves the registers to the four chains and the loop's constants.
 func walkQuadStepsGeneric(base uintptr, stride int, coff uintptr, out unsafe.Pointer, row uintptr, left int, next *[4]int32,
-	head0 int32, size uint32, r0, r1, r2, r3, s0, s1, s2, s3 int32) bool {
+	head0 int32, size uint32, recv, send *[4]int32) bool {
 	c := int(coff/4) & (layout.MaxChannels - 4)
 	fa := fragArray{base: base, stride: stride, size: size}
-	recv, send := [4]int32{r0, r1, r2, r3}, [4]int32{s0, s1, s2, s3}
 	for ; left > 0; left-- {
 		for _, nx := range next {
 			if uint32(nx) >= size {
@@ -226,16 +231,18 @@ func walkQuadStepsGeneric(base uintptr, stride int, coff uintptr, out unsafe.Poi
 			}
 		}
 		out = unsafe.Add(out, 4)
-		bad := int32(0)
+		bad := false
 		for i, nx := range next {
 			at := unsafe.Add(out, uintptr(i)*row)
 			*(*int32)(at) = nx
 			f := fa.at(nx)
-			bad |= (f.RingRecv[0] ^ head0) | (f.RingRecv[c+i] ^ recv[i]) | (f.RingSend[c+i] ^ send[i]) |
-				(f.RingPrev[c+i] ^ *(*int32)(unsafe.Add(at, -4)))
+			bad = bad || f.RingRecv[0] != head0 || f.RingPrev[c+i] != *(*int32)(unsafe.Add(at, -4))
+			if i == 0 {
+				bad = bad || *(*[4]int32)(f.RingRecv[c:]) != *recv || *(*[4]int32)(f.RingSend[c:]) != *send
+			}
 			next[i] = f.RingNext[c+i]
 		}
-		if bad != 0 {
+		if bad {
 			return false
 		}
 	}

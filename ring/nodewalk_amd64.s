@@ -1,14 +1,15 @@
 #include "textflag.h"
 
-// func walkQuadSteps(base uintptr, stride int, coff uintptr, out unsafe.Pointer, row uintptr, left int, next *[4]int32, head0 int32, size uint32, r0, r1, r2, r3, s0, s1, s2, s3 int32) bool
+// func walkQuadSteps(base uintptr, stride int, coff uintptr, out unsafe.Pointer, row uintptr, left int, next *[4]int32, head0 int32, size uint32, recv, send *[4]int32) bool
 //
 // walkQuadStepsGeneric (nodewalk.go), with the four chains, the rows and
-// the loop's constants in registers and the values each step compares
-// with in the argument frame:
+// the loop's constants in registers:
 //   AX base   BX stride   CX coff (4c)   DX out (channels c, c+1 at DX, DX+DI)
-//   SI cd (channels c+2, c+3 at SI, SI+DI)   DI row   R8 left
+//   SI cd (channels c+2, c+3 at SI, SI+DI)   DI row   R8 head0
 //   R9-R12 the four next ranks   R13 the step's mismatches   R14, R15 scratch
-TEXT ·walkQuadSteps(SB), NOSPLIT|NOFRAME, $0-97
+//   X0, X1 the head's ringRecv and ringSend on channels c..c+3
+// and the end of the rows (out + 4*left) in a local.
+TEXT ·walkQuadSteps(SB), NOSPLIT, $8-81
 	MOVQ base+0(FP), AX
 	MOVQ stride+8(FP), BX
 	MOVQ coff+16(FP), CX
@@ -16,13 +17,20 @@ TEXT ·walkQuadSteps(SB), NOSPLIT|NOFRAME, $0-97
 	MOVQ row+32(FP), DI
 	LEAQ (DX)(DI*2), SI
 	MOVQ left+40(FP), R8
+	TESTQ R8, R8
+	JLE ok
+	LEAQ (DX)(R8*4), R8
+	MOVQ R8, end-8(SP)
+	MOVQ recv+64(FP), R13
+	MOVOU (R13), X0
+	MOVQ send+72(FP), R13
+	MOVOU (R13), X1
+	MOVL head0+56(FP), R8
 	MOVQ next+48(FP), R13
 	MOVL 0(R13), R9
 	MOVL 4(R13), R10
 	MOVL 8(R13), R11
 	MOVL 12(R13), R12
-	TESTQ R8, R8
-	JLE done
 
 loop:
 	// Each next must be a rank before it is a fragment's index.
@@ -43,72 +51,58 @@ loop:
 	MOVL R12, (SI)(DI*1)
 	XORL R13, R13
 
-	// Channel c+0.
+	// Channel c: the fragment, its node, its ringRecv and ringSend on
+	// channels c..c+3 against the head's (X0, X1), its prev against the
+	// row, its next.
 	MOVLQSX R9, R14
 	IMULQ BX, R14
 	ADDQ AX, R14
 	MOVL (R14), R15
-	XORL head0+56(FP), R15
+	XORL R8, R15
 	ORL R15, R13
-	MOVL 0(R14)(CX*1), R15
-	XORL r0+64(FP), R15
-	ORL R15, R13
-	MOVL 128(R14)(CX*1), R15
-	XORL s0+80(FP), R15
+	MOVOU (R14)(CX*1), X2
+	PCMPEQL X0, X2
+	MOVOU 128(R14)(CX*1), X3
+	PCMPEQL X1, X3
+	PAND X3, X2
+	PMOVMSKB X2, R15
+	XORL $0xffff, R15
 	ORL R15, R13
 	MOVL 256(R14)(CX*1), R15
 	XORL -4(DX), R15
 	ORL R15, R13
 	MOVL 384(R14)(CX*1), R9
 
-	// Channel c+1.
+	// Channel c+1: the fragment, its node, its prev, its next.
 	MOVLQSX R10, R14
 	IMULQ BX, R14
 	ADDQ AX, R14
 	MOVL (R14), R15
-	XORL head0+56(FP), R15
-	ORL R15, R13
-	MOVL 4(R14)(CX*1), R15
-	XORL r1+68(FP), R15
-	ORL R15, R13
-	MOVL 132(R14)(CX*1), R15
-	XORL s1+84(FP), R15
+	XORL R8, R15
 	ORL R15, R13
 	MOVL 260(R14)(CX*1), R15
 	XORL -4(DX)(DI*1), R15
 	ORL R15, R13
 	MOVL 388(R14)(CX*1), R10
 
-	// Channel c+2.
+	// Channel c+2: the fragment, its node, its prev, its next.
 	MOVLQSX R11, R14
 	IMULQ BX, R14
 	ADDQ AX, R14
 	MOVL (R14), R15
-	XORL head0+56(FP), R15
-	ORL R15, R13
-	MOVL 8(R14)(CX*1), R15
-	XORL r2+72(FP), R15
-	ORL R15, R13
-	MOVL 136(R14)(CX*1), R15
-	XORL s2+88(FP), R15
+	XORL R8, R15
 	ORL R15, R13
 	MOVL 264(R14)(CX*1), R15
 	XORL -4(SI), R15
 	ORL R15, R13
 	MOVL 392(R14)(CX*1), R11
 
-	// Channel c+3.
+	// Channel c+3: the fragment, its node, its prev, its next.
 	MOVLQSX R12, R14
 	IMULQ BX, R14
 	ADDQ AX, R14
 	MOVL (R14), R15
-	XORL head0+56(FP), R15
-	ORL R15, R13
-	MOVL 12(R14)(CX*1), R15
-	XORL r3+76(FP), R15
-	ORL R15, R13
-	MOVL 140(R14)(CX*1), R15
-	XORL s3+92(FP), R15
+	XORL R8, R15
 	ORL R15, R13
 	MOVL 268(R14)(CX*1), R15
 	XORL -4(SI)(DI*1), R15
@@ -117,18 +111,18 @@ loop:
 
 	TESTL R13, R13
 	JNE fail
-	DECQ R8
+	CMPQ DX, end-8(SP)
 	JNE loop
 
-done:
 	MOVQ next+48(FP), R13
 	MOVL R9, 0(R13)
 	MOVL R10, 4(R13)
 	MOVL R11, 8(R13)
 	MOVL R12, 12(R13)
-	MOVB $1, ret+96(FP)
+ok:
+	MOVB $1, ret+80(FP)
 	RET
 
 fail:
-	MOVB $0, ret+96(FP)
+	MOVB $0, ret+80(FP)
 	RET

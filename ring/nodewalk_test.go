@@ -139,3 +139,4 @@ func TestPostsetNodeWalkBlocksAreD8Nodes(t *testing.T) {
 		}
 	}
 }
+
