@@ -139,4 +139,3 @@ func TestPostsetNodeWalkBlocksAreD8Nodes(t *testing.T) {
 		}
 	}
 }
-
