@@ -41,3 +41,6 @@ func QuadSteps(generic bool, frags []abi.TopoRanks, c int, out []int32, rowInts,
 	}
 	return walk(base, stride, uintptr(4*c), unsafe.Pointer(&out[0]), uintptr(4*rowInts), left, next, head0, uint32(len(frags)), &recv, &send)
 }
+
+// CommitRing is commitRing, Postset's copy of a ring into userRanks.
+func CommitRing(first, double, ring []int32, at int) { commitRing(first, double, ring, at) }

@@ -139,3 +139,49 @@ func TestPostsetNodeWalkBlocksAreD8Nodes(t *testing.T) {
 		}
 	}
 }
+
+// commitRing, Postset's copy of a ring into a channel's userRanks and its
+// doubled channel's: the ring rotated to start at position at, in both,
+// at lengths either side of its chunk and of the streaming bound
+// (non-temporal stores), at every alignment of the destinations, with
+// the ints around them untouched.
+func TestCommitRingRotates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, n := range []int{1, 5, 17, 4095, 4096, 4097, 16383, 16384, 16385, 20000} {
+		src := make([]int32, n)
+		for i := range src {
+			src[i] = int32(rng.Uint32())
+		}
+		for _, at := range []int{0, 1, n / 2, n - 1, rng.IntN(n)} {
+			want := append(slices.Clone(src[at:]), src[:at]...)
+			for off := range 4 {
+				var bufs [2][]int32
+				for k := range bufs {
+					bufs[k] = make([]int32, n+off+3)
+					for i := range bufs[k] {
+						bufs[k][i] = -7
+					}
+				}
+				double := bufs[1][off : off+n]
+				if off == 3 {
+					double = nil // a channel with no doubled copy (nChannels > 16)
+				}
+				ring.CommitRing(bufs[0][off:off+n], double, src, at)
+				for k, buf := range bufs {
+					if k == 1 && double == nil {
+						want = slices.Repeat([]int32{-7}, n)
+					}
+					if !slices.Equal(buf[off:off+n], want) {
+						t.Fatalf("n %d, at %d, offset %d: destination %d is not the ring from at", n, at, off, k)
+					}
+					for i, v := range buf {
+						if (i < off || i >= off+n) && v != -7 {
+							t.Fatalf("n %d, at %d, offset %d: int %d outside destination %d is %d", n, at, off, i, k, v)
+						}
+					}
+				}
+				want = append(slices.Clone(src[at:]), src[:at]...)
+			}
+		}
+	}
+}
