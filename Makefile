@@ -21,7 +21,7 @@ XML_LIBS   := $(shell pkg-config --libs libxml-2.0 2>/dev/null || xml2-config --
 LINK_LIB := $(LIB) -Wl,-rpath,'$$ORIGIN'
 
 # What the library is built from (not the tools under cmd/nccom-*).
-GO_SOURCES := go.mod go.sum $(shell find abi abicheck layout ring kanga netdev ringdump version cmd/libnccomring -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.map') include/nccom_ring.h
+GO_SOURCES := go.mod go.sum $(shell find abi abicheck layout ring kanga netdev ringdump version cmd/libnccomring -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' -o -name '*.map') include/nccom_ring.h
 COMMON     := tests/c/common/cluster.c tests/c/common/graph_xml.c tests/c/common/linked.c
 COMMON_H   := tests/c/common/cluster.h tests/c/common/stage_setup.h include/nccom_ring.h
 
