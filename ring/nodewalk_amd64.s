@@ -4,15 +4,19 @@
 //
 // walkQuadStepsGeneric (nodewalk.go), with the four chains, the rows and
 // the loop's constants in registers:
-//   AX base   BX stride   CX coff (4c)   DX out (channels c, c+1 at DX, DX+DI)
+//   AX base   BX stride   CX base+coff (channel c's entry of the first
+//   fragment's arrays)   DX out (channels c, c+1 at DX, DX+DI)
 //   SI cd (channels c+2, c+3 at SI, SI+DI)   DI row   R8 head0
 //   R9-R12 the four next ranks   R13 the step's mismatches   R14, R15 scratch
 //   X0, X1 the head's ringRecv and ringSend on channels c..c+3
-// and the end of the rows (out + 4*left) in a local.
+// and the end of the rows (out + 4*left) in a local. A rank's fragment is
+// at AX + rank*stride: the next ranks are loaded with MOVL, which clears
+// the upper half, and checked below size, so they are used as they are.
 TEXT ·walkQuadSteps(SB), NOSPLIT, $8-81
 	MOVQ base+0(FP), AX
 	MOVQ stride+8(FP), BX
 	MOVQ coff+16(FP), CX
+	ADDQ AX, CX
 	MOVQ out+24(FP), DX
 	MOVQ row+32(FP), DI
 	LEAQ (DX)(DI*2), SI
@@ -54,60 +58,56 @@ loop:
 	// Channel c: the fragment, its node, its ringRecv and ringSend on
 	// channels c..c+3 against the head's (X0, X1), its prev against the
 	// row, its next.
-	MOVLQSX R9, R14
+	MOVQ R9, R14
 	IMULQ BX, R14
-	ADDQ AX, R14
-	MOVL (R14), R15
+	MOVL (AX)(R14*1), R15
 	XORL R8, R15
 	ORL R15, R13
-	MOVOU (R14)(CX*1), X2
+	MOVOU (CX)(R14*1), X2
 	PCMPEQL X0, X2
-	MOVOU 128(R14)(CX*1), X3
+	MOVOU 128(CX)(R14*1), X3
 	PCMPEQL X1, X3
 	PAND X3, X2
 	PMOVMSKB X2, R15
 	XORL $0xffff, R15
 	ORL R15, R13
-	MOVL 256(R14)(CX*1), R15
+	MOVL 256(CX)(R14*1), R15
 	XORL -4(DX), R15
 	ORL R15, R13
-	MOVL 384(R14)(CX*1), R9
+	MOVL 384(CX)(R14*1), R9
 
 	// Channel c+1: the fragment, its node, its prev, its next.
-	MOVLQSX R10, R14
+	MOVQ R10, R14
 	IMULQ BX, R14
-	ADDQ AX, R14
-	MOVL (R14), R15
+	MOVL (AX)(R14*1), R15
 	XORL R8, R15
 	ORL R15, R13
-	MOVL 260(R14)(CX*1), R15
+	MOVL 260(CX)(R14*1), R15
 	XORL -4(DX)(DI*1), R15
 	ORL R15, R13
-	MOVL 388(R14)(CX*1), R10
+	MOVL 388(CX)(R14*1), R10
 
 	// Channel c+2: the fragment, its node, its prev, its next.
-	MOVLQSX R11, R14
+	MOVQ R11, R14
 	IMULQ BX, R14
-	ADDQ AX, R14
-	MOVL (R14), R15
+	MOVL (AX)(R14*1), R15
 	XORL R8, R15
 	ORL R15, R13
-	MOVL 264(R14)(CX*1), R15
+	MOVL 264(CX)(R14*1), R15
 	XORL -4(SI), R15
 	ORL R15, R13
-	MOVL 392(R14)(CX*1), R11
+	MOVL 392(CX)(R14*1), R11
 
 	// Channel c+3: the fragment, its node, its prev, its next.
-	MOVLQSX R12, R14
+	MOVQ R12, R14
 	IMULQ BX, R14
-	ADDQ AX, R14
-	MOVL (R14), R15
+	MOVL (AX)(R14*1), R15
 	XORL R8, R15
 	ORL R15, R13
-	MOVL 268(R14)(CX*1), R15
+	MOVL 268(CX)(R14*1), R15
 	XORL -4(SI)(DI*1), R15
 	ORL R15, R13
-	MOVL 396(R14)(CX*1), R12
+	MOVL 396(CX)(R14*1), R12
 
 	TESTL R13, R13
 	JNE fail
