@@ -142,9 +142,8 @@ func TestPostsetNodeWalkBlocksAreD8Nodes(t *testing.T) {
 
 // commitRing, Postset's copy of a ring into a channel's userRanks and its
 // doubled channel's: the ring rotated to start at position at, in both,
-// at lengths either side of its chunk and of the streaming bound
-// (non-temporal stores), at every alignment of the destinations, with
-// the ints around them untouched.
+// at lengths either side of its chunk, at every alignment of the
+// destinations, with the ints around them untouched.
 func TestCommitRingRotates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	for _, n := range []int{1, 5, 17, 4095, 4096, 4097, 16383, 16384, 16385, 20000} {

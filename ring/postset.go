@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/kanga"
@@ -216,31 +215,18 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 // destinations in turn: 16 KiB, which the second copy reads from L1.
 const commitChunk = 4096
 
-// streamingMinInts is the smallest ring commitRing copies with
-// non-temporal stores (copyStreaming): from 16,384 ranks Postset's 32
-// userRanks buffers are 2 MiB or more, beyond a core's L2, and the host
-// reads them only when it sets up its channels; cached stores would read
-// every line from memory before writing it, and push the host's data out.
-const streamingMinInts = 16384
-
 // commitRing copies ring, rotated to start at position at, into first and
 // (when it is not nil) double, a chunk into each in turn, so that the ring
 // (walked into scratch long before, out of the cache by now at large
 // sizes) is read from memory once for both.
 func commitRing(first, double, ring []int32, at int) {
-	streaming := len(ring) >= streamingMinInts
 	to := 0 // where the chunk goes
 	for _, seg := range [2][]int32{ring[at:], ring[:at]} {
 		for len(seg) > 0 {
 			k := min(len(seg), commitChunk)
-			for _, dst := range [2][]int32{first, double} {
-				switch {
-				case dst == nil:
-				case streaming:
-					copyStreaming(unsafe.Pointer(&dst[to:][0]), unsafe.Pointer(&seg[0]), k)
-				default:
-					copy(dst[to:], seg[:k])
-				}
+			copy(first[to:], seg[:k])
+			if double != nil {
+				copy(double[to:], seg[:k])
 			}
 			seg, to = seg[k:], to+k
 		}
