@@ -1,5 +1,21 @@
 #include "textflag.h"
 
+// CHAIN is one step of one channel's chain: next's fragment (at AX +
+// next*stride; R14 holds the offset), its channel-0 head against head0,
+// its ringPrev (at prevOff from CX) against the rank before it in its row
+// (rowPrev), any mismatch ORed into R13; then next becomes its ringNext
+// (at nextOff from CX).
+#define CHAIN(next, prevOff, nextOff, rowPrev) \
+	MOVQ next, R14; \
+	IMULQ BX, R14; \
+	MOVL (AX)(R14*1), R15; \
+	XORL R8, R15; \
+	ORL R15, R13; \
+	MOVL prevOff(CX)(R14*1), R15; \
+	XORL rowPrev, R15; \
+	ORL R15, R13; \
+	MOVL nextOff(CX)(R14*1), next
+
 // func walkQuadSteps(base uintptr, stride int, coff uintptr, out unsafe.Pointer, row uintptr, left int, next *[4]int32, head0 int32, size uint32, recv, send *[4]int32) bool
 //
 // walkQuadStepsGeneric (nodewalk.go), with the four chains, the rows and
@@ -55,14 +71,9 @@ loop:
 	MOVL R12, (SI)(DI*1)
 	XORL R13, R13
 
-	// Channel c: the fragment, its node, its ringRecv and ringSend on
-	// channels c..c+3 against the head's (X0, X1), its prev against the
-	// row, its next.
-	MOVQ R9, R14
-	IMULQ BX, R14
-	MOVL (AX)(R14*1), R15
-	XORL R8, R15
-	ORL R15, R13
+	// Channel c, and its ringRecv and ringSend on channels c..c+3 against
+	// the head's (X0, X1): R14 is still its fragment's offset.
+	CHAIN(R9, 256, 384, -4(DX))
 	MOVOU (CX)(R14*1), X2
 	PCMPEQL X0, X2
 	MOVOU 128(CX)(R14*1), X3
@@ -71,43 +82,9 @@ loop:
 	PMOVMSKB X2, R15
 	XORL $0xffff, R15
 	ORL R15, R13
-	MOVL 256(CX)(R14*1), R15
-	XORL -4(DX), R15
-	ORL R15, R13
-	MOVL 384(CX)(R14*1), R9
-
-	// Channel c+1: the fragment, its node, its prev, its next.
-	MOVQ R10, R14
-	IMULQ BX, R14
-	MOVL (AX)(R14*1), R15
-	XORL R8, R15
-	ORL R15, R13
-	MOVL 260(CX)(R14*1), R15
-	XORL -4(DX)(DI*1), R15
-	ORL R15, R13
-	MOVL 388(CX)(R14*1), R10
-
-	// Channel c+2: the fragment, its node, its prev, its next.
-	MOVQ R11, R14
-	IMULQ BX, R14
-	MOVL (AX)(R14*1), R15
-	XORL R8, R15
-	ORL R15, R13
-	MOVL 264(CX)(R14*1), R15
-	XORL -4(SI), R15
-	ORL R15, R13
-	MOVL 392(CX)(R14*1), R11
-
-	// Channel c+3: the fragment, its node, its prev, its next.
-	MOVQ R12, R14
-	IMULQ BX, R14
-	MOVL (AX)(R14*1), R15
-	XORL R8, R15
-	ORL R15, R13
-	MOVL 268(CX)(R14*1), R15
-	XORL -4(SI)(DI*1), R15
-	ORL R15, R13
-	MOVL 396(CX)(R14*1), R12
+	CHAIN(R10, 260, 388, -4(DX)(DI*1))
+	CHAIN(R11, 264, 392, -4(SI))
+	CHAIN(R12, 268, 396, -4(SI)(DI*1))
 
 	TESTL R13, R13
 	JNE fail
