@@ -33,10 +33,9 @@ import (
 // and ringSend against node m's head's on channel c (scanFragments'
 // agreement, P10, P11; a run of four channels c..c+3 checks all four
 // where channel c's run meets the rank), and every rank is checked on
-// every channel. Every
-// next it follows is in [0, nRanks), and every rank's ringPrev[c] is the
-// rank before it, except the head's, which must be -1 (Preset's; the
-// stitch overwrites it). So the run repeats no rank: the first repeat
+// every channel. Every next it follows is in [0, nRanks), and every
+// rank's ringPrev[c] is the rank before it, except the head's, which must
+// be -1 (Preset's; the stitch overwrites it). So the run repeats no rank: the first repeat
 // would be of the head (any other has one prev), whose prev is no rank.
 // It meets L distinct ranks of node m, all of them; the last must be the
 // tail t = ringSend[c] and its next -1 (Preset's; the stitch overwrites
