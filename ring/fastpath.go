@@ -90,8 +90,12 @@ type fastChan struct {
 func postsetFast(all []*abi.TopoRanks, n int, start int32, w *postsetMemory) (nodeTable, bool) {
 	nRanks := len(all)
 	size := uint32(nRanks)
-	if nodes, taken, ok := blockFast(all, n, start, w); taken {
-		return nodes, ok
+	// Ranks that look numbered node-major in nodes of one size are tried as
+	// blocks first; if the blocks turn out not to be the nodes (nodes of
+	// other sizes, or ranks out of rank order, whose first rank's node
+	// happens to divide nRanks), the nodes are found rank by rank below.
+	if nodes, taken, ok := blockFast(all, n, start, w); taken && ok {
+		return nodes, true
 	}
 	// Pass 1: D8's node detection, as scanFragments makes it, and each
 	// rank's node.
@@ -153,8 +157,9 @@ func postsetFast(all []*abi.TopoRanks, n int, start int32, w *postsetMemory) (no
 // taken to be the block of ranks [m*L, (m+1)*L), its head the channel-0
 // head of the block's first rank, which must lie in the block (so the heads
 // are distinct); the walk checks that every rank of each block has that
-// head, so D8's nodes are the blocks, in rank order. taken false:
-// the ranks do not look so numbered, and the general fast path is tried.
+// head, so D8's nodes are the blocks, in rank order. taken false: the
+// ranks do not look so numbered; ok false: the walk did not take them as
+// blocks. Either way the general fast path is tried.
 func blockFast(all []*abi.TopoRanks, n int, start int32, w *postsetMemory) (nodes nodeTable, taken, ok bool) {
 	nRanks := len(all)
 	L := 1

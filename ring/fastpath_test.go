@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"runtime/debug"
 	"syscall"
 	"testing"
@@ -36,7 +37,8 @@ func runPostset(comm abi.Comm, all []*abi.TopoRanks, platform kanga.Resolver, ex
 	for i := range heads {
 		heads[i] = -9
 	}
-	opt := ring.PostsetOptions{Platforms: platform, Alloc: newGoAlloc(), PodOrder: podNode}
+	alloc := newGoAlloc()
+	opt := ring.PostsetOptions{Platforms: platform, Alloc: alloc, PodOrder: podNode}
 	if exact {
 		opt = ring.ExactOnly(opt)
 	}
@@ -48,6 +50,9 @@ func runPostset(comm abi.Comm, all []*abi.TopoRanks, platform kanga.Resolver, ex
 			comm.Channels[c].Ring.UserRanks = 0
 		}
 	}
+	// The userRanks buffers are Go memory the allocator holds: it must
+	// outlive the reads above (by address), or a collection frees them.
+	runtime.KeepAlive(alloc)
 	o.comm, o.heads = bytes.Clone(bytesOf(&comm)), heads
 	return o
 }
@@ -343,6 +348,29 @@ func TestPostsetFastPathFaultsLikeExactPath(t *testing.T) {
 		}
 		if f, e := fault(false), fault(true); f != e || e == 0 {
 			t.Fatalf("bad fragments of ranks %v: the fast path faults at %#x, the exact path at %#x", bad, f, e)
+		}
+	}
+}
+
+// TestPostsetFastPathTakesBlockLookalikes: ranks that look numbered
+// node-major in nodes of rank 0's node's size, but are not (nodes of
+// other sizes, or out of rank order): the blocks are refused, and the
+// fast path finds the nodes rank by rank and takes the job.
+func TestPostsetFastPathTakesBlockLookalikes(t *testing.T) {
+	for _, members := range [][][]int{
+		{{0, 1}, {2, 5}, {4, 3}, {6, 7}},
+		{{0, 1, 2}, {3, 4}, {6, 5}, {7, 8}},
+	} {
+		frags := membersCluster(t, members, 4)
+		all := make([]*abi.TopoRanks, len(frags))
+		for r := range frags {
+			all[r] = &frags[r]
+		}
+		for rank := range frags {
+			comm := abi.Comm{Rank: int32(rank), NRanks: int32(len(frags)), NChannels: 4}
+			if !requireSamePaths(t, &comm, all, generic) {
+				t.Fatalf("nodes %v, rank %d: the fast path refused a consistent job", members, rank)
+			}
 		}
 	}
 }
