@@ -90,11 +90,15 @@ type fastChan struct {
 func postsetFast(all []*abi.TopoRanks, n int, start int32, w *postsetMemory) (nodeTable, bool) {
 	nRanks := len(all)
 	size := uint32(nRanks)
+	frags, ok := oneStride(all)
+	if !ok {
+		return nodeTable{}, false
+	}
 	// Ranks that look numbered node-major in nodes of one size are tried as
 	// blocks first; if the blocks turn out not to be the nodes (nodes of
 	// other sizes, or ranks out of rank order, whose first rank's node
 	// happens to divide nRanks), the nodes are found rank by rank below.
-	if nodes, taken, ok := blockFast(all, n, start, w); taken && ok {
+	if nodes, taken, ok := blockFast(all, frags, n, start, w); taken && ok {
 		return nodes, true
 	}
 	// Pass 1: D8's node detection, as scanFragments makes it, and each
@@ -146,7 +150,7 @@ func postsetFast(all []*abi.TopoRanks, n int, start int32, w *postsetMemory) (no
 		most = max(most, ends[m]-int32(nr0(ends, m)))
 	}
 	nodes := nodeTable{heads: heads, self: self}
-	if !walkFast(all, heads, nodeRanks{ends: ends, members: members, nodeOf: nodeIdx, most: most}, w.rings[:n*nRanks], n, start, &nodes) {
+	if !walkFast(all, frags, heads, nodeRanks{ends: ends, members: members, nodeOf: nodeIdx, most: most}, w.rings[:n*nRanks], n, start, &nodes) {
 		return nodeTable{}, false
 	}
 	return nodes, true
@@ -160,7 +164,7 @@ func postsetFast(all []*abi.TopoRanks, n int, start int32, w *postsetMemory) (no
 // head, so D8's nodes are the blocks, in rank order. taken false: the
 // ranks do not look so numbered; ok false: the walk did not take them as
 // blocks. Either way the general fast path is tried.
-func blockFast(all []*abi.TopoRanks, n int, start int32, w *postsetMemory) (nodes nodeTable, taken, ok bool) {
+func blockFast(all []*abi.TopoRanks, frags fragArray, n int, start int32, w *postsetMemory) (nodes nodeTable, taken, ok bool) {
 	nRanks := len(all)
 	L := 1
 	for L < nRanks && all[L].RingRecv[0] == all[0].RingRecv[0] {
@@ -180,7 +184,7 @@ func blockFast(all []*abi.TopoRanks, n int, start int32, w *postsetMemory) (node
 	}
 	self := int(start) / L
 	nodes = nodeTable{heads: heads, self: self}
-	if !walkFast(all, heads, nodeRanks{block: int32(L), most: int32(L)}, w.rings[:n*nRanks], n, start, &nodes) {
+	if !walkFast(all, frags, heads, nodeRanks{block: int32(L), most: int32(L)}, w.rings[:n*nRanks], n, start, &nodes) {
 		return nodeTable{}, true, false
 	}
 	return nodes, true, true
@@ -265,13 +269,9 @@ func int32Run(a *[32]int32, n int) string {
 var nodeWalkMaxRanks int32 = 1024
 
 // walkFast is the walk of postsetFast, nodeWalk's or fastWalk's (by the
-// largest node's size), into w.rings and nodes.at; false: the fragments are
-// not at one stride (oneStride), or the walk does not take them.
-func walkFast(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, n int, start int32, nodes *nodeTable) bool {
-	frags, ok := oneStride(all)
-	if !ok {
-		return false
-	}
+// largest node's size), into w.rings and nodes.at; false: the walk does
+// not take the fragments (frags, all at one stride: oneStride).
+func walkFast(all []*abi.TopoRanks, frags fragArray, heads []int32, nr nodeRanks, rings []int32, n int, start int32, nodes *nodeTable) bool {
 	if nr.most <= nodeWalkMaxRanks {
 		return nodeWalk(heads, nr, rings, n, start, int32(nodes.self), frags, &nodes.at)
 	}
@@ -281,9 +281,9 @@ func walkFast(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, 
 
 // fastWalk is the walk of postsetFast for large nodes: every channel side
 // by side, one step of each in turn, so that they stay within about two
-// nodes of each other and the fragment lines they read stay in cache. The first and the
-// last step of each channel are step's; the others are the same checks,
-// inline, without the first's and the last's cases.
+// nodes of each other and the fragment lines they read stay in cache. The
+// first and the last step of each channel are step's; the others are the
+// same checks, inline, without the first's and the last's cases.
 func fastWalk(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, n int, start, self int32, frags fragArray) bool {
 	nRanks := len(all)
 	_ = rings[n*nRanks-1]
