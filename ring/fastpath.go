@@ -4,7 +4,6 @@ import (
 	"unsafe"
 
 	"github.com/nccomring/libnccomring/abi"
-	"github.com/nccomring/libnccomring/layout"
 )
 
 // Postset's optimistic fast path (issue 13): the rings walked straight off
@@ -249,10 +248,10 @@ func nr0(ends []int32, m int) int32 {
 // fragment on channels 0..n-1 (scanFragments' agreement, P10, P11, without
 // its stores). The two 4n-byte runs are compared as byte strings, which the
 // runtime's memequal does a vector at a time rather than a word at a time.
-func (nr *nodeRanks) agrees(base uintptr, stride int, heads []int32, k, n int) bool {
+func (nr *nodeRanks) agrees(frags fragArray, heads []int32, k, n int) bool {
 	r, m := nr.at(k)
-	f, h := fragAt(base, r, stride), heads[m]
-	first := fragAt(base, h, stride)
+	f, h := frags.at(r), heads[m]
+	first := frags.at(h)
 	return f.RingRecv[0] == h && int32Run(&f.RingRecv, n) == int32Run(&first.RingRecv, n) &&
 		int32Run(&f.RingSend, n) == int32Run(&first.RingSend, n)
 }
@@ -269,13 +268,13 @@ func int32Run(a *[32]int32, n int) string {
 var nodeWalkMaxRanks int32 = 1024
 
 // walkFast is the walk of postsetFast, nodeWalk's or fastWalk's (by the
-// largest node's size), into w.rings and nodes.at; false: the walk does
-// not take the fragments (frags, all at one stride: oneStride).
+// largest node's size), into w.rings and nodes.at (fastWalk walks from
+// start, so it leaves the fresh table's 0s); false: the walk does not take
+// the fragments (frags, all at one stride: oneStride).
 func walkFast(all []*abi.TopoRanks, frags fragArray, heads []int32, nr nodeRanks, rings []int32, n int, start int32, nodes *nodeTable) bool {
 	if nr.most <= nodeWalkMaxRanks {
 		return nodeWalk(heads, nr, rings, n, start, int32(nodes.self), frags, &nodes.at)
 	}
-	nodes.at = [layout.MaxChannels]int32{}
 	return fastWalk(all, heads, nr, rings, n, start, int32(nodes.self), frags)
 }
 
@@ -289,8 +288,7 @@ func fastWalk(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, 
 	_ = rings[n*nRanks-1]
 	nNodes := int32(len(heads))
 	base, stride := frags.base, frags.stride
-	w := walkCtx{all: all, heads: heads, size: uint32(nRanks), start: start,
-		nNodes: nNodes, base: base, stride: stride}
+	w := walkCtx{frags: frags, heads: heads, start: start, nNodes: nNodes}
 	var chans [32]fastChan
 	own := all[heads[self]]
 	before := all[heads[(self+nNodes-1)%nNodes]]
@@ -322,7 +320,7 @@ func fastWalk(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, 
 			return false
 		}
 	}
-	size := w.size
+	size := frags.size
 	chs := chans[:n]
 	for i := 1; i < last; i++ {
 		r, _ := nr.at(pf)
@@ -330,7 +328,7 @@ func fastWalk(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, 
 		if pf++; pf == nRanks {
 			pf = 0
 		}
-		if !nr.agrees(base, stride, heads, ck, n) {
+		if !nr.agrees(frags, heads, ck, n) {
 			return false
 		}
 		if ck++; ck == nRanks {
@@ -373,7 +371,7 @@ func fastWalk(all []*abi.TopoRanks, heads []int32, nr nodeRanks, rings []int32, 
 		}
 	}
 	for range nRanks - max(last-1, 0) {
-		if !nr.agrees(base, stride, heads, ck, n) {
+		if !nr.agrees(frags, heads, ck, n) {
 			return false
 		}
 		if ck++; ck == nRanks {
@@ -400,11 +398,8 @@ func fragAt(base uintptr, r int32, stride int) *abi.TopoRanks {
 
 // walkCtx is what fastWalk's steps share.
 type walkCtx struct {
-	all           []*abi.TopoRanks
-	base          uintptr // rank r's fragment is at base + r*stride
-	stride        int
+	frags         fragArray
 	heads         []int32
-	size          uint32
 	start, nNodes int32
 }
 
@@ -415,13 +410,13 @@ type walkCtx struct {
 func (w *walkCtx) step(st *fastChan, c, i, nRanks int, row unsafe.Pointer) bool {
 	cur := st.cur
 	*(*int32)(unsafe.Add(row, 4*i)) = cur
-	f := fragAt(w.base, cur, w.stride)
+	f := w.frags.at(cur)
 	if f.RingRecv[0] != st.head0 {
 		return false
 	}
 	p, nx := f.RingPrev[c], f.RingNext[c]
 	if cur == st.recv { // a head: the stitch's prev
-		if uint32(p+1) > w.size {
+		if uint32(p+1) > w.frags.size {
 			return false
 		}
 		p = st.prevTail
@@ -436,7 +431,7 @@ func (w *walkCtx) step(st *fastChan, c, i, nRanks int, row unsafe.Pointer) bool 
 			return false
 		}
 	}
-	if uint32(nx) >= w.size || (nx == w.start && i != nRanks-1) {
+	if uint32(nx) >= w.frags.size || (nx == w.start && i != nRanks-1) {
 		return false
 	}
 	st.from, st.cur = cur, nx
@@ -447,7 +442,7 @@ func (w *walkCtx) step(st *fastChan, c, i, nRanks int, row unsafe.Pointer) bool 
 // next, to the next node, and returns that node's head; -1 if next is
 // outside [-1, nRanks) (stitch's check of the value it overwrites).
 func (w *walkCtx) cross(st *fastChan, c int, next int32) int32 {
-	if uint32(next+1) > w.size {
+	if uint32(next+1) > w.frags.size {
 		return -1
 	}
 	m := st.m + 1
@@ -455,7 +450,7 @@ func (w *walkCtx) cross(st *fastChan, c int, next int32) int32 {
 		m = 0
 	}
 	h := w.heads[m]
-	hf := w.all[h]
+	hf := w.frags.at(h)
 	st.m, st.head0, st.prevTail = m, h, st.send
 	st.recv, st.send = hf.RingRecv[c], hf.RingSend[c]
 	st.crossings++
