@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"testing"
 	"unsafe"
@@ -152,7 +153,7 @@ func diffCluster(t *testing.T, rng *rand.Rand, platform kanga.Resolver) ([]abi.T
 func TestPostsetFastPathMatchesExactPath(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 2))
 	platforms := []kanga.Resolver{generic, kanga.Fixed(kanga.SwitchV1)}
-	taken, broken, brokenTaken := 0, 0, 0
+	taken, broken, brokenTaken, deltaTaken := 0, 0, 0, 0
 	for iter := range 1500 {
 		platform := platforms[iter%2]
 		built, comms := diffCluster(t, rng, platform)
@@ -185,16 +186,23 @@ func TestPostsetFastPathMatchesExactPath(t *testing.T) {
 		}
 		frag := func(r int) *abi.TopoRanks { return all[r] }
 		// The fast path's two walks (nodeWalk for nodes up to its bound,
-		// fastWalk above it), every other pair of iterations each.
-		walk, maxRanks := "node walk", ring.SetNodeWalkMaxRanks(0)
+		// fastWalk above it), every other pair of iterations each; the
+		// node walk's rings as deltas (deltas.go) where it takes them, or
+		// as ints, every other time.
+		walk, maxRanks, maxDeltas := "node walk", ring.SetNodeWalkMaxRanks(0), ring.SetDeltaMaxRanks(0)
 		if iter%4 < 2 {
 			ring.SetNodeWalkMaxRanks(maxRanks)
+			if iter%8 < 4 {
+				ring.SetDeltaMaxRanks(maxDeltas)
+				walk += ", deltas"
+			}
 		} else {
 			walk = "side-by-side walk"
 		}
 		name := fmt.Sprintf("iter %d, %d ranks, %s", iter, nRanks, walk)
 		t.Run(name, func(t *testing.T) {
 			defer ring.SetNodeWalkMaxRanks(maxRanks)
+			defer ring.SetDeltaMaxRanks(maxDeltas)
 			// Valid: every rank the fast path takes, the outputs the same.
 			for _, rank := range []int{0, rng.IntN(nRanks), nRanks - 1} {
 				if requireSamePaths(t, &comms[rank], all, platform) {
@@ -202,6 +210,12 @@ func TestPostsetFastPathMatchesExactPath(t *testing.T) {
 				} else if layout != 2 || nRanks == 1 {
 					t.Fatalf("rank %d: the fast path refused a valid cluster", rank)
 				}
+			}
+			if ring.TookDeltaRings(runPostset(comms[0], all, platform, false).res) {
+				if !strings.HasSuffix(walk, "deltas") {
+					t.Fatal("rings kept as deltas with deltas off")
+				}
+				deltaTaken++
 			}
 			// One corruption of one rank's fragment (or of the pointers,
 			// or of the communicator).
@@ -236,7 +250,11 @@ func TestPostsetFastPathMatchesExactPath(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("%d valid calls on the fast path (all but those of fragments apart); %d corrupted inputs, %d of them taken by the fast path", taken, broken, brokenTaken)
+	t.Logf("%d valid calls on the fast path (all but those of fragments apart), %d clusters' rings kept as deltas; %d corrupted inputs, %d of them taken by the fast path",
+		taken, deltaTaken, broken, brokenTaken)
+	if deltaTaken < 50 {
+		t.Fatalf("only %d clusters' rings kept as deltas", deltaTaken)
+	}
 }
 
 // TestPostsetNodeWalkLeavesOtherEndsToExactPath: the node walk takes the

@@ -39,6 +39,10 @@ type nodeTable struct {
 	// nodeWalk writes them from node self's head, the exact path and
 	// fastWalk from this rank (0).
 	at [layout.MaxChannels]int32
+	// deltas, when not nil, is the working rings in delta form (deltas.go,
+	// nodeWalk's for block numberings): ring c's position p holds its rank
+	// minus p, and nodeWalk writes them from node 0's head.
+	deltas []int8
 }
 
 // scanFragments makes the one pass Postset makes over every fragment (rank

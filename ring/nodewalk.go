@@ -18,11 +18,15 @@ import (
 // the instructions per step; it takes nodes of more than nodeWalkMaxRanks
 // ranks, whose lines would not stay in cache for n runs.
 //
-// It writes the rings in node order from node self's head: ring c is
-// rings[c*nRanks:(c+1)*nRanks], node self's run first, then node self+1's,
-// and so on; at[c] is start's position in it, so that the ring from start
-// (userRanks) is the rotation of ring c by at[c]. False means only that
-// the fast path does not take the fragments (fastWalk's contract).
+// It writes the rings in node order: ring c is rings[c*nRanks:(c+1)*nRanks],
+// from node self's head (node self's run first, then node self+1's, and so
+// on); or, with deltas (blockFast's nodes of at most deltaMaxRanks ranks),
+// deltas[c*nRanks:(c+1)*nRanks] in delta form (deltas.go) from node 0's
+// head, each node's runs walked into tmp (n rows of its size, in L1) and
+// encoded from there. at[c] is start's position in ring c, so that the
+// ring from start (userRanks) is the rotation of ring c by at[c]. False
+// means only that the fast path does not take the fragments (fastWalk's
+// contract).
 //
 // The proof, by runs (fastWalk's is by steps). The nodes are D8's: pass
 // 1's, or blockFast's blocks, each of whose ranks must have its node's
@@ -45,10 +49,13 @@ import (
 // node's head: the exact path's walk from start passes with the same
 // ring, rotated. Heads' prevs and tails' nexts other than -1 are left to
 // the exact path.
-func nodeWalk(heads []int32, nr nodeRanks, rings []int32, n int, start, self int32, frags fragArray, at *[layout.MaxChannels]int32) bool {
+func nodeWalk(heads []int32, nr nodeRanks, rings []int32, deltas []int8, tmp []int32, n int, start, self int32, frags fragArray, at *[layout.MaxChannels]int32) bool {
 	nRanks := int(frags.size)
 	nNodes := int32(len(heads))
 	_ = rings[n*nRanks-1]
+	if deltas != nil {
+		_, _ = deltas[n*nRanks-1], tmp[n*nr.size(0)-1]
+	}
 	// The fragments of the node nodesAhead on are prefetched while node m
 	// is walked, spread over its runs (prefetchShare); the first nodes'
 	// before the walk starts.
@@ -58,40 +65,58 @@ func nodeWalk(heads []int32, nr nodeRanks, rings []int32, n int, start, self int
 		m = nr.after(m, nNodes)
 	}
 	ahead := m
-	pos := 0 // the ring position of node m's head
+	pos := 0 // the ring position of node m's head (ints: from node self's)
 	m = self
 	for range nNodes {
 		l := nr.size(m)
 		if !nr.inBlock(frags, heads, m) {
 			return false
 		}
+		// Node m's runs go into the rings, row c at rows[c*rowInts:], or
+		// with deltas into tmp, encoded below.
+		rows, rowInts := rings[pos:], nRanks
+		if deltas != nil {
+			pos, rows, rowInts = nr.first(m), tmp, l
+		}
 		hf := frags.at(heads[m])
 		aheadFirst, aheadSize := nr.first(ahead), nr.size(ahead)
 		for c := 0; c < n; {
 			share := prefetchShare{nr: &nr, from: aheadFirst + c*aheadSize/n, to: aheadFirst + min(c+4, n)*aheadSize/n, n: n}
 			if c+4 <= n {
-				if !frags.walkIntraQuad(c, heads[m], hf, unsafe.Pointer(&rings[c*nRanks+pos]), uintptr(4*nRanks), l, share) {
+				if !frags.walkIntraQuad(c, heads[m], hf, unsafe.Pointer(&rows[c*rowInts]), uintptr(4*rowInts), l, share) {
 					return false
 				}
 				c += 4
 				continue
 			}
 			frags.prefetch(share.nr, share.from, share.to, n)
-			if !frags.walkIntra(c, heads[m], hf, rings[c*nRanks+pos:c*nRanks+pos+l]) {
+			if !frags.walkIntra(c, heads[m], hf, rows[c*rowInts:c*rowInts+l]) {
 				return false
 			}
 			c++
 		}
+		// start lies in node self, walked first.
+		if m == self && !findStart(rows, rowInts, l, n, start, int32(pos), at) {
+			return false
+		}
+		if deltas != nil {
+			encodeDeltas(unsafe.Pointer(&deltas[pos]), uintptr(nRanks), &tmp[0], n, l, int32(pos))
+		}
 		pos += l
 		m, ahead = nr.after(m, nNodes), nr.after(ahead, nNodes)
 	}
-	// start lies in node self, whose run is at the front of every ring.
-	l := nr.size(self)
+	return true
+}
+
+// findStart sets at[c] to start's position in ring c, for channels
+// 0..n-1, from node self's runs: row c at rows[c*rowInts:], l ranks, at
+// ring position pos. False if a run does not hold start.
+func findStart(rows []int32, rowInts, l, n int, start, pos int32, at *[layout.MaxChannels]int32) bool {
 	for c := range n {
 		at[c] = -1
-		for k, r := range rings[c*nRanks : c*nRanks+l] {
+		for k, r := range rows[c*rowInts : c*rowInts+l] {
 			if r == start {
-				at[c] = int32(k)
+				at[c] = pos + int32(k)
 				break
 			}
 		}

@@ -51,6 +51,7 @@ type PostsetResult struct {
 	// none has, n is comm->nChannels).
 	GraphChannels, CountRank int
 	fast                     bool // the fast path took the fragments (fastpath.go)
+	deltas                   bool // and kept the rings as deltas (deltas.go)
 }
 
 // RingsError is a Postset failure over the fragments (D24): the one WARN,
@@ -83,7 +84,8 @@ func (e *RingsError) Unwrap() error { return e.Err }
 // Cost: O(nRanks * n) time and scratch. A consistent job takes the fast
 // path (fastpath.go, nodewalk.go): the rings walked straight off the
 // fragments node by node, each node's fragment lines prefetched while the
-// node before it is walked and read from memory about once. Anything else
+// node before it is walked and read from memory about once, the rings of
+// node-major jobs kept as one byte per rank (deltas.go). Anything else
 // takes the exact path: one sequential pass over the fragments' ring
 // arrays into a link table, the stitch, the walks. The rings are copied
 // into userRanks, each rotated to start at this rank, the doubled
@@ -132,7 +134,7 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		nodes, ok = postsetFastOrFault(all, n, rank, &w)
 	}
 	if ok {
-		res.GraphChannels, res.CountRank, res.fast = n, firstWithCount(all, n), true
+		res.GraphChannels, res.CountRank, res.fast, res.deltas = n, firstWithCount(all, n), true, nodes.deltas != nil
 	} else {
 		var failure *RingsError
 		nodes, n, failure = postsetExact(all, n, rank, &w, &res, sc)
@@ -140,7 +142,7 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 			return res, failure
 		}
 	}
-	rings := w.rings[:n*nRanks]
+	rings := workRings{ints: w.rings[:n*nRanks], deltas: nodes.deltas, nRanks: nRanks}
 	// Only now the communicator's and the platform's checks (P12-P14):
 	// fragments that contradict each other fail first, on every rank alike.
 	nNodes := len(nodes.heads)
@@ -188,18 +190,17 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		probeWritable(abi.Ints(buf, nRanks))
 	}
 	for src := range n { // the doubled half repeats the first (D10)
-		ring, at := rings[src*nRanks:(src+1)*nRanks], int(nodes.at[src])
 		first, double := abi.Ints(buffers[src], nRanks), []int32(nil)
 		if src+n < total {
 			double = abi.Ints(buffers[src+n], nRanks)
 		}
-		commitRing(first, double, ring, at)
+		rings.commit(src, first, double, int(nodes.at[src]))
 	}
 	copy(nodesFirstRank, nodes.heads)
 	for c := range total {
 		ch := &comm.Channels[c].Ring
-		ring, at := rings[(c%n)*nRanks:(c%n+1)*nRanks], int(nodes.at[c%n])
-		ch.Prev, ch.Next = ring[(at+nRanks-1)%nRanks], ring[(at+1)%nRanks]
+		at := int(nodes.at[c%n])
+		ch.Prev, ch.Next = rings.rank(c%n, (at+nRanks-1)%nRanks), rings.rank(c%n, (at+1)%nRanks)
 		ch.UserRanks = buffers[c]
 	}
 	committed = true
