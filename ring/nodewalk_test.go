@@ -92,26 +92,7 @@ func TestQuadStepsAssemblyMatchesGeneric(t *testing.T) {
 // node's members rotated by c.
 func membersCluster(t *testing.T, members [][]int, channels int) []abi.TopoRanks {
 	t.Helper()
-	nRanks := 0
-	for _, m := range members {
-		nRanks += len(m)
-	}
-	frags := make([]abi.TopoRanks, nRanks)
-	for _, ranks := range members {
-		l := len(ranks)
-		g := &abi.TopoGraph{Pattern: 4, NChannels: int32(channels)}
-		for c := range channels {
-			for i := range l {
-				g.Intra[c*l+i] = int32(ranks[(i+c)%l])
-			}
-		}
-		for _, r := range ranks {
-			comm := abi.Comm{Rank: int32(r), NRanks: int32(nRanks), LocalRanks: int32(l)}
-			if err := ring.Preset(&comm, g, &frags[r], generic); err != nil {
-				t.Fatalf("Preset rank %d: %v", r, err)
-			}
-		}
-	}
+	frags, _ := orderCluster(t, members, channels, func(c, i, l int) int { return (i + c) % l })
 	return frags
 }
 

@@ -103,6 +103,7 @@ func topUsage(w io.Writer) {
 
 Usage: nccom-abi COMMAND [--json] LIB [ARGS]
        nccom-abi COMMAND --help
+       nccom-abi --version
 
 Commands:
 `)
