@@ -101,32 +101,7 @@ func TestCommitDeltasRotates(t *testing.T) {
 			ranks[q], deltas[q] = int32(q+d), int8(d)
 		}
 		for _, at := range []int{0, 1, n / 2, n - 1, rng.IntN(n)} {
-			want := append(slices.Clone(ranks[at:]), ranks[:at]...)
-			for off := range 4 {
-				var bufs [2][]int32
-				for k := range bufs {
-					bufs[k] = slices.Repeat([]int32{-7}, n+off+3)
-				}
-				double := bufs[1][off : off+n]
-				if off == 3 {
-					double = nil // a channel with no doubled copy
-				}
-				ring.CommitDeltas(bufs[0][off:off+n], double, deltas, at)
-				for k, buf := range bufs {
-					w := want
-					if k == 1 && double == nil {
-						w = slices.Repeat([]int32{-7}, n)
-					}
-					if !slices.Equal(buf[off:off+n], w) {
-						t.Fatalf("n %d, at %d, offset %d: destination %d is not the ring from at", n, at, off, k)
-					}
-					for i, v := range buf {
-						if (i < off || i >= off+n) && v != -7 {
-							t.Fatalf("n %d, at %d, offset %d: int %d outside destination %d is %d", n, at, off, i, k, v)
-						}
-					}
-				}
-			}
+			requireRotatedCommit(t, ranks, at, func(first, double []int32) { ring.CommitDeltas(first, double, deltas, at) })
 		}
 	}
 }

@@ -133,34 +133,42 @@ func TestCommitRingRotates(t *testing.T) {
 			src[i] = int32(rng.Uint32())
 		}
 		for _, at := range []int{0, 1, n / 2, n - 1, rng.IntN(n)} {
-			want := append(slices.Clone(src[at:]), src[:at]...)
-			for off := range 4 {
-				var bufs [2][]int32
-				for k := range bufs {
-					bufs[k] = make([]int32, n+off+3)
-					for i := range bufs[k] {
-						bufs[k][i] = -7
-					}
+			requireRotatedCommit(t, src, at, func(first, double []int32) { ring.CommitRing(first, double, src, at) })
+		}
+	}
+}
+
+// requireRotatedCommit checks a commit of the ring ranks from position at
+// into a channel's userRanks (first) and its doubled channel's (double) at
+// every alignment of the destinations, also with no doubled channel
+// (nChannels > 16): each destination holds the ring rotated to start at
+// at, and the ints around them are untouched.
+func requireRotatedCommit(t *testing.T, ranks []int32, at int, commit func(first, double []int32)) {
+	t.Helper()
+	n := len(ranks)
+	want := append(slices.Clone(ranks[at:]), ranks[:at]...)
+	for off := range 4 {
+		var bufs [2][]int32
+		for k := range bufs {
+			bufs[k] = slices.Repeat([]int32{-7}, n+off+3)
+		}
+		double := bufs[1][off : off+n]
+		if off == 3 {
+			double = nil
+		}
+		commit(bufs[0][off:off+n], double)
+		for k, buf := range bufs {
+			w := want
+			if k == 1 && double == nil {
+				w = slices.Repeat([]int32{-7}, n)
+			}
+			if !slices.Equal(buf[off:off+n], w) {
+				t.Fatalf("n %d, at %d, offset %d: destination %d is not the ring from at", n, at, off, k)
+			}
+			for i, v := range buf {
+				if (i < off || i >= off+n) && v != -7 {
+					t.Fatalf("n %d, at %d, offset %d: int %d outside destination %d is %d", n, at, off, i, k, v)
 				}
-				double := bufs[1][off : off+n]
-				if off == 3 {
-					double = nil // a channel with no doubled copy (nChannels > 16)
-				}
-				ring.CommitRing(bufs[0][off:off+n], double, src, at)
-				for k, buf := range bufs {
-					if k == 1 && double == nil {
-						want = slices.Repeat([]int32{-7}, n)
-					}
-					if !slices.Equal(buf[off:off+n], want) {
-						t.Fatalf("n %d, at %d, offset %d: destination %d is not the ring from at", n, at, off, k)
-					}
-					for i, v := range buf {
-						if (i < off || i >= off+n) && v != -7 {
-							t.Fatalf("n %d, at %d, offset %d: int %d outside destination %d is %d", n, at, off, i, k, v)
-						}
-					}
-				}
-				want = append(slices.Clone(src[at:]), src[:at]...)
 			}
 		}
 	}
