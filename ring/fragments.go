@@ -36,8 +36,8 @@ type nodeTable struct {
 	heads []int32 // heads[m]: node m's channel-0 head rank (nodesFirstRank)
 	self  int     // this rank's node
 	// at[c] is this rank's position in ring c of Postset's working rings:
-	// nodeWalk writes them from node self's head, the exact path and
-	// fastWalk from this rank (0).
+	// nodeWalk writes them from node self's head (from node 0's in delta
+	// form), the exact path and fastWalk from this rank (0).
 	at [layout.MaxChannels]int32
 	// deltas, when not nil, is the working rings in delta form (deltas.go,
 	// nodeWalk's for block numberings): ring c's position p holds its rank
