@@ -19,9 +19,20 @@ import "unsafe"
 // nothing reads it.
 
 // deltaMaxRanks is the largest node size whose rings nodeWalk keeps in
-// delta form: a difference below 128 fits an int8. A variable, so that the
-// tests run the int rows and the delta rows on the same fragments.
-var deltaMaxRanks int32 = 128
+// delta form, at most deltaLimit. A variable, so that the tests run the
+// int rows and the delta rows on the same fragments.
+var deltaMaxRanks int32 = deltaLimit
+
+// deltaLimit is the largest node size whose differences all fit an int8:
+// they lie in [-127, 127] for nodes of 128 ranks, and a node of 129 could
+// need +128, which would saturate.
+const deltaLimit = 128
+
+// takesDeltas reports whether nodeWalk keeps the rings of nodes numbered
+// in blocks of block ranks (0: not so numbered) in delta form.
+func takesDeltas(block int32) bool {
+	return block > 0 && block <= min(deltaMaxRanks, deltaLimit)
+}
 
 // workRings is Postset's working rings, n of nRanks positions each: ring c
 // at positions [c*nRanks, (c+1)*nRanks) of ints, or, when deltas is not
@@ -51,7 +62,7 @@ func (w workRings) commit(c int, first, double []int32, at int) {
 		return
 	}
 	ring := w.deltas[c*w.nRanks : (c+1)*w.nRanks]
-	if double == nil {
+	if double == nil { // each int stored twice to one address, in L1 by then
 		double = first
 	}
 	_, _ = first[len(ring)-1], double[len(ring)-1]

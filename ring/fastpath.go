@@ -278,7 +278,7 @@ func walkFast(all []*abi.TopoRanks, frags fragArray, heads []int32, nr nodeRanks
 		// deltas (deltas.go), each node's runs walked into w.links first:
 		// blockFast does not use it.
 		var tmp []int32
-		if nr.block > 0 && nr.block <= deltaMaxRanks {
+		if takesDeltas(nr.block) {
 			tmp = w.links[:n*int(nr.block)]
 			nodes.deltas = unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(rings))), len(rings))
 		}
