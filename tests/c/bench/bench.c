@@ -516,7 +516,7 @@ int main(int argc, char **argv) {
    * from 1024 ranks up (1 is linear). */
   if (nFit >= 2) {
     double slope = fit_slope(fitX, fitY, nFit), floorSlope = fit_slope(fitX, fitF, nFit);
-    printf("\ncost grows as nRanks^%.2f (least-squares fit of the library's Postset from 1024 ranks up; the floor's: nRanks^%.2f)\n",
+    printf("\ncost grows as nRanks^%.3f (least-squares fit of the library's Postset from 1024 ranks up; the floor's: nRanks^%.3f)\n",
            slope, floorSlope);
     fprintf(out, ",\n  \"fittedExponent\": %.3f,\n  \"floorFittedExponent\": %.3f", slope, floorSlope);
   }

@@ -104,7 +104,7 @@ static void print_row(const char *when, const struct status *s, const struct sta
   printf("  %-22s threads %3ld (+%ld)  RSS %8ld kB  VmSize %9ld kB", when, s->threads, s->threads - base->threads,
          s->rssKB, s->vmKB);
   if (s->heapKB >= 0)
-    printf("  Go heap %7ld kB  Go mapped %8ld kB  GCs %ld  GOMAXPROCS %ld", s->heapKB, s->mappedKB, s->gcs, s->procs);
+    printf("  Go heap %7ld kB  Go mapped %8ld kB  GCs %ld  library GOMAXPROCS %ld", s->heapKB, s->mappedKB, s->gcs, s->procs);
   printf("\n");
 }
 
@@ -223,7 +223,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 4; i++) print_row(when[i], &at[i], &at[0], 1, i == 3);
     printf("  ]\n}\n");
   } else {
-    printf("footprint: %d ranks (%d per node, %d graph channels), GOMAXPROCS %s, %ld cores\n", n, LOCAL, CHANNELS,
+    printf("footprint: %d ranks (%d per node, %d graph channels), environment GOMAXPROCS %s, %ld cores\n", n, LOCAL, CHANNELS,
            env ? env : "unset", sysconf(_SC_NPROCESSORS_ONLN));
     for (int i = 0; i < 4; i++) print_row(when[i], &at[i], &at[0], 0, 0);
     printf("  steady state: %ld GC cycles in %d calls, %.1f Go heap objects (%.1f bytes) allocated per call\n",
