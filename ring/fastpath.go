@@ -149,7 +149,7 @@ func postsetFast(all []*abi.TopoRanks, n int, start int32, w *postsetMemory) (no
 		most = max(most, ends[m]-int32(nr0(ends, m)))
 	}
 	nodes := nodeTable{heads: heads, self: self}
-	if !walkFast(all, frags, heads, nodeRanks{ends: ends, members: members, nodeOf: nodeIdx, most: most}, w, n, start, &nodes) {
+	if !walkFast(all, frags, nodeRanks{ends: ends, members: members, nodeOf: nodeIdx, most: most}, w, n, start, &nodes) {
 		return nodeTable{}, false
 	}
 	return nodes, true
@@ -183,7 +183,7 @@ func blockFast(all []*abi.TopoRanks, frags fragArray, n int, start int32, w *pos
 	}
 	self := int(start) / L
 	nodes = nodeTable{heads: heads, self: self}
-	if !walkFast(all, frags, heads, nodeRanks{block: int32(L), most: int32(L)}, w, n, start, &nodes) {
+	if !walkFast(all, frags, nodeRanks{block: int32(L), most: int32(L)}, w, n, start, &nodes) {
 		return nodeTable{}, true, false
 	}
 	return nodes, true, true
@@ -267,11 +267,12 @@ func int32Run(a *[32]int32, n int) string {
 // variable, so that the tests run both walks on the same fragments.
 var nodeWalkMaxRanks int32 = 1024
 
-// walkFast is the walk of postsetFast, nodeWalk's or fastWalk's (by the
-// largest node's size), into w.rings and nodes.at (fastWalk walks from
-// start, so it leaves the fresh table's 0s); false: the walk does not take
-// the fragments (frags, all at one stride: oneStride).
-func walkFast(all []*abi.TopoRanks, frags fragArray, heads []int32, nr nodeRanks, w *postsetMemory, n int, start int32, nodes *nodeTable) bool {
+// walkFast is the walk of postsetFast over the nodes of nodes (heads,
+// self), nodeWalk's or fastWalk's (by the largest node's size), into
+// w.rings (or nodes.deltas) and nodes.at (fastWalk walks from start, so it
+// leaves the fresh table's 0s); false: the walk does not take the
+// fragments (frags, all at one stride: oneStride).
+func walkFast(all []*abi.TopoRanks, frags fragArray, nr nodeRanks, w *postsetMemory, n int, start int32, nodes *nodeTable) bool {
 	rings := w.rings[:n*len(all)]
 	if nr.most <= nodeWalkMaxRanks {
 		// Nodes of a block numbering small enough keep their rings as
@@ -282,9 +283,9 @@ func walkFast(all []*abi.TopoRanks, frags fragArray, heads []int32, nr nodeRanks
 			tmp = w.links[:n*int(nr.block)]
 			nodes.deltas = unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(rings))), len(rings))
 		}
-		return nodeWalk(heads, nr, rings, nodes.deltas, tmp, n, start, int32(nodes.self), frags, &nodes.at)
+		return nodeWalk(nodes, nr, rings, tmp, n, start, frags)
 	}
-	return fastWalk(all, heads, nr, rings, n, start, int32(nodes.self), frags)
+	return fastWalk(all, nodes.heads, nr, rings, n, start, int32(nodes.self), frags)
 }
 
 // fastWalk is the walk of postsetFast for large nodes: every channel side

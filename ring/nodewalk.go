@@ -18,15 +18,16 @@ import (
 // the instructions per step; it takes nodes of more than nodeWalkMaxRanks
 // ranks, whose lines would not stay in cache for n runs.
 //
-// It writes the rings in node order: ring c is rings[c*nRanks:(c+1)*nRanks],
-// from node self's head (node self's run first, then node self+1's, and so
-// on); or, with deltas (blockFast's nodes of at most deltaMaxRanks ranks),
-// deltas[c*nRanks:(c+1)*nRanks] in delta form (deltas.go) from node 0's
-// head, each node's runs walked into tmp (n rows of its size, in L1) and
-// encoded from there. at[c] is start's position in ring c, so that the
-// ring from start (userRanks) is the rotation of ring c by at[c]. False
-// means only that the fast path does not take the fragments (fastWalk's
-// contract).
+// It walks the nodes of nodes (heads, self) and writes the rings in node
+// order: ring c is rings[c*nRanks:(c+1)*nRanks], from node self's head
+// (node self's run first, then node self+1's, and so on); or, when
+// nodes.deltas is set (blockFast's nodes of at most deltaMaxRanks ranks,
+// walkFast), nodes.deltas[c*nRanks:(c+1)*nRanks] in delta form (deltas.go)
+// from node 0's head, each node's runs walked into tmp (n rows of its size,
+// in L1) and encoded from there. nodes.at[c] is start's position in ring
+// c, so that the ring from start (userRanks) is the rotation of ring c by
+// at[c]. False means only that the fast path does not take the fragments
+// (fastWalk's contract).
 //
 // The proof, by runs (fastWalk's is by steps). The nodes are D8's: pass
 // 1's, or blockFast's blocks, each of whose ranks must have its node's
@@ -49,7 +50,8 @@ import (
 // node's head: the exact path's walk from start passes with the same
 // ring, rotated. Heads' prevs and tails' nexts other than -1 are left to
 // the exact path.
-func nodeWalk(heads []int32, nr nodeRanks, rings []int32, deltas []int8, tmp []int32, n int, start, self int32, frags fragArray, at *[layout.MaxChannels]int32) bool {
+func nodeWalk(nodes *nodeTable, nr nodeRanks, rings, tmp []int32, n int, start int32, frags fragArray) bool {
+	heads, self, deltas, at := nodes.heads, int32(nodes.self), nodes.deltas, &nodes.at
 	nRanks := int(frags.size)
 	nNodes := int32(len(heads))
 	_ = rings[n*nRanks-1]
