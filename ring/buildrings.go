@@ -24,12 +24,9 @@ func CheckBuildRingsArgs(nrings, rank, nranks int) error {
 // writes rings[r*nranks ...] with the walk from rank along
 // next[r*nranks ...]. rings and next hold at least nrings*nranks ints and
 // must not overlap (B5a). Every ring is checked before any is written
-// (all-or-nothing), by a first walk that only reads; a second writes
-// (buildwalk.go: four rings side by side in each). Two walks instead of one
-// into scratch: the call needs no working memory and allocates nothing
-// whatever nranks claims (but, on the failure path only, a bitmap of nranks
-// bits for the WARN of a short ring).
-// prev is not an input: upstream never reads it.
+// (all-or-nothing) by the walker of walk.go, which needs no working memory
+// whatever nranks claims (only the WARN of a short ring takes a bitmap of
+// nranks bits). prev is not an input: upstream never reads it.
 func BuildRings(nrings, rank, nranks int, rings, next []int32) error {
 	if err := CheckBuildRingsArgs(nrings, rank, nranks); err != nil {
 		return err
@@ -38,21 +35,67 @@ func BuildRings(nrings, rank, nranks int, rings, next []int32) error {
 	if len(rings) < total || len(next) < total {
 		return abi.Errorf(abi.InvalidArgument, "ncclBuildRings: %d rings of %d ranks need %d ints, got rings %d and next %d", nrings, nranks, total, len(rings), len(next))
 	}
-	if total > 0 && overlap(rings[:total], next[:total]) {
+	if total == 0 {
+		return nil
+	}
+	if overlap(rings[:total], next[:total]) {
 		return abi.Errorf(abi.InvalidArgument, "ncclBuildRings: rings and next overlap (%d ints each); the rings would be written over the table they are read from", total)
 	}
+	table := ringTable{next: next[:total], nRanks: nranks}
 	start := int32(rank)
-	if total > 0 && !ringsWhole(next[:total], nrings, nranks, start) {
-		// The exact fault (B6-B8, in ring order) from the general walker:
-		// only on failure.
-		table := ringTable{tab: next[:total], nRanks: nranks}
-		return table.buildRingsError(table.firstFault(nrings, start), start)
+	if !table.whole(nrings, start) {
+		return table.buildRingsError(nrings, start)
 	}
 	probeWritable(rings[:total]) // a bad rings pointer faults before any write
-	if total > 0 {
-		writeRings(rings, next, nrings, nranks, start)
+	var out [layout.MaxChannels][]int32
+	for r := range nrings {
+		out[r] = rings[r*nranks : (r+1)*nranks]
 	}
+	table.write(nrings, start, &out)
 	return nil
+}
+
+// buildRingsError is the WARN of the first ring that is not whole, in
+// ncclBuildRings' words (spec §3, D16; docs/errors.md B6-B8, in that order
+// for each ring; the two spec strings exact).
+func (t ringTable) buildRingsError(nRings int, start int32) error {
+	for r := range nRings {
+		row := t.next[r*t.nRanks : (r+1)*t.nRanks]
+		last, short := start, 0 // the rank before `after`; the step start came back at, if early
+		_, after := follow(row, start, t.nRanks, func(step int, v int32) bool {
+			if v == start && step > 0 && short == 0 {
+				short = step
+			}
+			last = v
+			return true
+		})
+		switch {
+		case uint32(after) >= uint32(t.nRanks):
+			return abi.Errorf(abi.InternalError, "Error : ring %d: rank %d has next %d, outside [0, %d)", r, last, after, t.nRanks)
+		case after != start:
+			return abi.Errorf(abi.InternalError, "Error : ring %d does not loop back to start (%d != %d)", r, after, start)
+		case short > 0:
+			return abi.Errorf(abi.InternalError, "Error : ring %d does not contain rank %d", r, smallestMissing(row, start, short))
+		}
+	}
+	return abi.Errorf(abi.InternalError, "ncclBuildRings: internal error: every ring is whole") // not reached
+}
+
+// smallestMissing returns the least rank that the cycle of length k
+// through start does not visit: a bitmap of len(row) bits, 1/32 of the
+// table the caller holds, on the failure path only.
+func smallestMissing(row []int32, start int32, k int) int {
+	present := make([]uint64, (len(row)+63)/64)
+	follow(row, start, k, func(_ int, v int32) bool {
+		present[v/64] |= 1 << (v % 64)
+		return true
+	})
+	for v := range row {
+		if present[v/64]&(1<<(v%64)) == 0 {
+			return v
+		}
+	}
+	return len(row) // not reached: a short cycle misses some rank
 }
 
 // overlap reports whether two int slices share memory.

@@ -58,20 +58,21 @@ type contradiction struct {
 }
 
 // diagnosis is the working state of one diagnose call: the fragments, the
-// channel count, and the nodes of D8 as flat tables, all in memory from the
-// call's Allocator.
+// channel count, the nodes of D8 and one channel's fields as flat tables,
+// all in memory from the call's Allocator.
 type diagnosis struct {
 	all    []*abi.TopoRanks
 	n      int
-	nodeOf []int32 // nodeOf[r]: r's node (by its ringRecv[0], D8)
-	heads  []int32 // heads[m]: node m's first rank (its channel-0 head)
-	order  []int32 // ranks grouped by node, in rank order within a node
-	start  []int32 // node m's ranks are order[start[m]:start[m+1]]
-	counts []int32 // scratch of agreed, zero between uses
-	marks  []int32 // scratch of offSegment and unreached, zero between uses
-	votes  []int32
-	next   []int32 // stitched next of one channel (stitchChannel)
-	prev   []int32 // stitched prev of one channel
+	nodes  nodeFinder // D8, as Postset finds them
+	nodeOf []int32    // nodeOf[r]: r's node (by its ringRecv[0], D8)
+	order  []int32    // ranks grouped by node, in rank order within a node
+	start  []int32    // node m's ranks are order[start[m]:start[m+1]]
+	// Every rank's fields on the channel an enumeration last loaded
+	// (load); stitchedContradictions stitches next and prev.
+	recv, send, next, prev []int32
+	counts                 []int32 // scratch of agreed, zero between uses
+	marks                  []int32 // scratch of offSegment and unreached, zero between uses
+	votes                  []int32
 }
 
 // diagnose returns the canonical error of fragments that failed a fast
@@ -125,48 +126,48 @@ func firstRangeError(all []*abi.TopoRanks, n int) *abi.Error {
 	return nil
 }
 
-// newDiagnosis finds the nodes (D8) and groups the ranks by node with a
-// counting sort. Every value is in range (firstRangeError passed).
+// newDiagnosis finds the nodes (D8, nodeFinder) and groups the ranks by
+// node with a counting sort. Every value is in range (firstRangeError
+// passed).
 func newDiagnosis(all []*abi.TopoRanks, n int, mem *scratch) (*diagnosis, *abi.Error) {
 	nRanks := len(all)
-	block := mem.ints(10*nRanks + 1)
+	block := mem.ints(12*nRanks + 1)
 	if block == nil {
 		return nil, mem.err("ncclTopoPostset", nRanks, n)
 	}
 	clear(block)
 	take := func(k int) []int32 { s := block[:k:k]; block = block[k:]; return s }
 	d := &diagnosis{all: all, n: n}
+	d.nodes = newNodeFinder(take(nRanks), take(nRanks))
 	d.nodeOf, d.order, d.start = take(nRanks), take(nRanks), take(nRanks+1)
+	d.recv, d.send, d.next, d.prev = take(nRanks), take(nRanks), take(nRanks), take(nRanks)
 	d.counts, d.marks, d.votes = take(nRanks), take(nRanks), take(nRanks)
-	d.next, d.prev = take(nRanks), take(nRanks)
-	byHead, heads := take(nRanks), take(nRanks)
-	for i := range byHead {
-		byHead[i] = -1
-	}
-	nNodes := 0
 	for r, f := range all {
-		h := f.RingRecv[0]
-		if byHead[h] < 0 {
-			byHead[h] = int32(nNodes)
-			heads[nNodes] = h
-			nNodes++
-		}
-		d.nodeOf[r] = byHead[h]
-		d.start[byHead[h]+1]++
+		m, _ := d.nodes.node(f.RingRecv[0])
+		d.nodeOf[r] = m
+		d.start[m+1]++
 	}
-	d.heads = heads[:nNodes]
+	nNodes := len(d.nodes.heads)
 	d.start = d.start[:nNodes+1]
 	for m := range nNodes {
 		d.start[m+1] += d.start[m]
 	}
-	fill := byHead[:nNodes] // reused: the next free slot of each node
+	fill := d.counts[:nNodes] // borrowed: the next free slot of each node
 	copy(fill, d.start[:nNodes])
 	for r := range nRanks {
 		m := d.nodeOf[r]
 		d.order[fill[m]] = int32(r)
 		fill[m]++
 	}
+	clear(fill)
 	return d, nil
+}
+
+// load fills the channel tables with every rank's fields on channel c.
+func (d *diagnosis) load(c int) {
+	for r, f := range d.all {
+		d.recv[r], d.send[r], d.next[r], d.prev[r] = f.RingRecv[c], f.RingSend[c], f.RingNext[c], f.RingPrev[c]
+	}
 }
 
 func (d *diagnosis) members(m int) []int32 { return d.order[d.start[m]:d.start[m+1]] }
@@ -245,7 +246,7 @@ func (d *diagnosis) detail(c int, x contradiction) string {
 		return fmt.Sprintf("ringNext is %d, its node's head", v[0])
 	case nextNotBack:
 		text := fmt.Sprintf("ringNext is %d but rank %d's ringPrev is %d", v[0], v[0], v[1])
-		if lost := d.unreached(c, x.subject, v[0], int(v[2])); lost >= 0 {
+		if lost := d.unreached(x.subject, v[0], int(v[2])); lost >= 0 {
 			text += fmt.Sprintf("; rank %d is reached by nobody", lost)
 		}
 		return text
@@ -276,40 +277,38 @@ func (d *diagnosis) detail(c int, x contradiction) string {
 }
 
 // agreed is the value a node's ranks hold for a channel's head (field
-// ringRecv, end ringPrev) or tail (ringSend, ringNext): the value held by
-// the most of them; among values tied for most, those that are ranks of
-// the node whose own end field is -1, if any; then the node's first rank's
-// value if it is among them, else the smallest. count is how many ranks
-// hold it.
-func (d *diagnosis) agreed(m int, field, end func(*abi.TopoRanks) int32) (value int32, count int32) {
+// recv, end prev) or tail (send, next): the value held by the most of
+// them; among values tied for most, those that are ranks of the node whose
+// own end field is -1, if any; then the node's first rank's value if it is
+// among them, else the smallest. count is how many ranks hold it.
+func (d *diagnosis) agreed(m int, field, end []int32) (value int32, count int32) {
 	ranks := d.members(m)
-	first := field(d.all[ranks[0]])
+	first := field[ranks[0]]
 	same := true
 	for _, r := range ranks[1:] {
-		same = same && field(d.all[r]) == first
+		same = same && field[r] == first
 	}
 	if same {
 		return first, int32(len(ranks))
 	}
 	for _, r := range ranks {
-		v := field(d.all[r])
-		d.counts[v]++
-		count = max(count, d.counts[v])
+		d.counts[field[r]]++
+		count = max(count, d.counts[field[r]])
 	}
-	head := d.heads[m]
+	head := d.nodes.heads[m]
 	keyIn := d.nodeOf[head] == int32(m)
-	keyValue := field(d.all[head])
+	keyValue := field[head]
 	const none = int32(1<<31 - 1)
 	minMarked, minTied := none, none
 	keyMarked, keyTied := false, false
 	for _, r := range ranks {
-		v := field(d.all[r])
+		v := field[r]
 		if d.counts[v] != count {
 			continue
 		}
 		d.counts[v] = -1 // each tied value once
 		isKey := keyIn && v == keyValue
-		if d.nodeOf[v] == int32(m) && end(d.all[v]) == -1 {
+		if d.nodeOf[v] == int32(m) && end[v] == -1 {
 			minMarked = min(minMarked, v)
 			keyMarked = keyMarked || isKey
 		}
@@ -317,7 +316,7 @@ func (d *diagnosis) agreed(m int, field, end func(*abi.TopoRanks) int32) (value 
 		keyTied = keyTied || isKey
 	}
 	for _, r := range ranks {
-		d.counts[field(d.all[r])] = 0
+		d.counts[field[r]] = 0
 	}
 	switch {
 	case minMarked != none && keyMarked, minMarked == none && keyTied:
@@ -328,40 +327,27 @@ func (d *diagnosis) agreed(m int, field, end func(*abi.TopoRanks) int32) (value 
 	return minTied, count
 }
 
-func ringRecvOf(c int) func(*abi.TopoRanks) int32 {
-	return func(f *abi.TopoRanks) int32 { return f.RingRecv[c] }
-}
-func ringSendOf(c int) func(*abi.TopoRanks) int32 {
-	return func(f *abi.TopoRanks) int32 { return f.RingSend[c] }
-}
-func ringPrevOf(c int) func(*abi.TopoRanks) int32 {
-	return func(f *abi.TopoRanks) int32 { return f.RingPrev[c] }
-}
-func ringNextOf(c int) func(*abi.TopoRanks) int32 {
-	return func(f *abi.TopoRanks) int32 { return f.RingNext[c] }
-}
-
 // channelContradictions enumerates channel c's contradictions, node by node
 // in node order, in the order of docs/errors.md "Diagnosis": heads, tails,
 // the head's and tail's node, then each rank's ringNext and ringPrev, then
 // ranks off their node's segment. visit returns false to stop.
 func (d *diagnosis) channelContradictions(c int, visit func(contradiction) bool) {
-	recv, send, prev, next := ringRecvOf(c), ringSendOf(c), ringPrevOf(c), ringNextOf(c)
+	d.load(c)
 	emitted := 0
 	emit := func(x contradiction) bool { emitted++; return visit(x) }
-	for m := range d.heads {
+	for m := range d.nodes.heads {
 		ranks := d.members(m)
 		node, size := int32(m), int32(len(ranks))
 		before := emitted
-		head, heldHead := d.agreed(m, recv, prev)
-		tail, heldTail := d.agreed(m, send, next)
+		head, heldHead := d.agreed(m, d.recv, d.prev)
+		tail, heldTail := d.agreed(m, d.send, d.next)
 		for _, s := range ranks {
-			if v := recv(d.all[s]); v != head && !emit(contradiction{s, -1, headDiffers, [5]int32{v, node, head, heldHead, size}}) {
+			if v := d.recv[s]; v != head && !emit(contradiction{s, -1, headDiffers, [5]int32{v, node, head, heldHead, size}}) {
 				return
 			}
 		}
 		for _, s := range ranks {
-			if v := send(d.all[s]); v != tail && !emit(contradiction{s, -1, tailDiffers, [5]int32{v, node, tail, heldTail, size}}) {
+			if v := d.send[s]; v != tail && !emit(contradiction{s, -1, tailDiffers, [5]int32{v, node, tail, heldTail, size}}) {
 				return
 			}
 		}
@@ -387,20 +373,19 @@ func (d *diagnosis) channelContradictions(c int, visit func(contradiction) bool)
 			}
 		}
 		for _, s := range ranks {
-			f := d.all[s]
 			if s != tail {
-				if x, ok := d.nextContradiction(s, node, next(f), head, tail, prev); ok && !emit(x) {
+				if x, ok := d.nextContradiction(s, node, head, tail); ok && !emit(x) {
 					return
 				}
 			}
 			if s != head {
-				if x, ok := d.prevContradiction(s, node, prev(f), head, tail, next); ok && !emit(x) {
+				if x, ok := d.prevContradiction(s, node, head, tail); ok && !emit(x) {
 					return
 				}
 			}
 		}
 		if emitted == before {
-			if s := d.offSegment(ranks, node, head, tail, next); s >= 0 && !visit(contradiction{s, -1, offSegment, [5]int32{node, head, tail}}) {
+			if s := d.offSegment(ranks, node, head, tail); s >= 0 && !visit(contradiction{s, -1, offSegment, [5]int32{node, head, tail}}) {
 				return
 			}
 		}
@@ -409,58 +394,58 @@ func (d *diagnosis) channelContradictions(c int, visit func(contradiction) bool)
 
 // nextContradiction checks rank s's ringNext b (s is not its node's tail):
 // a rank of its node other than the head, whose ringPrev is s.
-func (d *diagnosis) nextContradiction(s, node, b, head, tail int32, prev func(*abi.TopoRanks) int32) (contradiction, bool) {
-	switch {
+func (d *diagnosis) nextContradiction(s, node, head, tail int32) (contradiction, bool) {
+	switch b := d.next[s]; {
 	case b == -1:
 		return contradiction{s, -1, nextIsEnd, [5]int32{node, tail}}, true
 	case d.nodeOf[b] != node:
 		return contradiction{s, b, nextInOtherNode, [5]int32{b, d.nodeOf[b], node}}, true
 	case b == head:
 		return contradiction{s, -1, nextIsHead, [5]int32{b}}, true
-	case prev(d.all[b]) != s:
-		return contradiction{s, b, nextNotBack, [5]int32{b, prev(d.all[b]), node}}, true
+	case d.prev[b] != s:
+		return contradiction{s, b, nextNotBack, [5]int32{b, d.prev[b], node}}, true
 	}
 	return contradiction{}, false
 }
 
 // prevContradiction checks rank s's ringPrev a (s is not its node's head):
 // a rank of its node other than the tail, whose ringNext is s.
-func (d *diagnosis) prevContradiction(s, node, a, head, tail int32, next func(*abi.TopoRanks) int32) (contradiction, bool) {
-	switch {
+func (d *diagnosis) prevContradiction(s, node, head, tail int32) (contradiction, bool) {
+	switch a := d.prev[s]; {
 	case a == -1:
 		return contradiction{s, -1, prevIsEnd, [5]int32{node, head}}, true
 	case d.nodeOf[a] != node:
 		return contradiction{s, a, prevInOtherNode, [5]int32{a, d.nodeOf[a], node}}, true
 	case a == tail:
 		return contradiction{s, -1, prevIsTail, [5]int32{a}}, true
-	case next(d.all[a]) != s:
-		return contradiction{s, a, prevNotBack, [5]int32{a, next(d.all[a])}}, true
+	case d.next[a] != s:
+		return contradiction{s, a, prevNotBack, [5]int32{a, d.next[a]}}, true
 	}
 	return contradiction{}, false
 }
 
 // unreached completes a ringNext contradiction (s's ringNext is b, but b
 // does not point back): the lowest rank of s's node that names s as its
-// ringPrev, is not b, and is no rank's ringNext, or -1.
-func (d *diagnosis) unreached(c int, s, b int32, node int) int32 {
+// ringPrev, is not b, and is no rank's ringNext, or -1. It reads the
+// channel channelContradictions loaded.
+func (d *diagnosis) unreached(s, b int32, node int) int32 {
 	ranks := d.members(node)
-	for _, a := range ranks {
-		if v := d.all[a].RingNext[c]; v >= 0 {
-			d.marks[v] = 1
+	mark := func(to int32) {
+		for _, a := range ranks {
+			if v := d.next[a]; v >= 0 {
+				d.marks[v] = to
+			}
 		}
 	}
+	mark(1)
 	lost := int32(-1)
 	for _, o := range ranks {
-		if o != b && d.all[o].RingPrev[c] == s && d.marks[o] == 0 {
+		if o != b && d.prev[o] == s && d.marks[o] == 0 {
 			lost = o
 			break
 		}
 	}
-	for _, a := range ranks {
-		if v := d.all[a].RingNext[c]; v >= 0 {
-			d.marks[v] = 0
-		}
-	}
+	mark(0)
 	return lost
 }
 
@@ -468,14 +453,14 @@ func (d *diagnosis) unreached(c int, s, b int32, node int) int32 {
 // mutual, that the walk from head along ringNext does not reach by tail, or
 // -1. The walk stays inside the node, so clearing the node's marks clears
 // every mark it set.
-func (d *diagnosis) offSegment(ranks []int32, node, head, tail int32, next func(*abi.TopoRanks) int32) int32 {
-	for cur, steps := head, 0; steps < len(ranks) && cur >= 0 && d.nodeOf[cur] == node && d.marks[cur] == 0; steps++ {
-		d.marks[cur] = 1
-		if cur == tail {
-			break
+func (d *diagnosis) offSegment(ranks []int32, node, head, tail int32) int32 {
+	follow(d.next, head, len(ranks), func(_ int, v int32) bool {
+		if d.nodeOf[v] != node || d.marks[v] != 0 {
+			return false
 		}
-		cur = next(d.all[cur])
-	}
+		d.marks[v] = 1
+		return v != tail
+	})
 	off := int32(-1)
 	for _, s := range ranks {
 		if d.marks[s] == 0 && off < 0 {
@@ -486,23 +471,13 @@ func (d *diagnosis) offSegment(ranks []int32, node, head, tail int32, next func(
 	return off
 }
 
-// stitchChannel fills d.next and d.prev with channel c after D9's stitch
-// (stitch.go): each rank's ringNext and ringPrev, with each node's tail's
-// next and head's prev stitched.
-func (d *diagnosis) stitchChannel(c int) {
-	for r, f := range d.all {
-		d.next[r], d.prev[r] = f.RingNext[c], f.RingPrev[c]
-	}
-	stitchNext(d.all, d.heads, c, func(tail, head int32) { d.next[tail] = head })
-	stitchPrev(d.all, d.heads, c, func(head, tail int32) { d.prev[head] = tail })
-}
-
-// stitchedContradictions checks channel c after D9's stitch, for fragments
-// whose own fields contradict nothing: each rank's stitched prev and next
-// must point at each other, and the ring through rank 0 must reach every
-// rank. It yields at most one contradiction.
+// stitchedContradictions checks channel c after D9's stitch (stitch.go),
+// for fragments whose own fields contradict nothing: each rank's stitched
+// prev and next must point at each other, and the ring through rank 0 must
+// reach every rank. It yields at most one contradiction.
 func (d *diagnosis) stitchedContradictions(c int, visit func(contradiction) bool) {
-	d.stitchChannel(c)
+	d.load(c)
+	stitch(d.all, d.nodes.heads, c, d.next, d.prev)
 	nRanks := int32(len(d.all))
 	for s := range nRanks {
 		if b := d.next[s]; b < 0 || d.prev[b] != s {
@@ -523,11 +498,13 @@ func (d *diagnosis) stitchedContradictions(c int, visit func(contradiction) bool
 		}
 	}
 	// Every link is mutual: next is a permutation. Is it one cycle?
-	reached := int32(0)
-	for cur := int32(0); d.marks[cur] == 0; cur = d.next[cur] {
-		d.marks[cur] = 1
-		reached++
-	}
+	reached, _ := follow(d.next, 0, int(nRanks), func(_ int, v int32) bool {
+		if d.marks[v] != 0 {
+			return false
+		}
+		d.marks[v] = 1
+		return true
+	})
 	off := int32(-1)
 	for s := range nRanks {
 		if d.marks[s] == 0 && off < 0 {
@@ -536,7 +513,7 @@ func (d *diagnosis) stitchedContradictions(c int, visit func(contradiction) bool
 		d.marks[s] = 0
 	}
 	if off >= 0 {
-		visit(contradiction{off, -1, offRing, [5]int32{reached, nRanks}})
+		visit(contradiction{off, -1, offRing, [5]int32{int32(reached), nRanks}})
 	}
 }
 
@@ -557,7 +534,7 @@ func walkLines(all []*abi.TopoRanks, n int, mem *scratch) []string {
 	for c := range n {
 		broken := false
 		d.stitchedContradictions(c, func(contradiction) bool { broken = true; return false })
-		if broken {
+		if broken { // d.next is channel c's, stitched
 			lines = append(lines, d.walkLine(c))
 		}
 	}
@@ -565,21 +542,21 @@ func walkLines(all []*abi.TopoRanks, n int, mem *scratch) []string {
 }
 
 func (d *diagnosis) walkLine(c int) string {
-	d.stitchChannel(c)
 	nRanks := len(d.all)
 	// The prefix and " %3d" per rank of ChannelLine (D17).
 	line := []byte(ChannelLine(c, d.n, nil))
-	cur := int32(0)
-	for step := range nRanks {
+	shown, after := follow(d.next, 0, nRanks, func(step int, v int32) bool {
 		if step == maxWalkRanks {
-			line = fmt.Appendf(line, " ... (%d more)", nRanks-step)
-			break
+			return false
 		}
-		line = appendPadded(append(line, ' '), int(cur), 3, ' ')
-		if cur = d.next[cur]; cur < 0 {
-			line = fmt.Appendf(line, " (next is %d)", cur)
-			break
-		}
+		line = appendPadded(append(line, ' '), int(v), 3, ' ')
+		return true
+	})
+	switch {
+	case shown < nRanks && after >= 0:
+		line = fmt.Appendf(line, " ... (%d more)", nRanks-shown)
+	case after < 0:
+		line = fmt.Appendf(line, " (next is %d)", after)
 	}
 	return string(line)
 }

@@ -3,6 +3,7 @@ package ring_test
 import (
 	"bytes"
 	"errors"
+	"runtime"
 	"testing"
 	"unsafe"
 
@@ -134,8 +135,6 @@ func TestPostsetErrors(t *testing.T) {
 			"ncclTopoPostset: comm->nRanks 0 is not positive"},
 		{"P3 rank out of range", func(f *postsetFixture) { f.comm.Rank = 9 }, generic, 0, abi.InvalidArgument,
 			"ncclTopoPostset: comm->rank 9 is outside [0, 8)"},
-		{"P4 Preset not called", func(f *postsetFixture) { f.comm.NChannels = 0 }, generic, 0, abi.InvalidArgument,
-			"ncclTopoPostset: comm->nChannels 0 is outside [1, 32] (call ncclTopoPreset first)"},
 		{"P5 kangaRing count 5", func(f *postsetFixture) { f.comm.NKangaRingChannels = 5 }, generic, 0, abi.InvalidArgument,
 			"ncclTopoPostset: comm->nKangaRingChannels 5 is outside [0, 4]"},
 		{"P6 unknown platform", func(f *postsetFixture) {}, failingPlatform{&kanga.UnknownPlatformError{Value: "x"}}, 0, abi.InvalidUsage,
@@ -313,14 +312,37 @@ func (noMemory) Free(uintptr)          {}
 // P7b: working memory that cannot be had is ncclSystemError, and nothing is
 // written (the library's Scratch is C malloc, so this is the path a large
 // job takes under an address-space limit instead of Go's fatal error). The
-// block is (2 + 3n) ints per rank: node table, heads, next and prev, rings;
-// here (2 + 3*2) * 8 * 4 = 256 bytes.
+// block is (2 + 2n) ints per rank, n being rank 0's channel count (D27):
+// node table, heads, the next and prev tables; here (2 + 2*2) * 8 * 4 =
+// 192 bytes.
 func TestPostsetWithoutWorkingMemoryIsASystemError(t *testing.T) {
 	f := newPostsetFixture(t)
 	before := bytes.Clone(bytesOf(f.comm))
 	heads := make([]int32, 8)
 	_, err := ring.Postset(f.comm, heads, f.all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc(), Scratch: noMemory{}})
-	requireNCCLError(t, err, abi.SystemError, "ncclTopoPostset: malloc of 256 bytes of working memory for 8 ranks x 2 channels failed")
+	requireNCCLError(t, err, abi.SystemError, "ncclTopoPostset: malloc of 192 bytes of working memory for 8 ranks x 2 channels failed")
 	assert.Equal(t, before, bytesOf(f.comm))
 	assert.Equal(t, make([]int32, 8), heads)
+}
+
+// D27: comm->nChannels, which only the calling rank holds, plays no part:
+// whatever it says (Preset not called, stale, larger or smaller than the
+// fragments'), Postset gives the rings of the fragments' 2 channels.
+func TestPostsetDoesNotReadCommNChannels(t *testing.T) {
+	alloc := newGoAlloc() // holds every userRanks buffer below until the end
+	defer runtime.KeepAlive(alloc)
+	want := newPostsetFixture(t)
+	_, err := ring.Postset(want.comm, make([]int32, 8), want.all, ring.PostsetOptions{Platforms: generic, Alloc: alloc})
+	require.NoError(t, err)
+	for _, nChannels := range []int32{0, -3, 1, 3, 32, 99} {
+		f := newPostsetFixture(t)
+		f.comm.NChannels = nChannels
+		res, err := ring.Postset(f.comm, make([]int32, 8), f.all, ring.PostsetOptions{Platforms: generic, Alloc: alloc})
+		require.NoError(t, err, "comm->nChannels %d", nChannels)
+		assert.Equal(t, 2, res.GraphChannels, "comm->nChannels %d", nChannels)
+		assert.EqualValues(t, 4, f.comm.NChannels, "comm->nChannels %d", nChannels)
+		for c := range 4 {
+			assert.Equal(t, abi.Ints(want.comm.Channels[c].Ring.UserRanks, 8), abi.Ints(f.comm.Channels[c].Ring.UserRanks, 8), "comm->nChannels %d, channel %d", nChannels, c)
+		}
+	}
 }

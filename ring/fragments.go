@@ -1,131 +1,131 @@
 package ring
 
 import (
-	"unsafe"
-
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/layout"
 )
 
-// touchBlock is how many fragments scanFragments loads ahead at a time:
-// 32 x 8 lines = 16 KiB, which stays in L1/L2 until the checks reach them.
+// nodeFinder is D8's node detection, the one place Postset and its
+// diagnosis take it from: ranks are offered in rank order by their
+// channel-0 head (ringRecv[0]), and a head not seen before opens the next
+// node, whose first rank (nodesFirstRank) it is. byHead is the map D8
+// asks for, dense: byHead[h] is the node of head h, -1 when h heads none.
+type nodeFinder struct {
+	byHead []int32 // nRanks ints
+	heads  []int32 // heads[m]: node m's first rank; room for nRanks
+}
+
+// newNodeFinder returns a finder over byHead and heads (nRanks ints each,
+// the caller's working memory).
+func newNodeFinder(byHead, heads []int32) nodeFinder {
+	for i := range byHead {
+		byHead[i] = -1
+	}
+	return nodeFinder{byHead: byHead, heads: heads[:0]}
+}
+
+// node returns the node of a rank whose channel-0 head is h, in [0,
+// nRanks), and whether this call opened it.
+func (f *nodeFinder) node(h int32) (m int32, opened bool) {
+	if m = f.byHead[h]; m >= 0 {
+		return m, false
+	}
+	m = int32(len(f.heads))
+	f.byHead[h] = m
+	f.heads = append(f.heads, h) // within its capacity: at most nRanks nodes
+	return m, true
+}
+
+// touchBlock is how many fragments gather loads ahead at a time: 32 x 8
+// lines = 16 KiB, which stays in L1/L2 until the checks reach them.
 const touchBlock = 32
 
-// postsetMemory is Postset's working memory, one block from the call's
-// Allocator: the node of each head rank, the heads in node order, the link
-// table and the rings walked from rank 0.
-type postsetMemory struct {
-	nodeOf, heads, links, rings []int32
-	sink                        int32
+// links is Postset's working memory, one block from the call's Allocator:
+// the node finder's two tables and the ring-major link tables of n
+// channels, next[c*nRanks + r] and prev[c*nRanks + r] (walk.go's layout).
+type links struct {
+	nodes      nodeFinder
+	next, prev []int32
+	sink       int32 // what the touch-ahead loads, so they are not dropped
 }
 
-// newPostsetMemory takes the block for nRanks ranks and n channels from
-// sc; false when there is none. It is returned by value: nothing of the
-// call's bookkeeping goes to the Go heap.
-func newPostsetMemory(sc *scratch, nRanks, n int) (postsetMemory, bool) {
-	block := sc.ints((2 + 3*n) * nRanks)
+// newLinks takes the block for nRanks ranks and up to n channels from sc;
+// false when there is none. Returned by value: nothing of the call's
+// bookkeeping goes to the Go heap.
+func newLinks(sc *scratch, nRanks, n int) (links, bool) {
+	block := sc.ints((2 + 2*n) * nRanks)
 	if block == nil {
-		return postsetMemory{}, false
+		return links{}, false
 	}
 	take := func(k int) []int32 { s := block[:k:k]; block = block[k:]; return s }
-	return postsetMemory{nodeOf: take(nRanks), heads: take(nRanks), links: take(2 * n * nRanks), rings: take(n * nRanks)}, true
+	w := links{nodes: nodeFinder{byHead: take(nRanks), heads: take(nRanks)}}
+	w.next, w.prev = take(n*nRanks), take(n*nRanks)
+	return w, true
 }
 
-// nodeTable is the result of node detection (D8).
-type nodeTable struct {
-	heads []int32 // heads[m]: node m's channel-0 head rank (nodesFirstRank)
-	self  int     // this rank's node
-	// at[c] is this rank's position in ring c of Postset's working rings:
-	// nodeWalk writes them from node self's head (from node 0's in delta
-	// form), the exact path and fastWalk from this rank (0).
-	at [layout.MaxChannels]int32
-	// deltas, when not nil, is the working rings in delta form (deltas.go,
-	// nodeWalk's for block numberings): ring c's position p holds its rank
-	// minus p, and nodeWalk writes them from node 0's head.
-	deltas []int8
-}
-
-// scanFragments makes the one pass Postset makes over every fragment (rank
-// order) for n channels. For each rank it finds its node by its channel-0
-// head (D8; a dense table indexed by head rank is the map), checks that it
-// agrees with its node's first rank on every channel's head and tail (P10,
-// P11), whose range it checks once per node (P8; so every rank's is in
-// range), and copies its ringNext and ringPrev into the ring-major link table
-// links[c*2*nRanks + 2*r + {0: next, 1: prev}] (one sequential stream of
-// writes per channel), which stitch then completes. Next and prev of a rank
-// on a channel are side by side, so the walk that checks both reads one
-// pair per step, and each channel's table is a contiguous 8*nRanks bytes
-// that a walk of a few channels keeps in cache.
+// gather is Postset's one pass over the fragments, in rank order, for n
+// channels: it finds the nodes (D8), checks that every rank agrees with
+// its node's first rank on every channel's head and tail (P10), whose
+// range it checks once per node (P8; so every rank's is in range), and
+// copies every rank's ringNext and ringPrev into the link tables, ready
+// for the stitch. It only says whether a check failed: the canonical
+// error, the same on every rank, comes from channelCount (D27) or the
+// diagnosis (D24), which run only then. self is rank's node.
 //
-// The range of ringPrev and ringNext (P9) is checked by stitch, for the
-// values it overwrites, and by the walk for every other. The checks run
-// branch-free over a rank's channels and only say whether one failed (ok
-// false): the canonical error, the same on every rank, comes
-// from the channel count (D23) or diagnose (D24), which run only then.
-//
-// w is the call's working memory (postsetMemory): w.nodeOf and w.heads of
-// nRanks ints, w.links of 2*n*nRanks.
-func scanFragments(all []*abi.TopoRanks, n int, rank int32, w *postsetMemory) (nodes nodeTable, links []int32, ok bool) {
+// The range of ringNext and ringPrev (P9) is checked by stitch for the
+// values it overwrites and by the walk for every other.
+func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok bool) {
+	if n == 0 { // rank 0's fragment has no channel (P7a)
+		return -1, false
+	}
 	nRanks := len(all)
 	size := uint32(nRanks)
-	nodeOf := w.nodeOf
-	for i := range nodeOf {
-		nodeOf[i] = -1
-	}
-	links = w.links[:2*n*nRanks]
-	heads := w.heads[:0]
-	self := -1
-	var touched int32
+	w.nodes = newNodeFinder(w.nodes.byHead, w.nodes.heads)
 	last := n - 1
-	for r, f := range all {
-		// At the start of each block of fragments, touch the ring lines of
-		// the whole block in a tight loop of loads: many misses are then in
-		// flight at once, instead of one at a time as the checks below would
-		// take them (a 960-byte stride no hardware prefetcher follows). Both
-		// ends of each array's used part are touched: a fragment that is not
-		// 64-byte aligned (a malloc'd AllGather buffer) spreads each over two
-		// cache lines.
-		if r%touchBlock == 0 {
-			for _, a := range all[r:min(r+touchBlock, nRanks)] {
-				touched |= a.RingRecv[0] | a.RingSend[0] | a.RingPrev[0] | a.RingNext[0] |
-					a.RingRecv[last] | a.RingSend[last] | a.RingPrev[last] | a.RingNext[last]
+	for lo := 0; lo < nRanks; lo += touchBlock {
+		block := all[lo:min(lo+touchBlock, nRanks)]
+		// Touch the ring lines of the whole block in a tight loop of
+		// loads first: many misses are then in flight at once, instead of
+		// one at a time as the checks below would take them (a 960-byte
+		// stride no hardware prefetcher follows). Both ends of each
+		// array's used part: a fragment that is not 64-byte aligned (a
+		// malloc'd AllGather buffer) spreads each over two cache lines.
+		for _, a := range block {
+			w.sink |= a.RingRecv[0] | a.RingSend[0] | a.RingPrev[0] | a.RingNext[0] |
+				a.RingRecv[last] | a.RingSend[last] | a.RingPrev[last] | a.RingNext[last]
+		}
+		for i, f := range block {
+			h := f.RingRecv[0]
+			if uint32(h) >= size {
+				return -1, false
+			}
+			m, opened := w.nodes.node(h)
+			first := all[h]
+			if opened && !endsInRange(first, n, size) {
+				return -1, false
+			}
+			if int32(lo+i) == rank {
+				self = m
+			}
+			if !sameEnds(f, first, n) {
+				return -1, false
 			}
 		}
-		// This rank's node by its channel-0 head (a head out of range
-		// fails the range check anyway).
-		h := f.RingRecv[0]
-		if uint32(h) >= size {
-			return nodeTable{}, nil, false
-		}
-		m := nodeOf[h]
-		if m < 0 {
-			// A new node: its first rank's ringRecv and ringSend must be
-			// in range; every rank of the node must agree with them
-			// (below), so theirs are then in range too.
-			if !endsInRange(all[h], n, size) {
-				return nodeTable{}, nil, false
+		// The block's links, channel by channel: each table row gets a
+		// run of whole cache lines at once. (Rank by rank, the 2n rows,
+		// nRanks ints apart, would share a few cache sets and evict each
+		// other on every store.)
+		for c := range n {
+			next, prev := w.next[c*nRanks+lo:][:len(block)], w.prev[c*nRanks+lo:][:len(block)]
+			for i, f := range block {
+				next[i], prev[i] = f.RingNext[c], f.RingPrev[c]
 			}
-			m = int32(len(heads))
-			nodeOf[h] = m
-			heads = heads[:m+1] // within w.heads: at most nRanks nodes
-			heads[m] = h
-		}
-		if int32(r) == rank {
-			self = int(m)
-		}
-		if !scanRank(f, all[h], n, unsafe.Pointer(&links[2*r]), 8*nRanks) {
-			return nodeTable{}, nil, false
 		}
 	}
-	w.sink = touched
-	return nodeTable{heads: heads, self: self}, links, true
+	return self, true
 }
 
-// word is the ints a[c] and a[c+1] as one 64-bit word, a[c] in the low
-// half (c+1 < 32).
-func word(a *[32]int32, c int) uint64 { return *(*uint64)(unsafe.Pointer(&a[c])) }
-
-// endsInRange reports whether every ringRecv and ringSend of f's n
+// endsInRange reports whether every ringRecv and ringSend of f's first n
 // channels is in [0, size).
 func endsInRange(f *abi.TopoRanks, n int, size uint32) bool {
 	var most uint32
@@ -135,78 +135,34 @@ func endsInRange(f *abi.TopoRanks, n int, size uint32) bool {
 	return most < size
 }
 
-// scanRank is scanFragments' work on one fragment f over n channels: its
-// ringRecv and ringSend must equal those of its node's first rank's
-// fragment first (whose range endsInRange checked), and each channel c's
-// {ringNext, ringPrev} is stored at pair + c*stride bytes, two channels at
-// a time as 64-bit words. ringNext and ringPrev are not range-checked
-// here: stitch checks the ones it overwrites, and the walk checks every
-// other (a walk that passes follows every rank's next and compares every
-// rank's prev with an in-range rank).
-func scanRank(f, first *abi.TopoRanks, n int, pair unsafe.Pointer, stride int) bool {
-	var differ uint64
-	c := 0
-	for ; c+2 <= n; c += 2 {
-		differ |= (word(&f.RingRecv, c) ^ word(&first.RingRecv, c)) | (word(&f.RingSend, c) ^ word(&first.RingSend, c))
-		prev, next := word(&f.RingPrev, c), word(&f.RingNext, c)
-		*(*uint64)(unsafe.Add(pair, c*stride)) = next&0xffffffff | prev<<32
-		*(*uint64)(unsafe.Add(pair, (c+1)*stride)) = next>>32 | prev&^0xffffffff
-	}
-	if c < n { // an odd channel count: the last channel alone
-		differ |= uint64(uint32(f.RingRecv[c]^first.RingRecv[c]) | uint32(f.RingSend[c]^first.RingSend[c]))
-		*(*[2]int32)(unsafe.Add(pair, c*stride)) = [2]int32{f.RingNext[c], f.RingPrev[c]}
+// sameEnds reports whether f and first hold the same ringRecv and ringSend
+// on each of the first n channels.
+func sameEnds(f, first *abi.TopoRanks, n int) bool {
+	var differ int32
+	for c := range n {
+		differ |= (f.RingRecv[c] ^ first.RingRecv[c]) | (f.RingSend[c] ^ first.RingSend[c])
 	}
 	return differ == 0
 }
 
-// stitch completes the link table with D9's stitch (stitch.go): each
-// node's tail's next and each node's head's prev, node by node (every
-// channel of a node at once). Both halves write disjoint slots, and within
-// a channel the nodes come in node order, so the result is that of
-// stitchNext then stitchPrev channel by channel. It reports whether every
-// value it overwrote was in [-1, nRanks), the range scanFragments leaves
-// to it and the walk (a slot written twice: its second value is a
-// ringRecv, in range).
-func stitch(all []*abi.TopoRanks, heads []int32, n int, links []int32) bool {
-	nRanks := len(all)
-	size := uint32(nRanks)
-	var most uint32 // the largest overwritten value plus one, unsigned
-	for m := range heads {
-		stitchNode(all, heads, m, n, func(c int, tail, head, recv, headPrev int32) {
-			row := links[2*c*nRanks : 2*(c+1)*nRanks]
-			at, from := 2*int(tail), 2*int(recv)+1
-			most = max(most, uint32(row[at]+1), uint32(row[from]+1))
-			row[at], row[from] = head, headPrev
-		})
+// ownChannels is a fragment's channel count (D23): the number of leading
+// channels whose ringRecv is >= 0.
+func ownChannels(f *abi.TopoRanks) int {
+	k := 0
+	for k < layout.MaxChannels && f.RingRecv[k] >= 0 {
+		k++
 	}
-	return most <= size
+	return k
 }
 
-// channelCount is D23's channel count of the fragments, at most limit: the
-// number of leading channels whose ringRecv is >= 0, the smallest over all
-// fragments, and the first rank whose fragment has that count.
-func channelCount(all []*abi.TopoRanks, limit int) (count int, firstRank int) {
-	count, firstRank = limit, -1
+// channelCount is the job's channel count (D27): the smallest channel
+// count of any fragment, and the first rank whose fragment has it.
+func channelCount(all []*abi.TopoRanks) (count, firstRank int) {
+	count, firstRank = layout.MaxChannels+1, -1
 	for r, f := range all {
-		k := 0
-		for k < limit && f.RingRecv[k] >= 0 {
-			k++
-		}
-		if k < count {
+		if k := ownChannels(f); k < count {
 			count, firstRank = k, r
 		}
 	}
 	return count, firstRank
-}
-
-// firstWithCount returns the first rank whose fragment has exactly n
-// channels (D23: ringRecv[n] < 0, or n = 32), or -1. Postset's INFO line
-// names it; in a consistent job rank 0 has it, so this reads one int.
-func firstWithCount(all []*abi.TopoRanks, n int) int {
-	for r, f := range all {
-		if n == len(f.RingRecv) || f.RingRecv[n] < 0 {
-			return r
-		}
-	}
-	return -1
 }

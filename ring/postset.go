@@ -1,8 +1,7 @@
 package ring
 
 import (
-	"runtime"
-	"strings"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/nccomring/libnccomring/abi"
@@ -32,26 +31,34 @@ type PostsetOptions struct {
 	// returns: the library passes C malloc, so running out is
 	// ncclSystemError and the Go heap stays untouched; nil is the Go heap.
 	Scratch Allocator
-	// exactOnly skips the fast path (fastpath.go), for the tests that
-	// compare it with the exact path.
-	exactOnly bool
 }
 
 // PostsetResult is what a successful Postset committed, for the caller's
-// out-parameters and INFO lines. A failed Postset still fills GraphChannels
-// and CountRank once the channel count is known (its INFO line is printed
-// either way).
+// out-parameters and INFO lines. A failed Postset still fills GraphChannels,
+// CountRank and OwnChannels once the channel count is known (its INFO line
+// is printed either way).
 type PostsetResult struct {
 	NChannels   int  // min(2n, 32)
 	NNodes      int  // nodes found (D8)
 	PodFallback bool // enablePod was set and the node-order stitch was used (D15)
 	KangaInts   int  // ints written per kangaRing path; 0 exactly when not SwitchV1
-	// GraphChannels is n, the channel count of D23 before doubling, and
-	// CountRank the first rank whose fragment has exactly n channels (-1:
-	// none has, n is comm->nChannels).
-	GraphChannels, CountRank int
-	fast                     bool // the fast path took the fragments (fastpath.go)
-	deltas                   bool // and kept the rings as deltas (deltas.go)
+	// GraphChannels is n, the job's channel count before doubling (D27):
+	// the smallest of any fragment; CountRank the first rank whose
+	// fragment has it; OwnChannels the count of this rank's own fragment,
+	// more than n when its graph has more channels than the job uses.
+	GraphChannels, CountRank, OwnChannels int
+}
+
+// OwnChannelsWarning is D27's WARN after a committed Postset on a rank
+// whose own graph has more channels than the job's (its GetNetDev sees only
+// that graph), or "". It is the one text of Postset that depends on the
+// calling rank; the call's result stands.
+func (r PostsetResult) OwnChannelsWarning() string {
+	if r.OwnChannels <= r.GraphChannels {
+		return ""
+	}
+	return fmt.Sprintf("ncclTopoPostset: this rank's own graph has %d channels, more than the job's %d (the smallest channel count of any fragment, first held by rank %d): give its ncclTopoGetNetDev a graph of %d channels, or its doubled channels use the NICs of another graph channel (D27)",
+		r.OwnChannels, r.GraphChannels, r.CountRank, r.GraphChannels)
 }
 
 // RingsError is a Postset failure over the fragments (D24): the one WARN,
@@ -68,39 +75,31 @@ func (e *RingsError) Error() string { return e.Err.Text }
 // Unwrap lets errors.As find the *abi.Error.
 func (e *RingsError) Unwrap() error { return e.Err }
 
-// Postset is ncclTopoPostset (spec §3-§4, D8-D15, D23, D24). all holds
+// Postset is ncclTopoPostset (spec §3-§4, D8-D15, D23, D24, D27). all holds
 // comm.NRanks fragments (the AllGather result) and nodesFirstRank has room
-// for comm.NRanks ints. It takes the channel count n that every fragment
-// has (D23), finds the nodes, stitches each channel's ring, walks it from
-// rank 0 checking every rank's prev (D24), doubles the channels (cap 32) and
-// writes, for this rank, every channel's prev/next and userRanks (the ring
-// from this rank), comm.NChannels/NNodes/Node, nodesFirstRank and, on
-// TRN3-SwitchV1, comm.KangaRing.
+// for comm.NRanks ints. In the spec's order, as NCCL's connect.cc does it:
+// gather the fragments (the nodes of D8, the agreement of each node's ranks
+// on its heads and tails, every rank's links; fragments.go), stitch each
+// channel (D9, stitch.go), walk every stitched ring with ncclBuildRings'
+// walker, checking every rank's prev (D24, walk.go), double the channels
+// (D10) and write, for this rank, every channel's prev/next and userRanks
+// (the ring from this rank), comm.NChannels/NNodes/Node, nodesFirstRank
+// and, on TRN3-SwitchV1, comm.KangaRing.
 //
 // Input is checked in the order of docs/errors.md P2-P16 and nothing is
-// written unless every check passed (D11). Whether it succeeds, n, the nodes
-// and the rings depend only on the fragments, never on comm.Rank (D24); a
-// failure over the fragments is a *RingsError naming the rank at fault.
-// Cost: O(nRanks * n) time and scratch. A consistent job takes the fast
-// path (fastpath.go, nodewalk.go): the rings walked straight off the
-// fragments node by node, each node's fragment lines prefetched while the
-// node before it is walked and read from memory about once, the rings of
-// node-major jobs kept as one byte per rank (deltas.go). Anything else
-// takes the exact path: one sequential pass over the fragments' ring
-// arrays into a link table, the stitch, the walks. The rings are copied
-// into userRanks, each rotated to start at this rank, the doubled
-// channels as well.
+// written unless every check passed (D11). Whether it succeeds, the channel
+// count n, the nodes and the rings depend only on the fragments, never on
+// comm.Rank or comm.NChannels (D24, D27); a failure over the fragments is a
+// *RingsError naming the rank at fault (diagnose.go). Cost: O(nRanks * n)
+// time and (2 + 2n) * nRanks ints of working memory.
 func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt PostsetOptions) (PostsetResult, error) {
 	var res PostsetResult
 	nRanks, rank := int(comm.NRanks), comm.Rank
-	n := int(comm.NChannels)
 	switch {
 	case nRanks <= 0:
 		return res, abi.Errorf(abi.InvalidArgument, "ncclTopoPostset: comm->nRanks %d is not positive", nRanks)
 	case rank < 0 || int(rank) >= nRanks:
 		return res, abi.Errorf(abi.InvalidArgument, "ncclTopoPostset: comm->rank %d is outside [0, %d)", rank, nRanks)
-	case n < 1 || n > layout.MaxChannels:
-		return res, abi.Errorf(abi.InvalidArgument, "ncclTopoPostset: comm->nChannels %d is outside [1, %d] (call ncclTopoPreset first)", n, layout.MaxChannels)
 	}
 	if err := kanga.CheckChannelCount("ncclTopoPostset", comm.NKangaRingChannels); err != nil {
 		return res, err
@@ -118,34 +117,23 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	}
 
 	// Working memory from the Allocator (C malloc in the library): running
-	// out is ncclSystemError (P7b), and the Go heap is not touched.
+	// out is ncclSystemError (P7b), and the Go heap is not touched. The
+	// job's channel count is the smallest of any fragment (D27), so rank
+	// 0's count is room enough, and the same on every rank.
+	n := ownChannels(all[0])
 	sc := newScratch(opt.Scratch)
 	defer sc.release()
-	w, ok := newPostsetMemory(sc, nRanks, n)
+	w, ok := newLinks(sc, nRanks, n)
 	if !ok {
 		return res, sc.err("ncclTopoPostset", nRanks, n)
 	}
-	// The fast path first (fastpath.go): it takes the fragments of a
-	// consistent job, proving that the exact path below would pass with
-	// the same nodes and rings; for anything else the exact path runs from
-	// the start and gives its answer, its error the canonical one.
-	nodes, ok := nodeTable{}, false
-	if !opt.exactOnly {
-		nodes, ok = postsetFastOrFault(all, n, rank, &w)
+	n, self, failure := w.rings(all, rank, &res, sc)
+	if failure != nil {
+		return res, failure
 	}
-	if ok {
-		res.GraphChannels, res.CountRank, res.fast, res.deltas = n, firstWithCount(all, n), true, nodes.deltas != nil
-	} else {
-		var failure *RingsError
-		nodes, n, failure = postsetExact(all, n, rank, &w, &res, sc)
-		if failure != nil {
-			return res, failure
-		}
-	}
-	rings := workRings{ints: w.rings[:n*nRanks], deltas: nodes.deltas, nRanks: nRanks}
 	// Only now the communicator's and the platform's checks (P12-P14):
 	// fragments that contradict each other fail first, on every rank alike.
-	nNodes := len(nodes.heads)
+	nNodes := len(w.nodes.heads)
 	if comm.EnablePod != 0 && nNodes > 1 {
 		if opt.PodOrder == nil || opt.PodOrder() != PodOrderNode {
 			return res, abi.Errorf(abi.InvalidUsage, "ncclTopoPostset: comm->enablePod is %d on %d nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set %s=node to stitch in node order",
@@ -181,124 +169,63 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	// Commit, all-or-nothing (D11): first the writes through pointers the
 	// caller gave (its userRanks buffers, nodesFirstRank), each probed at
 	// both ends before any is written, so a stale or short one faults while
-	// nothing has changed; only then the communicator itself. This rank
-	// is at position nodes.at[c] of ring c, so userRanks is the ring
-	// rotated to start there, its prev the rank before and its next the
-	// one after.
-	probeWritable(nodesFirstRank[:len(nodes.heads)])
-	for _, buf := range buffers[:total] {
-		probeWritable(abi.Ints(buf, nRanks))
+	// nothing has changed; only then the communicator itself.
+	probeWritable(nodesFirstRank[:nNodes])
+	var out [layout.MaxChannels][]int32
+	for c := range total {
+		out[c] = abi.Ints(buffers[c], nRanks)
+		probeWritable(out[c])
 	}
-	for src := range n { // the doubled half repeats the first (D10)
-		first, double := abi.Ints(buffers[src], nRanks), []int32(nil)
-		if src+n < total {
-			double = abi.Ints(buffers[src+n], nRanks)
-		}
-		rings.commit(src, first, double, int(nodes.at[src]))
+	ringTable{next: w.next[:n*nRanks], nRanks: nRanks}.write(n, rank, &out)
+	for c := n; c < total; c++ { // the doubled half repeats the first (D10)
+		copy(out[c], out[c-n])
 	}
-	copy(nodesFirstRank, nodes.heads)
+	copy(nodesFirstRank, w.nodes.heads)
 	for c := range total {
 		ch := &comm.Channels[c].Ring
-		at := int(nodes.at[c%n])
-		ch.Prev, ch.Next = rings.rank(c%n, (at+nRanks-1)%nRanks), rings.rank(c%n, (at+1)%nRanks)
-		ch.UserRanks = buffers[c]
+		at := (c%n)*nRanks + int(rank)
+		ch.Prev, ch.Next, ch.UserRanks = w.prev[at], w.next[at], buffers[c]
 	}
 	committed = true
 	comm.NChannels = int32(total)
 	comm.NNodes = int32(nNodes)
-	comm.Node = int32(nodes.self)
+	comm.Node = self
 	res.KangaInts = kanga.Materialize(comm, all, switchV1)
 	res.NChannels, res.NNodes = total, nNodes
 	return res, nil
 }
 
-// commitChunk is how many ints commitRing copies into each of its
-// destinations in turn: 16 KiB, which the second copy reads from L1.
-const commitChunk = 4096
-
-// commitRing copies ring, rotated to start at position at, into first and
-// (when it is not nil) double, a chunk into each in turn, so that the ring
-// (walked into scratch long before, out of the cache by now at large
-// sizes) is read from memory once for both.
-func commitRing(first, double, ring []int32, at int) {
-	to := 0 // where the chunk goes
-	for _, seg := range [2][]int32{ring[at:], ring[:at]} {
-		for len(seg) > 0 {
-			k := min(len(seg), commitChunk)
-			copy(first[to:], seg[:k])
-			if double != nil {
-				copy(double[to:], seg[:k])
-			}
-			seg, to = seg[k:], to+k
-		}
-	}
-}
-
-// postsetFastOrFault is postsetFast, false as well when it faults on a
-// pointer from the caller (D20, with debug.SetPanicOnFault as the library
-// sets it): the exact path then runs and faults where it faults, so the
-// address its error names does not depend on the fast path.
-func postsetFastOrFault(all []*abi.TopoRanks, n int, rank int32, w *postsetMemory) (nodes nodeTable, ok bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			if _, fault := r.(interface{ Addr() uintptr }); !fault {
-				if e, isRuntime := r.(runtime.Error); !isRuntime || !strings.Contains(e.Error(), "nil pointer dereference") {
-					panic(r)
-				}
-			}
-			nodes, ok = nodeTable{}, false
-		}
-	}()
-	return postsetFast(all, n, rank, w)
-}
-
-// postsetExact is Postset's exact path over the fragments (scanFragments,
-// stitch, postsetWalk): the nodes, D23's channel count n and the rings in
-// w.rings, walked from rank, or the failure every rank reports (D24). It
-// sets res.GraphChannels and res.CountRank either way.
-func postsetExact(all []*abi.TopoRanks, n int, rank int32, w *postsetMemory, res *PostsetResult, sc *scratch) (nodeTable, int, *RingsError) {
-	nRanks := len(all)
-	// One pass over the fragments: ranges, nodes and their agreement, and
-	// every rank's links into the link table (stitched below). It assumes
-	// every fragment has comm->nChannels channels; a fragment with fewer
-	// fails its range check, and the pass runs again with D23's count.
-	nodes, links, ok := scanFragments(all, n, rank, w)
-	res.CountRank = -1
+// rings is Postset over the fragments alone: the job's channel count n
+// (D27), the nodes (D8) and every channel's stitched links (D9) in w, each
+// ring checked whole with every rank's prev (D24), or the failure every
+// rank reports. n starts as rank 0's count (the bound newLinks sized w
+// for); only when the first gather fails is every fragment counted.
+func (w *links) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *scratch) (n int, self int32, failure *RingsError) {
+	n, nRanks := ownChannels(all[0]), len(all)
+	res.CountRank, res.OwnChannels = 0, ownChannels(all[rank])
+	self, ok := w.gather(all, n, rank)
 	if !ok {
-		count, first := channelCount(all, n)
+		count, first := channelCount(all)
 		if count == 0 {
-			return nodeTable{}, n, &RingsError{Err: abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d: ringRecv[0] is %d, so its fragment has no channel", first, all[first].RingRecv[0])}
+			return n, -1, &RingsError{Err: abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d: ringRecv[0] is %d, so its fragment has no channel", first, all[first].RingRecv[0])}
 		}
 		if count < n {
-			n, res.CountRank = count, first
-			nodes, links, ok = scanFragments(all, n, rank, w)
+			n = count
+			self, ok = w.gather(all, n, rank)
 		}
+		res.CountRank = first
 	}
 	res.GraphChannels = n
-	if res.CountRank < 0 {
-		res.CountRank = firstWithCount(all, n)
+	for c := 0; c < n && ok; c++ {
+		ok = stitch(all, w.nodes.heads, c, w.next[c*nRanks:(c+1)*nRanks], w.prev[c*nRanks:(c+1)*nRanks])
 	}
-	if !ok {
-		return nodeTable{}, n, postsetFailure(all, n, rank, sc)
+	if !ok || !(ringTable{next: w.next[:n*nRanks], prev: w.prev[:n*nRanks], nRanks: nRanks}).whole(n, rank) {
+		failure = &RingsError{Err: diagnose(all, n, sc)}
+		if rank == 0 && failure.Err.Code == abi.InternalError {
+			failure.Walks = walkLines(all, n, sc)
+		}
 	}
-	rings := w.rings[:n*nRanks]
-	// One walk per channel from this rank, checking every rank's prev on
-	// the way: whether it passes is the same from any start (the verdict is
-	// every rank's, D24), and from here ring c is this rank's userRanks.
-	if !stitch(all, nodes.heads, n, links) || !postsetWalk(links, rings, n, nRanks, rank) {
-		return nodeTable{}, n, postsetFailure(all, n, rank, sc)
-	}
-	return nodes, n, nil
-}
-
-// postsetFailure is the failure over the fragments that every rank reports
-// the same way (D24), with rank 0's walks of the failing rings.
-func postsetFailure(all []*abi.TopoRanks, n int, rank int32, sc *scratch) *RingsError {
-	e := &RingsError{Err: diagnose(all, n, sc)}
-	if rank == 0 && e.Err.Code == abi.InternalError {
-		e.Walks = walkLines(all, n, sc)
-	}
-	return e
+	return n, self, failure
 }
 
 // userRanksBuffers returns the userRanks buffer of every channel c <

@@ -2,42 +2,30 @@ package ring
 
 import "github.com/nccomring/libnccomring/abi"
 
-// The stitch of D9 (upstream's connectRings), both halves, for one channel:
-// the one place Postset's fast path and its diagnosis take it from. heads
-// are the nodes' first ranks in node order (D8); each node is represented
-// by its first rank's fragment. Applied in node order, later nodes
-// overwrite earlier ones, as upstream's loops do.
-
-// stitchNext calls set(tail, head) for each node m in node order: node m's
-// tail on channel c (ringSend) is followed by node m+1's head (ringRecv);
-// the last node wraps to the first, and one node closes on itself.
-func stitchNext(all []*abi.TopoRanks, heads []int32, c int, set func(tail, head int32)) {
-	nNodes := len(heads)
+// stitch is D9's stitch (upstream's connectRings) of channel c, the one
+// place Postset and its diagnosis take it from. next and prev hold every
+// rank's ringNext[c] and ringPrev[c] (nRanks ints each); heads are the
+// nodes' first ranks in node order (D8), each node represented by its
+// first rank's fragment. For each node m in node order, node m's tail
+// (ringSend) is followed by node m+1's head (ringRecv), the last node wraps
+// to the first and one node closes on itself; then, again in node order,
+// node m's head is preceded by node m-1's tail. A slot written twice keeps
+// the later node's value, as upstream's loops do.
+//
+// It reports whether every value it overwrote was in [-1, nRanks) (P9):
+// the walk checks the others. Every head and tail must be in range.
+func stitch(all []*abi.TopoRanks, heads []int32, c int, next, prev []int32) bool {
+	nNodes, size := len(heads), uint32(len(next))
+	var most uint32 // the largest overwritten value plus one, unsigned
 	for m, h := range heads {
-		set(all[h].RingSend[c], all[heads[(m+1)%nNodes]].RingRecv[c])
+		tail := all[h].RingSend[c]
+		most = max(most, uint32(next[tail]+1))
+		next[tail] = all[heads[(m+1)%nNodes]].RingRecv[c]
 	}
-}
-
-// stitchPrev calls set(head, tail) for each node m in node order: node m's
-// head on channel c is preceded by node m-1's tail.
-func stitchPrev(all []*abi.TopoRanks, heads []int32, c int, set func(head, tail int32)) {
-	nNodes := len(heads)
 	for m, h := range heads {
-		set(all[h].RingRecv[c], all[heads[(m+nNodes-1)%nNodes]].RingSend[c])
+		head := all[h].RingRecv[c]
+		most = max(most, uint32(prev[head]+1))
+		prev[head] = all[heads[(m+nNodes-1)%nNodes]].RingSend[c]
 	}
-}
-
-// stitchNode is both halves for node m on every channel c < n at once,
-// in the order the fast path wants them (each fragment's lines read once
-// per node rather than once per channel): set(c, tail, head, headPrev)
-// with node m's tail on c followed by node m+1's head, and node m's head on
-// c preceded by node m-1's tail (headPrev). Within a channel the nodes come
-// in node order, as in stitchNext and stitchPrev, and a slot written twice
-// keeps the later node's value, as there.
-func stitchNode(all []*abi.TopoRanks, heads []int32, m, n int, set func(c int, tail, head, recv, headPrev int32)) {
-	nNodes := len(heads)
-	self, after, before := all[heads[m]], all[heads[(m+1)%nNodes]], all[heads[(m+nNodes-1)%nNodes]]
-	for c := range n {
-		set(c, self.RingSend[c], after.RingRecv[c], self.RingRecv[c], before.RingSend[c])
-	}
+	return most <= size
 }

@@ -1,98 +1,119 @@
 package ring
 
-import "github.com/nccomring/libnccomring/abi"
-
-// ringTable is ncclBuildRings' ring-major successor table: the next of rank
-// v on ring r is tab[r*nRanks + v].
-type ringTable struct {
-	tab    []int32
-	nRanks int
-}
-
-// faultKind is how a ring walk failed, in the order ncclBuildRings reports
-// them (docs/errors.md B6-B8).
-type faultKind uint8
-
-const (
-	whole      faultKind = iota
-	outOfRange           // B6: rank's next is value, outside [0, nRanks)
-	noLoopBack           // B7: the walk ended at rank, not at start
-	shortCycle           // B8: back at start after cycle steps, so some rank is missing
-)
-
-// ringFault is the first failing ring and why, or kind whole.
-type ringFault struct {
-	kind        faultKind
-	ring        int
-	rank, value int32
-	cycle       int
-}
-
-// firstFault walks rings 0..nRings-1 from start, nRanks steps each as
-// ncclBuildRings does, and returns the first failing ring with what failed,
-// or kind whole. It names the fault exactly; the fast path (buildwalk.go)
-// only says whether every ring passed, and ncclBuildRings runs this one only
-// when some ring failed, for its WARN.
+// The one ring walker (spec §3, D16, D24), used by ncclBuildRings and by
+// Postset. A ring table is ring-major: next[r*nRanks + v] is rank v's
+// successor on ring r, and, when the table has one, prev[r*nRanks + v] its
+// predecessor.
 //
-// A walk that returns to start after exactly nRanks steps, and never
-// earlier, visits every rank once: one compare per step decides that a ring
-// is a Hamiltonian cycle.
-func (t ringTable) firstFault(nRings int, start int32) ringFault {
-	n := uint32(t.nRanks)
-	for r := range nRings {
-		row := t.tab[r*t.nRanks : (r+1)*t.nRanks]
-		cur, short := start, 0
-		for step := range t.nRanks {
-			next := row[cur]
-			if uint32(next) >= n {
-				return ringFault{kind: outOfRange, ring: r, rank: cur, value: next}
-			}
-			if next == start && short == 0 && step+1 < t.nRanks {
-				short = step + 1 // back at start too early
-			}
-			cur = next
-		}
-		switch {
-		case cur != start:
-			return ringFault{kind: noLoopBack, ring: r, rank: cur}
-		case short > 0:
-			return ringFault{kind: shortCycle, ring: r, cycle: short}
-		}
-	}
-	return ringFault{kind: whole, ring: -1}
+// A ring is whole when the walk from start along next stays in [0, nRanks),
+// comes back to start after exactly nRanks steps and never earlier, and
+// (with prev) every rank it reaches names the rank it came from as its
+// prev. Coming back to start only at step nRanks means every rank was
+// visited once (a walk that met another rank twice would loop without ever
+// reaching start again), so membership costs one compare per step and no
+// bitmap; and whether a ring is whole does not depend on start.
+//
+// Rings are walked four at a time (lanes): their chains of dependent loads
+// are independent, so four lookups are in flight at once instead of one.
+// That pays on every architecture with out-of-order loads, in cache or not.
+// A call of fewer rings than a multiple of four walks the last one again
+// in the spare lanes. Checking and writing are two walks, so that nothing
+// is written unless every ring is whole, and no call needs working memory.
+
+const lanes = 4
+
+// ringTable is a ring-major successor table and, for Postset, the matching
+// predecessor table (nil for ncclBuildRings, which never reads prev).
+type ringTable struct {
+	next, prev []int32
+	nRanks     int
 }
 
-// buildRingsError is the WARN of a ring walk's failure in ncclBuildRings'
-// words (spec §3, D16; docs/errors.md B6-B8; the two spec strings exact).
-func (t ringTable) buildRingsError(f ringFault, start int32) error {
-	switch f.kind {
-	case outOfRange:
-		return abi.Errorf(abi.InternalError, "Error : ring %d: rank %d has next %d, outside [0, %d)", f.ring, f.rank, f.value, t.nRanks)
-	case noLoopBack:
-		return abi.Errorf(abi.InternalError, "Error : ring %d does not loop back to start (%d != %d)", f.ring, f.rank, start)
+// laneRows returns the rows of rings first..first+3, the last ring < end
+// repeated in the lanes past it.
+func (t ringTable) laneRows(table []int32, first, end int) (rows [lanes][]int32) {
+	if table == nil {
+		return rows
 	}
-	return abi.Errorf(abi.InternalError, "Error : ring %d does not contain rank %d", f.ring, t.smallestMissing(f.ring, start, f.cycle))
+	for k := range rows {
+		r := min(first+k, end-1)
+		rows[k] = table[r*t.nRanks:][:t.nRanks:t.nRanks]
+	}
+	return rows
 }
 
-// smallestMissing returns the least rank in [0, nRanks) that the cycle of
-// length k through start on ring r does not visit: a bitmap of nRanks bits,
-// 1/32 of the successor table the caller holds, on the failure path only.
-func (t ringTable) smallestMissing(r int, start int32, k int) int {
-	present := make([]uint64, (t.nRanks+63)/64)
-	row := t.tab[r*t.nRanks : (r+1)*t.nRanks]
+// whole reports whether every ring r < nRings is whole, walked from start.
+// It only reads. nRanks >= 1 and start in [0, nRanks) are the caller's.
+func (t ringTable) whole(nRings int, start int32) bool {
+	for r := 0; r < nRings; r += lanes {
+		if !t.whole4(t.laneRows(t.next, r, nRings), t.laneRows(t.prev, r, nRings), start) {
+			return false
+		}
+	}
+	return true
+}
+
+// whole4 is whole for one set of lanes; prev rows are nil when the table
+// has none (a branch the same way on every step, which costs nothing).
+func (t ringTable) whole4(next, prev [lanes][]int32, start int32) bool {
+	size := uint32(t.nRanks)
+	na, nb, nc, nd := next[0], next[1], next[2], next[3]
+	pa, pb, pc, pd := prev[0], prev[1], prev[2], prev[3]
+	a, b, c, d := start, start, start, start
+	for range t.nRanks - 1 {
+		va, vb, vc, vd := na[a], nb[b], nc[c], nd[d]
+		if uint32(va) >= size || uint32(vb) >= size || uint32(vc) >= size || uint32(vd) >= size ||
+			va == start || vb == start || vc == start || vd == start {
+			return false
+		}
+		if pa != nil && (pa[va] != a || pb[vb] != b || pc[vc] != c || pd[vd] != d) {
+			return false
+		}
+		a, b, c, d = va, vb, vc, vd
+	}
+	if na[a] != start || nb[b] != start || nc[c] != start || nd[d] != start {
+		return false
+	}
+	return pa == nil || (pa[start] == a && pb[start] == b && pc[start] == c && pd[start] == d)
+}
+
+// write writes the walk from start of every ring r < nRings into out[r]
+// (nRanks ints each). Only for a table whole accepted: every value it
+// follows is then in range.
+func (t ringTable) write(nRings int, start int32, out *[32][]int32) {
+	for r := 0; r < nRings; r += lanes {
+		var dst [lanes][]int32
+		for k := range dst {
+			dst[k] = out[min(r+k, nRings-1)][:t.nRanks:t.nRanks]
+		}
+		next := t.laneRows(t.next, r, nRings)
+		na, nb, nc, nd := next[0], next[1], next[2], next[3]
+		oa, ob, oc, od := dst[0], dst[1], dst[2], dst[3]
+		a, b, c, d := start, start, start, start
+		for i := range oa {
+			oa[i], ob[i], oc[i], od[i] = a, b, c, d
+			a, b, c, d = na[a], nb[b], nc[c], nd[d]
+		}
+	}
+}
+
+// follow walks from start along next for at most steps ranks, calling
+// visit with each rank in turn, and stops early when visit returns false
+// or the next rank is outside [0, len(next)). It returns how many ranks it
+// visited and the rank it would have gone to next. It is the one-ring,
+// one-step-at-a-time walk of the failure paths: the WARNs of
+// ncclBuildRings and the diagnosis of Postset.
+func follow(next []int32, start int32, steps int, visit func(step int, v int32) bool) (visited int, after int32) {
 	cur := start
-	for range k {
-		present[cur/64] |= 1 << (cur % 64)
-		cur = row[cur]
-	}
-	for i, word := range present {
-		if word != ^uint64(0) {
-			for bit := range 64 {
-				if word&(1<<bit) == 0 && i*64+bit < t.nRanks {
-					return i*64 + bit
-				}
-			}
+	for visited < steps {
+		if !visit(visited, cur) {
+			return visited, cur
+		}
+		visited++
+		cur = next[cur]
+		if uint32(cur) >= uint32(len(next)) {
+			break
 		}
 	}
-	return t.nRanks // not reached: a short cycle misses some rank
+	return visited, cur
 }

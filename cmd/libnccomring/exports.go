@@ -135,6 +135,7 @@ func postset(view *commView, nodesFirstRank *C.int, allTopoRanks **C.struct_nccl
 	view.commit()
 	*nChannels = C.int(result.NChannels)
 	*nNodes = C.int(result.NNodes)
+	warnOwnChannels(rank, result)
 	logPostset(c, result)
 	logFootprint(fn, rank)
 	return heads, result, nil

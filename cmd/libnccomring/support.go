@@ -119,11 +119,15 @@ func logChannelCount(rank int32, res ring.PostsetResult) {
 	if res.GraphChannels == 0 || !infoEnabled(C.NCCOMRING_SUBSYS_INIT) {
 		return
 	}
-	text := fmt.Sprintf("ncclTopoPostset: %d channels, the smallest channel count of any fragment, first held by rank %d (D23)", res.GraphChannels, res.CountRank)
-	if res.CountRank < 0 {
-		text = fmt.Sprintf("ncclTopoPostset: %d channels from comm->nChannels; every fragment has more (D23)", res.GraphChannels)
+	info(C.NCCOMRING_SUBSYS_INIT, rank, fmt.Sprintf("ncclTopoPostset: %d channels, the smallest channel count of any fragment, first held by rank %d (D23)", res.GraphChannels, res.CountRank))
+}
+
+// warnOwnChannels is D27's WARN after a committed Postset, on a rank whose
+// own graph has more channels than the job's (docs/errors.md P7a).
+func warnOwnChannels(rank int32, res ring.PostsetResult) {
+	if text := res.OwnChannelsWarning(); text != "" {
+		warn(rank, text)
 	}
-	info(C.NCCOMRING_SUBSYS_INIT, rank, text)
 }
 
 // logWalks prints rank 0's walks of the failing rings before the WARN

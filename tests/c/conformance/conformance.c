@@ -1526,10 +1526,15 @@ static void x_capture(char *lines, size_t size) {
   set_call(currentCall, -1);
 }
 
+/* The start of D27's WARN to a rank whose own graph has more channels. */
+#define OWN_GRAPH_WARN "ncclTopoPostset: this rank's own graph has "
+
 /* Splits a call's log into what every rank must print alike (WARN and INFO
  * lines with "[rank] NCCL " cut off) and the number of Channel lines, which
  * rank 0 alone prints (D17, "Walks on rank 0"); warn gets the first WARN's
- * text. */
+ * text. D27's WARN to a rank whose own graph has more channels than the
+ * job's is about that rank alone and is left out of both (its result code
+ * is every rank's). */
 static void x_split_log(const char *lines, char *shared, size_t ssize, char *warn, size_t wsize, int *channelLines) {
   size_t n = 0;
   shared[0] = warn[0] = '\0';
@@ -1544,6 +1549,8 @@ static void x_split_log(const char *lines, char *shared, size_t ssize, char *war
       int isWarn = strncmp(kind, "WARN ", 5) == 0;
       if (!isWarn && strncmp(text, "Channel ", 8) == 0) {
         (*channelLines)++;
+      } else if (isWarn && strncmp(text, OWN_GRAPH_WARN, strlen(OWN_GRAPH_WARN)) == 0) {
+        /* rank-relative (D27) */
       } else {
         if (isWarn && warn[0] == '\0') snprintf(warn, wsize, "%.*s", (int)(end - text), text);
         int w = snprintf(shared + n, ssize - n, "%.*s\n", (int)(end - kind), kind);
@@ -1814,6 +1821,26 @@ static int x_case_counts(struct xjob *j) {
   return 0;
 }
 
+/* D27: rank 3's slot still holds, for channels 12 and 13, what an earlier
+ * 14-channel AllGather of this job left there (its ring fields of those
+ * channels), as a Preset that does not mark the channels it lacks leaves
+ * them: every fragment then says 14 channels, while rank 3's own comm
+ * says 12. */
+static void x_corrupt_stale_slots(struct ncclTopoRanks *slots) {
+  static const int recv[2] = {0, 0}, send[2] = {3, 1}, prev[2] = {2, 0}, next[2] = {-1, 2};
+  for (int k = 0; k < 2; k++) {
+    slots[3].ringRecv[12 + k] = recv[k], slots[3].ringSend[12 + k] = send[k];
+    slots[3].ringPrev[12 + k] = prev[k], slots[3].ringNext[12 + k] = next[k];
+  }
+}
+
+/* 4b: input 4 with rank 3's stale slots (D27). */
+static int x_case_stale_counts(struct xjob *j) {
+  if (x_case_counts(j) != 0) return -1;
+  j->corrupt = x_corrupt_stale_slots;
+  return 0;
+}
+
 static void x_corrupt_two_links(struct ncclTopoRanks *slots) {
   slots[52].ringPrev[0] = 53;
   slots[52].ringNext[0] = 54;
@@ -1843,11 +1870,12 @@ static int x_case_fewer(struct xjob *j) {
   return 0;
 }
 
-/* Input 4's rings: channel c is channel c % 12 of the graph. */
+/* Input 4's rings: channel c is channel c % n of the graph, n = 12 or,
+ * with the stale slots, 14; odd ones reversed. */
 static int x_rings_counts(const struct xverdict *v, int n, char *why, size_t size) {
   static const int forward[] = {0, 1, 2, 3}, reversed[] = {0, 3, 2, 1};
   for (int c = 0; c < v->nChannels; c++) {
-    const int *want = c % 12 % 2 ? reversed : forward;
+    const int *want = c % (v->nChannels / 2) % 2 ? reversed : forward;
     for (int i = 0; i < n; i++)
       if (v->ring[c * n + i] != want[i]) {
         snprintf(why, size, "rank 0's channel %d userRanks[%d] is %d, want %d", c, i, v->ring[c * n + i], want[i]);
@@ -1880,6 +1908,8 @@ static const struct xnamed xNamed[] = {
      x_case_counts, 0x00, ncclSuccess, -1, 24, NULL, x_rings_counts},
     {"4: 1x4, 14-channel graphs and one 12-channel graph, buffer 0xA5: every rank has 24 channels",
      x_case_counts, 0xA5, ncclSuccess, -1, 24, NULL, x_rings_counts},
+    {"4b: 1x4, input 4 with rank 3's slot stale in channels 12-13: every rank has 28 channels (D27)",
+     x_case_stale_counts, 0x00, ncclSuccess, -1, 28, NULL, x_rings_counts},
     {"5: 8x8, rank 52 says prev 53 and next 54: every rank fails naming rank 52",
      x_case_two_links, 0x00, ncclInternalError, 52, 0, NULL, NULL},
     {"6: 2x4, channel 1 cycles 4 5 4: rank 0 prints the walk before its WARN",

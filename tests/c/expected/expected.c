@@ -224,12 +224,16 @@ static void twenty_channels(void) {
  * 3 <= c < 32 (D23: the fragment carries its channel count), on
  * TRN3-SwitchV1 JbogKangaringPath[k < nKangaRingChannels], and keeps 0xA5
  * everywhere else: the tree region (bytes 512..895) and, off SwitchV1, the
- * kangaRing paths (896..959). */
+ * kangaRing paths (896..959). Channel 0 runs the node backwards and
+ * channels 1 and 2 forwards, so a channel's values cannot pass for
+ * another's; every channel's opaque runtime state holds its own bytes, so
+ * the doubling (D6) must copy channel c - 3's into channel c for
+ * 3 <= c < 6 and leave the rest, and their userRanks pointers, alone. */
 static void preset_canary(bool onSwitchV1) {
   int local = 8;
   struct cluster *cl = cluster_new(1, &local);
-  int order[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-  for (int c = 0; c < 3; c++) cluster_set_channel(cl, c, order, 8, -1, -1);
+  int forward[8] = {0, 1, 2, 3, 4, 5, 6, 7}, backward[8] = {7, 6, 5, 4, 3, 2, 1, 0};
+  for (int c = 0; c < 3; c++) cluster_set_channel(cl, c, c == 0 ? backward : forward, 8, -1, -1);
   cluster_set_nchannels(cl, 3);
   struct ncclComm *comm = calloc(1, sizeof *comm);
   comm->rank = 5;
@@ -238,6 +242,12 @@ static void preset_canary(bool onSwitchV1) {
   comm->nKangaRingChannels = 2;
   for (int k = 0; k < MAX_KANGA_PATHS; k++)
     for (int i = 0; i < NCCOM_RING_KANGA_WIDTH; i++) comm->kangaRing[k][i] = 100 * k + i;
+  static int buffers[MAXCHANNELS][8];
+  for (int c = 0; c < MAXCHANNELS; c++) {
+    memset(comm->channels[c].opaque, 0x10 + c, sizeof comm->channels[c].opaque);
+    comm->channels[c].ring.userRanks = buffers[c];
+    comm->channels[c].ring.devUserRanks = buffers[MAXCHANNELS - 1 - c];
+  }
   struct ncclTopoRanks frag;
   memset(&frag, 0xA5, sizeof frag);
   switchV1 = onSwitchV1;
@@ -245,13 +255,14 @@ static void preset_canary(bool onSwitchV1) {
   switchV1 = false;
   CHECK(res == ncclSuccess, "Preset returned %d", (int)res);
 
+  /* Rank 5: position 2 of channel 0 (7 6 5 4 ...), position 5 of the others. */
   struct ncclTopoRanks want;
   memset(&want, 0xA5, sizeof want);
   for (int c = 0; c < 3; c++) {
-    want.ringRecv[c] = 0;
-    want.ringSend[c] = 7;
-    want.ringPrev[c] = 4;
-    want.ringNext[c] = 6;
+    want.ringRecv[c] = c == 0 ? 7 : 0;
+    want.ringSend[c] = c == 0 ? 0 : 7;
+    want.ringPrev[c] = c == 0 ? 6 : 4;
+    want.ringNext[c] = c == 0 ? 4 : 6;
   }
   for (int c = 3; c < MAXCHANNELS; c++)
     want.ringRecv[c] = want.ringSend[c] = want.ringPrev[c] = want.ringNext[c] = -1;
@@ -263,22 +274,33 @@ static void preset_canary(bool onSwitchV1) {
     CHECK(a[i] == b[i], "SwitchV1=%d: fragment byte %zu is 0x%02x, want 0x%02x", onSwitchV1, i,
           a[i], b[i]);
   /* The same bytes by offset (D2), so the expectation does not rest on the
-   * struct alone: ringRecv[3] at +12 and ringNext[31] at +508 are -1, the
-   * first tree byte (+512) is still the canary. */
-  static const size_t minusOne[] = {12, 128 + 12, 256 + 12, 384 + 12, 384 + 31 * 4};
-  for (size_t k = 0; k < sizeof minusOne / sizeof minusOne[0]; k++) {
+   * struct alone: ringRecv[0] at +0 is 7 and ringSend[1] at +132 is 7,
+   * ringRecv[3] at +12 and ringNext[31] at +508 are -1, the first tree byte
+   * (+512) is still the canary. */
+  static const struct { size_t at; int v; } ints[] = {
+      {0, 7}, {132, 7}, {12, -1}, {128 + 12, -1}, {256 + 12, -1}, {384 + 12, -1}, {384 + 31 * 4, -1}};
+  for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++) {
     int v;
-    memcpy(&v, a + minusOne[k], sizeof v);
-    CHECK(v == -1, "SwitchV1=%d: int at +%zu is %d, want -1 (D23)", onSwitchV1, minusOne[k], v);
+    memcpy(&v, a + ints[k].at, sizeof v);
+    CHECK(v == ints[k].v, "SwitchV1=%d: int at +%zu is %d, want %d", onSwitchV1, ints[k].at, v, ints[k].v);
   }
   CHECK(a[512] == 0xA5 && a[895] == 0xA5, "SwitchV1=%d: the tree region was written", onSwitchV1);
   CHECK(comm->nChannels == 3, "comm->nChannels %d", comm->nChannels);
-  for (int c = 0; c < 6; c++)
-    CHECK(comm->channels[c].ring.prev == 4 && comm->channels[c].ring.next == 6,
-          "channel %d prev/next %d/%d", c, comm->channels[c].ring.prev,
-          comm->channels[c].ring.next);
-  CHECK(comm->channels[6].ring.prev == 0 && comm->channels[6].ring.next == 0,
-        "channel 6 written");
+  for (int c = 0; c < MAXCHANNELS; c++) {
+    const struct ncclRing *ring = &comm->channels[c].ring;
+    int src = c < 6 ? c % 3 : c; /* whose runtime state channel c holds */
+    int wantPrev = c >= 6 ? 0 : src == 0 ? 6 : 4, wantNext = c >= 6 ? 0 : src == 0 ? 4 : 6;
+    CHECK(ring->prev == wantPrev && ring->next == wantNext, "channel %d prev/next %d/%d, want %d/%d", c,
+          ring->prev, ring->next, wantPrev, wantNext);
+    CHECK(ring->userRanks == buffers[c] && ring->devUserRanks == buffers[MAXCHANNELS - 1 - c],
+          "channel %d's userRanks/devUserRanks pointers changed", c);
+    for (size_t i = 0; i < sizeof comm->channels[c].opaque; i++)
+      if ((unsigned char)comm->channels[c].opaque[i] != 0x10 + src) {
+        CHECK(0, "channel %d opaque byte %zu is 0x%02x, want 0x%02x (channel %d's)", c, i,
+              (unsigned char)comm->channels[c].opaque[i], 0x10 + src, src);
+        break;
+      }
+  }
   free(comm);
   cluster_free(cl);
 }

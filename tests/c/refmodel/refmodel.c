@@ -637,13 +637,15 @@ REF_EXPORT ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGra
 
 /* Working memory of one Postset call.
  *
- * `work` is the block errors.md P7b describes: (2 + 3C) * N ints from C
- * malloc, holding every fragment's channel count, every rank's node and,
- * for the n <= C channels used, the stitched next and prev tables and this
- * rank's walks, flat [c*N + r] as upstream gathers them. `book` is the
- * model's own node bookkeeping (5N + 1 ints; running out there has a
- * model-only text). `diag` is taken on the failure path only, for the
- * diagnosis (4N ints; running out there is P7b's text with its size). */
+ * `work` is the block errors.md P7b describes: (2 + 2 n0) * N ints from C
+ * malloc, n0 being rank 0's fragment's channel count (D27: the job's count
+ * n is at most that), holding every fragment's channel count, every rank's
+ * node and, for the n channels used, the stitched next and prev tables,
+ * flat [c*N + r] as upstream gathers them. `book` is the model's own
+ * bookkeeping: its nodes and this rank's walks ((5 + n0) N + 1 ints;
+ * running out there has a model-only text). `diag` is taken on the failure
+ * path only, for the diagnosis (4N ints; running out there is P7b's text
+ * with its size). */
 struct postset_scratch {
   int *work;
   int *count;     /* [N]: every fragment's channel count (D23) */
@@ -670,7 +672,7 @@ static void postset_free(struct postset_scratch *s) {
   free(s->diag);
 }
 
-/* P7b: the working memory, or its failure (bytes, N, C). */
+/* P7b: the working memory, or its failure (bytes, N, n0). */
 static ncclResult_t working_memory(int **out, size_t ints, int N, int C, int wrank) {
   size_t bytes = ints * sizeof(int);
   *out = malloc(bytes ? bytes : 1);
@@ -1097,7 +1099,6 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
   }
   if (nNodes == NULL) { ref_warn(rank, "ncclTopoPostset: nNodes is NULL"); return ncclInvalidArgument; }
   const int N = comm->nRanks;
-  const int C = comm->nChannels;
   const int nK = comm->nKangaRingChannels;
   if (N <= 0) {
     ref_warn(rank, "ncclTopoPostset: comm->nRanks %d is not positive", N);
@@ -1105,11 +1106,6 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
   }
   if (rank < 0 || rank >= N) {
     ref_warn(rank, "ncclTopoPostset: comm->rank %d is outside [0, %d)", rank, N);
-    return ncclInvalidArgument;
-  }
-  if (C < 1 || C > REF_MAXCHANNELS) {
-    ref_warn(rank, "ncclTopoPostset: comm->nChannels %d is outside [1, 32] (call ncclTopoPreset first)",
-             C);
     return ncclInvalidArgument;
   }
   if (nK < 0 || nK > REF_MAX_KANGA_PATHS) {
@@ -1129,22 +1125,23 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
     }
   }
   /* From here on nothing reads comm->rank except the commit and the JBOG
-   * precondition (D24). */
+   * precondition (D24), nor comm->nChannels at all (D27). The job's channel
+   * count is the smallest of any fragment's, so rank 0's bounds it. */
+  const int C = fragment_channels(F[0]);
 
   struct postset_scratch s;
   memset(&s, 0, sizeof s);
   const size_t NN = (size_t)N;
   /* P7b */
-  res = working_memory(&s.work, (2 + 3 * (size_t)C) * NN, N, C, rank);
+  res = working_memory(&s.work, (2 + 2 * (size_t)C) * NN, N, C, rank);
   if (res != ncclSuccess) return res;
   s.count = s.work;
   s.nodeOf = s.work + NN;
   s.next = s.work + 2 * NN;
   s.prev = s.next + (size_t)C * NN;
-  s.rings = s.prev + (size_t)C * NN;
-  s.book = calloc(5 * NN + 1, sizeof(int));
+  s.book = calloc((5 + (size_t)C) * NN + 1, sizeof(int));
   if (s.book == NULL) {
-    ref_warn(rank, "ncclTopoPostset: malloc of %zu bytes of scratch failed", (5 * NN + 1) * sizeof(int));
+    ref_warn(rank, "ncclTopoPostset: malloc of %zu bytes of scratch failed", ((5 + (size_t)C) * NN + 1) * sizeof(int));
     postset_free(&s);
     return ncclSystemError;
   }
@@ -1153,8 +1150,9 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
   s.byNode = s.book + 2 * NN;
   s.mark = s.book + 3 * NN;
   s.nodeStart = s.book + 4 * NN;
+  s.rings = s.book + 5 * NN + 1;
 
-  /* D23: the channel count (P7a). */
+  /* D23, D27: the channel count (P7a), from the fragments alone. */
   for (int r = 0; r < N; r++) s.count[r] = fragment_channels(F[r]);
   for (int r = 0; r < N; r++) {
     if (s.count[r] == 0) {
@@ -1164,20 +1162,13 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
       return ncclInternalError;
     }
   }
-  int n = C;
+  int n = C, holder = 0;
   for (int r = 0; r < N; r++)
-    if (s.count[r] < n) n = s.count[r];
-  int holder = -1;
-  for (int r = 0; r < N && holder < 0; r++)
-    if (s.count[r] == n) holder = r;
-  if (holder >= 0)
-    ref_info(SUB_INIT, rank,
-             "ncclTopoPostset: %d channels, the smallest channel count of any fragment, first held "
-             "by rank %d (D23)",
-             n, holder);
-  else
-    ref_info(SUB_INIT, rank,
-             "ncclTopoPostset: %d channels from comm->nChannels; every fragment has more (D23)", n);
+    if (s.count[r] < n) n = s.count[r], holder = r;
+  ref_info(SUB_INIT, rank,
+           "ncclTopoPostset: %d channels, the smallest channel count of any fragment, first held "
+           "by rank %d (D23)",
+           n, holder);
 
   /* Ranges (P8, P9): channel by channel, then rank by rank, then field order. */
   for (int c = 0; c < n; c++) {
@@ -1343,6 +1334,16 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
       for (int v = 0; v < nv; v++)
         memcpy(&comm->kangaRing[k][4 * v], F[v]->JbogKangaringPath[k], 4 * sizeof(int));
   }
+
+  /* D27: a rank whose own graph has more channels than the job's is told
+   * so (its GetNetDev sees only its own graph); the result stands. */
+  if (s.count[rank] > n)
+    ref_warn(rank,
+             "ncclTopoPostset: this rank's own graph has %d channels, more than the job's %d (the "
+             "smallest channel count of any fragment, first held by rank %d): give its "
+             "ncclTopoGetNetDev a graph of %d channels, or its doubled channels use the NICs of "
+             "another graph channel (D27)",
+             s.count[rank], n, holder, n);
 
   /* INFO lines after the commit (P12); the D23 count line came first. */
   if (rank == 0) print_channel_lines(rank, nFinal, s.rings, N, n);
