@@ -124,7 +124,7 @@ func godefs(input string) ([]byte, error) {
 
 var (
 	structStart = regexp.MustCompile(`^type \w+ struct \{$`)
-	cPointer    = regexp.MustCompile(`\*.*$`) // *T, **T, *[0]byte (a function), the T of [N]T
+	cPointer    = regexp.MustCompile(`\*.*$`) // *T, **T, *[0]byte (a function pointer), and the *T of [N]*T
 	padding     = regexp.MustCompile(`^Pad_cgo_\d+$`)
 	cTypeLeft   = regexp.MustCompile(`_Ctype_\w+`)
 )
