@@ -34,13 +34,30 @@ export CGO_CFLAGS := -O2 -g -DNCCOMRING_HEADER_SHA256_PREFIX=$(shell sha256sum <
 all: $(LIB) $(PRELOAD) $(BUILD)/ringstage $(BUILD)/expected $(BUILD)/faults
 
 # After the build, the header, the layout table and the Go mirrors must
-# agree (the header and the mirrors assert themselves at compile time; this
-# check ties the table to the header), so a drifted offset anywhere fails
-# `make` itself.
+# agree: the header asserts its offsets at compile time, abi/'s mirrors are
+# generated from it (a generated file that is stale fails), and the table
+# is checked against the mirrors and the header (internal/headercheck), so
+# a drifted offset anywhere fails `make` itself.
 $(LIB): $(GO_SOURCES) mk/build-lib.sh
 	sh mk/build-lib.sh $(BUILD)
-	@$(GO) test -count=1 -run '^TestHeaderMatchesLayoutTable$$' ./layout/headercheck > $(BUILD)/layout-check.log 2>&1 || \
+	@$(GO) test -count=1 ./internal/headercheck > $(BUILD)/layout-check.log 2>&1 || \
 	  { cat $(BUILD)/layout-check.log; rm -f $@; exit 1; }
+
+# The Go mirrors of the header's structs, generated with cgo -godefs in the
+# manner of golang.org/x/sys/unix: DIR/types.go is the input, DIR/ztypes.go
+# the output, whose first line is the command that writes it
+# (internal/mkgodefs says what it edits). After an edit to
+# include/nccom_ring.h, run this and commit the result; internal/headercheck
+# fails until then.
+GODEFS_DIRS := abi internal/headercheck
+.PHONY: generate
+generate:
+	@mkdir -p $(BUILD)
+	@set -e; for d in $(GODEFS_DIRS); do \
+	  echo "$(GO) run ./internal/mkgodefs $$d/types.go > $$d/ztypes.go"; \
+	  $(GO) run ./internal/mkgodefs $$d/types.go > $(BUILD)/ztypes.go.new; \
+	  mv $(BUILD)/ztypes.go.new $$d/ztypes.go; \
+	done
 
 # The name hosts record as NEEDED (the SONAME); build-lib.sh makes it.
 $(BUILD)/$(SONAME): $(LIB)

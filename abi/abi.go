@@ -1,5 +1,5 @@
 // Package abi holds the Go mirrors of the ring-stage C structs of
-// include/nccom_ring.h (spec §2-§5, D2, D3), kept in this one file.
+// include/nccom_ring.h (spec §2-§5, D2, D3) and ncclResult_t.
 //
 // The mirrors are laid out byte for byte like the C structs, so a C pointer
 // converts to a mirror pointer and fields are read and written in place, with
@@ -7,8 +7,15 @@
 // never sees them and no write barrier runs on C memory. Never store a Go
 // pointer into a mirror that lives in C memory.
 //
-// The assertions in assert.go break the build when a mirror drifts from
-// package layout; cmd/libnccomring cross-checks both against the C header.
+// The structs of fixed layout (Ring, Channel, TopoRanks, TopoGraph) and the
+// result codes are generated from the header into ztypes.go (types.go is
+// the input; `make generate`). Comm and TopoSystem, below, are kept by hand:
+// Comm is laid out over package layout's offsets, because the ring stage
+// also reads the ASSUMED fields at a layout profile's offsets
+// (cmd/libnccomring/commlayout.go), and TopoSystem is the one int the ring
+// stage reads. internal/headercheck's tests check that ztypes.go is what the
+// header gives now, and that the header, both kinds of mirror and package
+// layout's table agree; `make` runs them after every library build.
 package abi
 
 import (
@@ -16,53 +23,6 @@ import (
 
 	"github.com/nccomring/libnccomring/layout"
 )
-
-// Ring mirrors struct ncclRing (24 bytes).
-type Ring struct {
-	Prev         int32
-	Next         int32
-	UserRanks    uintptr // int*: comm->nRanks ints, C-allocated (D12)
-	DevUserRanks uintptr // int*: device runtime's; never touched
-}
-
-// Channel mirrors struct ncclChannel (512 bytes); only Ring is the ring
-// stage's, the rest is runtime state that Preset's doubling copies (D6).
-type Channel struct {
-	Ring   Ring
-	Opaque [layout.ChannelSize - layout.RingSize]byte
-}
-
-// TopoRanks mirrors struct ncclTopoRanks (960 bytes), one rank's fragment.
-type TopoRanks struct {
-	RingRecv          [layout.MaxChannels]int32
-	RingSend          [layout.MaxChannels]int32
-	RingPrev          [layout.MaxChannels]int32
-	RingNext          [layout.MaxChannels]int32
-	TreeToParent      [layout.MaxChannels]int32
-	TreeToChild0      [layout.MaxChannels]int32
-	TreeToChild1      [layout.MaxChannels]int32
-	JbogKangaringPath [layout.MaxKangaPaths][layout.KangaPathWidth]int32
-}
-
-// TopoGraph mirrors struct ncclTopoGraph (33080 bytes).
-type TopoGraph struct {
-	ID              int32
-	Pattern         int32
-	CrossNic        int32
-	CollNet         int32
-	MinChannels     int32
-	MaxChannels     int32
-	NChannels       int32
-	SpeedIntra      float32
-	SpeedInter      float32
-	TypeIntra       int32
-	TypeInter       int32
-	SameChannels    int32
-	NHops           int32
-	Intra           [layout.MaxIntra]int32 // [c*localRanks + i], global ranks
-	Inter           [layout.MaxInter]int32 // [2c] entry NIC, [2c+1] exit NIC
-	CrossRackToRack int32
-}
 
 // TopoSystem mirrors the prefix of struct ncclTopoSystem the ring stage reads:
 // nodes[0].count at +0.

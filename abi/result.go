@@ -5,18 +5,9 @@ import (
 	"fmt"
 )
 
-// Result mirrors ncclResult_t (D1).
+// Result mirrors ncclResult_t (D1); its values are generated from the
+// header into ztypes.go.
 type Result int32
-
-// The ncclResult_t values of D1.
-const (
-	Success            Result = 0
-	UnhandledCudaError Result = 1
-	SystemError        Result = 2
-	InternalError      Result = 3
-	InvalidArgument    Result = 4
-	InvalidUsage       Result = 5
-)
 
 var resultNames = [...]string{"ncclSuccess", "ncclUnhandledCudaError", "ncclSystemError",
 	"ncclInternalError", "ncclInvalidArgument", "ncclInvalidUsage"}

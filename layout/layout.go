@@ -2,9 +2,12 @@
 // libnccom 2.31.24's ring-stage structs (spec §2-§5, DECISIONS D2 and D3),
 // each with the spec's evidence grade.
 //
-// The named constants are what the abi mirrors assert against at compile time;
-// Fields lists them for tests and tools (the cgo cross-check, DWARF
-// comparisons). Nothing else in the project spells these numbers.
+// The named constants are the ones the code uses, and they place abi's
+// hand-kept Comm mirror; Fields lists them for tests and tools
+// (internal/headercheck checks them against the header and the mirrors
+// generated from it; abicheck compares them with a build's DWARF). Apart
+// from the header and the files generated from it, no Go code spells these
+// numbers.
 package layout
 
 // Grade is how firmly the spec places a fact.
