@@ -477,7 +477,7 @@ func (d *diagnosis) offSegment(ranks []int32, node, head, tail int32) int32 {
 // reach every rank. It yields at most one contradiction.
 func (d *diagnosis) stitchedContradictions(c int, visit func(contradiction) bool) {
 	d.load(c)
-	stitch(d.all, d.nodes.heads, c, d.next, d.prev)
+	stitch(d.all, d.nodes.heads, c, c+1, d.next, d.prev)
 	nRanks := int32(len(d.all))
 	for s := range nRanks {
 		if b := d.next[s]; b < 0 || d.prev[b] != s {

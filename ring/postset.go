@@ -216,9 +216,7 @@ func (w *links) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *
 		res.CountRank = first
 	}
 	res.GraphChannels = n
-	for c := 0; c < n && ok; c++ {
-		ok = stitch(all, w.nodes.heads, c, w.next[c*nRanks:(c+1)*nRanks], w.prev[c*nRanks:(c+1)*nRanks])
-	}
+	ok = ok && stitch(all, w.nodes.heads, 0, n, w.next, w.prev)
 	if !ok || !(ringTable{next: w.next[:n*nRanks], prev: w.prev[:n*nRanks], nRanks: nRanks}).whole(n, rank) {
 		failure = &RingsError{Err: diagnose(all, n, sc)}
 		if rank == 0 && failure.Err.Code == abi.InternalError {
