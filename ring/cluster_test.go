@@ -108,19 +108,23 @@ func podNode() ring.PodOrder { return ring.PodOrderNode }
 // run drives Preset on every rank, the AllGather and Postset on every rank,
 // failing the test on any error.
 func (cl *cluster) run(t *testing.T, platform kanga.Resolver) *stage {
+	return runStage(t, cl.nRanks, platform, cl.comm, func(r int) *abi.TopoGraph { return cl.graphs[cl.nodeOf(r)] })
+}
+
+// runStage is a job of nRanks ranks, each with the communicator comm(r)
+// and the graph graph(r): Preset on every rank, the AllGather, Postset on
+// every rank, failing the test on any error.
+func runStage(t *testing.T, nRanks int, platform kanga.Resolver, comm func(r int) *abi.Comm, graph func(r int) *abi.TopoGraph) *stage {
 	t.Helper()
-	st := &stage{alloc: newGoAlloc()}
-	st.fragments = make([]abi.TopoRanks, cl.nRanks)
-	for r := range cl.nRanks {
-		c := cl.comm(r)
-		require.NoError(t, ring.Preset(c, cl.graphs[cl.nodeOf(r)], &st.fragments[r], platform), "Preset rank %d", r)
+	st := &stage{alloc: newGoAlloc(), fragments: make([]abi.TopoRanks, nRanks)}
+	for r := range nRanks {
+		c := comm(r)
+		require.NoError(t, ring.Preset(c, graph(r), &st.fragments[r], platform), "Preset rank %d", r)
 		st.comms = append(st.comms, c)
-	}
-	for r := range st.fragments {
 		st.all = append(st.all, &st.fragments[r])
 	}
 	for r, c := range st.comms {
-		heads := make([]int32, cl.nRanks)
+		heads := make([]int32, nRanks)
 		res, err := ring.Postset(c, heads, st.all, ring.PostsetOptions{Platforms: platform, PodOrder: podNode, Alloc: st.alloc})
 		require.NoError(t, err, "Postset rank %d", r)
 		st.heads = append(st.heads, heads)

@@ -2,6 +2,7 @@ package ring
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/nccomring/libnccomring/abi"
 )
@@ -23,7 +24,7 @@ import (
 // first to count votes, then to find the chosen rank's first contradiction,
 // and formats only that one.
 
-// kind is a kind of contradiction; its text is in (*diagnosis).detail.
+// kind is a kind of contradiction; its text is in details.
 type kind uint8
 
 const (
@@ -207,11 +208,11 @@ func (d *diagnosis) verdict(c int, culprit int32, enumerate func(int, func(contr
 	})
 	text := ""
 	if chosen != nil {
-		text = d.detail(c, *chosen)
+		text = d.detail(*chosen)
 	} else {
 		enumerate(c, func(x contradiction) bool {
 			if x.other == culprit {
-				text = fmt.Sprintf("rank %d's %s", x.subject, d.detail(c, x))
+				text = fmt.Sprintf("rank %d's %s", x.subject, d.detail(x))
 				return false
 			}
 			return true
@@ -220,60 +221,45 @@ func (d *diagnosis) verdict(c int, culprit int32, enumerate func(int, func(contr
 	return abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d, channel %d: %s", culprit, c, text)
 }
 
-// detail is a contradiction's text (docs/errors.md "Diagnosis").
-func (d *diagnosis) detail(c int, x contradiction) string {
+// details are the contradictions' texts (docs/errors.md "Diagnosis"),
+// each formatted from the contradiction's values v[0..4] by index.
+var details = [...]string{
+	headDiffers:        "ringRecv (head) is %[1]d but node %[2]d's head is %[3]d (held by %[4]d of its %[5]d ranks)",
+	tailDiffers:        "ringSend (tail) is %[1]d but node %[2]d's tail is %[3]d (held by %[4]d of its %[5]d ranks)",
+	makesOwnNode:       "ringRecv[0] is %[1]d, a rank of node %[2]d: it makes node %[3]d on its own",
+	headOfOtherNode:    "ringRecv (head) is %[1]d, a rank of node %[2]d, not of its own node %[3]d",
+	headElsewhere:      "node %[1]d's ranks have it as their head, but its ringRecv[0] is %[2]d, which puts it in node %[3]d",
+	tailOfOtherNode:    "ringSend (tail) is %[1]d, a rank of node %[2]d, not of its own node %[3]d",
+	tailElsewhere:      "node %[1]d's ranks have it as their tail, but its ringRecv[0] is %[2]d, which puts it in node %[3]d",
+	nextIsEnd:          "ringNext is -1 but node %[1]d's tail is %[2]d",
+	nextInOtherNode:    "ringNext is %[1]d, a rank of node %[2]d, not of its own node %[3]d",
+	nextIsHead:         "ringNext is %[1]d, its node's head",
+	nextNotBack:        "ringNext is %[1]d but rank %[1]d's ringPrev is %[2]d",
+	prevIsEnd:          "ringPrev is -1 but node %[1]d's head is %[2]d",
+	prevInOtherNode:    "ringPrev is %[1]d, a rank of node %[2]d, not of its own node %[3]d",
+	prevIsTail:         "ringPrev is %[1]d, its node's tail",
+	prevNotBack:        "ringPrev is %[1]d but rank %[1]d's ringNext is %[2]d",
+	offSegment:         "not on node %[1]d's segment from head %[2]d to tail %[3]d",
+	stitchedNextBroken: "after the stitch its next is %[1]d but rank %[1]d's prev is %[2]d",
+	stitchedPrevBroken: "after the stitch its prev is %[1]d but rank %[1]d's next is %[2]d",
+	offRing:            "not on the ring through rank 0 (%[1]d of %[2]d ranks reached)",
+}
+
+// detail is a contradiction's text: its kind's, with two additions. A
+// stitched link of -1 has no rank to point back; a ringNext that does not
+// point back names the rank it leaves unreached, if there is one.
+func (d *diagnosis) detail(x contradiction) string {
 	v := x.v
-	switch x.kind {
-	case headDiffers:
-		return fmt.Sprintf("ringRecv (head) is %d but node %d's head is %d (held by %d of its %d ranks)", v[0], v[1], v[2], v[3], v[4])
-	case tailDiffers:
-		return fmt.Sprintf("ringSend (tail) is %d but node %d's tail is %d (held by %d of its %d ranks)", v[0], v[1], v[2], v[3], v[4])
-	case makesOwnNode:
-		return fmt.Sprintf("ringRecv[0] is %d, a rank of node %d: it makes node %d on its own", v[0], v[1], v[2])
-	case headOfOtherNode:
-		return fmt.Sprintf("ringRecv (head) is %d, a rank of node %d, not of its own node %d", v[0], v[1], v[2])
-	case headElsewhere:
-		return fmt.Sprintf("node %d's ranks have it as their head, but its ringRecv[0] is %d, which puts it in node %d", v[0], v[1], v[2])
-	case tailOfOtherNode:
-		return fmt.Sprintf("ringSend (tail) is %d, a rank of node %d, not of its own node %d", v[0], v[1], v[2])
-	case tailElsewhere:
-		return fmt.Sprintf("node %d's ranks have it as their tail, but its ringRecv[0] is %d, which puts it in node %d", v[0], v[1], v[2])
-	case nextIsEnd:
-		return fmt.Sprintf("ringNext is -1 but node %d's tail is %d", v[0], v[1])
-	case nextInOtherNode:
-		return fmt.Sprintf("ringNext is %d, a rank of node %d, not of its own node %d", v[0], v[1], v[2])
-	case nextIsHead:
-		return fmt.Sprintf("ringNext is %d, its node's head", v[0])
-	case nextNotBack:
-		text := fmt.Sprintf("ringNext is %d but rank %d's ringPrev is %d", v[0], v[0], v[1])
+	text := fmt.Sprintf(details[x.kind], v[0], v[1], v[2], v[3], v[4])
+	switch {
+	case (x.kind == stitchedNextBroken || x.kind == stitchedPrevBroken) && v[0] < 0:
+		text = text[:strings.Index(text, " but ")]
+	case x.kind == nextNotBack:
 		if lost := d.unreached(x.subject, v[0], int(v[2])); lost >= 0 {
 			text += fmt.Sprintf("; rank %d is reached by nobody", lost)
 		}
-		return text
-	case prevIsEnd:
-		return fmt.Sprintf("ringPrev is -1 but node %d's head is %d", v[0], v[1])
-	case prevInOtherNode:
-		return fmt.Sprintf("ringPrev is %d, a rank of node %d, not of its own node %d", v[0], v[1], v[2])
-	case prevIsTail:
-		return fmt.Sprintf("ringPrev is %d, its node's tail", v[0])
-	case prevNotBack:
-		return fmt.Sprintf("ringPrev is %d but rank %d's ringNext is %d", v[0], v[0], v[1])
-	case offSegment:
-		return fmt.Sprintf("not on node %d's segment from head %d to tail %d", v[0], v[1], v[2])
-	case stitchedNextBroken:
-		if v[0] < 0 {
-			return fmt.Sprintf("after the stitch its next is %d", v[0])
-		}
-		return fmt.Sprintf("after the stitch its next is %d but rank %d's prev is %d", v[0], v[0], v[1])
-	case stitchedPrevBroken:
-		if v[0] < 0 {
-			return fmt.Sprintf("after the stitch its prev is %d", v[0])
-		}
-		return fmt.Sprintf("after the stitch its prev is %d but rank %d's next is %d", v[0], v[0], v[1])
-	case offRing:
-		return fmt.Sprintf("not on the ring through rank 0 (%d of %d ranks reached)", v[0], v[1])
 	}
-	return "inconsistent"
+	return text
 }
 
 // agreed is the value a node's ranks hold for a channel's head (field
@@ -374,12 +360,12 @@ func (d *diagnosis) channelContradictions(c int, visit func(contradiction) bool)
 		}
 		for _, s := range ranks {
 			if s != tail {
-				if x, ok := d.nextContradiction(s, node, head, tail); ok && !emit(x) {
+				if x, ok := d.linkContradiction(s, node, tail, head, d.next, d.prev, &nextKinds); ok && !emit(x) {
 					return
 				}
 			}
 			if s != head {
-				if x, ok := d.prevContradiction(s, node, head, tail); ok && !emit(x) {
+				if x, ok := d.linkContradiction(s, node, head, tail, d.prev, d.next, &prevKinds); ok && !emit(x) {
 					return
 				}
 			}
@@ -392,34 +378,27 @@ func (d *diagnosis) channelContradictions(c int, visit func(contradiction) bool)
 	}
 }
 
-// nextContradiction checks rank s's ringNext b (s is not its node's tail):
-// a rank of its node other than the head, whose ringPrev is s.
-func (d *diagnosis) nextContradiction(s, node, head, tail int32) (contradiction, bool) {
-	switch b := d.next[s]; {
-	case b == -1:
-		return contradiction{s, -1, nextIsEnd, [5]int32{node, tail}}, true
-	case d.nodeOf[b] != node:
-		return contradiction{s, b, nextInOtherNode, [5]int32{b, d.nodeOf[b], node}}, true
-	case b == head:
-		return contradiction{s, -1, nextIsHead, [5]int32{b}}, true
-	case d.prev[b] != s:
-		return contradiction{s, b, nextNotBack, [5]int32{b, d.prev[b], node}}, true
-	}
-	return contradiction{}, false
-}
+// The two directions of a channel's links, for linkContradiction: next
+// leads from the head to the tail, prev from the tail to the head.
+var (
+	nextKinds = [4]kind{nextIsEnd, nextInOtherNode, nextIsHead, nextNotBack}
+	prevKinds = [4]kind{prevIsEnd, prevInOtherNode, prevIsTail, prevNotBack}
+)
 
-// prevContradiction checks rank s's ringPrev a (s is not its node's head):
-// a rank of its node other than the tail, whose ringNext is s.
-func (d *diagnosis) prevContradiction(s, node, head, tail int32) (contradiction, bool) {
-	switch a := d.prev[s]; {
-	case a == -1:
-		return contradiction{s, -1, prevIsEnd, [5]int32{node, head}}, true
-	case d.nodeOf[a] != node:
-		return contradiction{s, a, prevInOtherNode, [5]int32{a, d.nodeOf[a], node}}, true
-	case a == tail:
-		return contradiction{s, -1, prevIsTail, [5]int32{a}}, true
-	case d.next[a] != s:
-		return contradiction{s, a, prevNotBack, [5]int32{a, d.next[a]}}, true
+// linkContradiction checks rank s's link b = links[s] one way (s is not the
+// end of its node's segment that way, toward): b must be a rank of its
+// node other than the end it comes from (from), whose link the other way
+// (back) is s. kinds names each failure that way (nextKinds, prevKinds).
+func (d *diagnosis) linkContradiction(s, node, toward, from int32, links, back []int32, kinds *[4]kind) (contradiction, bool) {
+	switch b := links[s]; {
+	case b == -1:
+		return contradiction{s, -1, kinds[0], [5]int32{node, toward}}, true
+	case d.nodeOf[b] != node:
+		return contradiction{s, b, kinds[1], [5]int32{b, d.nodeOf[b], node}}, true
+	case b == from:
+		return contradiction{s, -1, kinds[2], [5]int32{b}}, true
+	case back[b] != s:
+		return contradiction{s, b, kinds[3], [5]int32{b, back[b], node}}, true
 	}
 	return contradiction{}, false
 }
@@ -479,22 +458,20 @@ func (d *diagnosis) stitchedContradictions(c int, visit func(contradiction) bool
 	d.load(c)
 	stitch(d.all, d.nodes.heads, c, c+1, d.next, d.prev)
 	nRanks := int32(len(d.all))
+	directions := [2]struct {
+		links, back []int32
+		broken      kind
+	}{{d.next, d.prev, stitchedNextBroken}, {d.prev, d.next, stitchedPrevBroken}}
 	for s := range nRanks {
-		if b := d.next[s]; b < 0 || d.prev[b] != s {
-			back := int32(-1)
-			if b >= 0 {
-				back = d.prev[b]
+		for _, way := range directions {
+			if b := way.links[s]; b < 0 || way.back[b] != s {
+				back := int32(-1)
+				if b >= 0 {
+					back = way.back[b]
+				}
+				visit(contradiction{s, -1, way.broken, [5]int32{b, back}})
+				return
 			}
-			visit(contradiction{s, -1, stitchedNextBroken, [5]int32{b, back}})
-			return
-		}
-		if a := d.prev[s]; a < 0 || d.next[a] != s {
-			back := int32(-1)
-			if a >= 0 {
-				back = d.next[a]
-			}
-			visit(contradiction{s, -1, stitchedPrevBroken, [5]int32{a, back}})
-			return
 		}
 	}
 	// Every link is mutual: next is a permutation. Is it one cycle?

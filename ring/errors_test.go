@@ -119,6 +119,12 @@ func newPostsetFixture(t *testing.T) *postsetFixture {
 	return f
 }
 
+// setField breaks a fixture by setting rank's ring field k (ringField's
+// order) on channel c to v.
+func setField(rank, k, c int, v int32) func(*postsetFixture) {
+	return func(f *postsetFixture) { ringField(&f.frags[rank], k)[c] = v }
+}
+
 func TestPostsetErrors(t *testing.T) {
 	switchV1 := func(vcore, jbog int32) kanga.Resolver {
 		return kanga.Fixed{SwitchV1: true, VirtualCoreSize: vcore, JbogID: jbog}
@@ -141,22 +147,16 @@ func TestPostsetErrors(t *testing.T) {
 			"ncclTopoPostset: NCCOM_RING_PLATFORM=x is not one of generic, trn3-switchv1"},
 		{"P7 missing fragment", func(f *postsetFixture) { f.all[6] = nil }, generic, 0, abi.InvalidArgument,
 			"ncclTopoPostset: allTopoRanks[6] is NULL"},
-		{"P8 ringRecv out of range", func(f *postsetFixture) { f.frags[2].RingRecv[1] = 8 }, generic, 0, abi.InvalidArgument,
-			"ncclTopoPostset: rank 2, channel 1: ringRecv is 8, outside [0, 8)"},
-		{"P8 ringSend negative", func(f *postsetFixture) { f.frags[5].RingSend[0] = -1 }, generic, 0, abi.InvalidArgument,
-			"ncclTopoPostset: rank 5, channel 0: ringSend is -1, outside [0, 8)"},
-		{"P9 ringPrev below -1", func(f *postsetFixture) { f.frags[0].RingPrev[1] = -2 }, generic, 0, abi.InvalidArgument,
-			"ncclTopoPostset: rank 0, channel 1: ringPrev is -2, outside [-1, 8)"},
-		{"P9 ringNext past nRanks", func(f *postsetFixture) { f.frags[7].RingNext[0] = 8 }, generic, 0, abi.InvalidArgument,
-			"ncclTopoPostset: rank 7, channel 0: ringNext is 8, outside [-1, 8)"},
-		{"P10 head: ranks of a node disagree on a head", func(f *postsetFixture) { f.frags[6].RingRecv[1] = 6 }, generic, 0, abi.InternalError,
-			"ncclTopoPostset: rank 6, channel 1: ringRecv (head) is 6 but node 1's head is 7 (held by 3 of its 4 ranks)"},
+		{"P8 ringRecv out of range", setField(2, 0, 1, 8), generic, 0, abi.InvalidArgument, "ncclTopoPostset: rank 2, channel 1: ringRecv is 8, outside [0, 8)"},
+		{"P8 ringSend negative", setField(5, 1, 0, -1), generic, 0, abi.InvalidArgument, "ncclTopoPostset: rank 5, channel 0: ringSend is -1, outside [0, 8)"},
+		{"P9 ringPrev below -1", setField(0, 2, 1, -2), generic, 0, abi.InvalidArgument, "ncclTopoPostset: rank 0, channel 1: ringPrev is -2, outside [-1, 8)"},
+		{"P9 ringNext past nRanks", setField(7, 3, 0, 8), generic, 0, abi.InvalidArgument, "ncclTopoPostset: rank 7, channel 0: ringNext is 8, outside [-1, 8)"},
+		{"P10 head: ranks of a node disagree on a head", setField(6, 0, 1, 6), generic, 0, abi.InternalError, "ncclTopoPostset: rank 6, channel 1: ringRecv (head) is 6 but node 1's head is 7 (held by 3 of its 4 ranks)"},
 		{"P10 next: fragment from a rank of another node", func(f *postsetFixture) { f.frags[2] = f.frags[5] }, generic, 0, abi.InternalError,
 			// Slot 2 holds rank 5's fragment: it claims node 1 and rank 5's
 			// neighbours, which rank 6 contradicts.
 			"ncclTopoPostset: rank 2, channel 0: ringNext is 6 but rank 6's ringPrev is 5"},
-		{"P10 tail: ranks of a node disagree on a tail", func(f *postsetFixture) { f.frags[3].RingSend[0] = 2 }, generic, 0, abi.InternalError,
-			"ncclTopoPostset: rank 3, channel 0: ringSend (tail) is 2 but node 0's tail is 3 (held by 3 of its 4 ranks)"},
+		{"P10 tail: ranks of a node disagree on a tail", setField(3, 1, 0, 2), generic, 0, abi.InternalError, "ncclTopoPostset: rank 3, channel 0: ringSend (tail) is 2 but node 0's tail is 3 (held by 3 of its 4 ranks)"},
 		{"P12 pods refused", func(f *postsetFixture) { f.comm.EnablePod = 1 }, generic, ring.PodOrderRefuse, abi.InvalidUsage,
 			"ncclTopoPostset: comm->enablePod is 1 on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node to stitch in node order"},
 		{"P13 virtual core size", func(f *postsetFixture) {}, switchV1(2, 1), 0, abi.InternalError,
@@ -170,15 +170,12 @@ func TestPostsetErrors(t *testing.T) {
 			f.frags[1].RingPrev[0], f.frags[1].RingNext[0] = 2, 3
 			f.frags[2].RingPrev[0], f.frags[2].RingNext[0] = 0, 1
 		}, generic, 0, abi.InternalError, "ncclTopoPostset: rank 0, channel 0: ringNext is 1 but rank 1's ringPrev is 2; rank 2 is reached by nobody"},
-		{"P10 next: lost successor", func(f *postsetFixture) { f.frags[5].RingNext[0] = -1 }, generic, 0, abi.InternalError,
-			"ncclTopoPostset: rank 5, channel 0: ringNext is -1 but node 1's tail is 7"},
-		{"P10 next: successor that skips a rank", func(f *postsetFixture) { f.frags[2].RingNext[1] = 3 }, generic, 0, abi.InternalError,
-			"ncclTopoPostset: rank 2, channel 1: ringNext is 3, its node's head"},
+		{"P10 next: lost successor", setField(5, 3, 0, -1), generic, 0, abi.InternalError, "ncclTopoPostset: rank 5, channel 0: ringNext is -1 but node 1's tail is 7"},
+		{"P10 next: successor that skips a rank", setField(2, 3, 1, 3), generic, 0, abi.InternalError, "ncclTopoPostset: rank 2, channel 1: ringNext is 3, its node's head"},
 		{"P10 next: two-rank cycle", func(f *postsetFixture) { f.frags[2].RingNext[0] = 1 }, generic, 0, abi.InternalError,
 			// 1 2 1 2 ...: rank 1's prev is still 0, and 3 is left out.
 			"ncclTopoPostset: rank 2, channel 0: ringNext is 1 but rank 1's ringPrev is 0; rank 3 is reached by nobody"},
-		{"P10 prev: corrupted ringPrev of this rank", func(f *postsetFixture) { f.frags[1].RingPrev[0] = 3 }, generic, 0, abi.InternalError,
-			"ncclTopoPostset: rank 1, channel 0: ringPrev is 3, its node's tail"},
+		{"P10 prev: corrupted ringPrev of this rank", setField(1, 2, 0, 3), generic, 0, abi.InternalError, "ncclTopoPostset: rank 1, channel 0: ringPrev is 3, its node's tail"},
 		{"P10 two channels: the lowest channel decides (D24)", func(f *postsetFixture) {
 			// Each alone is a case above; rank 2's is found first in rank
 			// order, rank 5's in channel order.

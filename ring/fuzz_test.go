@@ -80,6 +80,19 @@ func FuzzPreset(f *testing.F) {
 	})
 }
 
+// requireCommUntouched checks a failed call: an *abi.Error, and comm's
+// bytes as they were before it.
+func requireCommUntouched(t *testing.T, err error, before []byte, comm *abi.Comm) {
+	t.Helper()
+	var e *abi.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %v is not an *abi.Error", err)
+	}
+	if !bytes.Equal(before, bytesOf(comm)) {
+		t.Fatalf("comm written on error %v", err)
+	}
+}
+
 // checkPreset runs Preset and checks the contract against an independent
 // reading of the graph.
 func checkPreset(t *testing.T, comm *abi.Comm, graph *abi.TopoGraph) {
@@ -88,13 +101,7 @@ func checkPreset(t *testing.T, comm *abi.Comm, graph *abi.TopoGraph) {
 	canary(&frag)
 	err := ring.Preset(comm, graph, &frag, kanga.Fixed(kanga.SwitchV1))
 	if err != nil {
-		var e *abi.Error
-		if !errors.As(err, &e) {
-			t.Fatalf("error %v is not an *abi.Error", err)
-		}
-		if !bytes.Equal(before, bytesOf(comm)) {
-			t.Fatalf("comm written on error %v", err)
-		}
+		requireCommUntouched(t, err, before, comm)
 		var untouched abi.TopoRanks
 		canary(&untouched)
 		if frag != untouched {
@@ -218,13 +225,7 @@ func checkPostset(t *testing.T, comm *abi.Comm, all []*abi.TopoRanks) {
 	res, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: generic, Alloc: alloc,
 		PodOrder: func() ring.PodOrder { return ring.PodOrderRefuse }})
 	if err != nil {
-		var e *abi.Error
-		if !errors.As(err, &e) {
-			t.Fatalf("error %v is not an *abi.Error", err)
-		}
-		if !bytes.Equal(before, bytesOf(comm)) {
-			t.Fatalf("comm written on error %v", err)
-		}
+		requireCommUntouched(t, err, before, comm)
 		for _, h := range heads {
 			if h != -9 {
 				t.Fatalf("nodesFirstRank written on error %v", err)

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nccomring/libnccomring/abi"
-	"github.com/nccomring/libnccomring/ring"
 )
 
 // Issue 9: ranks numbered across nodes, not only node-major. A launcher may
@@ -65,25 +64,9 @@ func (cl *spread) channels(n int) *spread {
 // run drives Preset on every rank with its own node's graph and size, the
 // AllGather, then Postset on every rank, failing the test on any error.
 func (cl *spread) run(t *testing.T) *stage {
-	t.Helper()
-	st := &stage{alloc: newGoAlloc(), fragments: make([]abi.TopoRanks, cl.nRanks)}
-	for r := range cl.nRanks {
-		m := cl.node[r]
-		c := &abi.Comm{Rank: int32(r), NRanks: int32(cl.nRanks), LocalRanks: int32(len(cl.members[m]))}
-		require.NoError(t, ring.Preset(c, cl.graphs[m], &st.fragments[r], generic), "Preset rank %d", r)
-		st.comms = append(st.comms, c)
-	}
-	for r := range st.fragments {
-		st.all = append(st.all, &st.fragments[r])
-	}
-	for r, c := range st.comms {
-		heads := make([]int32, cl.nRanks)
-		res, err := ring.Postset(c, heads, st.all, ring.PostsetOptions{Platforms: generic, PodOrder: podNode, Alloc: st.alloc})
-		require.NoError(t, err, "Postset rank %d", r)
-		st.heads = append(st.heads, heads)
-		st.results = append(st.results, res)
-	}
-	return st
+	return runStage(t, cl.nRanks, generic, func(r int) *abi.Comm {
+		return &abi.Comm{Rank: int32(r), NRanks: int32(cl.nRanks), LocalRanks: int32(len(cl.members[cl.node[r]]))}
+	}, func(r int) *abi.TopoGraph { return cl.graphs[cl.node[r]] })
 }
 
 // rotate returns cycle started at rank r.
