@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"testing"
@@ -178,18 +179,7 @@ func TestFragmentInTheWrongSlotFailsEveryRankNamingTheSlot(t *testing.T) {
 // rank 3 a 12-channel one (its first 12 channels). D23: every rank uses 12
 // channels, doubled to 24, whatever the AllGather buffer held before Preset.
 func TestDifferentChannelCountsAgreeOnTheSmallest(t *testing.T) {
-	graph := func(n int) *abi.TopoGraph {
-		g := &abi.TopoGraph{Pattern: 4, NChannels: int32(n)}
-		for c := range n {
-			order := []int32{0, 1, 2, 3}
-			if c%2 == 1 {
-				order = []int32{0, 3, 2, 1}
-			}
-			copy(g.Intra[c*4:], order)
-		}
-		return g
-	}
-	g14, g12 := graph(14), graph(12)
+	g14, g12 := alternatingGraph(14), alternatingGraph(12)
 	for _, fill := range []byte{0x00, 0xA5} {
 		t.Run(fmt.Sprintf("buffer 0x%02X", fill), func(t *testing.T) {
 			j := gather(t, 4, func(int) int { return 4 }, func(r int) *abi.TopoGraph {
@@ -210,6 +200,71 @@ func TestDifferentChannelCountsAgreeOnTheSmallest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// alternatingGraph is one node of 4 ranks with n channels: 0 1 2 3 on
+// even channels, 0 3 2 1 on odd ones.
+func alternatingGraph(n int) *abi.TopoGraph {
+	g := &abi.TopoGraph{Pattern: 4, NChannels: int32(n)}
+	for c := range n {
+		order := []int32{0, 1, 2, 3}
+		if c%2 == 1 {
+			order = []int32{0, 3, 2, 1}
+		}
+		copy(g.Intra[c*4:], order)
+	}
+	return g
+}
+
+// D27: only the fragments count. Input 4's job, where ranks 0-2 are told
+// by one WARN that their own graphs have more channels than the job's;
+// then the same job with rank 3's slot stale in channels 12 and 13 (what
+// an earlier 14-channel AllGather of this job left there, as a Preset that
+// does not mark the channels it lacks leaves them): every fragment says 14,
+// so every rank uses 14, rank 3's own comm->nChannels of 12 and any stale
+// comm->nChannels notwithstanding, and no rank is told anything.
+func TestOnlyTheFragmentsCountChannels(t *testing.T) {
+	g14, g12 := alternatingGraph(14), alternatingGraph(12)
+	j := gather(t, 4, func(int) int { return 4 }, func(r int) *abi.TopoGraph {
+		if r == 3 {
+			return g12
+		}
+		return g14
+	}, 0)
+	all := []*abi.TopoRanks{&j.fragments[0], &j.fragments[1], &j.fragments[2], &j.fragments[3]}
+	alloc := newGoAlloc()
+	defer runtime.KeepAlive(alloc)
+	opt := ring.PostsetOptions{Platforms: generic, Alloc: alloc}
+	own14 := "ncclTopoPostset: this rank's own graph has 14 channels, more than the job's 12 (the smallest channel count of any fragment, first held by rank 3): give its ncclTopoGetNetDev a graph of 12 channels, or its doubled channels use the NICs of another graph channel (D27)"
+	for r, want := range []string{own14, own14, own14, ""} {
+		comm := *j.comms[r]
+		res, err := ring.Postset(&comm, make([]int32, 4), all, opt)
+		require.NoError(t, err, "rank %d", r)
+		assert.Equal(t, 12, res.GraphChannels, "rank %d", r)
+		assert.Equal(t, want, res.OwnChannelsWarning(), "rank %d", r)
+	}
+
+	for k, fields := range [2][4]int32{{0, 3, 2, -1}, {0, 1, 0, 2}} { // rank 3 in 0 1 2 3 and in 0 3 2 1
+		f := &j.fragments[3]
+		f.RingRecv[12+k], f.RingSend[12+k], f.RingPrev[12+k], f.RingNext[12+k] = fields[0], fields[1], fields[2], fields[3]
+	}
+	for r, stale := range []int32{0, 28, 14, 12} {
+		j.comms[r].NChannels = stale
+	}
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+	require.Equal(t, 28, v.nChannels)
+	for c, ring := range v.rings {
+		want := ints(0, 1, 2, 3)
+		if c%14%2 == 1 {
+			want = ints(0, 3, 2, 1)
+		}
+		assert.Equal(t, want, ring, "channel %d", c)
+	}
+	comm := *j.comms[3]
+	res, err := ring.Postset(&comm, make([]int32, 4), all, opt)
+	require.NoError(t, err)
+	assert.Equal(t, "", res.OwnChannelsWarning())
 }
 
 // Input 5: 8x8, rank 52's fragment says prev 53 and next 54 on channel 0.

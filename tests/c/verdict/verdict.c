@@ -193,6 +193,13 @@ static void count_line(char *out, size_t size, int n, int firstRank) {
            n, firstRank);
 }
 
+/* A fragment's channel count (D23): its leading channels with ringRecv >= 0. */
+static int fragment_channels(const struct ncclTopoRanks *f) {
+  int k = 0;
+  while (k < MAXCHANNELS && f->ringRecv[k] >= 0) k++;
+  return k;
+}
+
 /* Checks one call's log against the expected sequence (kinds 'I'/'W' and
  * texts), every line carrying the caller's rank. */
 static void expect_log(const struct job *j, int r, int nWant, const char *const *kinds, const char *const *texts) {
@@ -259,11 +266,23 @@ static void expect_success(struct job *j, const char *countLine, int wantChannel
             "rank %d channel %d prev/next %d/%d, userRanks give %d/%d", r, c, ring->prev, ring->next,
             ring->userRanks[nR - 1], ring->userRanks[1 % nR]);
     }
-    /* Rank 0: the count line, then ncclBuildRings' Channel lines (D17). */
-    static char channelLines[MAXCHANNELS][LINE_LEN];
+    /* The count line; D27's WARN on a rank whose own fragment has more
+     * than the job's n channels; on rank 0 ncclBuildRings' Channel lines
+     * (D17). */
+    static char channelLines[MAXCHANNELS][LINE_LEN], ownWarn[LINE_LEN];
     const char *kinds[MAX_LINES], *texts[MAX_LINES];
     int k = 0;
     kinds[k] = "I", texts[k++] = countLine;
+    int own = fragment_channels(&j->frags[r]), first = 0;
+    while (fragment_channels(&j->frags[first]) != n) first++;
+    if (own > n) {
+      snprintf(ownWarn, sizeof ownWarn,
+               "ncclTopoPostset: this rank's own graph has %d channels, more than the job's %d (the smallest "
+               "channel count of any fragment, first held by rank %d): give its ncclTopoGetNetDev a graph of %d "
+               "channels, or its doubled channels use the NICs of another graph channel (D27)",
+               own, n, first, n);
+      kinds[k] = "W", texts[k++] = ownWarn;
+    }
     for (int c = 0; r == 0 && c < wantChannels; c++) {
       int used = snprintf(channelLines[c], LINE_LEN, "Channel %02d/%02d : ", c, wantChannels);
       for (int i = 0, cur = 0; i < nR && used < LINE_LEN; i++, cur = succ[c % n][cur])
@@ -383,8 +402,9 @@ static void fragment_delivered_in_two_slots_fails_every_rank_naming_the_copy(voi
  * channels 0 1 2 3, odd channels 3 2 1 0), rank 3 its 12-channel prefix.
  * D23: Preset writes -1 from channel 14 (ranks 0-2) or 12 (rank 3) on, so
  * the four arrays are fully written whatever the buffer held; n = min(14,
- * 14, 14, 12, comm->nChannels) = 12, first held by rank 3; every rank
- * doubles to 24. One node closes on itself: even channels 0>1>2>3>0, odd
+ * 14, 14, 12) = 12, first held by rank 3 (D27: no comm->nChannels); every
+ * rank doubles to 24, and ranks 0-2, whose own graphs have 14, are told so
+ * (D27's WARN). One node closes on itself: even channels 0>1>2>3>0, odd
  * 0>3>2>1>0; channel c + 12 repeats channel c (same parity). */
 static struct ncclTopoGraph *prefixGraph;
 static struct ncclTopoGraph *prefix_graph_of_rank_3(struct job *j, int r) {
