@@ -109,7 +109,7 @@ conformance: $(BUILD)/conformance $(LIB) $(if $(filter $(abspath $(REFLIB)),$(ab
 
 # Then the cross-rank mode (issue 8, D23, D24): one corruption per cluster,
 # Postset on every rank; one verdict, the same in both libraries, and the
-# rate at which the WARN names the corrupted rank (printed; below 95% fails).
+# rate at which the WARN names the corrupted rank (printed; below 99% fails).
 CROSS_RANK_COUNT ?= 5000
 
 test-conformance: $(BUILD)/conformance $(LIB) $(REFLIB)

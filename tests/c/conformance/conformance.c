@@ -47,7 +47,7 @@
  * its neighbours in it). Asserted between the libraries: the same outcome
  * on every rank (code, every log line, the communicator, nodesFirstRank).
  * Measured: how often a failure's WARN ("ncclTopoPostset: rank S, ...")
- * names the corrupted rank (either slot of a swap); below 95% fails. The
+ * names the corrupted rank (either slot of a swap); below 99% fails. The
  * named cases (issue 8's six inputs and D23's lowered count) and the pasted
  * cases of crossrank.inc run first; --count random clusters (default 5000)
  * follow; --case replays one XSPEC as printed. A split verdict or a
@@ -2184,8 +2184,8 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
     xLabel[0] = '\0';
   }
   if (splits || diffs) status = 1;
-  if (rate < 95.0) {
-    printf("cross-rank: FAIL: the WARN names the corrupted rank in %.1f%% of failing clusters, below 95%%\n", rate);
+  if (rate < 99.0) {
+    printf("cross-rank: FAIL: the WARN names the corrupted rank in %.1f%% of failing clusters, below 99%%\n", rate);
     status = 1;
   }
   return status;
@@ -2387,7 +2387,7 @@ static void usage(FILE *f, int status) {
         "  --count defaults to 20000 clusters, 5000 with --cross-rank\n"
         "  --cross-rank: one valid cluster of at most 64 ranks per case, one corruption of the\n"
         "  gathered fragments, Postset on every rank: asserts one verdict per library (D24),\n"
-        "  the same outcome in both, and that failures name the corrupted rank (>= 95%)\n"
+        "  the same outcome in both, and that failures name the corrupted rank (>= 99%)\n"
         "  --timeout SECONDS: a case that runs longer ends the run with the case printed, exit 4\n"
         "    (default 60, 0: none)\n"
         "  --progress SECONDS: a progress line on stderr every SECONDS (default 10 when stderr\n"
