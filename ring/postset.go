@@ -2,7 +2,6 @@ package ring
 
 import (
 	"fmt"
-	"sync/atomic"
 
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/kanga"
@@ -248,15 +247,4 @@ func userRanksBuffers(comm *abi.Comm, total, nRanks int, alloc Allocator) (buffe
 		buffers[c], fresh[c] = p, p
 	}
 	return buffers, fresh, nil
-}
-
-// probeWritable stores each end of s back into itself with an atomic add
-// of 0, which the compiler cannot drop: memory the caller gave that is not
-// writable (a stale pointer, a buffer too short) faults here, before any
-// write, and becomes ncclInternalError naming the address (D20).
-func probeWritable(s []int32) {
-	if len(s) > 0 {
-		atomic.AddInt32(&s[0], 0)
-		atomic.AddInt32(&s[len(s)-1], 0)
-	}
 }

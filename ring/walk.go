@@ -1,5 +1,7 @@
 package ring
 
+import "sync/atomic"
+
 // The one ring walker (spec §3, D16, D24), used by ncclBuildRings and by
 // Postset. A ring table is ring-major: next[r*nRanks + v] is rank v's
 // successor on ring r, and, when the table has one, prev[r*nRanks + v] its
@@ -116,4 +118,15 @@ func follow(next []int32, start int32, steps int, visit func(step int, v int32) 
 		}
 	}
 	return visited, cur
+}
+
+// probeWritable stores each end of s back into itself with an atomic add
+// of 0, which the compiler cannot drop: memory the caller gave that is not
+// writable (a stale pointer, a buffer too short) faults here, before any
+// write, and becomes ncclInternalError naming the address (D20).
+func probeWritable(s []int32) {
+	if len(s) > 0 {
+		atomic.AddInt32(&s[0], 0)
+		atomic.AddInt32(&s[len(s)-1], 0)
+	}
 }

@@ -257,6 +257,10 @@ static void ring_tables(int *next, int n, int random) {
 /* ncclBuildRings of the library against the plain C walk over the same 32
  * rings, interleaved in one run; both walks from rank 0, results compared.
  * Prints a table and appends a "buildRings" array to out. */
+/* lib/C of ncclBuildRings at 65,536 ranks, node-major and random, for the
+ * targets (0 until measured). */
+static double buildRingsAt65536[2];
+
 static void bench_build_rings(const struct api *lib, FILE *out, int smoke) {
   static const int sizes[] = {16384, 65536}, smokeSizes[] = {1024};
   int nSizes = smoke ? 1 : 2;
@@ -289,6 +293,7 @@ static void bench_build_rings(const struct api *lib, FILE *out, int smoke) {
       double ml = median(tl, runs), mc = median(tc, runs);
       const char *name = random ? "random" : "node-major";
       printf("%8d %12s %8.3f ms %8.3f ms %7.2fx\n", n, name, ml * 1e3, mc * 1e3, ml / mc);
+      if (n == 65536) buildRingsAt65536[random] = ml / mc;
       fprintf(out, "    {\"ranks\": %d, \"rings\": %d, \"order\": \"%s\", \"runs\": %d, \"librarySeconds\": %.6f, \"cWalkSeconds\": %.6f, \"libraryOverCWalk\": %.3f}%s\n",
               n, DOUBLED, name, runs, ml, mc, ml / mc, k + 1 < nSizes || !random ? "," : "");
     }
@@ -450,7 +455,7 @@ int main(int argc, char **argv) {
   }
 
   static const int sizes[] = {64, 1024, 16384, 65536, 131072};
-  double fitX[5], fitY[5], fitF[5];
+  double fitX[5], fitY[5], fitF[5], overFloorAt65536 = 0, slope = 0, floorSlope = 0;
   int nFit = 0;
   int nShapes = smoke ? 2 : 5;
   printf("\nncclTopoPostset, one rank's call, 32 ranks/node, 16 graph channels (32 after doubling):\n");
@@ -509,19 +514,33 @@ int main(int argc, char **argv) {
             "\"buildRingsSeconds\": %.6f}%s\n",
             n, runs, ml, mf, mt, refJson, ml / mf, ml / mt, ratioJson, ml * 1e9 / n, mb, k + 1 < nShapes ? "," : "");
     if (n >= 1024) fitX[nFit] = log((double)n), fitF[nFit] = log(mf), fitY[nFit++] = log(ml);
+    if (n == 65536) overFloorAt65536 = ml / mf;
     shape_free(&s);
   }
   fprintf(out, "  ]");
   /* How cost grows: the least-squares slope of log(time) over log(nRanks)
    * from 1024 ranks up (1 is linear). */
   if (nFit >= 2) {
-    double slope = fit_slope(fitX, fitY, nFit), floorSlope = fit_slope(fitX, fitF, nFit);
+    slope = fit_slope(fitX, fitY, nFit), floorSlope = fit_slope(fitX, fitF, nFit);
     printf("\ncost grows as nRanks^%.3f (least-squares fit of the library's Postset from 1024 ranks up; the floor's: nRanks^%.3f)\n",
            slope, floorSlope);
     fprintf(out, ",\n  \"fittedExponent\": %.3f,\n  \"floorFittedExponent\": %.3f", slope, floorSlope);
   }
 
   bench_build_rings(&lib, out, smoke);
+
+  /* Issue 20's targets, judged on this run's figures alone. */
+  if (!smoke) {
+    const char *verdict[2] = {"NOT MET", "met"};
+    printf("\ntargets (issue 20), this run:\n");
+    printf("  Postset at 65536 ranks at most 2.0x the floor: %.2fx, %s\n", overFloorAt65536,
+           verdict[overFloorAt65536 <= 2.0]);
+    printf("  fitted exponent at most the floor's + 0.05: %.3f against %.3f, %s\n", slope, floorSlope + 0.05,
+           verdict[slope <= floorSlope + 0.05]);
+    for (int random = 0; random <= 1; random++)
+      printf("  ncclBuildRings at 65536 x 32, %s, at most 1.0x the C walk: %.2fx, %s\n", random ? "random" : "node-major",
+             buildRingsAt65536[random], verdict[buildRingsAt65536[random] > 0 && buildRingsAt65536[random] <= 1.0]);
+  }
 
   /* Peak RSS of a process doing one Postset at the largest shape. */
   if (!smoke && !noRef) {
