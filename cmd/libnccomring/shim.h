@@ -4,49 +4,18 @@
  * The four public symbols are defined in C (shim.c) so that they can refuse a
  * call in a forked child before entering Go (P16), and so that the Go
  * runtime's own symbols stay local (exports.map). Logging (D21) is C too: the
- * fork refusal must be able to print without Go.
+ * fork refusal must be able to print without Go. The Go files include this
+ * header for everything of C's they use.
  */
 #ifndef NCCOMRING_SHIM_H
 #define NCCOMRING_SHIM_H
 
+#include "env.h"
+#include "hostsym.h"
+#include "log.h"
 #include "nccom_ring.h"
 
-/* NCCL_DEBUG levels (D21). */
-enum {
-  NCCOMRING_LOG_NONE = 0,
-  NCCOMRING_LOG_VERSION = 1,
-  NCCOMRING_LOG_WARN = 2,
-  NCCOMRING_LOG_INFO = 3,
-  NCCOMRING_LOG_ABORT = 4,
-  NCCOMRING_LOG_TRACE = 5
-};
-
-/* NCCL_DEBUG_SUBSYS bits. */
-enum {
-  NCCOMRING_SUBSYS_INIT = 1 << 0,
-  NCCOMRING_SUBSYS_COLL = 1 << 1,
-  NCCOMRING_SUBSYS_P2P = 1 << 2,
-  NCCOMRING_SUBSYS_SHM = 1 << 3,
-  NCCOMRING_SUBSYS_NET = 1 << 4,
-  NCCOMRING_SUBSYS_GRAPH = 1 << 5,
-  NCCOMRING_SUBSYS_TUNING = 1 << 6,
-  NCCOMRING_SUBSYS_ENV = 1 << 7,
-  NCCOMRING_SUBSYS_ALLOC = 1 << 8,
-  NCCOMRING_SUBSYS_CALL = 1 << 9,
-  NCCOMRING_SUBSYS_ALL = ~0
-};
-
-/* Parsed once per process by nccomring_log_init (every export calls it). */
-extern int nccomring_log_level;
-extern int nccomring_log_subsys;
-
-/* caller: a code address in the object that made the first call, where
- * libnccom's ncclDebugFile is looked up (the first call's wins). */
-void nccomring_log_init(void *caller);
-/* Prints one line "<host>:<pid>:<tid> [<rank>] NCCL WARN|INFO <text>". WARN
- * lines print at level >= WARN whatever the subsystem; INFO lines need level
- * >= INFO and subsys enabled. */
-void nccomring_log(int level, int subsys, int rank, const char *text);
+#include <stddef.h>
 
 /* Host hooks (D14, D19, P18), looked up on every call in the object that
  * called the export (caller: a return address in it), then globally.
@@ -63,10 +32,6 @@ void nccomring_host_preconditions(void *caller, int rank, int *virtualCoreSize, 
  * in *result when the host defines one (outside this library), else 0. */
 int nccomring_host_get_local_net(void *caller, struct ncclTopoSystem *sys, int rank, int *dev,
                                  ncclResult_t *result);
-
-/* A host symbol (P18's lookup: the calling object, then globally; cxxName
- * may be NULL), or NULL. */
-void *nccomring_host_symbol(void *caller, const char *name, const char *cxxName);
 
 /* The paths of the objects mapped in the process, in load order, the
  * executable left out (selfcheck.c): *paths gets *len bytes of
