@@ -2,12 +2,15 @@
  * env.h - the environment variables libnccomring and its preload shim read,
  * and the one function that reads them (internal).
  *
- * A variable is read through nccomring_env, from C's environment: getenv
- * sees a host's setenv after load, which Go's os.Getenv (a copy of the
- * environment taken at load) does not. The table in env.c gives each
- * variable's name and attributes, indexed by the ids below. log.c parses
- * the NCCL_DEBUG variables. Nothing here keeps state: each reader keeps
- * what it read, for as long as its variable's read time says.
+ * Every variable is read through nccomring_env, from C's environment:
+ * getenv sees a host's setenv after load, which Go's os.Getenv (a copy of
+ * the environment taken at load) does not. The table in env.c gives each
+ * variable's name and attributes, indexed by the ids below. params.go is
+ * the registry of the library's own variables (their defaults, parsers and
+ * when each is read), row by row against these ids, and its test checks
+ * that the two tables agree. log.c parses the NCCL_DEBUG variables and the
+ * preload shim NCCOMRING_LIBRARY. Nothing here keeps state: each reader
+ * keeps what it read, for as long as its variable's read time says.
  */
 #ifndef NCCOMRING_ENV_H
 #define NCCOMRING_ENV_H
@@ -17,7 +20,7 @@ enum nccomring_env_id {
   NCCOMRING_ENV_NCCL_DEBUG_SUBSYS, /* log.c */
   NCCOMRING_ENV_NCCL_DEBUG_FILE,   /* log.c */
   NCCOMRING_ENV_LIBRARY,           /* the preload shim: NCCOMRING_LIBRARY */
-  NCCOMRING_ENV_PLATFORM,          /* the rest: the Go half */
+  NCCOMRING_ENV_PLATFORM,          /* the rest: params.go */
   NCCOMRING_ENV_POD_ORDER,
   NCCOMRING_ENV_LAYOUT,
   NCCOMRING_ENV_ABI_CHECK,

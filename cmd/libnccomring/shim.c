@@ -55,7 +55,17 @@ static void enter_go(sigset_t *saved) {
   }
 }
 
-static void leave_go(const sigset_t *saved) { pthread_sigmask(SIG_SETMASK, saved, NULL); }
+/* Set by the process's first call into Go as it returns. That call's end
+ * is when the Go half retires the threads its runtime started since load
+ * (goFirstCallEnded, ABI note P25): once, whichever thread made it. */
+static int first_call_ended;
+
+static void leave_go(const sigset_t *saved) {
+  if (!__atomic_load_n(&first_call_ended, __ATOMIC_ACQUIRE) &&
+      !__atomic_exchange_n(&first_call_ended, 1, __ATOMIC_ACQ_REL))
+    goFirstCallEnded();
+  pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
 
 static void init_async_signals(void) {
   sigfillset(&async_signals);

@@ -6,6 +6,38 @@
  * runtime's own symbols stay local (exports.map). Logging (D21) is C too: the
  * fork refusal must be able to print without Go. The Go files include this
  * header for everything of C's they use.
+ *
+ * Process state: who owns what. Each piece of state that outlives a call
+ * has one owner, which alone writes it; the others read it, or ask.
+ *
+ *   C, shim.c    whether the loader ran the constructors (E3); whether this
+ *                is a forked child (E1); the asynchronous signals blocked
+ *                while Go runs, and whether this thread has entered Go; the
+ *                call boundary: whether the process's first call into Go
+ *                has ended (then goFirstCallEnded runs, once). Set at load,
+ *                at fork, per thread, at the first call.
+ *   C, log.c     NCCL_DEBUG, NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE as parsed:
+ *                the level and subsystem mask (Go reads them), the host
+ *                name, libnccom's ncclDebugFile or the opened file, the
+ *                lock around stdout. Once per process, at the first call
+ *                of any export (nccomring_log_init), before Go is entered.
+ *   C, env.c     nothing: the table of variable names and attributes, and
+ *                the reader every variable goes through (nccomring_env).
+ *   C, hostsym.c nothing: host symbols are looked up anew at every call.
+ *   Go           the values of the library's own variables, each read and
+ *                kept as the registry says (params.go: NCCOM_RING_PLATFORM,
+ *                _POD_ORDER, _LAYOUT, _ABI_CHECK, _GOMAXPROCS, _DUMP); the
+ *                layout in use (commlayout.go); the self-check's verdict
+ *                (selfcheck.go); the dump paths per rank (dump.go); the
+ *                runtime's GOMAXPROCS and the threads retired (footprint.go);
+ *                whether the first call started (support.go, enter) and
+ *                the flags that keep a line to one per process
+ *                (platformWarned, assumedGeneric, abiWarned); the pool of
+ *                hostPlatforms.
+ *
+ * The preload shim (preload/) is a separate library with state of its own:
+ * its one load attempt, and its own logger's (log.c is compiled into it,
+ * with env.c and hostsym.c).
  */
 #ifndef NCCOMRING_SHIM_H
 #define NCCOMRING_SHIM_H
