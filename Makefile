@@ -65,12 +65,18 @@ $(BUILD)/$(SONAME): $(LIB)
 
 # The preload shim (preload/, issue 9): plain C, exports the four functions
 # and loads $(LIB) (libnccomring.so.0 beside it) at the first call, so that
-# preloaded processes that never call start no Go runtime. SONAME
+# preloaded processes that never call start no Go runtime. It logs with the
+# library's logger: PRELOAD_SHARED are the library's C files it compiles
+# too, each with preload/glibc_floor.h first. SONAME
 # libnccomring-preload.so.0, with its link.
-$(PRELOAD): preload/nccomring_preload.c preload/exports.map cmd/libnccomring/entry.h include/nccom_ring.h
+PRELOAD_SHARED := cmd/libnccomring/log.c cmd/libnccomring/env.c cmd/libnccomring/hostsym.c
+PRELOAD_DEPS   := preload/nccomring_preload.c preload/exports.map preload/glibc_floor.h $(PRELOAD_SHARED) \
+  cmd/libnccomring/entry.h cmd/libnccomring/log.h cmd/libnccomring/env.h cmd/libnccomring/hostsym.h include/nccom_ring.h
+$(PRELOAD): $(PRELOAD_DEPS)
 	@mkdir -p $(BUILD)
-	$(CC) $(CSTD) -fPIC -shared $(INCLUDES) -Icmd/libnccomring -Wl,--version-script=preload/exports.map \
-	  -Wl,-soname,libnccomring-preload.so.0 -o $@ preload/nccomring_preload.c \
+	$(CC) $(CSTD) -D_GNU_SOURCE -include preload/glibc_floor.h -fPIC -shared $(INCLUDES) -Icmd/libnccomring \
+	  -Wl,--version-script=preload/exports.map -Wl,-soname,libnccomring-preload.so.0 -o $@ \
+	  preload/nccomring_preload.c $(PRELOAD_SHARED) \
 	  -Wl,--push-state,--no-as-needed -l:libdl.so.2 -l:libpthread.so.0 -Wl,--pop-state
 	@ln -sf libnccomring-preload.so $(BUILD)/libnccomring-preload.so.0
 

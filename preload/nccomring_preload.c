@@ -24,13 +24,25 @@
  * Go runtime to start, which would otherwise kill the process), that call
  * and every later one return ncclSystemError, the code NCCL gives a failed
  * system or library call, and write nothing; each such call prints one WARN
- * line on stderr naming the path and the reason (dlerror()'s text, the
- * missing entry point, or the address space left) when NCCL_DEBUG asks for
- * warnings. A child forked before the first call has no library yet and loads its
- * own; a child forked after it inherits the loaded library, which refuses
- * calls from a forked child itself (docs/errors.md E1).
+ * line naming the path and the reason (dlerror()'s text, the missing entry
+ * point, or the address space left) when NCCL_DEBUG asks for warnings. The
+ * line is the library's own logger's (log.c, compiled into this library
+ * with env.c and hostsym.c): the same NCCL_DEBUG, NCCL_DEBUG_SUBSYS and
+ * NCCL_DEBUG_FILE, read at the first failing call, the same line format and
+ * destinations, but stderr where the library would use stdout. A child
+ * forked before the first call has no library yet and loads its own; a
+ * child forked after it inherits the loaded library, which refuses calls
+ * from a forked child itself (docs/errors.md E1).
+ *
+ * The glibc floor (README; make test-glibc): glibc 2.34 moved the dl* and
+ * pthread functions into libc under a new default version, GLIBC_2.34; a
+ * plain link would bind to it and glibc < 2.34 could not load this
+ * library. The build includes glibc_floor.h in each of its files, which
+ * binds them to their first version.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
@@ -38,32 +50,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "entry.h"
-
-/*
- * The glibc floor (README; make test-glibc). glibc 2.34 moved the dl* and
- * pthread functions into libc under a new default version, GLIBC_2.34; a
- * plain link here would bind to it and glibc < 2.34 could not load this
- * library. Every x86_64 glibc keeps them under their first version,
- * GLIBC_2.2.5 (in libdl.so.2 and libpthread.so.0 before 2.34, libc after):
- * bind to that one. The link records libdl.so.2 and libpthread.so.0 as
- * NEEDED (stubs on 2.34+) so that an older glibc finds them there.
- */
-#if defined(__GLIBC__) && defined(__x86_64__)
-__asm__(".symver dlopen,dlopen@GLIBC_2.2.5");
-__asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
-__asm__(".symver dladdr,dladdr@GLIBC_2.2.5");
-__asm__(".symver dlerror,dlerror@GLIBC_2.2.5");
-__asm__(".symver pthread_once,pthread_once@GLIBC_2.2.5");
-#endif
+#include "env.h"
+#include "log.h"
 
 #define DEFAULT_LIBRARY "libnccomring.so.0"
-#define LIBRARY_VARIABLE "NCCOMRING_LIBRARY"
 /* The address space the Go runtime needs to start under an RLIMIT_AS (Go
  * 1.26, x86-64, measured: it took about 795 MiB, died with 798 MiB left and
  * ran with 818 MiB). With less than this left it always dies at start
@@ -122,8 +116,8 @@ static void own_file(char *out, size_t size) {
 /* $NCCOMRING_LIBRARY, else libnccomring.so.0 beside this library (or the
  * bare name, searched by the loader, when this library's file is unknown). */
 static void choose_library(void) {
-  const char *chosen = getenv(LIBRARY_VARIABLE);
-  if (chosen && chosen[0]) {
+  const char *chosen = nccomring_env(NCCOMRING_ENV_LIBRARY);
+  if (chosen) {
     snprintf(library_path, sizeof library_path, "%s", chosen);
     return;
   }
@@ -199,32 +193,26 @@ static void load_library(void) {
   get_net_dev_from = (get_net_dev_from_t)netdev;
 }
 
-/* NCCL_DEBUG asks for warnings at WARN, INFO, ABORT, TRACE and at any value
- * the library does not know (it then uses WARN); not when unset, empty or
- * VERSION (D21). Read at every failing call, as the failure is reported. */
-static int warnings_wanted(void) {
-  const char *level = getenv("NCCL_DEBUG");
-  return level && level[0] && strcasecmp(level, "VERSION") != 0;
-}
-
-/* One NCCL-style line on stderr: "<host>:<pid>:<tid> [<rank>] NCCL WARN <text>". */
-static void warn_not_loaded(const char *fn, int rank) {
-  if (!warnings_wanted()) return;
-  char host[256];
-  if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "unknown");
-  host[sizeof host - 1] = '\0';
-  host[strcspn(host, ".")] = '\0';
-  fprintf(stderr, "%s:%d:%d [%d] NCCL WARN %s: cannot load the ring stage from %s: %s\n", host,
-          (int)getpid(), (int)syscall(SYS_gettid), rank, fn, library_path, load_error);
-  fflush(stderr);
+/* One WARN for a call that cannot be served: NCCL's line, from the logger
+ * the library uses (log.h), which reads NCCL_DEBUG and the rest at the
+ * first such call. caller: the code address the export was called from,
+ * where the logger looks for libnccom's ncclDebugFile. Kept out of line:
+ * its buffer stays off the exports' frames. */
+__attribute__((noinline)) static void warn_not_loaded(const char *fn, int rank, void *caller) {
+  nccomring_log_init(caller, NCCOMRING_LOG_TO_STDERR);
+  if (nccomring_log_level < NCCOMRING_LOG_WARN) return;
+  char text[PATH_MAX + sizeof load_error + 128];
+  snprintf(text, sizeof text, "%s: cannot load the ring stage from %s: %s", fn, library_path,
+           load_error);
+  nccomring_log(NCCOMRING_LOG_WARN, 0, rank, text);
 }
 
 /* Loads the library at the first call in the process; returns 0 when its
  * entry points are there, else -1 after the WARN. */
-static int ready(const char *fn, int rank) {
+static int ready(const char *fn, int rank, void *caller) {
   pthread_once(&load_once, load_library);
   if (load_error[0] == '\0') return 0;
-  warn_not_loaded(fn, rank);
+  warn_not_loaded(fn, rank, caller);
   return -1;
 }
 
@@ -243,7 +231,7 @@ static int ready(const char *fn, int rank) {
 
 ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGraph *graph,
                             struct ncclTopoRanks *topoRanks) {
-  if (ready("ncclTopoPreset", -1) != 0) return ncclSystemError;
+  if (ready("ncclTopoPreset", -1, __builtin_return_address(0)) != 0) return ncclSystemError;
   ncclResult_t rc = preset_from(__builtin_return_address(0), comm, graph, topoRanks);
   KEEP_FRAME(rc);
   return rc;
@@ -251,7 +239,7 @@ ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGraph *graph,
 
 ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRank,
                              struct ncclTopoRanks **allTopoRanks, int *nChannels, int *nNodes) {
-  if (ready("ncclTopoPostset", -1) != 0) return ncclSystemError;
+  if (ready("ncclTopoPostset", -1, __builtin_return_address(0)) != 0) return ncclSystemError;
   ncclResult_t rc = postset_from(__builtin_return_address(0), comm, nodesFirstRank, allTopoRanks,
                                  nChannels, nNodes);
   KEEP_FRAME(rc);
@@ -259,7 +247,7 @@ ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRank,
 }
 
 ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nranks, int *prev, int *next) {
-  if (ready("ncclBuildRings", rank) != 0) return ncclSystemError;
+  if (ready("ncclBuildRings", rank, __builtin_return_address(0)) != 0) return ncclSystemError;
   ncclResult_t rc =
       build_rings_from(__builtin_return_address(0), nrings, rings, rank, nranks, prev, next);
   KEEP_FRAME(rc);
@@ -268,7 +256,7 @@ ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nranks, int *p
 
 ncclResult_t ncclTopoGetNetDev(struct ncclTopoSystem *sys, int rank, struct ncclTopoGraph *graph,
                                int channelId, int *dev) {
-  if (ready("ncclTopoGetNetDev", rank) != 0) return ncclSystemError;
+  if (ready("ncclTopoGetNetDev", rank, __builtin_return_address(0)) != 0) return ncclSystemError;
   ncclResult_t rc =
       get_net_dev_from(__builtin_return_address(0), sys, rank, graph, channelId, dev);
   KEEP_FRAME(rc);

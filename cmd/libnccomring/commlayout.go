@@ -10,17 +10,14 @@ import (
 	"github.com/nccomring/libnccomring/layout"
 )
 
-// LayoutEnvVar names a layout profile (`nccom-abi profile LIB`): where this
-// process's libnccom keeps the ncclComm fields D3 assumes.
-const LayoutEnvVar = "NCCOM_RING_LAYOUT"
-
 // commLayout is where the host's ncclComm keeps the ASSUMED fields: D3's
-// offsets, or the profile NCCOM_RING_LAYOUT names, read from C's
-// environment and the file at the first call and kept for the process. A
-// profile that cannot be read or fails validation is an error every export
-// returns (docs/errors.md E4).
+// offsets, or the layout profile (`nccom-abi profile LIB`) that
+// NCCOM_RING_LAYOUT names, read (the variable, params.go, and the file) at
+// the first call and kept for the process. A profile that cannot be read
+// or fails validation is an error every export returns (docs/errors.md E4).
 var commLayout = sync.OnceValues(func() (layout.CommOffsets, error) {
-	path, set := getenv(LayoutEnvVar)
+	r, _ := layoutParam.get()
+	path, set := r.value, r.set
 	if !set {
 		return layout.D3Offsets, nil
 	}

@@ -1,16 +1,7 @@
 package main
 
 /*
-#include <stdlib.h>
 #include "shim.h"
-
-// NCCOM_RING_DUMP's value, NULL when unset or empty: read on every Postset
-// and GetNetDev without building a C string of the name each time (the
-// getenv of support.go mallocs one).
-static const char *nccomring_dump_dir(void) {
-  const char *v = getenv("NCCOM_RING_DUMP");
-  return v != NULL && v[0] != '\0' ? v : NULL;
-}
 */
 import "C"
 
@@ -26,20 +17,14 @@ import (
 	"github.com/nccomring/libnccomring/version"
 )
 
-// DumpEnvVar names the directory where every rank's Postset writes its
-// wiring dump (ringdump, README "Per-rank wiring dumps"). Unlike the other
-// variables it is read at every Postset and GetNetDev, so a job can turn it
-// on for one communicator; unset, a call pays one getenv.
-const DumpEnvVar = "NCCOM_RING_DUMP" // also spelled out in nccomring_dump_dir above
-
-// dumpDir is NCCOM_RING_DUMP from C's environment, read at every call that
-// may dump: one cgo call, and a Go string only when it is set.
+// dumpDir is NCCOM_RING_DUMP, the directory where every rank's Postset
+// writes its wiring dump (ringdump, README "Per-rank wiring dumps"). Unlike
+// most variables it is read at every Postset and GetNetDev (params.go), so
+// a job can turn it on for one communicator: one cgo call (a getenv), and a
+// new Go string only when the value changed.
 func dumpDir() (string, bool) {
-	v := C.nccomring_dump_dir()
-	if v == nil {
-		return "", false
-	}
-	return C.GoString(v), true
+	r, _ := dumpParam.get()
+	return r.value, r.set
 }
 
 // dumpPaths is the one piece of state that outlives a call, and only while

@@ -1,10 +1,12 @@
 // Command libnccomring is the export layer of build/libnccomring.so: the four
 // C entry points of libnccom 2.31.24's ring stage (include/nccom_ring.h).
 // shim.c defines the public symbols and refuses calls from a forked child;
-// the functions here recover panics (D20), refuse a layout that differs from
-// the host's libnccom (selfcheck.go, E5), check NULL pointers, view C memory
-// through package abi and call the pure packages, and with NCCOM_RING_DUMP
-// set hand what Postset committed to dump.go. Nothing else lives here.
+// the functions here recover panics (D20), run the prologue every export
+// shares (enter, support.go: the first call's notes, a bad layout profile
+// (E4), a layout that differs from the host's libnccom (selfcheck.go, E5)),
+// check NULL pointers, view C memory through package abi and call the pure
+// packages, and with NCCOM_RING_DUMP set hand what Postset committed to
+// dump.go. Nothing else lives here.
 //
 // Build with -buildmode=c-shared and exports.map (see the Makefile).
 package main
@@ -37,15 +39,21 @@ func main() {}
 //export goBindThread
 func goBindThread() {}
 
+// goFirstCallEnded runs once, as the process's first call into Go returns
+// to the C half (shim.c, leave_go): it retires the threads the runtime
+// started since load (footprint.go, P25).
+//
+//export goFirstCallEnded
+func goFirstCallEnded() {
+	retireIdleThreads()
+}
+
 //export goTopoPreset
 func goTopoPreset(comm *C.struct_ncclComm, graph *C.struct_ncclTopoGraph, topoRanks *C.struct_ncclTopoRanks, caller unsafe.Pointer) (res C.ncclResult_t) {
 	const fn = "ncclTopoPreset"
 	rank := int32(-1)
 	defer recoverExport(fn, &rank, &res, debug.SetPanicOnFault(true))
-	if err := layoutError(fn); err != nil {
-		return fail(rank, err)
-	}
-	if err := abiCheckError(fn, presetExport, rank); err != nil { // E5
+	if err := enter(fn, presetExport, rank); err != nil {
 		return fail(rank, err)
 	}
 	view := newCommView((*abi.Comm)(unsafe.Pointer(comm))) // may fault on a wild pointer: armed guard first
@@ -73,10 +81,7 @@ func goTopoPostset(comm *C.struct_ncclComm, nodesFirstRank *C.int, allTopoRanks 
 	const fn = "ncclTopoPostset"
 	rank := int32(-1)
 	defer recoverExport(fn, &rank, &res, debug.SetPanicOnFault(true))
-	if err := layoutError(fn); err != nil {
-		return fail(rank, err)
-	}
-	if err := abiCheckError(fn, postsetExport, rank); err != nil { // E5
+	if err := enter(fn, postsetExport, rank); err != nil {
 		return fail(rank, err)
 	}
 	view := newCommView((*abi.Comm)(unsafe.Pointer(comm))) // may fault on a wild pointer: armed guard first
@@ -147,7 +152,7 @@ func goBuildRings(nrings C.int, rings *C.int, rank C.int, nranks C.int, prev *C.
 	r32 := int32(rank)
 	defer recoverExport(fn, &r32, &res, debug.SetPanicOnFault(true))
 	_ = prev // never read (D16, P9)
-	if err := layoutError(fn); err != nil {
+	if err := enter(fn, buildRingsExport, r32); err != nil {
 		return fail(r32, err)
 	}
 	switch {
@@ -179,10 +184,7 @@ func goTopoGetNetDev(sys *C.struct_ncclTopoSystem, rank C.int, graph *C.struct_n
 	const fn = "ncclTopoGetNetDev"
 	r32 := int32(rank)
 	defer recoverExport(fn, &r32, &res, debug.SetPanicOnFault(true))
-	if err := layoutError(fn); err != nil {
-		return fail(r32, err)
-	}
-	if err := abiCheckError(fn, getNetDevExport, r32); err != nil { // E5
+	if err := enter(fn, getNetDevExport, r32); err != nil {
 		return fail(r32, err)
 	}
 	switch {

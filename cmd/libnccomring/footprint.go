@@ -7,14 +7,10 @@ package main
 import "C"
 
 import (
-	"errors"
-	"fmt"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -30,15 +26,13 @@ import (
 // runtime inside the library runs on procsEnvVar processors, procsDefault
 // unless set, whatever the cores or GOMAXPROCS say. Nothing of the host's
 // own is changed: a C host has no GOMAXPROCS, and a Go host's runtime is
-// its own.
-const (
-	procsEnvVar  = "NCCOM_RING_GOMAXPROCS"
-	procsDefault = 2
-	procsMax     = 64 // a higher setting is taken as procsMax
-)
-
+// its own. The variable is read once, at load (params.go's procsParam): the
+// runtime's parallelism is set before the first call, and a later change
+// would not make the threads already started go away. A value it did not
+// take as given is one WARN at the first call (logVariables).
 func init() {
-	runtime.GOMAXPROCS(libraryProcs())
+	procs, _ := procsParam.get()
+	runtime.GOMAXPROCS(procs.value)
 	retireIdleThreads()
 }
 
@@ -58,67 +52,14 @@ func init() {
 // bound on the idle ones: a goroutine that finds no idle thread costs one
 // thread start and end, tens of microseconds, once.
 //
-// It runs at load and once more when the first call ends (retireAfterFirstCall),
-// for the threads the runtime started between the two; never at a later
-// call, so the steady state starts and ends no threads.
+// It runs at load and once more when the first call ends (goFirstCallEnded,
+// which the C half calls as that call returns), for the threads the runtime
+// started between the two; never at a later call, so the steady state
+// starts and ends no threads.
 func retireIdleThreads() {
 	threads, _ := runtime.ThreadCreateProfile(nil)
 	for range threads {
 		go runtime.LockOSThread()
-	}
-}
-
-var firstCallEnded atomic.Bool
-
-// retireAfterFirstCall runs retireIdleThreads when the process's first call
-// ends (recoverExport), whichever host thread made it.
-func retireAfterFirstCall() {
-	if !firstCallEnded.Load() && firstCallEnded.CompareAndSwap(false, true) {
-		retireIdleThreads()
-	}
-}
-
-// libraryProcs is the processor count for the library's Go runtime: the
-// value of NCCOM_RING_GOMAXPROCS when it is an integer from 1 to procsMax,
-// procsMax when it is a larger one, procsDefault when unset or not a
-// positive integer. It is read once, at load: the runtime's parallelism is
-// set before the first call, and a later change would not make the threads
-// already started go away. A value it did not take as given leaves a note,
-// which the first call prints as its WARN (loadNote).
-func libraryProcs() int {
-	v, ok := getenv(procsEnvVar)
-	if !ok {
-		return procsDefault
-	}
-	n, err := strconv.Atoi(v)
-	switch {
-	case err == nil && n >= 1 && n <= procsMax:
-		return n
-	case (err == nil && n > procsMax) || (errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(v, "-")):
-		setLoadNote(fmt.Sprintf("%s=%s is more than %d; using %d", procsEnvVar, v, procsMax, procsMax))
-		return procsMax
-	default:
-		setLoadNote(fmt.Sprintf("%s=%q is not a positive integer; using %d", procsEnvVar, v, procsDefault))
-		return procsDefault
-	}
-}
-
-// pendingNote holds a note about NCCOM_RING_GOMAXPROCS from load time, when
-// nothing may be logged yet (NCCL_DEBUG is read at the first call); the
-// first call to end prints it as one WARN. Calls may come from several host
-// threads at once, hence the atomic swap.
-var pendingNote atomic.Pointer[string]
-
-func setLoadNote(note string) { pendingNote.Store(&note) }
-
-// loadNote prints the load-time note, once per process, as a WARN of the
-// call that is ending (recoverExport).
-func loadNote(rank int32) {
-	if pendingNote.Load() == nil {
-		return
-	}
-	if note := pendingNote.Swap(nil); note != nil {
-		warn(rank, *note)
 	}
 }
 

@@ -1,5 +1,11 @@
-/* log.c - NCCL-style logging (D21, P14, P15; docs/errors.md Environment). */
-#include "shim.h"
+/* log.c - NCCL-style logging (log.h; D21, P14, P15; docs/errors.md Environment). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* gethostname, strtok_r, strcasecmp, syscall, flockfile */
+#endif
+#include "log.h"
+
+#include "env.h"
+#include "hostsym.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +33,7 @@ static char log_host[256];
 static FILE **host_stream;
 static int log_fd = -1;
 static void *init_caller; /* the first call's caller, where ncclDebugFile is looked up */
+static enum nccomring_log_fallback log_fallback; /* the first call's */
 
 /* Warnings found while parsing, printed once parsing is done. */
 #define MAX_PENDING 64 /* NCCL_DEBUG, the file, and each unknown subsystem */
@@ -46,8 +53,8 @@ static void parse_level(void) {
       {"VERSION", NCCOMRING_LOG_VERSION}, {"WARN", NCCOMRING_LOG_WARN},
       {"INFO", NCCOMRING_LOG_INFO},       {"ABORT", NCCOMRING_LOG_ABORT},
       {"TRACE", NCCOMRING_LOG_TRACE}};
-  const char *v = getenv("NCCL_DEBUG");
-  if (v == NULL || v[0] == '\0') return; /* empty is unset */
+  const char *v = nccomring_env(NCCOMRING_ENV_NCCL_DEBUG);
+  if (v == NULL) return; /* unset or empty */
   for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
     if (strcasecmp(v, levels[i].name) == 0) {
       nccomring_log_level = levels[i].level;
@@ -66,8 +73,8 @@ static void parse_subsys(void) {
       {"TUNING", NCCOMRING_SUBSYS_TUNING}, {"ENV", NCCOMRING_SUBSYS_ENV},
       {"ALLOC", NCCOMRING_SUBSYS_ALLOC},   {"CALL", NCCOMRING_SUBSYS_CALL},
       {"ALL", NCCOMRING_SUBSYS_ALL}};
-  const char *v = getenv("NCCL_DEBUG_SUBSYS");
-  if (v == NULL || v[0] == '\0') return;
+  const char *v = nccomring_env(NCCOMRING_ENV_NCCL_DEBUG_SUBSYS);
+  if (v == NULL) return;
   char list[4096];
   snprintf(list, sizeof list, "%s", v);
   int invert = list[0] == '^';
@@ -108,13 +115,21 @@ static void expand_path(const char *in, char *out, size_t size) {
 }
 
 static void open_file(void) {
-  const char *v = getenv("NCCL_DEBUG_FILE");
-  if (v == NULL || v[0] == '\0' || nccomring_log_level < NCCOMRING_LOG_VERSION) return;
+  const char *v = nccomring_env(NCCOMRING_ENV_NCCL_DEBUG_FILE);
+  if (v == NULL || nccomring_log_level < NCCOMRING_LOG_VERSION) return;
   char path[1024];
   expand_path(v, path, sizeof path);
   log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0)
-    add_pending("NCCL_DEBUG_FILE=%s cannot be opened (%s); logging to stdout", path, strerror(errno));
+    add_pending("NCCL_DEBUG_FILE=%s cannot be opened (%s); logging to %s", path, strerror(errno),
+                log_fallback == NCCOMRING_LOG_TO_STDERR ? "stderr" : "stdout");
+}
+
+/* A fork while another thread held log_lock would leave the child's copy
+ * locked forever; the child starts with a fresh one. */
+static void after_fork_in_child(void) {
+  pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+  log_lock = fresh;
 }
 
 static void init_once(void) {
@@ -127,24 +142,14 @@ static void init_once(void) {
   host_stream = (FILE **)nccomring_host_symbol(init_caller, "ncclDebugFile", NULL);
   if (host_stream == NULL) open_file();
   for (int i = 0; i < n_pending; i++) nccomring_log(NCCOMRING_LOG_WARN, 0, -1, pending[i]);
-  /* Say once who serves the ring stage, so that an operator sees the
-   * preload took effect: at NCCL_DEBUG=VERSION as NCCL prints its version
-   * line, and at INFO and above as an INFO line of subsystem ENV (not at
-   * WARN, whose output is the WARN lines alone). */
-  char text[1200];
-  snprintf(text, sizeof text,
-           "libnccomring %s serves the ring stage (ncclTopoPreset, ncclTopoPostset, "
-           "ncclBuildRings, ncclTopoGetNetDev), loaded from %s",
-           NCCOMRING_VERSION, nccomring_own_path());
-  if (nccomring_log_level == NCCOMRING_LOG_VERSION)
-    nccomring_log(NCCOMRING_LOG_VERSION, 0, -1, text);
-  else if (nccomring_log_level >= NCCOMRING_LOG_INFO)
-    nccomring_log(NCCOMRING_LOG_INFO, NCCOMRING_SUBSYS_ENV, -1, text);
+  pthread_atfork(NULL, NULL, after_fork_in_child);
 }
 
-void nccomring_log_init(void *caller) {
-  if (__atomic_load_n(&init_caller, __ATOMIC_RELAXED) == NULL)
+void nccomring_log_init(void *caller, enum nccomring_log_fallback fallback) {
+  if (__atomic_load_n(&init_caller, __ATOMIC_RELAXED) == NULL) {
     __atomic_store_n(&init_caller, caller, __ATOMIC_RELAXED);
+    __atomic_store_n(&log_fallback, fallback, __ATOMIC_RELAXED);
+  }
   pthread_once(&log_once, init_once);
 }
 
@@ -176,17 +181,11 @@ void nccomring_log(int level, int subsys, int rank, const char *text) {
       if (w > 0) done += (size_t)w;
     }
   } else {
+    FILE *out = log_fallback == NCCOMRING_LOG_TO_STDERR ? stderr : stdout;
     pthread_mutex_lock(&log_lock);
-    fputs(line, stdout);
-    fflush(stdout);
+    fputs(line, out);
+    fflush(out);
     pthread_mutex_unlock(&log_lock);
   }
   if (line != small) free(line);
-}
-
-/* A fork while another thread held log_lock would leave the child's copy
- * locked forever; the child starts with a fresh one. */
-void nccomring_log_after_fork_in_child(void) {
-  pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
-  log_lock = fresh;
 }

@@ -21,11 +21,11 @@ import (
 	"github.com/nccomring/libnccomring/layout"
 )
 
-// ABICheckEnvVar selects the layout self-check: before the first Preset,
-// Postset or GetNetDev of the process proceeds, the libnccom.so.2 mapped
-// in it is compared, from its DWARF, with the layout in use (layout/'s
-// documented fields, the ASSUMED ones from D3 or NCCOM_RING_LAYOUT).
-const ABICheckEnvVar = "NCCOM_RING_ABI_CHECK"
+// The layout self-check (NCCOM_RING_ABI_CHECK, params.go): before the
+// first Preset, Postset or GetNetDev of the process proceeds, the
+// libnccom.so.2 mapped in it is compared, from its DWARF, with the layout
+// in use (layout/'s documented fields, the ASSUMED ones from D3 or
+// NCCOM_RING_LAYOUT).
 
 type abiCheckMode int
 
@@ -35,8 +35,9 @@ const (
 	abiOff                         // check nothing
 )
 
-// exportKind is an export the check can refuse; ncclBuildRings touches
-// none of the structs and is never refused.
+// exportKind is an export, for its prologue (enter). The check can refuse
+// the first numCheckedExports; ncclBuildRings touches none of the structs
+// and is never checked.
 type exportKind int
 
 const (
@@ -44,6 +45,7 @@ const (
 	postsetExport
 	getNetDevExport
 	numCheckedExports
+	buildRingsExport = numCheckedExports
 )
 
 // touches lists the structs each export reads or writes (ncclChannel and
@@ -86,22 +88,14 @@ func abiCheckError(fn string, kind exportKind, rank int32) error {
 	return nil
 }
 
-// abiCheckModeFromEnv reads NCCOM_RING_ABI_CHECK from C's environment; an
-// unknown value is reported and enforced, the safe reading of a typo.
+// abiCheckModeFromEnv is NCCOM_RING_ABI_CHECK (params.go, read here, once);
+// an unknown value is reported, by this call, and enforced.
 func abiCheckModeFromEnv(rank int32) abiCheckMode {
-	v, set := getenv(ABICheckEnvVar)
-	switch strings.ToLower(v) {
-	case "warn":
-		return abiWarn
-	case "off":
-		return abiOff
-	case "enforce":
-		return abiEnforce
+	r, fresh := abiCheckParam.get()
+	if fresh && r.err != nil {
+		warn(rank, r.err.Error())
 	}
-	if set {
-		warn(rank, fmt.Sprintf("%s=%s is not one of enforce, warn, off; enforcing", ABICheckEnvVar, v))
-	}
-	return abiEnforce
+	return r.value
 }
 
 // runABICheck finds the libnccom.so.2 mapped in the process and compares

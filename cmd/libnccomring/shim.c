@@ -1,31 +1,25 @@
 /*
- * shim.c - the public entry points of libnccomring and its host lookups.
+ * shim.c - the public entry points of libnccomring and its host hooks.
  *
  * Each export refuses a call from a forked child before entering Go (P16,
  * docs/errors.md E1), starts logging (D21) and hands over to the Go half
  * (exports.go). The host's optional platform hooks (D14) and its
- * ncclTopoGetLocalNet (D19) are looked up here with dlsym, never linked.
+ * ncclTopoGetLocalNet (D19) are looked up with nccomring_host_symbol
+ * (hostsym.c), never linked. shim.h says which state is whose.
  */
 #include "shim.h"
 #include "entry.h"
 #include "_cgo_export.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-void nccomring_log_after_fork_in_child(void);
-
 static volatile int in_forked_child;
 
-static void on_fork_child(void) {
-  in_forked_child = 1;
-  nccomring_log_after_fork_in_child();
-}
+static void on_fork_child(void) { in_forked_child = 1; }
 
 /*
  * The Go runtime runs goroutines on small stacks. A host signal handler
@@ -61,7 +55,17 @@ static void enter_go(sigset_t *saved) {
   }
 }
 
-static void leave_go(const sigset_t *saved) { pthread_sigmask(SIG_SETMASK, saved, NULL); }
+/* Set by the process's first call into Go as it returns. That call's end
+ * is when the Go half retires the threads its runtime started since load
+ * (goFirstCallEnded, ABI note P25): once, whichever thread made it. */
+static int first_call_ended;
+
+static void leave_go(const sigset_t *saved) {
+  if (!__atomic_load_n(&first_call_ended, __ATOMIC_ACQUIRE) &&
+      !__atomic_exchange_n(&first_call_ended, 1, __ATOMIC_ACQ_REL))
+    goFirstCallEnded();
+  pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
 
 static void init_async_signals(void) {
   sigfillset(&async_signals);
@@ -81,12 +85,31 @@ __attribute__((constructor)) static void shim_load(void) {
   __atomic_store_n(&constructed, 1, __ATOMIC_RELEASE);
 }
 
+/* Says once who serves the ring stage, so that an operator sees the preload
+ * took effect: at NCCL_DEBUG=VERSION as NCCL prints its version line, and
+ * at INFO and above as an INFO line of subsystem ENV (not at WARN, whose
+ * output is the WARN lines alone). Right after logging starts. */
+static pthread_once_t announce_once = PTHREAD_ONCE_INIT;
+
+static void announce(void) {
+  char text[1200];
+  snprintf(text, sizeof text,
+           "libnccomring %s serves the ring stage (ncclTopoPreset, ncclTopoPostset, "
+           "ncclBuildRings, ncclTopoGetNetDev), loaded from %s",
+           NCCOMRING_VERSION, nccomring_own_path());
+  if (nccomring_log_level == NCCOMRING_LOG_VERSION)
+    nccomring_log(NCCOMRING_LOG_VERSION, 0, -1, text);
+  else if (nccomring_log_level >= NCCOMRING_LOG_INFO)
+    nccomring_log(NCCOMRING_LOG_INFO, NCCOMRING_SUBSYS_ENV, -1, text);
+}
+
 /* Returns nonzero, after one WARN saying why, when the call cannot enter Go:
  * before the library's constructors ran (E3) or in a forked child (E1).
  * comm->rank is read only then, for the WARN: a bad comm pointer must reach
  * Go's fault recovery. */
 static int refuse(const char *fn, const struct ncclComm *comm, int rank, void *caller) {
-  nccomring_log_init(caller);
+  nccomring_log_init(caller, NCCOMRING_LOG_TO_STDOUT);
+  pthread_once(&announce_once, announce);
   const char *why;
   if (!__atomic_load_n(&constructed, __ATOMIC_ACQUIRE))
     why = "called before the loader ran libnccomring's constructors (from a .preinit_array "
@@ -209,80 +232,7 @@ ncclResult_t nccomring_cxx_topo_get_net_dev(struct ncclTopoSystem *, int, struct
     __asm__("_Z17ncclTopoGetNetDevP14ncclTopoSystemiP13ncclTopoGraphiPi")
     __attribute__((alias("ncclTopoGetNetDev")));
 
-/* ---- host lookups ---- */
-
-/* True when addr lies inside this library: its own definitions never count
- * as the host's (D19). */
-static int is_own_symbol(void *addr) {
-  Dl_info mine, theirs;
-  if (!dladdr((void *)&shim_load, &mine) || !dladdr(addr, &theirs)) return 0;
-  return mine.dli_fbase == theirs.dli_fbase;
-}
-
-static void *symbol_in(void *handle, const char *name, const char *cxxName) {
-  void *p = dlsym(handle, name);
-  if (p && !is_own_symbol(p)) return p;
-  if (cxxName == NULL) return NULL;
-  p = dlsym(handle, cxxName);
-  return p && !is_own_symbol(p) ? p : NULL;
-}
-
-/* dl_iterate_phdr's callback for in_main_program: the first object it is
- * given is the main program; stop there. */
-static int main_program_contains(struct dl_phdr_info *info, size_t size, void *data) {
-  (void)size;
-  const ElfW(Addr) addr = (ElfW(Addr))*(void **)data;
-  *(void **)data = NULL;
-  for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    const ElfW(Addr) start = info->dlpi_addr + ph->p_vaddr;
-    if (ph->p_type == PT_LOAD && addr >= start && addr - start < ph->p_memsz) {
-      *(void **)data = (void *)1;
-      break;
-    }
-  }
-  return 1;
-}
-
-/* True when addr lies in the main program. Its lookups are the global
- * scope's (the main program and everything it was linked with), and
- * dlopen by its name would not find it among the loaded objects (the
- * loader names it "", dladdr by argv[0]): glibc then opens and reads the
- * file to compare it, four system calls on every call of a host that calls
- * the exports from its executable. */
-static int in_main_program(void *addr) {
-  void *data = addr;
-  dl_iterate_phdr(main_program_contains, &data);
-  return data != NULL;
-}
-
-/*
- * The host's definition of a hook (D14, D19, P18): first in the object that
- * called the export (found from the call's return address) and the objects
- * it depends on, which is where a libnccom loaded with RTLD_LOCAL keeps
- * them, invisible to a global lookup; then in the global scope. Each by its
- * C name, then by the name a C++ build without extern "C" gives it
- * (upstream NCCL declares its functions in C++). Nothing is cached: every
- * call looks again, so a library loaded after the first call is found and a
- * miss is never remembered. A caller in the main program has no scope of
- * its own but the global one, which is searched straight away. A lookup
- * makes no system call and costs a few microseconds, on Preset, Postset
- * and GetNetDev with a NULL graph only.
- */
-void *nccomring_host_symbol(void *caller, const char *name, const char *cxxName) {
-  Dl_info info;
-  if (caller && !in_main_program(caller) && dladdr(caller, &info) && info.dli_fname &&
-      info.dli_fname[0] && !is_own_symbol(caller)) {
-    /* RTLD_NOLOAD: a handle to the already-loaded caller, never a load. */
-    void *handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-    if (handle) {
-      void *p = symbol_in(handle, name, cxxName);
-      dlclose(handle);
-      if (p) return p;
-    }
-  }
-  return symbol_in(RTLD_DEFAULT, name, cxxName);
-}
+/* ---- host hooks ---- */
 
 int nccomring_host_family(void *caller) {
   ncclRingIsTrn3SwitchV1Family_t family = (ncclRingIsTrn3SwitchV1Family_t)nccomring_host_symbol(

@@ -4,49 +4,50 @@
  * The four public symbols are defined in C (shim.c) so that they can refuse a
  * call in a forked child before entering Go (P16), and so that the Go
  * runtime's own symbols stay local (exports.map). Logging (D21) is C too: the
- * fork refusal must be able to print without Go.
+ * fork refusal must be able to print without Go. The Go files include this
+ * header for everything of C's they use.
+ *
+ * Process state: who owns what. Each piece of state that outlives a call
+ * has one owner, which alone writes it; the others read it, or ask.
+ *
+ *   C, shim.c    whether the loader ran the constructors (E3); whether this
+ *                is a forked child (E1); the asynchronous signals blocked
+ *                while Go runs, and whether this thread has entered Go; the
+ *                call boundary: whether the process's first call into Go
+ *                has ended (then goFirstCallEnded runs, once). Set at load,
+ *                at fork, per thread, at the first call.
+ *   C, log.c     NCCL_DEBUG, NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE as parsed:
+ *                the level and subsystem mask (Go reads them), the host
+ *                name, libnccom's ncclDebugFile or the opened file, the
+ *                lock around stdout. Once per process, at the first call
+ *                of any export (nccomring_log_init), before Go is entered.
+ *   C, env.c     nothing: the table of variable names and attributes, and
+ *                the reader every variable goes through (nccomring_env).
+ *   C, hostsym.c nothing: host symbols are looked up anew at every call.
+ *   Go           the values of the library's own variables, each read and
+ *                kept as the registry says (params.go: NCCOM_RING_PLATFORM,
+ *                _POD_ORDER, _LAYOUT, _ABI_CHECK, _GOMAXPROCS, _DUMP); the
+ *                layout in use (commlayout.go); the self-check's verdict
+ *                (selfcheck.go); the dump paths per rank (dump.go); the
+ *                runtime's GOMAXPROCS and the threads retired (footprint.go);
+ *                whether the first call started (support.go, enter) and
+ *                the flags that keep a line to one per process
+ *                (platformWarned, assumedGeneric, abiWarned); the pool of
+ *                hostPlatforms.
+ *
+ * The preload shim (preload/) is a separate library with state of its own:
+ * its one load attempt, and its own logger's (log.c is compiled into it,
+ * with env.c and hostsym.c).
  */
 #ifndef NCCOMRING_SHIM_H
 #define NCCOMRING_SHIM_H
 
+#include "env.h"
+#include "hostsym.h"
+#include "log.h"
 #include "nccom_ring.h"
 
-/* NCCL_DEBUG levels (D21). */
-enum {
-  NCCOMRING_LOG_NONE = 0,
-  NCCOMRING_LOG_VERSION = 1,
-  NCCOMRING_LOG_WARN = 2,
-  NCCOMRING_LOG_INFO = 3,
-  NCCOMRING_LOG_ABORT = 4,
-  NCCOMRING_LOG_TRACE = 5
-};
-
-/* NCCL_DEBUG_SUBSYS bits. */
-enum {
-  NCCOMRING_SUBSYS_INIT = 1 << 0,
-  NCCOMRING_SUBSYS_COLL = 1 << 1,
-  NCCOMRING_SUBSYS_P2P = 1 << 2,
-  NCCOMRING_SUBSYS_SHM = 1 << 3,
-  NCCOMRING_SUBSYS_NET = 1 << 4,
-  NCCOMRING_SUBSYS_GRAPH = 1 << 5,
-  NCCOMRING_SUBSYS_TUNING = 1 << 6,
-  NCCOMRING_SUBSYS_ENV = 1 << 7,
-  NCCOMRING_SUBSYS_ALLOC = 1 << 8,
-  NCCOMRING_SUBSYS_CALL = 1 << 9,
-  NCCOMRING_SUBSYS_ALL = ~0
-};
-
-/* Parsed once per process by nccomring_log_init (every export calls it). */
-extern int nccomring_log_level;
-extern int nccomring_log_subsys;
-
-/* caller: a code address in the object that made the first call, where
- * libnccom's ncclDebugFile is looked up (the first call's wins). */
-void nccomring_log_init(void *caller);
-/* Prints one line "<host>:<pid>:<tid> [<rank>] NCCL WARN|INFO <text>". WARN
- * lines print at level >= WARN whatever the subsystem; INFO lines need level
- * >= INFO and subsys enabled. */
-void nccomring_log(int level, int subsys, int rank, const char *text);
+#include <stddef.h>
 
 /* Host hooks (D14, D19, P18), looked up on every call in the object that
  * called the export (caller: a return address in it), then globally.
@@ -63,10 +64,6 @@ void nccomring_host_preconditions(void *caller, int rank, int *virtualCoreSize, 
  * in *result when the host defines one (outside this library), else 0. */
 int nccomring_host_get_local_net(void *caller, struct ncclTopoSystem *sys, int rank, int *dev,
                                  ncclResult_t *result);
-
-/* A host symbol (P18's lookup: the calling object, then globally; cxxName
- * may be NULL), or NULL. */
-void *nccomring_host_symbol(void *caller, const char *name, const char *cxxName);
 
 /* The paths of the objects mapped in the process, in load order, the
  * executable left out (selfcheck.c): *paths gets *len bytes of

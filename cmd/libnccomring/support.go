@@ -24,12 +24,16 @@ import (
 // Every export starts with
 //
 //	defer recoverExport(fn, &rank, &res, debug.SetPanicOnFault(true))
+//	if err := enter(fn, kind, rank); err != nil {
+//		return fail(rank, err)
+//	}
 //
-// so that a wild pointer becomes a recoverable panic instead of a fatal
-// fault, and a panic becomes ncclInternalError with one WARN (D20) instead of
-// aborting the host. rank is read only when the WARN is printed, so it can be
-// filled in after the defer is armed. A plain deferred call (no closure)
-// costs nothing on the fast path.
+// The deferred recoverExport only recovers: a wild pointer becomes a
+// recoverable panic instead of a fatal fault, and a panic becomes
+// ncclInternalError with one WARN (D20) instead of aborting the host. rank
+// is read only when the WARN is printed, so it can be filled in after the
+// defer is armed. A plain deferred call (no closure) costs nothing on the
+// fast path. enter is the prologue, under that guard.
 func recoverExport(fn string, rank *int32, res *C.ncclResult_t, panicOnFault bool) {
 	debug.SetPanicOnFault(panicOnFault)
 	if r := recover(); r != nil {
@@ -46,8 +50,30 @@ func recoverExport(fn string, rank *int32, res *C.ncclResult_t, panicOnFault boo
 		warn(*rank, text)
 		*res = C.ncclInternalError
 	}
-	loadNote(*rank) // NCCOM_RING_GOMAXPROCS's note, at the first call only
-	retireAfterFirstCall()
+}
+
+// firstCallStarted is set by the process's first call into Go, at entry.
+var firstCallStarted atomic.Bool
+
+// enter is every export's prologue: the process's first call prints what
+// logging could not print before it (logVariables: the WARNs of variables
+// read at load, the ENV line of the variables); then every export checks
+// the layout profile (E4) and, but for ncclBuildRings, which touches none
+// of the structs, the layout self-check (E5), in that order, before it
+// reads an argument. rank is the call's as far as it is known at entry:
+// the rank argument, else -1. (The first call's end has its own step,
+// goFirstCallEnded, which the C half calls as that call returns.)
+func enter(fn string, kind exportKind, rank int32) error {
+	if !firstCallStarted.Load() && firstCallStarted.CompareAndSwap(false, true) {
+		logVariables(rank)
+	}
+	if err := layoutError(fn); err != nil {
+		return err
+	}
+	if kind == buildRingsExport {
+		return nil
+	}
+	return abiCheckError(fn, kind, rank)
 }
 
 // fail prints err's WARN line and returns its code; nil is ncclSuccess.
@@ -226,49 +252,23 @@ func (p *hostPlatform) Preconditions(rank int32) (virtualCoreSize, jbogID int32)
 // process.
 var assumedGeneric sync.Once
 
-// getenv reads a variable from C's environment, where a host's setenv after
-// load is seen (Go's os.Getenv reads a copy taken at load). Empty is unset
-// (P20).
-func getenv(name string) (string, bool) {
-	cname := C.CString(name)
-	defer C.free(unsafe.Pointer(cname))
-	v := C.getenv(cname)
-	if v == nil {
-		return "", false
-	}
-	value := C.GoString(v)
-	return value, value != ""
-}
-
-// envPlatform is NCCOM_RING_PLATFORM, read from C's environment at the first
-// call that needs it and kept for the process (docs/errors.md Environment).
+// envPlatform is NCCOM_RING_PLATFORM (params.go: read at the first call
+// that needs it, kept for the process; docs/errors.md Environment).
 func envPlatform() (platform kanga.Platform, set bool, err error) {
-	e := readEnvPlatform()
-	return e.platform, e.set, e.err
+	r, _ := platformParam.get()
+	return r.value, r.set, r.err
 }
 
-var readEnvPlatform = sync.OnceValue(func() (e struct {
-	platform kanga.Platform
-	set      bool
-	err      error
-}) {
-	v, set := getenv(kanga.EnvVar)
-	e.platform, e.err = kanga.ParseEnv(v, set)
-	e.set = set
-	return e
-})
-
-// podOrder is NCCOM_RING_POD_ORDER, read from C's environment at the first
-// call that needs it (a Postset with enablePod on more than one node); an
-// invalid value is reported once and treated as unset (P8).
-var podOrder = sync.OnceValue(func() ring.PodOrder {
-	v, set := getenv(ring.PodOrderEnvVar)
-	order, err := ring.ParsePodOrder(v, set)
-	if err != nil {
-		warn(-1, err.Error())
+// podOrder is NCCOM_RING_POD_ORDER (params.go: read at the first call that
+// needs it, a Postset with enablePod on more than one node); an invalid
+// value is reported once, by that call, and treated as unset (P8).
+func podOrder() ring.PodOrder {
+	r, fresh := podOrderParam.get()
+	if fresh && r.err != nil {
+		warn(-1, r.err.Error())
 	}
-	return order
-})
+	return r.value
+}
 
 // cAllocator allocates userRanks with C malloc, so hosts free them with
 // free() (D12). It goes through nccomring_malloc, plain C: cgo's C.malloc

@@ -186,10 +186,39 @@ func TestEveryRankLogsTheChannelCountOnce(t *testing.T) {
 func TestSubsysFilterHidesInitLines(t *testing.T) {
 	r := ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=^INIT"}, "--quiet")
 	require.Zero(t, r.exit)
-	assert.Equal(t, []string{servedLine(t), "ncclTopoPreset: the ring-stage layout in use was not verified against libnccom's DWARF: no libnccom.so.2 is mapped in this process"}, lines(t, r.log, "INFO"), "only the ENV lines: who serves the ring stage, and the self-check")
+	assert.Equal(t, []string{servedLine(t), defaultsLine, "ncclTopoPreset: the ring-stage layout in use was not verified against libnccom's DWARF: no libnccom.so.2 is mapped in this process"}, lines(t, r.log, "INFO"), "only the ENV lines: who serves the ring stage, the variables, and the self-check")
 	r = ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=NET,BOGUS"}, "--quiet")
 	assert.Equal(t, []string{"NCCL_DEBUG_SUBSYS: unknown subsystem BOGUS ignored"}, lines(t, r.log, "WARN"))
 	assert.Empty(t, lines(t, r.log, "INFO"))
+}
+
+// defaultsLine is the ENV line of the library's variables when none is set.
+const defaultsLine = "libnccomring environment: NCCOM_RING_PLATFORM unset (generic), NCCOM_RING_POD_ORDER unset (pods refused), " +
+	"NCCOM_RING_LAYOUT unset (D3's offsets), NCCOM_RING_ABI_CHECK unset (enforce), NCCOM_RING_GOMAXPROCS unset (2), NCCOM_RING_DUMP unset (no dumps)"
+
+// Issue 20: the process's first call prints one INFO line (ENV) with the
+// library's own variables, in the registry's order: NAME=VALUE for each one
+// set, its default for each one unset. Not at WARN, not without ENV.
+func TestInfoLineListsTheLibrarysVariables(t *testing.T) {
+	dump := t.TempDir()
+	r := ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=ENV", "NCCOM_RING_PLATFORM=trn3-switchv1",
+		"NCCOM_RING_ABI_CHECK=off", "NCCOM_RING_GOMAXPROCS=3", "NCCOM_RING_DUMP=" + dump}, "--quiet", "--nodes", "1")
+	require.Zero(t, r.exit)
+	want := "libnccomring environment: NCCOM_RING_PLATFORM=trn3-switchv1, NCCOM_RING_POD_ORDER unset (pods refused), " +
+		"NCCOM_RING_LAYOUT unset (D3's offsets), NCCOM_RING_ABI_CHECK=off, NCCOM_RING_GOMAXPROCS=3, NCCOM_RING_DUMP=" + dump
+	assert.Equal(t, []string{servedLine(t), want}, lines(t, r.log, "INFO"), "who serves the ring stage, then the variables, once")
+	assert.Empty(t, lines(t, r.log, "WARN"))
+
+	r = ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=ENV", "NCCOM_RING_ABI_CHECK=off"}, "--quiet")
+	require.Zero(t, r.exit)
+	assert.Equal(t, []string{servedLine(t), strings.Replace(defaultsLine, "NCCOM_RING_ABI_CHECK unset (enforce)", "NCCOM_RING_ABI_CHECK=off", 1)},
+		lines(t, r.log, "INFO"))
+
+	for _, env := range [][]string{{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT"}, {"NCCL_DEBUG=WARN", "NCCL_DEBUG_SUBSYS=ENV"}} {
+		r = ringstage(t, env, "--quiet", "--nodes", "1")
+		require.Zero(t, r.exit)
+		assert.NotContains(t, r.log, "libnccomring environment", "%v", env)
+	}
 }
 
 func TestUnknownDebugLevelWarnsOnce(t *testing.T) {

@@ -111,6 +111,12 @@ $clean NCCOMRING_LIBRARY="$missing" LD_PRELOAD="$shim" "$probe" missing "" ||
   fail "missing library, NCCL_DEBUG unset"
 $clean NCCL_DEBUG=INFO NCCOMRING_LIBRARY="$b/libnccomref.so" LD_PRELOAD="$shim" "$probe" missing \
   "no entry point nccomring_topo_preset_from" || fail "a library without the entry points"
+# The shim logs with the library's logger: with NCCL_DEBUG_FILE, the WARNs
+# go to that file, not to stderr.
+logdir=$(mktemp -d)
+$clean NCCL_DEBUG=WARN NCCL_DEBUG_FILE="$logdir/shim.log" NCCOMRING_LIBRARY="$missing" LD_PRELOAD="$shim" \
+  "$probe" missing "$missing: cannot open shared object file" || fail "missing library, NCCL_DEBUG_FILE set"
+rm -rf "$logdir"
 
 # 6. What the first call costs through the shim (loading the library and
 # starting its runtime) and what a steady call costs, beside the library.

@@ -24,7 +24,9 @@
  *                  every function returns
  *                  ncclSystemError; with NCCL_DEBUG set each prints exactly
  *                  one "NCCL WARN" line on stderr containing WANT, without it
- *                  nothing.
+ *                  nothing. With NCCL_DEBUG_FILE set too, the lines are in
+ *                  that file (it must not exist before) and stderr is
+ *                  empty: the shim logs with the library's logger.
  *
  * The four functions are found with dlsym(RTLD_DEFAULT), as a host linked to
  * libnccom would reach the preloaded definitions; the modes that test the
@@ -312,6 +314,16 @@ static int mode_missing(const char *want) {
                         "ncclTopoGetNetDev"};
   const int ranks[4] = {-1, -1, 1, 3};
   int expectLines = getenv("NCCL_DEBUG") && getenv("NCCL_DEBUG")[0] ? 4 : 0;
+  const char *file = getenv("NCCL_DEBUG_FILE");
+  if (file && file[0]) {
+    char extra[2048];
+    rewind(log);
+    CHECK(fgets(extra, sizeof extra, log) == NULL, "a line on stderr with NCCL_DEBUG_FILE set: %s", extra);
+    fclose(log);
+    log = fopen(file, "r");
+    CHECK(log != NULL, "NCCL_DEBUG_FILE %s was not written", file);
+    if (log == NULL) return 1;
+  }
   char line[2048];
   int lines = 0;
   rewind(log);
@@ -331,7 +343,7 @@ static int mode_missing(const char *want) {
     lines++;
   }
   fclose(log);
-  CHECK(lines == expectLines, "%d lines on stderr, want %d", lines, expectLines);
+  CHECK(lines == expectLines, "%d lines on %s, want %d", lines, file && file[0] ? file : "stderr", expectLines);
   free(comm);
   free(graph);
   if (failures) return 1;

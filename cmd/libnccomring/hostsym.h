@@ -1,0 +1,19 @@
+/*
+ * hostsym.h - finding a definition in the host process (internal).
+ *
+ * Used by the library's hook lookups (shim.c: D14, D19, P18) and by the
+ * logger's look-up of libnccom's ncclDebugFile (log.c), in the library and
+ * in the preload shim alike. It includes neither the logger nor the shim,
+ * and keeps no state: every call looks again.
+ */
+#ifndef NCCOMRING_HOSTSYM_H
+#define NCCOMRING_HOSTSYM_H
+
+/* The host's definition of name (cxxName, when not NULL, is the name a C++
+ * build gives it): first in the object that holds the code address caller
+ * and the objects it depends on, then in the global scope; never one of
+ * this object's own (the library's, or the preload shim's). NULL when
+ * there is none. */
+void *nccomring_host_symbol(void *caller, const char *name, const char *cxxName);
+
+#endif

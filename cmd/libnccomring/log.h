@@ -1,0 +1,60 @@
+/*
+ * log.h - NCCL-style logging (internal; D21, P14, P15; README "Where the
+ * log lines go", docs/errors.md Environment).
+ *
+ * One implementation, compiled into the library (log.c in its package) and
+ * into the preload shim. It reads NCCL_DEBUG, NCCL_DEBUG_SUBSYS and
+ * NCCL_DEBUG_FILE once per process, at nccomring_log_init, and owns what it
+ * read: the level, the subsystem mask, the host name, the stream or file
+ * the lines go to, and the lock around stdout or stderr.
+ */
+#ifndef NCCOMRING_LOG_H
+#define NCCOMRING_LOG_H
+
+/* NCCL_DEBUG levels (D21). */
+enum {
+  NCCOMRING_LOG_NONE = 0,
+  NCCOMRING_LOG_VERSION = 1,
+  NCCOMRING_LOG_WARN = 2,
+  NCCOMRING_LOG_INFO = 3,
+  NCCOMRING_LOG_ABORT = 4,
+  NCCOMRING_LOG_TRACE = 5
+};
+
+/* NCCL_DEBUG_SUBSYS bits. */
+enum {
+  NCCOMRING_SUBSYS_INIT = 1 << 0,
+  NCCOMRING_SUBSYS_COLL = 1 << 1,
+  NCCOMRING_SUBSYS_P2P = 1 << 2,
+  NCCOMRING_SUBSYS_SHM = 1 << 3,
+  NCCOMRING_SUBSYS_NET = 1 << 4,
+  NCCOMRING_SUBSYS_GRAPH = 1 << 5,
+  NCCOMRING_SUBSYS_TUNING = 1 << 6,
+  NCCOMRING_SUBSYS_ENV = 1 << 7,
+  NCCOMRING_SUBSYS_ALLOC = 1 << 8,
+  NCCOMRING_SUBSYS_CALL = 1 << 9,
+  NCCOMRING_SUBSYS_ALL = ~0
+};
+
+/* Where lines go when the process has no ncclDebugFile of libnccom's and
+ * NCCL_DEBUG_FILE is unset (or cannot be opened): stdout for the library,
+ * as NCCL; stderr for the preload shim. */
+enum nccomring_log_fallback { NCCOMRING_LOG_TO_STDOUT, NCCOMRING_LOG_TO_STDERR };
+
+/* Set once per process by nccomring_log_init; NONE before it. */
+extern int nccomring_log_level;
+extern int nccomring_log_subsys;
+
+/* Reads the variables, once per process (later calls return at once), and
+ * prints the WARNs about their values. caller: a code address in the
+ * object that made the first call, where libnccom's ncclDebugFile is
+ * looked up (the first call's wins); fallback: the first call's wins. */
+void nccomring_log_init(void *caller, enum nccomring_log_fallback fallback);
+
+/* Prints one line "<host>:<pid>:<tid> [<rank>] NCCL WARN|INFO|TRACE <text>".
+ * WARN lines print at level >= WARN whatever the subsystem; INFO and TRACE
+ * lines need their level and subsys enabled; a VERSION line prints at level
+ * >= VERSION, as INFO. Nothing before nccomring_log_init. */
+void nccomring_log(int level, int subsys, int rank, const char *text);
+
+#endif
