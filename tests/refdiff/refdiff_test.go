@@ -135,9 +135,6 @@ func countLine(res ring.PostsetResult) []string {
 	if res.GraphChannels == 0 {
 		return nil
 	}
-	if res.CountRank < 0 {
-		return []string{fmt.Sprintf("ncclTopoPostset: %d channels from comm->nChannels; every fragment has more (D23)", res.GraphChannels)}
-	}
 	return []string{fmt.Sprintf("ncclTopoPostset: %d channels, the smallest channel count of any fragment, first held by rank %d (D23)", res.GraphChannels, res.CountRank)}
 }
 
