@@ -39,3 +39,19 @@ type TopoRanks C.struct_ncclTopoRanks
 // [c*localRanks + i] and holds global ranks; Inter[2c] is the NIC channel c
 // enters on, Inter[2c+1] the one it leaves on.
 type TopoGraph C.struct_ncclTopoGraph
+
+// Record mirrors struct nccomRingRecord, the ring stage's 64 bytes at
+// +832 of each fragment (D25, D27).
+type Record C.struct_nccomRingRecord
+
+// The record's constants (D25).
+const (
+	RecordOffset        = C.NCCOM_RING_RECORD_OFFSET
+	RecordMagic         = C.NCCOM_RING_RECORD_MAGIC
+	RecordVersion       = C.NCCOM_RING_RECORD_VERSION
+	RecordNetwork       = C.NCCOM_RING_RECORD_NETWORK
+	RecordPodNode       = C.NCCOM_RING_RECORD_POD_NODE
+	RecordSwitchV1      = C.NCCOM_RING_RECORD_SWITCHV1
+	RecordLevelsShift   = C.NCCOM_RING_RECORD_LEVELS_SHIFT
+	MaxLocationLevels   = C.NCCOM_RING_MAX_LOCATION_LEVELS
+)

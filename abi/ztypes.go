@@ -63,3 +63,29 @@ type TopoGraph struct {
 	Inter           [64]int32
 	CrossRackToRack int32
 }
+
+// Record mirrors struct nccomRingRecord, the ring stage's 64 bytes at
+// +832 of each fragment (D25, D27).
+type Record struct {
+	Magic           int32
+	Version         int32
+	Rank            int32
+	Flags           int32
+	Fingerprint     uint32
+	JbogID          int32
+	VirtualCoreSize int32
+	Checksum        uint32
+	Location        [8]uint32
+}
+
+// The record's constants (D25).
+const (
+	RecordOffset      = 0x340
+	RecordMagic       = -0x2da5ee32
+	RecordVersion     = 0x1
+	RecordNetwork     = 0x1
+	RecordPodNode     = 0x2
+	RecordSwitchV1    = 0x4
+	RecordLevelsShift = 0x8
+	MaxLocationLevels = 0x8
+)

@@ -103,12 +103,47 @@ struct ncclTopoRanks {
   int ringSend[MAXCHANNELS];       /* +128 W/R channel tail (leaves the node to the network) */
   int ringPrev[MAXCHANNELS];       /* +256 W/R local predecessor, -1 at the head */
   int ringNext[MAXCHANNELS];       /* +384 W/R local successor, -1 at the tail */
-  int treeToParent[MAXCHANNELS];   /* +512 -: dead tree region, never read or written */
+  int treeToParent[MAXCHANNELS];   /* +512 -: dead tree region, never read or written ... */
   int treeToChild0[MAXCHANNELS];   /* +640 -: dead */
-  int treeToChild1[MAXCHANNELS];   /* +768 -: dead */
+  int treeToChild1[MAXCHANNELS];   /* +768 -: dead, but for its slots of channels 16..31 (+832..+895),
+                                    * which hold the ring stage's record (D25, struct
+                                    * nccomRingRecord below): Preset W, Postset R */
   int JbogKangaringPath[MAX_KANGA_PATHS][4]; /* +896 fork-added (D7): only on TRN3-SwitchV1 (D14),
                                     * Preset W rows k < comm->nKangaRingChannels and Postset R
                                     * them (D13); elsewhere, and the other rows, neither */
+};
+
+/* The ring stage's record (D25, D27): 64 bytes that travel in each
+ * fragment through the AllGather, at +832 of struct ncclTopoRanks (the
+ * tree slots of channels 16..31 of treeToChild1, which no Preset that fills
+ * trees for at most 16 channels writes and no Postset reads). Preset W its
+ * first word on every call: NCCOM_RING_RECORD_MAGIC when the record
+ * carries something (NCCOM_RING_NODE_ORDER=network, a location from
+ * NCCOM_RING_LOCATION, NCCOM_RING_POD_ORDER=node, or TRN3-SwitchV1's
+ * preconditions), else 0, so that no record of an earlier communicator
+ * survives; the other words only with the magic. Postset R every rank's and
+ * takes one as valid only when magic, version and checksum hold and rank
+ * is its slot's. Words are ints (or unsigned where said); hashes are
+ * 32-bit FNV-1a. */
+#define NCCOM_RING_RECORD_OFFSET 832
+#define NCCOM_RING_RECORD_MAGIC (-0x2DA5EE32) /* 0xD25A11CE: negative, so neither a rank nor -1 */
+#define NCCOM_RING_RECORD_VERSION 1
+#define NCCOM_RING_RECORD_NETWORK 0x1   /* flags: this rank asks NCCOM_RING_NODE_ORDER=network */
+#define NCCOM_RING_RECORD_POD_NODE 0x2  /* flags: NCCOM_RING_POD_ORDER=node (D27) */
+#define NCCOM_RING_RECORD_SWITCHV1 0x4  /* flags: TRN3-SwitchV1; jbogId and virtualCoreSize are set */
+#define NCCOM_RING_RECORD_LEVELS_SHIFT 8 /* flags bits 8..11: names in the location, 0 (none)..8 */
+#define NCCOM_RING_MAX_LOCATION_LEVELS 8
+struct nccomRingRecord {
+  int magic;            /* +0  NCCOM_RING_RECORD_MAGIC, or 0: no record */
+  int version;          /* +4  NCCOM_RING_RECORD_VERSION */
+  int rank;             /* +8  the writer's comm->rank: its slot in allTopoRanks */
+  int flags;            /* +12 NCCOM_RING_RECORD_* bits and the location's level count */
+  unsigned fingerprint; /* +16 hash of the writer's graph: nChannels, then inter[0 .. 2 nChannels) */
+  int jbogId;           /* +20 with NCCOM_RING_RECORD_SWITCHV1: neuronTrnSwitchV1JbogId(rank), else 0 */
+  int virtualCoreSize;  /* +24 with NCCOM_RING_RECORD_SWITCHV1: nec_get_virtual_core_size(), else 0 */
+  unsigned checksum;    /* +28 hash of the 16 words, this one taken as 0 */
+  unsigned location[NCCOM_RING_MAX_LOCATION_LEVELS]; /* +32 hash of each name, outermost
+                         * first; 0 past the level count */
 };
 
 /* The searched ring graph, 33080 bytes (confirmed), one per node, host-owned.
@@ -322,6 +357,23 @@ NCCOM_RING_ASSERT(offsetof(struct ncclTopoRanks, treeToParent) == 512, "treeToPa
 NCCOM_RING_ASSERT(offsetof(struct ncclTopoRanks, treeToChild0) == 640, "treeToChild0 +640");
 NCCOM_RING_ASSERT(offsetof(struct ncclTopoRanks, treeToChild1) == 768, "treeToChild1 +768");
 NCCOM_RING_ASSERT(offsetof(struct ncclTopoRanks, JbogKangaringPath) == 896, "JbogKangaringPath +896");
+
+NCCOM_RING_ASSERT(sizeof(struct nccomRingRecord) == 64, "the record is 64 bytes (D25)");
+NCCOM_RING_ASSERT(NCCOM_RING_RECORD_OFFSET == offsetof(struct ncclTopoRanks, treeToChild1) + 16 * sizeof(int),
+                  "the record is treeToChild1's slots 16..31 (D25)");
+NCCOM_RING_ASSERT(NCCOM_RING_RECORD_OFFSET + sizeof(struct nccomRingRecord) ==
+                      offsetof(struct ncclTopoRanks, JbogKangaringPath),
+                  "the record ends where JbogKangaringPath starts");
+NCCOM_RING_ASSERT(offsetof(struct nccomRingRecord, magic) == 0, "record.magic +0");
+NCCOM_RING_ASSERT(offsetof(struct nccomRingRecord, version) == 4, "record.version +4");
+NCCOM_RING_ASSERT(offsetof(struct nccomRingRecord, rank) == 8, "record.rank +8");
+NCCOM_RING_ASSERT(offsetof(struct nccomRingRecord, flags) == 12, "record.flags +12");
+NCCOM_RING_ASSERT(offsetof(struct nccomRingRecord, fingerprint) == 16, "record.fingerprint +16");
+NCCOM_RING_ASSERT(offsetof(struct nccomRingRecord, jbogId) == 20, "record.jbogId +20");
+NCCOM_RING_ASSERT(offsetof(struct nccomRingRecord, virtualCoreSize) == 24, "record.virtualCoreSize +24");
+NCCOM_RING_ASSERT(offsetof(struct nccomRingRecord, checksum) == 28, "record.checksum +28");
+NCCOM_RING_ASSERT(offsetof(struct nccomRingRecord, location) == 32, "record.location +32");
+NCCOM_RING_ASSERT(NCCOM_RING_RECORD_MAGIC < -1, "the magic is neither a rank nor -1");
 
 NCCOM_RING_ASSERT(sizeof(struct ncclTopoGraph) == 33080, "ncclTopoGraph is 33080 bytes");
 NCCOM_RING_ASSERT(offsetof(struct ncclTopoGraph, id) == 0, "graph.id +0");

@@ -63,6 +63,7 @@ const header = "include/nccom_ring.h"
 var renames = map[string]string{
 	"Id":              "ID",              // ncclTopoGraph.id
 	"Crossracktorack": "CrossRackToRack", // ncclTopoGraph.crossracktorack
+	"JbogId":          "JbogID",          // nccomRingRecord.jbogId
 }
 
 func main() {
