@@ -20,12 +20,12 @@ type Platform struct {
 	JbogID          int32 // neuronTrnSwitchV1JbogId(rank)
 }
 
-// Resolver answers the platform questions of one call (D14), in the order
-// spec §4 asks them: IsSwitchV1 (the neuronIsTrn3SwitchV1Family hook)
-// first, by Preset and Postset; Preconditions (nec_get_virtual_core_size and
-// neuronTrnSwitchV1JbogId) only in Postset and only when IsSwitchV1 said true,
-// because real implementations of those hooks may assert on other
-// platforms. The export layer resolves them from host hooks or
+// Resolver answers the platform questions of one call (D14): IsSwitchV1
+// (the neuronIsTrn3SwitchV1Family hook) first, by Preset and Postset;
+// Preconditions (nec_get_virtual_core_size and neuronTrnSwitchV1JbogId)
+// only in Preset (D27: they travel in the rank's record) and only when
+// IsSwitchV1 said true, because real implementations of those hooks may
+// assert on other platforms. The export layer resolves them from host hooks or
 // NCCOM_RING_PLATFORM (P18); tests pass a Fixed one.
 type Resolver interface {
 	IsSwitchV1() (bool, error)
@@ -95,19 +95,16 @@ func Lift(comm *abi.Comm, frag *abi.TopoRanks, switchV1 bool) {
 	}
 }
 
-// CheckMaterialize asks a SwitchV1 platform the preconditions of the
-// Postset copy (D13): virtual-core size 0 and a JBOG id in {1, 2, 3}. Other
-// platforms have none, and their hooks are not called (spec §4).
-func CheckMaterialize(rank int32, switchV1 bool, r Resolver) error {
-	if !switchV1 {
-		return nil
+// CheckPreconditions checks a SwitchV1 rank's preconditions of the Postset
+// copy (D13): virtual-core size 0 and a JBOG id in {1, 2, 3}. Preset asks
+// them of the platform and carries them in the rank's record; Postset
+// checks every rank's (D27).
+func CheckPreconditions(rank, virtualCoreSize, jbogID int32) error {
+	if virtualCoreSize != 0 {
+		return abi.Errorf(abi.InternalError, "ncclTopoPostset: kangaRing precondition failed: virtual core size of rank %d is %d, expected 0", rank, virtualCoreSize)
 	}
-	vcore, jbog := r.Preconditions(rank)
-	if vcore != 0 {
-		return abi.Errorf(abi.InternalError, "ncclTopoPostset: kangaRing precondition failed: virtual core size is %d, expected 0", vcore)
-	}
-	if jbog < 1 || jbog > 3 {
-		return abi.Errorf(abi.InternalError, "ncclTopoPostset: kangaRing precondition failed: JBOG id of rank %d is %d, expected 1, 2 or 3", rank, jbog)
+	if jbogID < 1 || jbogID > 3 {
+		return abi.Errorf(abi.InternalError, "ncclTopoPostset: kangaRing precondition failed: JBOG id of rank %d is %d, expected 1, 2 or 3", rank, jbogID)
 	}
 	return nil
 }

@@ -114,19 +114,21 @@ func (g *gateSpy) Preconditions(rank int32) (int32, int32) {
 	return g.Fixed.Preconditions(rank)
 }
 
-func TestCheckMaterialize(t *testing.T) {
-	// Not SwitchV1: the virtual-core and JBOG hooks are not even asked
-	// (spec §4), whatever they would answer.
-	spy := &gateSpy{Fixed: kanga.Fixed{VirtualCoreSize: 3, JbogID: 9}}
-	assert.NoError(t, kanga.CheckMaterialize(0, false, spy))
-	assert.Zero(t, spy.asked, "preconditions asked off SwitchV1")
+func TestCheckPreconditions(t *testing.T) {
 	for j := int32(1); j <= 3; j++ {
-		assert.NoError(t, kanga.CheckMaterialize(0, true, kanga.Fixed{SwitchV1: true, JbogID: j}))
+		assert.NoError(t, kanga.CheckPreconditions(0, 0, j))
 	}
-	assert.EqualError(t, kanga.CheckMaterialize(5, true, kanga.Fixed{SwitchV1: true, VirtualCoreSize: 2, JbogID: 1}),
-		"ncclTopoPostset: kangaRing precondition failed: virtual core size is 2, expected 0")
-	assert.EqualError(t, kanga.CheckMaterialize(5, true, kanga.Fixed{SwitchV1: true, JbogID: 4}),
-		"ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 5 is 4, expected 1, 2 or 3")
+	for _, tc := range []struct {
+		rank, vcore, jbog int32
+		text              string
+	}{
+		{5, 2, 1, "ncclTopoPostset: kangaRing precondition failed: virtual core size of rank 5 is 2, expected 0"},
+		{6, -1, 0, "ncclTopoPostset: kangaRing precondition failed: virtual core size of rank 6 is -1, expected 0"},
+		{5, 0, 4, "ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 5 is 4, expected 1, 2 or 3"},
+		{7, 0, 0, "ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 7 is 0, expected 1, 2 or 3"},
+	} {
+		assert.EqualError(t, kanga.CheckPreconditions(tc.rank, tc.vcore, tc.jbog), tc.text)
+	}
 }
 
 func TestPathLines(t *testing.T) {

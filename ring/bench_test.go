@@ -46,7 +46,7 @@ func benchCluster(b testing.TB, nRanks int) []abi.TopoRanks {
 		g := benchGraph(first)
 		for r := first; r < first+benchLocal; r++ {
 			comm := &abi.Comm{Rank: int32(r), NRanks: int32(nRanks), LocalRanks: benchLocal}
-			if err := ring.Preset(comm, g, &frags[r], generic); err != nil {
+			if err := ring.Preset(comm, g, &frags[r], ring.PresetOptions{Platforms: generic}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -61,7 +61,7 @@ func BenchmarkPreset(b *testing.B) {
 			comm := &abi.Comm{Rank: 5, NRanks: int32(n), LocalRanks: benchLocal}
 			var frag abi.TopoRanks
 			for b.Loop() {
-				if err := ring.Preset(comm, graph, &frag, generic); err != nil {
+				if err := ring.Preset(comm, graph, &frag, ring.PresetOptions{Platforms: generic}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -88,7 +88,7 @@ func newBenchPostset(tb testing.TB, n int) benchPostset {
 		all[r] = &frags[r]
 	}
 	preset := &abi.Comm{Rank: 0, NRanks: int32(n), LocalRanks: benchLocal}
-	if err := ring.Preset(preset, benchGraph(0), new(abi.TopoRanks), generic); err != nil {
+	if err := ring.Preset(preset, benchGraph(0), new(abi.TopoRanks), ring.PresetOptions{Platforms: generic}); err != nil {
 		tb.Fatal(err)
 	}
 	alloc := newGoAlloc()

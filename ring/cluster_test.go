@@ -103,8 +103,6 @@ type stage struct {
 	alloc     *goAlloc
 }
 
-func podNode() ring.PodOrder { return ring.PodOrderNode }
-
 // run drives Preset on every rank, the AllGather and Postset on every rank,
 // failing the test on any error.
 func (cl *cluster) run(t *testing.T, platform kanga.Resolver) *stage {
@@ -112,20 +110,23 @@ func (cl *cluster) run(t *testing.T, platform kanga.Resolver) *stage {
 }
 
 // runStage is a job of nRanks ranks, each with the communicator comm(r)
-// and the graph graph(r): Preset on every rank, the AllGather, Postset on
-// every rank, failing the test on any error.
+// and the graph graph(r): Preset on every rank (with
+// NCCOM_RING_POD_ORDER=node), the AllGather, Postset on every rank, failing
+// the test on any error.
 func runStage(t *testing.T, nRanks int, platform kanga.Resolver, comm func(r int) *abi.Comm, graph func(r int) *abi.TopoGraph) *stage {
 	t.Helper()
 	st := &stage{alloc: newGoAlloc(), fragments: make([]abi.TopoRanks, nRanks)}
 	for r := range nRanks {
 		c := comm(r)
-		require.NoError(t, ring.Preset(c, graph(r), &st.fragments[r], platform), "Preset rank %d", r)
+		// Every rank says NCCOM_RING_POD_ORDER=node: the stage stitches pods
+		// in node order (D27).
+		require.NoError(t, ring.Preset(c, graph(r), &st.fragments[r], ring.PresetOptions{Platforms: platform, PodNode: true}), "Preset rank %d", r)
 		st.comms = append(st.comms, c)
 		st.all = append(st.all, &st.fragments[r])
 	}
 	for r, c := range st.comms {
 		heads := make([]int32, nRanks)
-		res, err := ring.Postset(c, heads, st.all, ring.PostsetOptions{Platforms: platform, PodOrder: podNode, Alloc: st.alloc})
+		res, err := ring.Postset(c, heads, st.all, ring.PostsetOptions{Platforms: platform, Alloc: st.alloc})
 		require.NoError(t, err, "Postset rank %d", r)
 		st.heads = append(st.heads, heads)
 		st.results = append(st.results, res)

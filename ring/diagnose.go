@@ -62,12 +62,15 @@ type contradiction struct {
 // channel count, the nodes of D8 and one channel's fields as flat tables,
 // all in memory from the call's Allocator.
 type diagnosis struct {
-	all    []*abi.TopoRanks
-	n      int
-	nodes  nodeFinder // D8, as Postset finds them
-	nodeOf []int32    // nodeOf[r]: r's node (by its ringRecv[0], D8)
-	order  []int32    // ranks grouped by node, in rank order within a node
-	start  []int32    // node m's ranks are order[start[m]:start[m+1]]
+	all   []*abi.TopoRanks
+	n     int
+	nodes nodeFinder // D8, as Postset finds them
+	// stitchHeads are the nodes' first ranks in the order Postset stitched
+	// them: D8's, or D25's location order.
+	stitchHeads []int32
+	nodeOf      []int32 // nodeOf[r]: r's node (by its ringRecv[0], D8)
+	order       []int32 // ranks grouped by node, in rank order within a node
+	start       []int32 // node m's ranks are order[start[m]:start[m+1]]
 	// Every rank's fields on the channel an enumeration last loaded
 	// (load); stitchedContradictions stitches next and prev.
 	recv, send, next, prev []int32
@@ -82,11 +85,11 @@ type diagnosis struct {
 // (ncclInternalError). n is the channel count of D23 (every fragment has at
 // least n channels). Its working memory comes from mem; when that runs out
 // the error is ncclSystemError.
-func diagnose(all []*abi.TopoRanks, n int, mem *scratch) *abi.Error {
+func diagnose(all []*abi.TopoRanks, n int, stitchHeads []int32, mem *scratch) *abi.Error {
 	if err := firstRangeError(all, n); err != nil {
 		return err
 	}
-	d, err := newDiagnosis(all, n, mem)
+	d, err := newDiagnosis(all, n, stitchHeads, mem)
 	if err != nil {
 		return err
 	}
@@ -130,7 +133,7 @@ func firstRangeError(all []*abi.TopoRanks, n int) *abi.Error {
 // newDiagnosis finds the nodes (D8, nodeFinder) and groups the ranks by
 // node with a counting sort. Every value is in range (firstRangeError
 // passed).
-func newDiagnosis(all []*abi.TopoRanks, n int, mem *scratch) (*diagnosis, *abi.Error) {
+func newDiagnosis(all []*abi.TopoRanks, n int, stitchHeads []int32, mem *scratch) (*diagnosis, *abi.Error) {
 	nRanks := len(all)
 	block := mem.ints(12*nRanks + 1)
 	if block == nil {
@@ -161,6 +164,10 @@ func newDiagnosis(all []*abi.TopoRanks, n int, mem *scratch) (*diagnosis, *abi.E
 		fill[m]++
 	}
 	clear(fill)
+	d.stitchHeads = stitchHeads
+	if stitchHeads == nil {
+		d.stitchHeads = d.nodes.heads
+	}
 	return d, nil
 }
 
@@ -456,7 +463,7 @@ func (d *diagnosis) offSegment(ranks []int32, node, head, tail int32) int32 {
 // reach every rank. It yields at most one contradiction.
 func (d *diagnosis) stitchedContradictions(c int, visit func(contradiction) bool) {
 	d.load(c)
-	stitch(d.all, d.nodes.heads, c, c+1, d.next, d.prev)
+	stitch(d.all, d.stitchHeads, c, c+1, d.next, d.prev)
 	nRanks := int32(len(d.all))
 	directions := [2]struct {
 		links, back []int32
@@ -502,8 +509,8 @@ const maxWalkRanks = 64
 // the walk from rank 0 along the stitched next, as ncclBuildRings prints a
 // ring before it checks it, nRanks steps or until a next is -1, cut after
 // maxWalkRanks ranks with the count of the rest. Out of memory, none.
-func walkLines(all []*abi.TopoRanks, n int, mem *scratch) []string {
-	d, err := newDiagnosis(all, n, mem)
+func walkLines(all []*abi.TopoRanks, n int, stitchHeads []int32, mem *scratch) []string {
+	d, err := newDiagnosis(all, n, stitchHeads, mem)
 	if err != nil {
 		return nil
 	}

@@ -3,6 +3,7 @@ package ring_test
 import (
 	"bytes"
 	"errors"
+	"github.com/nccomring/libnccomring/record"
 	"runtime"
 	"testing"
 	"unsafe"
@@ -87,7 +88,7 @@ func TestPresetErrors(t *testing.T) {
 			canary(&frag)
 			fragBefore := bytes.Clone(bytesOf(&frag))
 
-			err := ring.Preset(comm, graph, &frag, tc.platform)
+			err := ring.Preset(comm, graph, &frag, ring.PresetOptions{Platforms: tc.platform})
 			requireNCCLError(t, err, tc.code, tc.text)
 			assert.Equal(t, before, bytesOf(comm), "comm changed on error")
 			assert.Equal(t, fragBefore, bytesOf(&frag), "fragment changed on error")
@@ -108,7 +109,7 @@ func newPostsetFixture(t *testing.T) *postsetFixture {
 	f := &postsetFixture{frags: make([]abi.TopoRanks, 8)}
 	for r := range 8 {
 		c := cl.comm(r)
-		require.NoError(t, ring.Preset(c, cl.graphs[r/4], &f.frags[r], generic))
+		require.NoError(t, ring.Preset(c, cl.graphs[r/4], &f.frags[r], ring.PresetOptions{Platforms: generic}))
 		if r == 1 {
 			f.comm = c
 		}
@@ -125,63 +126,88 @@ func setField(rank, k, c int, v int32) func(*postsetFixture) {
 	return func(f *postsetFixture) { ringField(&f.frags[rank], k)[c] = v }
 }
 
-func TestPostsetErrors(t *testing.T) {
-	switchV1 := func(vcore, jbog int32) kanga.Resolver {
-		return kanga.Fixed{SwitchV1: true, VirtualCoreSize: vcore, JbogID: jbog}
+// withRecords writes every fragment's record as fields(r) says, its rank
+// filled in, as each rank's Preset would have with those settings.
+func withRecords(f *postsetFixture, fields func(r int) record.Fields) {
+	for r := range f.frags {
+		x := fields(r)
+		x.Rank = int32(r)
+		record.Write(&f.frags[r], &x)
 	}
+}
+
+func TestPostsetErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		break_   func(f *postsetFixture)
 		platform kanga.Resolver
-		pod      ring.PodOrder
 		code     abi.Result
 		text     string
 	}{
-		{"P2 nRanks zero", func(f *postsetFixture) { f.comm.NRanks = 0 }, generic, 0, abi.InvalidArgument,
+		{"P2 nRanks zero", func(f *postsetFixture) { f.comm.NRanks = 0 }, generic, abi.InvalidArgument,
 			"ncclTopoPostset: comm->nRanks 0 is not positive"},
-		{"P3 rank out of range", func(f *postsetFixture) { f.comm.Rank = 9 }, generic, 0, abi.InvalidArgument,
+		{"P3 rank out of range", func(f *postsetFixture) { f.comm.Rank = 9 }, generic, abi.InvalidArgument,
 			"ncclTopoPostset: comm->rank 9 is outside [0, 8)"},
-		{"P5 kangaRing count 5", func(f *postsetFixture) { f.comm.NKangaRingChannels = 5 }, generic, 0, abi.InvalidArgument,
+		{"P5 kangaRing count 5", func(f *postsetFixture) { f.comm.NKangaRingChannels = 5 }, generic, abi.InvalidArgument,
 			"ncclTopoPostset: comm->nKangaRingChannels 5 is outside [0, 4]"},
-		{"P6 unknown platform", func(f *postsetFixture) {}, failingPlatform{&kanga.UnknownPlatformError{Value: "x"}}, 0, abi.InvalidUsage,
+		{"P6 unknown platform", func(f *postsetFixture) {}, failingPlatform{&kanga.UnknownPlatformError{Value: "x"}}, abi.InvalidUsage,
 			"ncclTopoPostset: NCCOM_RING_PLATFORM=x is not one of generic, trn3-switchv1"},
-		{"P7 missing fragment", func(f *postsetFixture) { f.all[6] = nil }, generic, 0, abi.InvalidArgument,
+		{"P7 missing fragment", func(f *postsetFixture) { f.all[6] = nil }, generic, abi.InvalidArgument,
 			"ncclTopoPostset: allTopoRanks[6] is NULL"},
-		{"P8 ringRecv out of range", setField(2, 0, 1, 8), generic, 0, abi.InvalidArgument, "ncclTopoPostset: rank 2, channel 1: ringRecv is 8, outside [0, 8)"},
-		{"P8 ringSend negative", setField(5, 1, 0, -1), generic, 0, abi.InvalidArgument, "ncclTopoPostset: rank 5, channel 0: ringSend is -1, outside [0, 8)"},
-		{"P9 ringPrev below -1", setField(0, 2, 1, -2), generic, 0, abi.InvalidArgument, "ncclTopoPostset: rank 0, channel 1: ringPrev is -2, outside [-1, 8)"},
-		{"P9 ringNext past nRanks", setField(7, 3, 0, 8), generic, 0, abi.InvalidArgument, "ncclTopoPostset: rank 7, channel 0: ringNext is 8, outside [-1, 8)"},
-		{"P10 head: ranks of a node disagree on a head", setField(6, 0, 1, 6), generic, 0, abi.InternalError, "ncclTopoPostset: rank 6, channel 1: ringRecv (head) is 6 but node 1's head is 7 (held by 3 of its 4 ranks)"},
-		{"P10 next: fragment from a rank of another node", func(f *postsetFixture) { f.frags[2] = f.frags[5] }, generic, 0, abi.InternalError,
+		{"P8 ringRecv out of range", setField(2, 0, 1, 8), generic, abi.InvalidArgument, "ncclTopoPostset: rank 2, channel 1: ringRecv is 8, outside [0, 8)"},
+		{"P8 ringSend negative", setField(5, 1, 0, -1), generic, abi.InvalidArgument, "ncclTopoPostset: rank 5, channel 0: ringSend is -1, outside [0, 8)"},
+		{"P9 ringPrev below -1", setField(0, 2, 1, -2), generic, abi.InvalidArgument, "ncclTopoPostset: rank 0, channel 1: ringPrev is -2, outside [-1, 8)"},
+		{"P9 ringNext past nRanks", setField(7, 3, 0, 8), generic, abi.InvalidArgument, "ncclTopoPostset: rank 7, channel 0: ringNext is 8, outside [-1, 8)"},
+		{"P10 head: ranks of a node disagree on a head", setField(6, 0, 1, 6), generic, abi.InternalError, "ncclTopoPostset: rank 6, channel 1: ringRecv (head) is 6 but node 1's head is 7 (held by 3 of its 4 ranks)"},
+		{"P10 next: fragment from a rank of another node", func(f *postsetFixture) { f.frags[2] = f.frags[5] }, generic, abi.InternalError,
 			// Slot 2 holds rank 5's fragment: it claims node 1 and rank 5's
 			// neighbours, which rank 6 contradicts.
 			"ncclTopoPostset: rank 2, channel 0: ringNext is 6 but rank 6's ringPrev is 5"},
-		{"P10 tail: ranks of a node disagree on a tail", setField(3, 1, 0, 2), generic, 0, abi.InternalError, "ncclTopoPostset: rank 3, channel 0: ringSend (tail) is 2 but node 0's tail is 3 (held by 3 of its 4 ranks)"},
-		{"P12 pods refused", func(f *postsetFixture) { f.comm.EnablePod = 1 }, generic, ring.PodOrderRefuse, abi.InvalidUsage,
-			"ncclTopoPostset: comm->enablePod is 1 on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node to stitch in node order"},
-		{"P13 virtual core size", func(f *postsetFixture) {}, switchV1(2, 1), 0, abi.InternalError,
-			"ncclTopoPostset: kangaRing precondition failed: virtual core size is 2, expected 0"},
-		{"P14 JBOG id", func(f *postsetFixture) {}, switchV1(0, 0), 0, abi.InternalError,
-			"ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 1 is 0, expected 1, 2 or 3"},
+		{"P10 tail: ranks of a node disagree on a tail", setField(3, 1, 0, 2), generic, abi.InternalError, "ncclTopoPostset: rank 3, channel 0: ringSend (tail) is 2 but node 0's tail is 3 (held by 3 of its 4 ranks)"},
+		{"P12 pods refused", func(f *postsetFixture) { f.comm.EnablePod = 1 }, generic, abi.InvalidUsage,
+			"ncclTopoPostset: comm->enablePod is 1 on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 0 did not)"},
+		{"P12 pods refused: one rank's record does not say node (D27)", func(f *postsetFixture) {
+			f.comm.EnablePod = 1
+			withRecords(f, func(r int) record.Fields { return record.Fields{PodNode: r != 5} })
+		}, generic, abi.InvalidUsage,
+			"ncclTopoPostset: comm->enablePod is 1 on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 5 did not)"},
+		{"P13 virtual core size of the first failing rank, before its JBOG id (D27)", func(f *postsetFixture) {
+			withRecords(f, func(r int) record.Fields {
+				return record.Fields{SwitchV1: true, VirtualCore: []int32{0, 0, 0, 0, 0, 0, 2, 3}[r], JbogID: []int32{1, 2, 3, 1, 2, 3, 0, 1}[r]}
+			})
+		}, kanga.Fixed(kanga.SwitchV1), abi.InternalError,
+			"ncclTopoPostset: kangaRing precondition failed: virtual core size of rank 6 is 2, expected 0"},
+		{"P14 JBOG id of the first failing rank (D27)", func(f *postsetFixture) {
+			withRecords(f, func(r int) record.Fields {
+				return record.Fields{SwitchV1: true, JbogID: []int32{1, 2, 3, 1, 2, 3, 1, 4}[r]}
+			})
+		}, kanga.Fixed(kanga.SwitchV1), abi.InternalError,
+			"ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 7 is 4, expected 1, 2 or 3"},
+		{"P14 a rank that ran no Preset of this library on SwitchV1 is not checked (D27)", func(f *postsetFixture) {
+			withRecords(f, func(r int) record.Fields {
+				return record.Fields{SwitchV1: r != 4, JbogID: []int32{1, 2, 3, 1, 9, 0, 1, 1}[r]}
+			})
+		}, kanga.Fixed(kanga.SwitchV1), abi.InternalError,
+			"ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 5 is 0, expected 1, 2 or 3"},
 		{"P10 next: intra order disagreement inside one node", func(f *postsetFixture) {
 			// Ranks 1 and 2 believe node 0 runs 0 2 1 3 on channel 0, ranks 0
 			// and 3 that it runs 0 1 2 3: heads and tails agree, the walk
 			// 1 3 4 5 6 7 0 1 does not close.
 			f.frags[1].RingPrev[0], f.frags[1].RingNext[0] = 2, 3
 			f.frags[2].RingPrev[0], f.frags[2].RingNext[0] = 0, 1
-		}, generic, 0, abi.InternalError, "ncclTopoPostset: rank 0, channel 0: ringNext is 1 but rank 1's ringPrev is 2; rank 2 is reached by nobody"},
-		{"P10 next: lost successor", setField(5, 3, 0, -1), generic, 0, abi.InternalError, "ncclTopoPostset: rank 5, channel 0: ringNext is -1 but node 1's tail is 7"},
-		{"P10 next: successor that skips a rank", setField(2, 3, 1, 3), generic, 0, abi.InternalError, "ncclTopoPostset: rank 2, channel 1: ringNext is 3, its node's head"},
-		{"P10 next: two-rank cycle", func(f *postsetFixture) { f.frags[2].RingNext[0] = 1 }, generic, 0, abi.InternalError,
+		}, generic, abi.InternalError, "ncclTopoPostset: rank 0, channel 0: ringNext is 1 but rank 1's ringPrev is 2; rank 2 is reached by nobody"},
+		{"P10 next: lost successor", setField(5, 3, 0, -1), generic, abi.InternalError, "ncclTopoPostset: rank 5, channel 0: ringNext is -1 but node 1's tail is 7"},
+		{"P10 next: successor that skips a rank", setField(2, 3, 1, 3), generic, abi.InternalError, "ncclTopoPostset: rank 2, channel 1: ringNext is 3, its node's head"},
+		{"P10 next: two-rank cycle", func(f *postsetFixture) { f.frags[2].RingNext[0] = 1 }, generic, abi.InternalError,
 			// 1 2 1 2 ...: rank 1's prev is still 0, and 3 is left out.
 			"ncclTopoPostset: rank 2, channel 0: ringNext is 1 but rank 1's ringPrev is 0; rank 3 is reached by nobody"},
-		{"P10 prev: corrupted ringPrev of this rank", setField(1, 2, 0, 3), generic, 0, abi.InternalError, "ncclTopoPostset: rank 1, channel 0: ringPrev is 3, its node's tail"},
+		{"P10 prev: corrupted ringPrev of this rank", setField(1, 2, 0, 3), generic, abi.InternalError, "ncclTopoPostset: rank 1, channel 0: ringPrev is 3, its node's tail"},
 		{"P10 two channels: the lowest channel decides (D24)", func(f *postsetFixture) {
 			// Each alone is a case above; rank 2's is found first in rank
 			// order, rank 5's in channel order.
 			f.frags[2].RingNext[1] = 3
 			f.frags[5].RingNext[0] = -1
-		}, generic, 0, abi.InternalError, "ncclTopoPostset: rank 5, channel 0: ringNext is -1 but node 1's tail is 7"},
+		}, generic, abi.InternalError, "ncclTopoPostset: rank 5, channel 0: ringNext is -1 but node 1's tail is 7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newPostsetFixture(t)
@@ -189,9 +215,7 @@ func TestPostsetErrors(t *testing.T) {
 			before := bytes.Clone(bytesOf(f.comm))
 			heads := []int32{-5, -5, -5, -5, -5, -5, -5, -5}
 			alloc := newGoAlloc()
-			pod := tc.pod
-			_, err := ring.Postset(f.comm, heads, f.all, ring.PostsetOptions{
-				Platforms: tc.platform, Alloc: alloc, PodOrder: func() ring.PodOrder { return pod }})
+			_, err := ring.Postset(f.comm, heads, f.all, ring.PostsetOptions{Platforms: tc.platform, Alloc: alloc})
 			requireNCCLError(t, err, tc.code, tc.text)
 			assert.Equal(t, before, bytesOf(f.comm), "comm changed on error")
 			assert.Equal(t, []int32{-5, -5, -5, -5, -5, -5, -5, -5}, heads, "nodesFirstRank changed on error")
@@ -227,11 +251,13 @@ func (a *failAfter) AllocInts(n int) uintptr {
 
 func (a *failAfter) Free(p uintptr) { a.inner.Free(p) }
 
+// D27: pods are stitched in node order when every rank's record says
+// NCCOM_RING_POD_ORDER=node.
 func TestPostsetPodNodeOrder(t *testing.T) {
 	f := newPostsetFixture(t)
 	f.comm.EnablePod = 1
-	res, err := ring.Postset(f.comm, make([]int32, 8), f.all, ring.PostsetOptions{
-		Platforms: generic, Alloc: newGoAlloc(), PodOrder: podNode})
+	withRecords(f, func(int) record.Fields { return record.Fields{PodNode: true} })
+	res, err := ring.Postset(f.comm, make([]int32, 8), f.all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc()})
 	require.NoError(t, err)
 	assert.True(t, res.PodFallback)
 	assert.Equal(t, "ncclTopoPostset: enablePod set on 2 nodes: stitching in node order (NCCOM_RING_POD_ORDER=node)", ring.PodFallbackLine(res.NNodes))
@@ -239,21 +265,18 @@ func TestPostsetPodNodeOrder(t *testing.T) {
 
 func TestPostsetPodOneNodeNeedsNoOrder(t *testing.T) {
 	cl := newCluster(4).channel(0, []int{0, 1, 2, 3}, 0, 0).channels(1)
-	st := &stage{alloc: newGoAlloc()}
 	frags := make([]abi.TopoRanks, 4)
 	var all []*abi.TopoRanks
 	for r := range 4 {
-		require.NoError(t, ring.Preset(cl.comm(r), cl.graphs[0], &frags[r], generic))
+		require.NoError(t, ring.Preset(cl.comm(r), cl.graphs[0], &frags[r], ring.PresetOptions{Platforms: generic}))
 		all = append(all, &frags[r])
 	}
 	c := cl.comm(0)
-	require.NoError(t, ring.Preset(c, cl.graphs[0], &frags[0], generic))
+	require.NoError(t, ring.Preset(c, cl.graphs[0], new(abi.TopoRanks), ring.PresetOptions{Platforms: generic}))
 	c.EnablePod = 1
-	asked := false
-	_, err := ring.Postset(c, make([]int32, 4), all, ring.PostsetOptions{Platforms: generic, Alloc: st.alloc,
-		PodOrder: func() ring.PodOrder { asked = true; return ring.PodOrderRefuse }})
+	res, err := ring.Postset(c, make([]int32, 4), all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc()})
 	require.NoError(t, err, "D15 applies only with more than one node")
-	assert.False(t, asked, "NCCOM_RING_POD_ORDER is not read when it does not matter")
+	assert.False(t, res.PodFallback)
 }
 
 func TestPostsetSwitchV1MaterializesKangaRing(t *testing.T) {
@@ -289,12 +312,12 @@ func TestPostsetCatchesHeadDisagreementMaskedByTail(t *testing.T) {
 	frags := make([]abi.TopoRanks, 8)
 	var all []*abi.TopoRanks
 	for r := range 8 {
-		require.NoError(t, ring.Preset(cl.comm(r), cl.graphs[r/4], &frags[r], generic))
+		require.NoError(t, ring.Preset(cl.comm(r), cl.graphs[r/4], &frags[r], ring.PresetOptions{Platforms: generic}))
 		all = append(all, &frags[r])
 	}
 	frags[6].RingRecv[1] = 5 // node 1's head on channel 1 is 4 and its tail 7
 	comm := cl.comm(1)
-	require.NoError(t, ring.Preset(comm, cl.graphs[0], new(abi.TopoRanks), generic))
+	require.NoError(t, ring.Preset(comm, cl.graphs[0], new(abi.TopoRanks), ring.PresetOptions{Platforms: generic}))
 	_, err := ring.Postset(comm, make([]int32, 8), all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc()})
 	requireNCCLError(t, err, abi.InternalError,
 		"ncclTopoPostset: rank 6, channel 1: ringRecv (head) is 5 but node 1's head is 4 (held by 3 of its 4 ranks)")

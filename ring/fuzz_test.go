@@ -3,6 +3,7 @@ package ring_test
 import (
 	"bytes"
 	"errors"
+	"github.com/nccomring/libnccomring/record"
 	"slices"
 	"testing"
 
@@ -99,7 +100,7 @@ func checkPreset(t *testing.T, comm *abi.Comm, graph *abi.TopoGraph) {
 	before := bytes.Clone(bytesOf(comm))
 	var frag abi.TopoRanks
 	canary(&frag)
-	err := ring.Preset(comm, graph, &frag, kanga.Fixed(kanga.SwitchV1))
+	err := ring.Preset(comm, graph, &frag, ring.PresetOptions{Platforms: kanga.Fixed(kanga.SwitchV1)})
 	if err != nil {
 		requireCommUntouched(t, err, before, comm)
 		var untouched abi.TopoRanks
@@ -155,8 +156,11 @@ func checkPreset(t *testing.T, comm *abi.Comm, graph *abi.TopoGraph) {
 	for k := range int(comm.NKangaRingChannels) {
 		want.JbogKangaringPath[k] = [4]int32(comm.KangaRing[k][:4])
 	}
+	// The record (D25, D27): on SwitchV1 it carries the preconditions.
+	record.Write(&want, &record.Fields{Rank: rank, SwitchV1: true, JbogID: kanga.SwitchV1.JbogID,
+		VirtualCore: kanga.SwitchV1.VirtualCoreSize, Fingerprint: record.Fingerprint(graph)})
 	if frag != want {
-		t.Fatalf("Preset wrote bytes D5/D7/D23 do not name")
+		t.Fatalf("Preset wrote bytes D5/D7/D23/D25 do not name")
 	}
 }
 
@@ -174,14 +178,14 @@ func FuzzPostset(f *testing.F) {
 		frags := make([]abi.TopoRanks, cl.nRanks)
 		all := make([]*abi.TopoRanks, cl.nRanks)
 		for rk := range cl.nRanks {
-			if err := ring.Preset(cl.comm(rk), cl.graphs[cl.nodeOf(rk)], &frags[rk], generic); err != nil {
+			if err := ring.Preset(cl.comm(rk), cl.graphs[cl.nodeOf(rk)], &frags[rk], ring.PresetOptions{Platforms: generic}); err != nil {
 				t.Fatalf("Preset of a valid cluster: %v", err)
 			}
 			all[rk] = &frags[rk]
 		}
 		rank := r.byte() % cl.nRanks
 		comm := cl.comm(rank)
-		if err := ring.Preset(comm, cl.graphs[cl.nodeOf(rank)], new(abi.TopoRanks), generic); err != nil {
+		if err := ring.Preset(comm, cl.graphs[cl.nodeOf(rank)], new(abi.TopoRanks), ring.PresetOptions{Platforms: generic}); err != nil {
 			t.Fatal(err)
 		}
 		for range r.in(0, 3) {
@@ -222,8 +226,7 @@ func checkPostset(t *testing.T, comm *abi.Comm, all []*abi.TopoRanks) {
 	}
 	alloc := newGoAlloc()
 	nChannels := comm.NChannels
-	res, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: generic, Alloc: alloc,
-		PodOrder: func() ring.PodOrder { return ring.PodOrderRefuse }})
+	res, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: generic, Alloc: alloc})
 	if err != nil {
 		requireCommUntouched(t, err, before, comm)
 		for _, h := range heads {

@@ -21,9 +21,6 @@ type Allocator interface {
 // PostsetOptions carries what Postset reads from outside its arguments.
 type PostsetOptions struct {
 	Platforms kanga.Resolver
-	// PodOrder is asked only when comm->enablePod is set on more than one
-	// node, so NCCOM_RING_POD_ORDER is read (and reported) only when it matters.
-	PodOrder func() PodOrder
 	// Alloc provides the userRanks buffers the caller keeps (D12).
 	Alloc Allocator
 	// Scratch provides the call's working memory, released before it
@@ -46,6 +43,8 @@ type PostsetResult struct {
 	// fragment has it; OwnChannels the count of this rank's own fragment,
 	// more than n when its graph has more channels than the job uses.
 	GraphChannels, CountRank, OwnChannels int
+	// Order is the inter-node order the stitch followed (D25).
+	Order Order
 }
 
 // OwnChannelsWarning is D27's WARN after a committed Postset on a rank
@@ -126,22 +125,14 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	if !ok {
 		return res, sc.err("ncclTopoPostset", nRanks, n)
 	}
-	n, self, failure := w.rings(all, rank, &res, sc)
+	n, self, failure := w.rings(all, rank, switchV1, comm.EnablePod, &res, sc)
 	if failure != nil {
 		return res, failure
 	}
-	// Only now the communicator's and the platform's checks (P12-P14):
-	// fragments that contradict each other fail first, on every rank alike.
+	// Only now the verdicts over the records (P12-P14, D27): fragments that
+	// contradict each other fail first, on every rank alike.
 	nNodes := len(w.nodes.heads)
-	if comm.EnablePod != 0 && nNodes > 1 {
-		if opt.PodOrder == nil || opt.PodOrder() != PodOrderNode {
-			return res, abi.Errorf(abi.InvalidUsage, "ncclTopoPostset: comm->enablePod is %d on %d nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set %s=node to stitch in node order",
-				comm.EnablePod, nNodes, PodOrderEnvVar)
-		}
-		res.PodFallback = true
-	}
-	// The virtual-core and JBOG hooks are asked only on SwitchV1 (spec §4).
-	if err := kanga.CheckMaterialize(rank, switchV1, opt.Platforms); err != nil {
+	if res.PodFallback, err = checkRecords(all, nNodes, comm.EnablePod, switchV1); err != nil {
 		return res, err
 	}
 
@@ -195,11 +186,12 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 }
 
 // rings is Postset over the fragments alone: the job's channel count n
-// (D27), the nodes (D8) and every channel's stitched links (D9) in w, each
-// ring checked whole with every rank's prev (D24), or the failure every
-// rank reports. n starts as rank 0's count (the bound newLinks sized w
-// for); only when the first gather fails is every fragment counted.
-func (w *links) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *scratch) (n int, self int32, failure *RingsError) {
+// (D27), the nodes (D8), their order (D25, order.go) and every channel's
+// stitched links (D9) in w, each ring checked whole with every rank's prev
+// (D24), or the failure every rank reports. n starts as rank 0's count
+// (the bound newLinks sized w for); only when the first gather fails is
+// every fragment counted.
+func (w *links) rings(all []*abi.TopoRanks, rank int32, switchV1 bool, enablePod int32, res *PostsetResult, sc *scratch) (n int, self int32, failure *RingsError) {
 	n, nRanks := ownChannels(all[0]), len(all)
 	res.CountRank, res.OwnChannels = 0, ownChannels(all[rank])
 	self, ok := w.gather(all, n, rank)
@@ -215,11 +207,18 @@ func (w *links) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *
 		res.CountRank = first
 	}
 	res.GraphChannels = n
-	ok = ok && stitch(all, w.nodes.heads, 0, n, w.next, w.prev)
+	var heads []int32 // the nodes in stitch order; nil: D8's
+	if ok {
+		var err *abi.Error
+		if res.Order, heads, err = w.nodeOrder(all, n, switchV1, enablePod, sc); err != nil {
+			return n, self, &RingsError{Err: err}
+		}
+	}
+	ok = ok && stitch(all, heads, 0, n, w.next, w.prev)
 	if !ok || !(ringTable{next: w.next[:n*nRanks], prev: w.prev[:n*nRanks], nRanks: nRanks}).whole(n, rank) {
-		failure = &RingsError{Err: diagnose(all, n, sc)}
+		failure = &RingsError{Err: diagnose(all, n, heads, sc)}
 		if rank == 0 && failure.Err.Code == abi.InternalError {
-			failure.Walks = walkLines(all, n, sc)
+			failure.Walks = walkLines(all, n, heads, sc)
 		}
 	}
 	return n, self, failure

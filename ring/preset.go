@@ -4,19 +4,34 @@ import (
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/layout"
+	"github.com/nccomring/libnccomring/nodeorder"
+	"github.com/nccomring/libnccomring/record"
 )
+
+// PresetOptions carries what Preset reads from outside its arguments: the
+// platform (D14) and what this rank's record carries (D25, D27), which the
+// export layer reads from the environment at every call.
+type PresetOptions struct {
+	Platforms kanga.Resolver
+	Network   bool               // NCCOM_RING_NODE_ORDER=network
+	Location  nodeorder.Location // NCCOM_RING_LOCATION; Levels 0: none
+	PodNode   bool               // NCCOM_RING_POD_ORDER=node
+}
 
 // Preset is ncclTopoPreset (spec §2, D4-D7, D23): it packs this rank's ring
 // fragment for channels c < n = graph.NChannels, writes -1 into the four
 // ring arrays for n <= c < 32 (D23), sets
 // comm.Channels[c].Ring.Prev/Next, copies channels [n, min(2n, 32)) from
 // [0, ...) keeping each destination's UserRanks/DevUserRanks (D6), sets
-// comm.NChannels = n (D4) and, on TRN3-SwitchV1, lifts comm.KangaRing into
-// frag (D7).
+// comm.NChannels = n (D4), on TRN3-SwitchV1 lifts comm.KangaRing into
+// frag (D7), and writes this rank's record (D25, D27; record.Write): the
+// policy, the location, its graph's fingerprint, the pod-order setting and,
+// on SwitchV1 only, its preconditions as the platform answers them, or
+// only the record's first word, 0, when it carries nothing.
 //
 // frag's other bytes are not written. Input is checked in the order of
 // docs/errors.md S4-S13 before anything is written; on error nothing is.
-func Preset(comm *abi.Comm, graph *abi.TopoGraph, frag *abi.TopoRanks, platforms kanga.Resolver) error {
+func Preset(comm *abi.Comm, graph *abi.TopoGraph, frag *abi.TopoRanks, opt PresetOptions) error {
 	nRanks, rank := comm.NRanks, comm.Rank
 	localRanks, nChannels := int(comm.LocalRanks), int(graph.NChannels)
 	switch {
@@ -35,7 +50,7 @@ func Preset(comm *abi.Comm, graph *abi.TopoGraph, frag *abi.TopoRanks, platforms
 	if err := kanga.CheckChannelCount("ncclTopoPreset", comm.NKangaRingChannels); err != nil {
 		return err
 	}
-	switchV1, err := platforms.IsSwitchV1() // Preset asks only the family (spec §2)
+	switchV1, err := opt.Platforms.IsSwitchV1()
 	if err != nil {
 		return abi.Errorf(abi.InvalidUsage, "ncclTopoPreset: %w", err)
 	}
@@ -50,6 +65,14 @@ func Preset(comm *abi.Comm, graph *abi.TopoGraph, frag *abi.TopoRanks, platforms
 			return err
 		}
 		position[c] = i
+	}
+
+	// The record's fields, before anything is written; the preconditions
+	// only on SwitchV1, since other platforms' hooks may assert.
+	fields := record.Fields{Rank: rank, Network: opt.Network, PodNode: opt.PodNode, SwitchV1: switchV1,
+		Location: opt.Location, Fingerprint: record.Fingerprint(graph)}
+	if switchV1 {
+		fields.VirtualCore, fields.JbogID = opt.Platforms.Preconditions(rank)
 	}
 
 	// Commit.
@@ -78,6 +101,7 @@ func Preset(comm *abi.Comm, graph *abi.TopoGraph, frag *abi.TopoRanks, platforms
 	duplicateChannels(comm, nChannels)
 	comm.NChannels = int32(nChannels)
 	kanga.Lift(comm, frag, switchV1)
+	record.Write(frag, &fields)
 	return nil
 }
 

@@ -135,7 +135,7 @@ func TestPresetLeavesExistingUserRanksPointers(t *testing.T) {
 	c.Channels[0].Opaque[100] = 7
 	c.Channels[2].Ring.Prev, c.Channels[2].Ring.Next = 99, 98
 	var frag abi.TopoRanks
-	require.NoError(t, ring.Preset(c, cl.graphs[0], &frag, generic))
+	require.NoError(t, ring.Preset(c, cl.graphs[0], &frag, ring.PresetOptions{Platforms: generic}))
 	for ch := range 2 {
 		assert.EqualValues(t, 1, c.Channels[ch].Ring.Prev, "ch%d prev", ch)
 		assert.EqualValues(t, 3, c.Channels[ch].Ring.Next, "ch%d next", ch)
@@ -163,7 +163,7 @@ func TestPresetPacksHeadTailAndNeighbours(t *testing.T) {
 	} {
 		c := cl.comm(tc.rank)
 		var frag abi.TopoRanks
-		require.NoError(t, ring.Preset(c, cl.graphs[0], &frag, generic))
+		require.NoError(t, ring.Preset(c, cl.graphs[0], &frag, ring.PresetOptions{Platforms: generic}))
 		for ch := range 2 {
 			assert.Equal(t, tc.recv[ch], frag.RingRecv[ch], "rank %d ch%d ringRecv", tc.rank, ch)
 			assert.Equal(t, tc.send[ch], frag.RingSend[ch], "rank %d ch%d ringSend", tc.rank, ch)
@@ -184,7 +184,7 @@ func TestPostsetKeepsCallerUserRanksBuffers(t *testing.T) {
 	st.fragments = make([]abi.TopoRanks, 2)
 	comms := []*abi.Comm{cl.comm(0), cl.comm(1)}
 	for r, c := range comms {
-		require.NoError(t, ring.Preset(c, cl.graphs[0], &st.fragments[r], generic))
+		require.NoError(t, ring.Preset(c, cl.graphs[0], &st.fragments[r], ring.PresetOptions{Platforms: generic}))
 	}
 	own := make([]int32, 2)
 	comms[0].Channels[0].Ring.UserRanks = abi.Address(own)
@@ -450,26 +450,31 @@ func (p *countingPlatform) Preconditions(int32) (int32, int32) {
 
 // Spec §4: Preset asks only the family hook; the virtual-core and JBOG hooks
 // run only in Postset, and only when the family hook says SwitchV1.
-func TestPlatformGateAsksPreconditionsOnlyInPostsetOnSwitchV1(t *testing.T) {
+// D27: the preconditions are asked in Preset, on SwitchV1 only (other
+// platforms' hooks may assert), and travel in the record; Postset asks the
+// platform only its family.
+func TestPlatformGateAsksPreconditionsOnlyInPresetOnSwitchV1(t *testing.T) {
 	for _, switchV1 := range []bool{false, true} {
 		cl := newCluster(2, 2).channel(0, []int{0, 1}, 0, 0).channels(1)
 		spy := &countingPlatform{switchV1: switchV1}
 		frags := make([]abi.TopoRanks, 4)
 		all := make([]*abi.TopoRanks, 4)
 		for r := range 4 {
-			require.NoError(t, ring.Preset(cl.comm(r), cl.graphs[r/2], &frags[r], spy))
+			require.NoError(t, ring.Preset(cl.comm(r), cl.graphs[r/2], &frags[r], ring.PresetOptions{Platforms: spy}))
 			all[r] = &frags[r]
 		}
 		assert.Equal(t, 4, spy.family, "Preset asks the family once per call")
-		assert.Zero(t, spy.preconditions, "Preset never asks the preconditions")
-		comm := cl.comm(1)
-		require.NoError(t, ring.Preset(comm, cl.graphs[0], new(abi.TopoRanks), kanga.Fixed(kanga.Generic)))
-		_, err := ring.Postset(comm, make([]int32, 4), all, ring.PostsetOptions{Platforms: spy, Alloc: newGoAlloc()})
-		require.NoError(t, err)
 		want := 0
 		if switchV1 {
-			want = 1
+			want = 4
 		}
-		assert.Equal(t, want, spy.preconditions, "SwitchV1 %v: Postset asks the preconditions", switchV1)
+		assert.Equal(t, want, spy.preconditions, "SwitchV1 %v: Preset asks the preconditions on SwitchV1 only", switchV1)
+		spy.family, spy.preconditions = 0, 0
+		comm := cl.comm(1)
+		require.NoError(t, ring.Preset(comm, cl.graphs[0], new(abi.TopoRanks), ring.PresetOptions{Platforms: kanga.Fixed(kanga.Generic)}))
+		_, err := ring.Postset(comm, make([]int32, 4), all, ring.PostsetOptions{Platforms: spy, Alloc: newGoAlloc()})
+		require.NoError(t, err)
+		assert.Equal(t, 1, spy.family, "Postset asks the family")
+		assert.Zero(t, spy.preconditions, "SwitchV1 %v: Postset never asks the preconditions", switchV1)
 	}
 }

@@ -41,7 +41,7 @@ func gather(t *testing.T, nRanks int, localRanks func(r int) int, graphOf func(r
 			b[i] = fill
 		}
 		c := &abi.Comm{Rank: int32(r), NRanks: int32(nRanks), LocalRanks: int32(localRanks(r))}
-		require.NoError(t, ring.Preset(c, graphOf(r), &j.fragments[r], generic), "Preset rank %d", r)
+		require.NoError(t, ring.Preset(c, graphOf(r), &j.fragments[r], ring.PresetOptions{Platforms: generic}), "Preset rank %d", r)
 		j.comms = append(j.comms, c)
 	}
 	return j

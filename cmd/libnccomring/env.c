@@ -15,6 +15,8 @@ const struct nccomring_env_var nccomring_env_vars[NCCOMRING_ENV_COUNT] = {
     [NCCOMRING_ENV_ABI_CHECK] = {"NCCOM_RING_ABI_CHECK", 0},
     [NCCOMRING_ENV_GOMAXPROCS] = {"NCCOM_RING_GOMAXPROCS", 0},
     [NCCOMRING_ENV_DUMP] = {"NCCOM_RING_DUMP", NCCOMRING_ENV_PATH},
+    [NCCOMRING_ENV_NODE_ORDER] = {"NCCOM_RING_NODE_ORDER", 0},
+    [NCCOMRING_ENV_LOCATION] = {"NCCOM_RING_LOCATION", 0},
 };
 
 const char *nccomring_env(int id) {

@@ -69,7 +69,7 @@ func goTopoPreset(comm *C.struct_ncclComm, graph *C.struct_ncclTopoGraph, topoRa
 	}
 	platform := newHostPlatform(fn, rank, caller)
 	defer platform.release()
-	err := ring.Preset(c, (*abi.TopoGraph)(unsafe.Pointer(graph)), (*abi.TopoRanks)(unsafe.Pointer(topoRanks)), platform)
+	err := ring.Preset(c, (*abi.TopoGraph)(unsafe.Pointer(graph)), (*abi.TopoRanks)(unsafe.Pointer(topoRanks)), presetOptions(rank, platform))
 	if err == nil {
 		view.commit()
 	}
@@ -128,7 +128,6 @@ func postset(view *commView, nodesFirstRank *C.int, allTopoRanks **C.struct_nccl
 	defer platform.release()
 	result, err := ring.Postset(c, heads, all, ring.PostsetOptions{
 		Platforms: platform,
-		PodOrder:  podOrder,
 		Alloc:     cAllocator{},
 		Scratch:   cAllocator{},
 	})
@@ -141,6 +140,7 @@ func postset(view *commView, nodesFirstRank *C.int, allTopoRanks **C.struct_nccl
 	*nChannels = C.int(result.NChannels)
 	*nNodes = C.int(result.NNodes)
 	warnOwnChannels(rank, result)
+	logOrder(rank, result.Order)
 	logPostset(c, result)
 	logFootprint(fn, rank)
 	return heads, result, nil

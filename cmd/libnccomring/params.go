@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/nccomring/libnccomring/kanga"
+	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/ring"
 )
 
@@ -68,10 +69,12 @@ const (
 // The names, as the WARN texts spell them (kanga.EnvVar and
 // ring.PodOrderEnvVar are their packages').
 const (
-	LayoutEnvVar   = "NCCOM_RING_LAYOUT"
-	ABICheckEnvVar = "NCCOM_RING_ABI_CHECK"
-	procsEnvVar    = "NCCOM_RING_GOMAXPROCS"
-	DumpEnvVar     = "NCCOM_RING_DUMP"
+	LayoutEnvVar    = "NCCOM_RING_LAYOUT"
+	ABICheckEnvVar  = "NCCOM_RING_ABI_CHECK"
+	procsEnvVar     = "NCCOM_RING_GOMAXPROCS"
+	DumpEnvVar      = "NCCOM_RING_DUMP"
+	NodeOrderEnvVar = "NCCOM_RING_NODE_ORDER"
+	LocationEnvVar  = "NCCOM_RING_LOCATION"
 )
 
 // The registry, in the order of the README's table and of the ENV line
@@ -84,8 +87,8 @@ var (
 		spec:  spec{C.NCCOMRING_ENV_PLATFORM, kanga.EnvVar, wordValue, "generic", atFirstUse},
 		parse: kanga.ParseEnv,
 	}
-	// Read at the first Postset with enablePod set on more than one node
-	// (D15, P8); an invalid value is one WARN, then as unset.
+	// Read at the first Preset, which carries it in the rank's record
+	// (D15, D27, P8); an invalid value is one WARN, then as unset.
 	podOrderParam = &param[ring.PodOrder]{
 		spec:  spec{C.NCCOMRING_ENV_POD_ORDER, ring.PodOrderEnvVar, wordValue, "pods refused", atFirstUse},
 		parse: ring.ParsePodOrder,
@@ -115,9 +118,45 @@ var (
 		spec:  spec{C.NCCOMRING_ENV_DUMP, DumpEnvVar, pathValue, "no dumps", atEveryCall},
 		parse: parsePath,
 	}
+	// The inter-node order this rank asks for (D25), read at every Preset:
+	// rank or network; anything else is one WARN, then rank.
+	nodeOrderParam = &param[bool]{
+		spec:  spec{C.NCCOMRING_ENV_NODE_ORDER, NodeOrderEnvVar, wordValue, "rank", atEveryCall},
+		parse: parseNodeOrder,
+	}
+	// Where this rank sits (D25), read at every Preset: 1 to 8 names
+	// separated by '/'; anything else is one WARN, then no location.
+	locationParam = &param[nodeorder.Location]{
+		spec:  spec{C.NCCOMRING_ENV_LOCATION, LocationEnvVar, wordValue, "no location", atEveryCall},
+		parse: parseLocation,
+	}
 )
 
-var registry = [...]variable{platformParam, podOrderParam, layoutParam, abiCheckParam, procsParam, dumpParam}
+var registry = [...]variable{platformParam, podOrderParam, layoutParam, abiCheckParam, procsParam, dumpParam,
+	nodeOrderParam, locationParam}
+
+// parseNodeOrder: rank or network, any case; unset is rank.
+func parseNodeOrder(value string, set bool) (bool, error) {
+	switch strings.ToLower(value) {
+	case "network":
+		return true, nil
+	case "rank", "":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s=%s is not rank or network; stitching this rank's nodes in rank order", NodeOrderEnvVar, strconv.QuoteToASCII(value))
+}
+
+// parseLocation: nodeorder.Parse's location; unset is none.
+func parseLocation(value string, set bool) (nodeorder.Location, error) {
+	if !set {
+		return nodeorder.Location{}, nil
+	}
+	l, err := nodeorder.Parse(value)
+	if err != nil {
+		return nodeorder.Location{}, fmt.Errorf("%s=%v; this rank has no location", LocationEnvVar, err)
+	}
+	return l, nil
+}
 
 // parsePath takes any value: a path is checked by its use.
 func parsePath(value string, set bool) (string, error) { return value, nil }

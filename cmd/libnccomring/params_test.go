@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/nccomring/libnccomring/kanga"
+	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/ring"
 )
 
@@ -56,6 +57,8 @@ func TestRegistryRows(t *testing.T) {
 		{name: "NCCOM_RING_ABI_CHECK", kind: wordValue, def: "enforce", when: atFirstUse},
 		{name: "NCCOM_RING_GOMAXPROCS", kind: integerValue, def: "2", when: atLoad},
 		{name: "NCCOM_RING_DUMP", kind: pathValue, def: "no dumps", when: atEveryCall},
+		{name: "NCCOM_RING_NODE_ORDER", kind: wordValue, def: "rank", when: atEveryCall},
+		{name: "NCCOM_RING_LOCATION", kind: wordValue, def: "no location", when: atEveryCall},
 	}
 	if len(registry) != len(want) {
 		t.Fatalf("%d rows, want %d", len(registry), len(want))
@@ -136,6 +139,23 @@ func TestRegistryParsers(t *testing.T) {
 		{"", "", ""},
 		{"/shared/rings/job42", "/shared/rings/job42", ""},
 	})
+	checkParse(t, nodeOrderParam, []parseCase[bool]{
+		{"", false, ""},
+		{"rank", false, ""},
+		{"Network", true, ""},
+		{"network", true, ""},
+		{"net\nNCCL WARN x", false, `NCCOM_RING_NODE_ORDER="net\nNCCL WARN x" is not rank or network; stitching this rank's nodes in rank order`},
+		{"caf\u00e9", false, `NCCOM_RING_NODE_ORDER="caf\u00e9" is not rank or network; stitching this rank's nodes in rank order`},
+	})
+	leafA, err := nodeorder.Parse("spine0/leafA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkParse(t, locationParam, []parseCase[nodeorder.Location]{
+		{"", nodeorder.Location{}, ""},
+		{"spine0/leafA", leafA, ""},
+		{"spine0//leafA", nodeorder.Location{}, `NCCOM_RING_LOCATION="spine0//leafA": name 2 has 0 bytes; 1 to 64; this rank has no location`},
+	})
 }
 
 // A variable read once keeps its first reading; one read at every call
@@ -185,12 +205,15 @@ func TestVariablesLine(t *testing.T) {
 	t.Setenv(LayoutEnvVar, "")
 	t.Setenv(ABICheckEnvVar, "")
 	t.Setenv(DumpEnvVar, "/shared/rings/job42")
+	t.Setenv(NodeOrderEnvVar, "network")
+	t.Setenv(LocationEnvVar, "")
 	procs := "NCCOM_RING_GOMAXPROCS unset (2)" // read at load, from the test's own environment
 	if raw, set := procsParam.seen(); set {
 		procs = "NCCOM_RING_GOMAXPROCS=" + raw
 	}
 	want := "libnccomring environment: NCCOM_RING_PLATFORM=trn3-switchv1, NCCOM_RING_POD_ORDER unset (pods refused), " +
-		"NCCOM_RING_LAYOUT unset (D3's offsets), NCCOM_RING_ABI_CHECK unset (enforce), " + procs + ", NCCOM_RING_DUMP=/shared/rings/job42"
+		"NCCOM_RING_LAYOUT unset (D3's offsets), NCCOM_RING_ABI_CHECK unset (enforce), " + procs + ", NCCOM_RING_DUMP=/shared/rings/job42, " +
+		"NCCOM_RING_NODE_ORDER=network, NCCOM_RING_LOCATION unset (no location)"
 	if got := variablesLine(); got != want {
 		t.Errorf("\n got  %s\n want %s", got, want)
 	}

@@ -148,6 +148,22 @@ func logChannelCount(rank int32, res ring.PostsetResult) {
 	info(C.NCCOMRING_SUBSYS_INIT, rank, fmt.Sprintf("ncclTopoPostset: %d channels, the smallest channel count of any fragment, first held by rank %d (D23)", res.GraphChannels, res.CountRank))
 }
 
+// logOrder prints a committed Postset's lines about the node order (D25):
+// its WARN (a fallback, nodes without a location) and its INFO line (a
+// policy not applied) on every rank, identical on each; on rank 0 the
+// sequence and its crossings.
+func logOrder(rank int32, o ring.Order) {
+	if o.Warn != "" {
+		warn(rank, o.Warn)
+	}
+	if o.Info != "" {
+		info(C.NCCOMRING_SUBSYS_INIT, rank, o.Info)
+	}
+	if rank == 0 && o.Summary != "" {
+		info(C.NCCOMRING_SUBSYS_INIT, rank, o.Summary)
+	}
+}
+
 // warnOwnChannels is D27's WARN after a committed Postset, on a rank whose
 // own graph has more channels than the job's (docs/errors.md P7a).
 func warnOwnChannels(rank int32, res ring.PostsetResult) {
@@ -259,13 +275,24 @@ func envPlatform() (platform kanga.Platform, set bool, err error) {
 	return r.value, r.set, r.err
 }
 
-// podOrder is NCCOM_RING_POD_ORDER (params.go: read at the first call that
-// needs it, a Postset with enablePod on more than one node); an invalid
-// value is reported once, by that call, and treated as unset (P8).
-func podOrder() ring.PodOrder {
-	r, fresh := podOrderParam.get()
+// presetOptions is what rank's Preset carries in its record (D25, D27),
+// from the registry: NCCOM_RING_NODE_ORDER and NCCOM_RING_LOCATION, read at
+// every Preset, and NCCOM_RING_POD_ORDER, read once. A value that is not
+// taken as given is one WARN on this rank when it is read (P8).
+func presetOptions(rank int32, platforms kanga.Resolver) ring.PresetOptions {
+	opt := ring.PresetOptions{Platforms: platforms}
+	opt.Network = warnedValue(rank, nodeOrderParam)
+	opt.Location = warnedValue(rank, locationParam)
+	opt.PodNode = warnedValue(rank, podOrderParam) == ring.PodOrderNode
+	return opt
+}
+
+// warnedValue is p's value in effect, with one WARN on rank when this read
+// parsed a value its parser did not take as given.
+func warnedValue[T any](rank int32, p *param[T]) T {
+	r, fresh := p.get()
 	if fresh && r.err != nil {
-		warn(-1, r.err.Error())
+		warn(rank, r.err.Error())
 	}
 	return r.value
 }

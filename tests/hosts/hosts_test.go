@@ -194,7 +194,7 @@ func TestSubsysFilterHidesInitLines(t *testing.T) {
 
 // defaultsLine is the ENV line of the library's variables when none is set.
 const defaultsLine = "libnccomring environment: NCCOM_RING_PLATFORM unset (generic), NCCOM_RING_POD_ORDER unset (pods refused), " +
-	"NCCOM_RING_LAYOUT unset (D3's offsets), NCCOM_RING_ABI_CHECK unset (enforce), NCCOM_RING_GOMAXPROCS unset (2), NCCOM_RING_DUMP unset (no dumps)"
+	"NCCOM_RING_LAYOUT unset (D3's offsets), NCCOM_RING_ABI_CHECK unset (enforce), NCCOM_RING_GOMAXPROCS unset (2), NCCOM_RING_DUMP unset (no dumps), NCCOM_RING_NODE_ORDER unset (rank), NCCOM_RING_LOCATION unset (no location)"
 
 // Issue 20: the process's first call prints one INFO line (ENV) with the
 // library's own variables, in the registry's order: NAME=VALUE for each one
@@ -202,10 +202,11 @@ const defaultsLine = "libnccomring environment: NCCOM_RING_PLATFORM unset (gener
 func TestInfoLineListsTheLibrarysVariables(t *testing.T) {
 	dump := t.TempDir()
 	r := ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=ENV", "NCCOM_RING_PLATFORM=trn3-switchv1",
-		"NCCOM_RING_ABI_CHECK=off", "NCCOM_RING_GOMAXPROCS=3", "NCCOM_RING_DUMP=" + dump}, "--quiet", "--nodes", "1")
+		"NCCOM_RING_ABI_CHECK=off", "NCCOM_RING_GOMAXPROCS=3", "NCCOM_RING_DUMP=" + dump, "NCCOM_RING_LOCATION=spine0/leafA"}, "--quiet", "--nodes", "1")
 	require.Zero(t, r.exit)
 	want := "libnccomring environment: NCCOM_RING_PLATFORM=trn3-switchv1, NCCOM_RING_POD_ORDER unset (pods refused), " +
-		"NCCOM_RING_LAYOUT unset (D3's offsets), NCCOM_RING_ABI_CHECK=off, NCCOM_RING_GOMAXPROCS=3, NCCOM_RING_DUMP=" + dump
+		"NCCOM_RING_LAYOUT unset (D3's offsets), NCCOM_RING_ABI_CHECK=off, NCCOM_RING_GOMAXPROCS=3, NCCOM_RING_DUMP=" + dump +
+		", NCCOM_RING_NODE_ORDER unset (rank), NCCOM_RING_LOCATION=spine0/leafA"
 	assert.Equal(t, []string{servedLine(t), want}, lines(t, r.log, "INFO"), "who serves the ring stage, then the variables, once")
 	assert.Empty(t, lines(t, r.log, "WARN"))
 
@@ -274,7 +275,7 @@ func TestSwitchV1FromEnvironmentLogsKangaRing(t *testing.T) {
 func TestPodsNeedNodeOrderAndSaySo(t *testing.T) {
 	r := ringstage(t, []string{"NCCL_DEBUG=WARN"}, "--quiet", "--pod")
 	assert.Equal(t, 1, r.exit)
-	assert.Equal(t, []string{"ncclTopoPostset: comm->enablePod is 1 on 4 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node to stitch in node order"},
+	assert.Equal(t, []string{"ncclTopoPostset: comm->enablePod is 1 on 4 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 0 did not)"},
 		lines(t, r.log, "WARN"))
 
 	r = ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT", "NCCOM_RING_POD_ORDER=node"}, "--quiet", "--pod")

@@ -285,7 +285,7 @@ func compareCluster(t *testing.T, m *ref, cl *cluster, platform kanga.Resolver) 
 		canary := goFrags[r]
 		g := cl.graphs[cl.nodeOf(r)]
 		gc, cc := cl.comm(r), cl.comm(r)
-		code, text := goResult(ring.Preset(gc, g, &goFrags[r], platform))
+		code, text := goResult(ring.Preset(gc, g, &goFrags[r], ring.PresetOptions{Platforms: platform}))
 		cCode := m.preset(cc, g, &cFrags[r])
 		require.Equal(t, code, cCode, "%s: Preset rank %d code", cl.name, r)
 		require.Equal(t, text, m.warn(), "%s: Preset rank %d WARN", cl.name, r)
@@ -324,13 +324,12 @@ func compareCluster(t *testing.T, m *ref, cl *cluster, platform kanga.Resolver) 
 		g := cl.graphs[cl.nodeOf(r)]
 		gc, cc := cl.comm(r), cl.comm(r)
 		var scratch abi.TopoRanks
-		require.NoError(t, ring.Preset(gc, g, &scratch, platform))
+		require.NoError(t, ring.Preset(gc, g, &scratch, ring.PresetOptions{Platforms: platform}))
 		require.Zero(t, m.preset(cc, g, &scratch))
 		m.warn()
 		goHeads, cHeads := make([]int32, n), make([]int32, n)
 		alloc := &goAlloc{}
-		res, err := ring.Postset(gc, goHeads, goAll, ring.PostsetOptions{Platforms: platform, Alloc: alloc,
-			PodOrder: func() ring.PodOrder { return ring.PodOrderRefuse }})
+		res, err := ring.Postset(gc, goHeads, goAll, ring.PostsetOptions{Platforms: platform, Alloc: alloc})
 		code, text := goResult(err)
 		if err == nil {
 			text = res.OwnChannelsWarning() // D27: this rank's alone

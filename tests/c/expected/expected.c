@@ -218,12 +218,24 @@ static void twenty_channels(void) {
   cluster_free(cl);
 }
 
-/* Preset writes only the bytes D5/D7/D23 name (issue 2, item 4; issue 8): a
- * fragment pre-filled with 0xA5 gets ringRecv/ringSend/ringPrev/ringNext[c]
- * from the graph for c < n = 3, -1 (bytes 0xFF) in the same four arrays for
- * 3 <= c < 32 (D23: the fragment carries its channel count), on
- * TRN3-SwitchV1 JbogKangaringPath[k < nKangaRingChannels], and keeps 0xA5
- * everywhere else: the tree region (bytes 512..895) and, off SwitchV1, the
+/* FNV-1a over 32-bit words, least significant byte first (D25's hashes). */
+static unsigned fnv_words(const unsigned *w, int n) {
+  unsigned h = 2166136261u;
+  for (int i = 0; i < n; i++)
+    for (int b = 0; b < 4; b++) h = (h ^ ((w[i] >> (8 * b)) & 0xffu)) * 16777619u;
+  return h;
+}
+
+/* Preset writes only the bytes D5/D7/D23/D25 name (issue 2, item 4; issue 8;
+ * issue 22): a fragment pre-filled with 0xA5 gets
+ * ringRecv/ringSend/ringPrev/ringNext[c] from the graph for c < n = 3, -1
+ * (bytes 0xFF) in the same four arrays for 3 <= c < 32 (D23: the fragment
+ * carries its channel count), on TRN3-SwitchV1 JbogKangaringPath[k <
+ * nKangaRingChannels] and the record at +832 (D27: it carries the
+ * preconditions; here the defaults of a host without those hooks, virtual
+ * core size 0 and JBOG id 1), off SwitchV1 the record's first word alone, 0
+ * (nothing to carry), and keeps 0xA5 everywhere else: the tree region
+ * (bytes 512..831, and 836..895 off SwitchV1) and, off SwitchV1, the
  * kangaRing paths (896..959). Channel 0 runs the node backwards and
  * channels 1 and 2 forwards, so a channel's values cannot pass for
  * another's; every channel's opaque runtime state holds its own bytes, so
@@ -269,6 +281,15 @@ static void preset_canary(bool onSwitchV1) {
   if (onSwitchV1)
     for (int k = 0; k < 2; k++)
       for (int i = 0; i < 4; i++) want.JbogKangaringPath[k][i] = 100 * k + i;
+  unsigned record[16] = {0}; /* its first word 0: no record */
+  if (onSwitchV1) {
+    unsigned graph[7] = {3};  /* the fingerprint: nChannels, then inter[0..6) */
+    for (int i = 0; i < 6; i++) graph[1 + i] = (unsigned)cl->graphs[0]->inter[i];
+    unsigned head[8] = {0xD25A11CEu, 1, 5, 0x4, fnv_words(graph, 7), 1, 0, 0};
+    memcpy(record, head, sizeof head);
+    record[7] = fnv_words(record, 16);
+  }
+  memcpy((unsigned char *)&want + 832, record, onSwitchV1 ? sizeof record : 4);
   const unsigned char *a = (const unsigned char *)&frag, *b = (const unsigned char *)&want;
   for (size_t i = 0; i < sizeof frag; i++)
     CHECK(a[i] == b[i], "SwitchV1=%d: fragment byte %zu is 0x%02x, want 0x%02x", onSwitchV1, i,
@@ -284,7 +305,8 @@ static void preset_canary(bool onSwitchV1) {
     memcpy(&v, a + ints[k].at, sizeof v);
     CHECK(v == ints[k].v, "SwitchV1=%d: int at +%zu is %d, want %d", onSwitchV1, ints[k].at, v, ints[k].v);
   }
-  CHECK(a[512] == 0xA5 && a[895] == 0xA5, "SwitchV1=%d: the tree region was written", onSwitchV1);
+  CHECK(a[512] == 0xA5 && a[831] == 0xA5 && (onSwitchV1 || a[836] == 0xA5),
+        "SwitchV1=%d: the tree region was written past the record", onSwitchV1);
   CHECK(comm->nChannels == 3, "comm->nChannels %d", comm->nChannels);
   for (int c = 0; c < MAXCHANNELS; c++) {
     const struct ncclRing *ring = &comm->channels[c].ring;

@@ -39,13 +39,13 @@
 #include "../common/stage_setup.h"
 
 static bool hookSwitchV1;
-static int hookVcore, hookJbog = 1;
+static int hookVcore, hookJbog = 1, hookJbogRank = -1; /* hookJbogRank: the one rank hookJbog is for; -1 all */
 bool neuronIsTrn3SwitchV1Family(void);
 int nec_get_virtual_core_size(void);
 int neuronTrnSwitchV1JbogId(int rank);
 bool neuronIsTrn3SwitchV1Family(void) { return hookSwitchV1; }
 int nec_get_virtual_core_size(void) { return hookVcore; }
-int neuronTrnSwitchV1JbogId(int rank) { return rank >= 0 ? hookJbog : 0; }
+int neuronTrnSwitchV1JbogId(int rank) { return rank < 0 ? 0 : hookJbogRank < 0 || rank == hookJbogRank ? hookJbog : 1; }
 
 static int failures, listing;
 
@@ -317,13 +317,24 @@ static void prev_from_another_node(struct fixture *f) { preset_rank1(f), f->frag
  * but 1's next 2 (3, 1). Rank 3: 2 votes. */
 static void prev_skips_a_rank(struct fixture *f) { preset_rank1(f), f->frags[3].ringPrev[0] = 1; }
 static void pods_on_two_nodes(struct fixture *f) { preset_rank1(f), f->comm->enablePod = 1; }
-static void switchv1_virtual_core_size(struct fixture *f) {
+/* D27: the preconditions travel in every rank's record, which its Preset
+ * writes from the hooks; Postset names the first rank whose record fails. */
+static void preset_every_rank(struct fixture *f) {
+  struct ncclComm *c = malloc(sizeof *c);
+  for (int r = 0; r < 8; r++) {
+    comm_for(f, r, c);
+    if (ncclTopoPreset(c, f->cl->graphs[r / 4], &f->frags[r]) != ncclSuccess) abort();
+  }
+  free(c);
   preset_rank1(f);
+}
+static void switchv1_virtual_core_size(struct fixture *f) {
   hookSwitchV1 = true, hookVcore = 2;
+  preset_every_rank(f);
 }
 static void switchv1_jbog_id_zero(struct fixture *f) {
-  preset_rank1(f);
-  hookSwitchV1 = true, hookJbog = 0;
+  hookSwitchV1 = true, hookJbog = 0, hookJbogRank = 6;
+  preset_every_rank(f);
 }
 static void build_rings_33(struct fixture *f) { f->nrings = 33; }
 static void build_rings_no_ranks(struct fixture *f) { f->nranks = 0; }
@@ -516,9 +527,9 @@ static const struct row rows[] = {
     {"nKangaRingChannels = 5", PRESET, kanga_five, ncclInvalidArgument,
      "ncclTopoPreset: comm->nKangaRingChannels 5 is outside [0, 4]", NULL},
     {"SwitchV1 precondition: virtual core size", POSTSET, switchv1_virtual_core_size, ncclInternalError,
-     "ncclTopoPostset: kangaRing precondition failed: virtual core size is 2, expected 0", NULL},
+     "ncclTopoPostset: kangaRing precondition failed: virtual core size of rank 0 is 2, expected 0", NULL},
     {"SwitchV1 precondition: JBOG id", POSTSET, switchv1_jbog_id_zero, ncclInternalError,
-     "ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 1 is 0, expected 1, 2 or 3", NULL},
+     "ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 6 is 0, expected 1, 2 or 3", NULL},
     /* every other check of docs/errors.md */
     {"S4 comm->nRanks zero", PRESET, nranks_zero, ncclInvalidArgument, "ncclTopoPreset: comm->nRanks 0 is not positive", NULL},
     {"S5 comm->rank past nRanks", PRESET, rank_past_nranks, ncclInvalidArgument, "ncclTopoPreset: comm->rank 8 is outside [0, 8)", NULL},
@@ -585,7 +596,7 @@ static const struct row rows[] = {
      "ncclTopoPostset: rank 3, channel 0: ringPrev is 1 but rank 1's ringNext is 2", NULL},
     {"P12 UltraServer pods", POSTSET, pods_on_two_nodes, ncclInvalidUsage,
      "ncclTopoPostset: comm->enablePod is 1 on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not "
-     "reimplemented; set NCCOM_RING_POD_ORDER=node to stitch in node order",
+     "reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 0 did not)",
      NULL},
     /* Rank 5's ringNext[0] = -1: (5) next -1; 6's prev 5 (6, 5). Rank 5: 2. */
     {"P10 a lost successor", POSTSET, lost_successor, ncclInternalError,
@@ -635,7 +646,7 @@ static ncclResult_t call(const struct row *row, struct fixture *f) {
 
 static void run_row(const struct row *row) {
   struct fixture *f = fixture_new();
-  hookSwitchV1 = false, hookVcore = 0, hookJbog = 1;
+  hookSwitchV1 = false, hookVcore = 0, hookJbog = 1, hookJbogRank = -1;
   row->breakIt(f);
   char before[sizeof(struct ncclComm)], fragBefore[sizeof(struct ncclTopoRanks)];
   memset(f->heads, 0x3C, sizeof f->heads);
