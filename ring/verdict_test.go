@@ -116,6 +116,9 @@ func postsetEveryRank(t *testing.T, j *job) []outcome {
 			require.EqualValues(t, ranks[1%n], comm.Channels[c].Ring.Next, "rank %d ch %d next", r, c)
 			require.EqualValues(t, r, ranks[0], "rank %d ch %d starts at the rank", r, c)
 		}
+		// The userRanks buffers are Go memory the allocator holds and the
+		// comm knows only by address: it must outlive the reads above.
+		runtime.KeepAlive(alloc)
 	}
 	return out
 }
