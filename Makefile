@@ -242,6 +242,8 @@ test-sanitizers: $(SAN)/expected $(SAN)/faults $(SAN)/ringstage $(SAN)/conforman
 # deadline exceeded" now and then without any failing input
 # (golang/go#75804, fixed in Go 1.27).
 FUZZ_TARGETS      := FuzzPreset FuzzPostset FuzzBuildRings FuzzPostsetEveryRank
+# Issue 22: the parsers of nccom-rings locate (package location).
+LOCATION_FUZZ_TARGETS := FuzzParseEC2 FuzzParseSlurm FuzzHostlist FuzzReadLocations
 FUZZTIME          ?= 600000x
 LIBFUZZER_SECONDS ?= 300
 CLANG             ?= clang
@@ -253,6 +255,7 @@ $(BUILD)/fuzz-abi: tests/c/fuzz/fuzz_abi.c tests/c/common/cluster.c tests/c/comm
 
 define run-fuzz
 	@set -e; for t in $(FUZZ_TARGETS); do $(GO) test ./ring -run '^$$' -fuzz "^$$t$$" -fuzztime $(1); done
+	@set -e; for t in $(LOCATION_FUZZ_TARGETS); do $(GO) test ./location -run '^$$' -fuzz "^$$t$$" -fuzztime $(1); done
 	@rm -rf $(BUILD)/fuzz-corpus && mkdir -p $(BUILD)/fuzz-corpus
 	@rc=0; $(BUILD)/fuzz-abi -max_total_time=$(2) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz- \
 	  $(BUILD)/fuzz-corpus tests/c/fuzz/corpus > $(BUILD)/fuzz-abi.log 2>&1 || rc=$$?; \
@@ -425,7 +428,7 @@ demo:
 # writes under NCCOM_RING_DUMP (ringdump/); test-dump runs ringstage with it
 # and checks the tool's verdicts (tests/dump/ringstage_dump.sh).
 RINGS_TOOL := $(BUILD)/nccom-rings
-$(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go internal/cli/*.go ringdump/*.go version/*.go) go.mod
+$(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go internal/cli/*.go ringdump/*.go version/*.go location/*.go nodeorder/*.go) go.mod
 	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-rings
 .PHONY: test-dump
 test-dump: $(BUILD)/ringstage $(RINGS_TOOL)
@@ -449,7 +452,7 @@ test:
 	  t=$$(( $$(date +%s) - start )); echo "make test: all passed ($$n steps in $$((t / 60))m$$((t % 60))s)"
 
 test-go: all $(REFLIB)
-	@unformatted=$$(gofmt -l abi abicheck layout ring kanga netdev ringdump internal cmd tests 2>/dev/null); \
+	@unformatted=$$(gofmt -l abi abicheck layout ring kanga netdev ringdump location internal cmd tests 2>/dev/null); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	LIBNCCOMRING=$(CURDIR)/$(LIB) NCCOMRING_BUILD=$(CURDIR)/$(BUILD) $(GO) test -race -count=1 ./...

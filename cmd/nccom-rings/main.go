@@ -4,6 +4,7 @@
 //
 //	nccom-rings verify [--json] DIR                do all ranks agree on every ring?
 //	nccom-rings show [--channel C] [--json | --dot] DIR   one channel across ranks
+//	nccom-rings locate ec2:FILE|slurm:FILE [--all]  a host's NCCOM_RING_LOCATION
 //
 // Exit codes: 0 nothing to report, 1 a finding (a rank that disagrees, a
 // missing or failed rank, two files for one rank), 2 unusable input or
@@ -40,8 +41,11 @@ const showExitCodesHelp = `Exit codes:
 
 // exitCodesHelpOf is the exit-code text of a subcommand's help.
 func exitCodesHelpOf(name string) string {
-	if name == "show" {
+	switch name {
+	case "show":
 		return showExitCodesHelp
+	case "locate":
+		return locateExitCodesHelp
 	}
 	return exitCodesHelp
 }
@@ -50,6 +54,7 @@ const topHelp = `nccom-rings: check the per-rank wiring dumps of a job (NCCOM_RI
 
 Usage: nccom-rings verify [--json] DIR
        nccom-rings show [--channel C] [--json | --dot] DIR
+       nccom-rings locate [--host NAME | --instance ID | --all] ec2:FILE | slurm:FILE
        nccom-rings COMMAND --help
        nccom-rings --version
 
@@ -57,6 +62,8 @@ Commands:
   verify   check that every rank's dump is there and that all ranks agree on
            every channel's ring (prev/next, one cycle, userRanks, doubling)
   show     one channel across ranks: a table, JSON, or Graphviz (--dot)
+  locate   a host's NCCOM_RING_LOCATION (or every host's) from an EC2
+           instance-topology JSON or a Slurm topology.conf
 
 DIR holds one rank-NNNNNN.<host>.<pid>.json file per rank, written by
 libnccomring's ncclTopoPostset when the job ran with NCCOM_RING_DUMP=DIR.
@@ -115,6 +122,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runVerify(args[1:], stdout, stderr)
 	case "show":
 		return runShow(args[1:], stdout, stderr)
+	case "locate":
+		return runLocate(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "nccom-rings: unknown command %q\n\n%s%s", args[0], topHelp, exitCodesHelp)
 	return cli.ExitUnusable
