@@ -452,7 +452,7 @@ test:
 	  t=$$(( $$(date +%s) - start )); echo "make test: all passed ($$n steps in $$((t / 60))m$$((t % 60))s)"
 
 test-go: all $(REFLIB)
-	@unformatted=$$(gofmt -l abi abicheck layout ring kanga netdev ringdump location internal cmd tests 2>/dev/null); \
+	@unformatted=$$(gofmt -l abi abicheck layout ring kanga netdev ringdump location nodeorder record internal cmd tests 2>/dev/null); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	LIBNCCOMRING=$(CURDIR)/$(LIB) NCCOMRING_BUILD=$(CURDIR)/$(BUILD) $(GO) test -race -count=1 ./...
