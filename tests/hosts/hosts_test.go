@@ -375,3 +375,29 @@ func TestRingstageSaysWhatIsWrong(t *testing.T) {
 	assert.Equal(t, "ringstage: ncclTopoPreset on rank 0 returned 4\n"+
 		"ringstage: the library's WARN: ncclTopoPreset: graph->nChannels 0 is outside [1, 32]\n", out)
 }
+
+// Issue 22: ringstage with --order network and --locations over D25's
+// example (the embedded cluster on 8 nodes alternating between two
+// leaves): the rings visit the nodes grouped by leaf and cross between the
+// leaves twice per ring instead of 8 times; rank 0's INFO line says so;
+// every invariant holds. Without --order, rank order.
+func TestRingstageOrdersNodesByLocation(t *testing.T) {
+	locs := repoFile("testdata", "locations", "8-nodes-alternating-leaves.txt")
+	r := ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT"}, "--quiet", "--nodes", "8", "--order", "network", "--locations", locs)
+	require.Zero(t, r.exit, r.stdout)
+	assert.Contains(t, r.stdout, "ringstage: node order network: ring 0 visits nodes 0 2 4 6 1 3 5 7; crossings per ring: level 1: 0, level 2: 2\n")
+	assert.Contains(t, r.stdout, "ringstage: every invariant held")
+	assert.Contains(t, lines(t, r.log, "INFO"),
+		"ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 2:64 4:128 6:192 1:32 3:96 5:160 7:224; per ring, level 1: 0 crossings of 1 groups, level 2: 2 crossings of 2 groups")
+	assert.Empty(t, lines(t, r.log, "WARN"))
+
+	r = ringstage(t, nil, "--quiet", "--nodes", "8", "--locations", locs)
+	require.Zero(t, r.exit)
+	assert.Contains(t, r.stdout, "ringstage: node order rank: ring 0 visits nodes 0 1 2 3 4 5 6 7; crossings per ring: level 1: 0, level 2: 8\n")
+
+	bad := filepath.Join(t.TempDir(), "bad.txt")
+	require.NoError(t, os.WriteFile(bad, []byte("0 spine0/leafA\n9 spine0/leafB\n"), 0o644))
+	out, code := ringstageStderr(t, "--nodes", "8", "--locations", bad)
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "ringstage: "+bad+":2: expected \"NODE LOCATION\" with NODE in [0, 8)\n", out)
+}

@@ -1,4 +1,7 @@
 /* cluster.c - simulated clusters and the ring stage driver (see cluster.h). */
+#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv under -std=c11 */
+#endif
 #include "cluster.h"
 #include "stage_setup.h"
 
@@ -195,7 +198,13 @@ int stage_run(const struct ring_api *api, const struct cluster *cl, struct stage
   struct ncclTopoRanks *own = calloc((size_t)n, sizeof *own);
   if (own == NULL) return stage_fail(st, ncclSystemError, "host allocation", -1);
   for (int r = 0; r < n; r++) {
+    /* Each rank's own environment (D25: read at every Preset). */
+    const char *loc = cl->locations ? cl->locations[cluster_node_of(cl, r)] : NULL;
+    if (cl->network) setenv("NCCOM_RING_NODE_ORDER", "network", 1);
+    if (loc) setenv("NCCOM_RING_LOCATION", loc, 1);
     ncclResult_t res = api->preset(st->comms[r], cl->graphs[cluster_node_of(cl, r)], &own[r]);
+    if (cl->network) unsetenv("NCCOM_RING_NODE_ORDER");
+    if (loc) unsetenv("NCCOM_RING_LOCATION");
     if (res != ncclSuccess) {
       free(own);
       return stage_fail(st, res, "ncclTopoPreset", r);

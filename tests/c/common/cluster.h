@@ -39,6 +39,11 @@ struct cluster {
   int enablePod;                 /* copied into every comm */
   int nKangaRingChannels;        /* copied into every comm, with kangaRing rows (see stage_run) */
   int switchV1;                  /* the platform is TRN3-SwitchV1: stage_check expects kangaRing */
+  /* D25: when network, stage_run sets NCCOM_RING_NODE_ORDER=network for
+   * every rank's Preset; locations[m] (NULL: none), when set, is node m's
+   * NCCOM_RING_LOCATION. Both are unset again after the Presets. */
+  int network;
+  const char **locations;        /* [nNodes] or NULL; not owned */
   /* Rank numbering across nodes (cluster_new_numbered); all NULL for the
    * node-major clusters of cluster_new. */
   int numbering;                 /* enum cluster_numbering */
