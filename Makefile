@@ -510,10 +510,15 @@ test-mpi: $(BUILD)/mpi_rings $(RINGS_TOOL)
 	run default-64 64 --local-ranks 16; \
 	for g in $(GRAPHS); do run $$(basename $$g .xml) 8 --quiet --graph $$g --local-ranks graph; done; \
 	run shared-8 8 --quiet; \
+	d=$(BUILD)/mpi-dump/order-4-hosts; rm -rf $$d; mkdir -p $$d; host="-x NCCOM_RING_NODE_ORDER=network $(BUILD)/mpi_rings --local-ranks 4 --quiet --min-crossings"; \
+	echo "NCCOM_RING_DUMP=$$d mpirun --oversubscribe -np 4 -x NCCOM_RING_LOCATION=spine0/leafA ... : (4 hosts alternating leafA, leafB)"; \
+	NCCOM_RING_DUMP=$$d $(MPIRUN) -np 4 -x NCCOM_RING_LOCATION=spine0/leafA $$host : -np 4 -x NCCOM_RING_LOCATION=spine0/leafB $$host : \
+	  -np 4 -x NCCOM_RING_LOCATION=spine0/leafA $$host : -np 4 -x NCCOM_RING_LOCATION=spine0/leafB $$host; \
+	$(RINGS_TOOL) verify $$d; \
 	fails 16 --local-ranks 4 --quiet --die-rank 5 -- "exited with non-zero status"; \
 	fails 16 --local-ranks 4 --quiet --kill-rank 9 -- "exited on signal 9"; \
 	fails 16 --local-ranks 4 --quiet --stop-rank 6 --deadline 15 -- "has not finished after 15 s"
-	@echo "test-mpi: 64 ranks (4 simulated nodes x 16), every graph file on 8 ranks, 8 ranks as one shared-memory node: identical to the in-process result; a rank that exits, is killed or stops before the AllGather fails the job"
+	@echo "test-mpi: 64 ranks (4 simulated nodes x 16), every graph file on 8 ranks, 8 ranks as one shared-memory node, 4 hosts of 4 ranks alternating between two leaves with NCCOM_RING_NODE_ORDER=network (each host's location through its own app context; the fewest crossings): identical to the in-process result; a rank that exits, is killed or stops before the AllGather fails the job"
 
 GRAPHS := $(wildcard testdata/graphs/*.xml)
 test-graphs: $(BUILD)/ringstage

@@ -302,6 +302,48 @@ static void check_channel(const struct cluster *cl, const struct stage *st, int 
   }
 }
 
+/* Whether two locations ("" or NULL for none) have the same first `level`
+ * names. */
+static int same_prefix(const char *a, const char *b, int level) {
+  if (a == NULL) a = "";
+  if (b == NULL) b = "";
+  for (int names = 0;; a++, b++) {
+    if (*a != *b) return (*a == '\0' || *a == '/') && (*b == '\0' || *b == '/') && names + 1 >= level;
+    if (*a == '\0') return 1;
+    if (*a == '/' && ++names >= level) return 1;
+  }
+}
+
+int cluster_location_depth(const struct cluster *cl) {
+  int depth = 0;
+  for (int m = 0; cl->locations && m < cl->nNodes; m++) {
+    const char *p = cl->locations[m];
+    int names = p && *p ? 1 : 0;
+    for (; p && *p; p++) names += *p == '/';
+    if (names > depth) depth = names;
+  }
+  return depth;
+}
+
+int cluster_location_groups(const struct cluster *cl, int level) {
+  int groups = 0;
+  for (int m = 0; cl->locations && m < cl->nNodes; m++) {
+    int first = 1; /* m is the first node of its group */
+    for (int k = 0; k < m && first; k++) first = !same_prefix(cl->locations[k], cl->locations[m], level);
+    groups += first;
+  }
+  return groups;
+}
+
+int stage_crossings(const struct cluster *cl, const struct stage *st, int c, int level) {
+  const int *ring = st->comms[0]->channels[c].ring.userRanks;
+  int n = st->nRanks, crossings = 0;
+  for (int i = 0; cl->locations && ring && i < n; i++)
+    crossings += !same_prefix(cl->locations[cluster_node_of(cl, ring[i])],
+                              cl->locations[cluster_node_of(cl, ring[(i + 1) % n])], level);
+  return crossings;
+}
+
 int stage_check(const struct cluster *cl, const struct stage *st) {
   violations = 0;
   int n = st->nRanks;

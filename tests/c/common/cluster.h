@@ -146,4 +146,13 @@ void stage_free(struct stage *st);
  * (at most 20). */
 int stage_check(const struct cluster *cl, const struct stage *st);
 
+/* D25 over cl->locations (all 0 without them): the deepest location's
+ * level count; the groups at level (1-based: distinct prefixes of that many
+ * names, nodes without a location one group); and the edges of channel c's
+ * ring (rank 0's userRanks, the wrap-around edge included) whose two ranks'
+ * nodes differ at that level. */
+int cluster_location_depth(const struct cluster *cl);
+int cluster_location_groups(const struct cluster *cl, int level);
+int stage_crossings(const struct cluster *cl, const struct stage *st, int c, int level);
+
 #endif

@@ -157,39 +157,18 @@ static char **read_locations(const char *path, int nNodes) {
   return locs;
 }
 
-/* The first `level` names of a location ("" for none), compared. */
-static int same_prefix(const char *a, const char *b, int level) {
-  if (a == NULL) a = "";
-  if (b == NULL) b = "";
-  for (int names = 0;; a++, b++) {
-    if (*a != *b) return (*a == '\0' || *a == '/') && (*b == '\0' || *b == '/') && names + 1 >= level;
-    if (*a == '\0') return 1;
-    if (*a == '/' && ++names >= level) return 1;
-  }
-}
-
 /* D25 as ring 0 shows it: the nodes it visits in turn (from rank 0), and
  * per level the edges between ranks whose nodes differ at that level. */
 static void print_order(const struct cluster *cl, const struct stage *st) {
   const int *ring = st->comms[0]->channels[0].ring.userRanks;
-  int n = st->nRanks, depth = 0;
-  for (int m = 0; cl->locations && m < cl->nNodes; m++) {
-    int names = cl->locations[m] && cl->locations[m][0] ? 1 : 0;
-    for (const char *p = cl->locations[m]; p && *p; p++) names += *p == '/';
-    if (names > depth) depth = names;
-  }
+  int n = st->nRanks, depth = cluster_location_depth(cl);
   printf("ringstage: node order %s: ring 0 visits nodes", cl->network ? "network" : "rank");
   for (int i = 0; i < n; i++)
     if (i == 0 || cluster_node_of(cl, ring[i]) != cluster_node_of(cl, ring[i - 1]))
       printf(" %d", cluster_node_of(cl, ring[i]));
   printf("; crossings per ring:");
-  for (int level = 1; level <= depth; level++) {
-    int crossings = 0;
-    for (int i = 0; i < n; i++)
-      crossings += !same_prefix(cl->locations[cluster_node_of(cl, ring[i])],
-                                cl->locations[cluster_node_of(cl, ring[(i + 1) % n])], level);
-    printf(" level %d: %d%s", level, crossings, level < depth ? "," : "");
-  }
+  for (int level = 1; level <= depth; level++)
+    printf(" level %d: %d%s", level, stage_crossings(cl, st, 0, level), level < depth ? "," : "");
   printf("%s\n", depth ? "" : " none (no locations)");
 }
 
