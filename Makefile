@@ -308,7 +308,7 @@ test-footprint: $(LIB) $(BUILD)/footprint $(BUILD)/ringstage
 	@for v in 1 3; do $(FOOTPRINT_ENV) NCCOM_RING_GOMAXPROCS=$$v NCCL_DEBUG=TRACE NCCL_DEBUG_SUBSYS=ALLOC \
 	  $(BUILD)/ringstage --nodes 1 --quiet | grep -q "footprint: .*GOMAXPROCS $$v," || \
 	  { echo "test-footprint: NCCOM_RING_GOMAXPROCS=$$v did not set the library's GOMAXPROCS"; exit 1; }; done
-	@for v in 'abc:"abc" is not a positive integer; using 2' '1000:1000 is more than 64; using 64'; do \
+	@for v in 'abc:"abc" is not a positive integer; using 2' '1000:"1000" is more than 64; using 64'; do \
 	  val=$${v%%:*} want=$${v#*:}; out=$$($(FOOTPRINT_ENV) NCCOM_RING_GOMAXPROCS=$$val NCCL_DEBUG=WARN $(BUILD)/ringstage --nodes 1 --quiet | grep 'NCCL WARN'); \
 	  [ "$$(printf '%s\n' "$$out" | grep -c .)" = 1 ] && printf '%s\n' "$$out" | grep -qF "NCCOM_RING_GOMAXPROCS=$$want" || \
 	  { echo "test-footprint: NCCOM_RING_GOMAXPROCS=$$val: want one WARN '$$want', got: $$out"; exit 1; }; done

@@ -3,6 +3,7 @@ package main
 import (
 	"testing"
 
+	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/ring"
 )
@@ -98,13 +99,13 @@ func TestRegistryParsers(t *testing.T) {
 		{"Generic", kanga.Generic, ""},
 		{"trn3-switchv1", kanga.SwitchV1, ""},
 		{"TRN3-SwitchV1", kanga.SwitchV1, ""},
-		{"trn9", kanga.Generic, "NCCOM_RING_PLATFORM=trn9 is not one of generic, trn3-switchv1"},
+		{"trn9", kanga.Generic, "NCCOM_RING_PLATFORM=\"trn9\" is not one of generic, trn3-switchv1"},
 	})
 	checkParse(t, podOrderParam, []parseCase[ring.PodOrder]{
 		{"", ring.PodOrderRefuse, ""},
 		{"node", ring.PodOrderNode, ""},
 		{"NODE", ring.PodOrderNode, ""},
-		{"rank", ring.PodOrderRefuse, "NCCOM_RING_POD_ORDER=rank is not 'node'; pods are refused"},
+		{"rank", ring.PodOrderRefuse, "NCCOM_RING_POD_ORDER=\"rank\" is not 'node'; pods are refused"},
 	})
 	checkParse(t, layoutParam, []parseCase[string]{
 		{"", "", ""},
@@ -116,16 +117,16 @@ func TestRegistryParsers(t *testing.T) {
 		{"enforce", abiEnforce, ""},
 		{"Warn", abiWarn, ""},
 		{"OFF", abiOff, ""},
-		{"Bogus", abiEnforce, "NCCOM_RING_ABI_CHECK=Bogus is not one of enforce, warn, off; enforcing"},
+		{"Bogus", abiEnforce, "NCCOM_RING_ABI_CHECK=\"Bogus\" is not one of enforce, warn, off; enforcing"},
 	})
 	checkParse(t, procsParam, []parseCase[int]{
 		{"", 2, ""},
 		{"1", 1, ""},
 		{"3", 3, ""},
 		{"64", 64, ""},
-		{"65", 64, "NCCOM_RING_GOMAXPROCS=65 is more than 64; using 64"},
-		{"1000", 64, "NCCOM_RING_GOMAXPROCS=1000 is more than 64; using 64"},
-		{"99999999999999999999", 64, "NCCOM_RING_GOMAXPROCS=99999999999999999999 is more than 64; using 64"},
+		{"65", 64, "NCCOM_RING_GOMAXPROCS=\"65\" is more than 64; using 64"},
+		{"1000", 64, "NCCOM_RING_GOMAXPROCS=\"1000\" is more than 64; using 64"},
+		{"99999999999999999999", 64, "NCCOM_RING_GOMAXPROCS=\"99999999999999999999\" is more than 64; using 64"},
 		{"0", 2, `NCCOM_RING_GOMAXPROCS="0" is not a positive integer; using 2`},
 		{"-3", 2, `NCCOM_RING_GOMAXPROCS="-3" is not a positive integer; using 2`},
 		{"-99999999999999999999", 2, `NCCOM_RING_GOMAXPROCS="-99999999999999999999" is not a positive integer; using 2`},
@@ -187,10 +188,10 @@ func TestVariablesLine(t *testing.T) {
 	t.Setenv(DumpEnvVar, "/shared/rings/job42")
 	procs := "NCCOM_RING_GOMAXPROCS unset (2)" // read at load, from the test's own environment
 	if raw, set := procsParam.seen(); set {
-		procs = "NCCOM_RING_GOMAXPROCS=" + raw
+		procs = "NCCOM_RING_GOMAXPROCS=" + quote.String(raw)
 	}
-	want := "libnccomring environment: NCCOM_RING_PLATFORM=trn3-switchv1, NCCOM_RING_POD_ORDER unset (pods refused), " +
-		"NCCOM_RING_LAYOUT unset (D3's offsets), NCCOM_RING_ABI_CHECK unset (enforce), " + procs + ", NCCOM_RING_DUMP=/shared/rings/job42"
+	want := `libnccomring environment: NCCOM_RING_PLATFORM="trn3-switchv1", NCCOM_RING_POD_ORDER unset (pods refused), ` +
+		`NCCOM_RING_LAYOUT unset (D3's offsets), NCCOM_RING_ABI_CHECK unset (enforce), ` + procs + `, NCCOM_RING_DUMP="/shared/rings/job42"`
 	if got := variablesLine(); got != want {
 		t.Errorf("\n got  %s\n want %s", got, want)
 	}
