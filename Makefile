@@ -242,6 +242,9 @@ test-sanitizers: $(SAN)/expected $(SAN)/faults $(SAN)/ringstage $(SAN)/conforman
 # deadline exceeded" now and then without any failing input
 # (golang/go#75804, fixed in Go 1.27).
 FUZZ_TARGETS      := FuzzPreset FuzzPostset FuzzBuildRings FuzzPostsetEveryRank
+# Issue 21: the dump reader and what reads crafted dumps, and the quoting
+# of untrusted strings (PACKAGE:TARGET; seed corpora in PACKAGE/testdata/fuzz).
+FUZZ_OTHER        := ./ringdump:FuzzDecode ./cmd/nccom-rings:FuzzVerify ./internal/quote:FuzzString
 FUZZTIME          ?= 600000x
 LIBFUZZER_SECONDS ?= 300
 CLANG             ?= clang
@@ -253,6 +256,7 @@ $(BUILD)/fuzz-abi: tests/c/fuzz/fuzz_abi.c tests/c/common/cluster.c tests/c/comm
 
 define run-fuzz
 	@set -e; for t in $(FUZZ_TARGETS); do $(GO) test ./ring -run '^$$' -fuzz "^$$t$$" -fuzztime $(1); done
+	@set -e; for pt in $(FUZZ_OTHER); do $(GO) test $${pt%%:*} -run '^$$' -fuzz "^$${pt#*:}$$" -fuzztime $(1); done
 	@rm -rf $(BUILD)/fuzz-corpus && mkdir -p $(BUILD)/fuzz-corpus
 	@rc=0; $(BUILD)/fuzz-abi -max_total_time=$(2) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz- \
 	  $(BUILD)/fuzz-corpus tests/c/fuzz/corpus > $(BUILD)/fuzz-abi.log 2>&1 || rc=$$?; \
@@ -432,9 +436,26 @@ test-dump: $(BUILD)/ringstage $(RINGS_TOOL)
 	sh tests/dump/ringstage_dump.sh $(BUILD)
 	$(GO) test -count=1 ./ringdump ./cmd/nccom-rings
 
+# Issue 21: what another user can do to a job through shared files and the
+# environment (tests/c/security/check.sh, docs/security.md): links planted
+# under dump names, a dump swapped for a FIFO or /dev/zero, dump directories
+# others can write into, NCCL_DEBUG_FILE as a FIFO, a device, a link or a
+# path too long, newlines in values, a set-user-ID-root host run by nobody
+# (skipped, saying why, where the machine forbids it), nccom-rings on
+# crafted dumps under ulimit -v 2000000.
+.PHONY: test-security
+$(BUILD)/security-host: tests/c/security/security.c include/nccom_ring.h
+	@mkdir -p $(BUILD)
+	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ $< -ldl
+$(BUILD)/libnccomring-evil.so: tests/c/security/evil.c
+	@mkdir -p $(BUILD)
+	$(CC) $(CSTD) -D_GNU_SOURCE -fPIC -shared -o $@ $<
+test-security: $(BUILD)/security-host $(BUILD)/libnccomring-evil.so $(LIB) $(BUILD)/$(SONAME) $(PRELOAD) $(BUILD)/ringstage $(RINGS_TOOL)
+	sh tests/c/security/check.sh $(CURDIR)/$(BUILD)
+
 TEST_STEPS := test-go test-header test-c test-example test-dump test-graphs test-mpi test-boundary test-preload test-glibc test-abi-tool \
-  test-layout-profile test-abi-check test-conformance-timeout test-hostile test-sanitizers test-fuzz test-bench test-footprint \
-  test-conformance test-proofs test-cmake test-install
+  test-layout-profile test-abi-check test-conformance-timeout test-hostile test-security test-sanitizers test-fuzz test-bench \
+  test-footprint test-conformance test-proofs test-cmake test-install
 
 # Every step under a header with the time elapsed, then one summary line.
 test:

@@ -132,6 +132,8 @@ func TestRegistryParsers(t *testing.T) {
 		{"-99999999999999999999", 2, `NCCOM_RING_GOMAXPROCS="-99999999999999999999" is not a positive integer; using 2`},
 		{"abc", 2, `NCCOM_RING_GOMAXPROCS="abc" is not a positive integer; using 2`},
 		{"2 ", 2, `NCCOM_RING_GOMAXPROCS="2 " is not a positive integer; using 2`},
+		// Quoted: a newline or an escape in a value cannot forge a log line.
+		{"2\nh:1:1 [0] NCCL WARN forged\x1b[2J", 2, `NCCOM_RING_GOMAXPROCS="2\nh:1:1 [0] NCCL WARN forged\x1b[2J" is not a positive integer; using 2`},
 	})
 	checkParse(t, dumpParam, []parseCase[string]{
 		{"", "", ""},

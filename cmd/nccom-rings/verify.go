@@ -109,9 +109,12 @@ func checkRanks(rep *Report, files []ringdump.File) ([]*ringdump.Dump, bool) {
 		case len(paths[r]) > 1:
 			rep.add(Finding{Rank: r, Channel: -1, Other: -1, Files: paths[r],
 				Message: fmt.Sprintf("rank %d: %d files, %s (two runs into one directory? use one directory per run)", r, len(paths[r]), quoteList(paths[r]))})
-		case d.Result != 0 || d.Wiring == nil:
+		case d.Result != 0:
 			rep.add(Finding{Rank: r, Channel: -1, Other: -1, Files: paths[r],
 				Message: fmt.Sprintf("rank %d: ncclTopoPostset failed with %s (%d): %s", r, quote.String(d.ResultName), d.Result, quote.String(d.Warn))})
+		case d.Wiring == nil:
+			rep.add(Finding{Rank: r, Channel: -1, Other: -1, Files: paths[r],
+				Message: fmt.Sprintf("rank %d: the dump says ncclTopoPostset succeeded but holds no rings (%s)", r, quote.String(paths[r][0]))})
 		}
 	}
 	if missing, listed := missingRanks(present, n); missing > 0 {
