@@ -176,6 +176,17 @@ static int expand_path(const char *in, char *out, size_t size) {
   return 0;
 }
 
+/* lstat (path) or fstat (fd, path NULL) without glibc 2.33's lstat and
+ * fstat symbols, which would raise the glibc floor (README, make
+ * test-glibc): on x86-64 the system calls' struct stat is glibc's. */
+static int stat_of(int fd, const char *path, struct stat *st) {
+#if defined(__x86_64__) && defined(__GLIBC__)
+  return (int)(path ? syscall(SYS_lstat, path, st) : syscall(SYS_fstat, fd, st));
+#else
+  return path ? lstat(path, st) : fstat(fd, st);
+#endif
+}
+
 /* What a file that is not a regular one is, for the WARN. */
 static const char *file_kind(mode_t mode) {
   return S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device"
@@ -199,7 +210,7 @@ static void open_file(void) {
    * device can have effects of its own. Then checked again on what was
    * opened, in case it was replaced in between. */
   struct stat st;
-  if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+  if (stat_of(-1, path, &st) == 0 && !S_ISREG(st.st_mode)) {
     add_pending("NCCL_DEBUG_FILE=%s is %s, not a regular file; logging to %s", shown,
                 file_kind(st.st_mode), fallback);
     return;
@@ -211,7 +222,7 @@ static void open_file(void) {
                 errno == ELOOP ? "it is a symbolic link" : strerror(errno), fallback);
     return;
   }
-  if (fstat(fd, &st) != 0) {
+  if (stat_of(fd, NULL, &st) != 0) {
     add_pending("NCCL_DEBUG_FILE=%s cannot be opened (fstat: %s); logging to %s", shown,
                 strerror(errno), fallback);
     close(fd);
