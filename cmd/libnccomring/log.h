@@ -56,8 +56,8 @@ void nccomring_log_init(void *caller, enum nccomring_log_fallback fallback);
 /* Writes in quoted into out (size bytes, NUL-terminated), as package
  * internal/quote does in Go: in double quotes, \" \\ \n \r \t, every other
  * byte outside printable ASCII as \xHH. When it does not fit, it is cut
- * before an escape and ends with "... (three dots after the closing
- * quote). Returns out. For values from the environment or from files in
+ * before an escape, closed, and followed by three dots: "abc"... Returns
+ * out. For values from the environment or from files in
  * WARN texts: a newline or a terminal escape in one shows as text. */
 char *nccomring_quote(char *out, size_t size, const char *in);
 
