@@ -516,7 +516,7 @@ $(BUILD)/mpi_rings: $(MPI_SRC) $(COMMON_H) tests/c/common/stage_compare.h $(LIB)
 # fails NP ARGS... -- TEXT: the job must fail within 60 s, its output saying TEXT.
 test-mpi: $(BUILD)/mpi_rings $(RINGS_TOOL)
 	@set -e; \
-	run() { d=$(BUILD)/mpi-dump/$$1 np=$$2; shift 2; rm -rf $$d; mkdir -p $$d; \
+	run() { d=$(BUILD)/mpi-dump/$$1 np=$$2; shift 2; rm -rf $$d; mkdir -p -m 755 $$d; \
 	  echo "NCCOM_RING_DUMP=$$d mpirun --oversubscribe -np $$np $(BUILD)/mpi_rings $$*"; \
 	  NCCOM_RING_DUMP=$$d $(MPIRUN) -np $$np $(BUILD)/mpi_rings "$$@"; \
 	  $(RINGS_TOOL) verify $$d; }; \
