@@ -242,8 +242,12 @@ test-sanitizers: $(SAN)/expected $(SAN)/faults $(SAN)/ringstage $(SAN)/conforman
 # deadline exceeded" now and then without any failing input
 # (golang/go#75804, fixed in Go 1.27).
 FUZZ_TARGETS      := FuzzPreset FuzzPostset FuzzBuildRings FuzzPostsetEveryRank
-# Issue 22: the parsers of nccom-rings locate (package location).
-LOCATION_FUZZ_TARGETS := FuzzParseEC2 FuzzParseSlurm FuzzHostlist FuzzReadLocations
+# The other packages' targets (PACKAGE:TARGET): issue 21's dump reader,
+# what reads crafted dumps and the quoting of untrusted strings (seed
+# corpora in PACKAGE/testdata/fuzz); issue 22's parsers of nccom-rings
+# locate (package location).
+FUZZ_OTHER        := ./ringdump:FuzzDecode ./cmd/nccom-rings:FuzzVerify ./internal/quote:FuzzString \
+  ./location:FuzzParseEC2 ./location:FuzzParseSlurm ./location:FuzzHostlist ./location:FuzzReadLocations
 FUZZTIME          ?= 600000x
 LIBFUZZER_SECONDS ?= 300
 CLANG             ?= clang
@@ -255,7 +259,7 @@ $(BUILD)/fuzz-abi: tests/c/fuzz/fuzz_abi.c tests/c/common/cluster.c tests/c/comm
 
 define run-fuzz
 	@set -e; for t in $(FUZZ_TARGETS); do $(GO) test ./ring -run '^$$' -fuzz "^$$t$$" -fuzztime $(1); done
-	@set -e; for t in $(LOCATION_FUZZ_TARGETS); do $(GO) test ./location -run '^$$' -fuzz "^$$t$$" -fuzztime $(1); done
+	@set -e; for pt in $(FUZZ_OTHER); do $(GO) test $${pt%%:*} -run '^$$' -fuzz "^$${pt#*:}$$" -fuzztime $(1); done
 	@rm -rf $(BUILD)/fuzz-corpus && mkdir -p $(BUILD)/fuzz-corpus
 	@rc=0; $(BUILD)/fuzz-abi -max_total_time=$(2) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz- \
 	  $(BUILD)/fuzz-corpus tests/c/fuzz/corpus > $(BUILD)/fuzz-abi.log 2>&1 || rc=$$?; \
@@ -311,7 +315,7 @@ test-footprint: $(LIB) $(BUILD)/footprint $(BUILD)/ringstage
 	@for v in 1 3; do $(FOOTPRINT_ENV) NCCOM_RING_GOMAXPROCS=$$v NCCL_DEBUG=TRACE NCCL_DEBUG_SUBSYS=ALLOC \
 	  $(BUILD)/ringstage --nodes 1 --quiet | grep -q "footprint: .*GOMAXPROCS $$v," || \
 	  { echo "test-footprint: NCCOM_RING_GOMAXPROCS=$$v did not set the library's GOMAXPROCS"; exit 1; }; done
-	@for v in 'abc:"abc" is not a positive integer; using 2' '1000:1000 is more than 64; using 64'; do \
+	@for v in 'abc:"abc" is not a positive integer; using 2' '1000:"1000" is more than 64; using 64'; do \
 	  val=$${v%%:*} want=$${v#*:}; out=$$($(FOOTPRINT_ENV) NCCOM_RING_GOMAXPROCS=$$val NCCL_DEBUG=WARN $(BUILD)/ringstage --nodes 1 --quiet | grep 'NCCL WARN'); \
 	  [ "$$(printf '%s\n' "$$out" | grep -c .)" = 1 ] && printf '%s\n' "$$out" | grep -qF "NCCOM_RING_GOMAXPROCS=$$want" || \
 	  { echo "test-footprint: NCCOM_RING_GOMAXPROCS=$$val: want one WARN '$$want', got: $$out"; exit 1; }; done
@@ -435,9 +439,26 @@ test-dump: $(BUILD)/ringstage $(RINGS_TOOL)
 	sh tests/dump/ringstage_dump.sh $(BUILD)
 	$(GO) test -count=1 ./ringdump ./cmd/nccom-rings
 
+# Issue 21: what another user can do to a job through shared files and the
+# environment (tests/c/security/check.sh, docs/security.md): links planted
+# under dump names, a dump swapped for a FIFO or /dev/zero, dump directories
+# others can write into, NCCL_DEBUG_FILE as a FIFO, a device, a link or a
+# path too long, newlines in values, a set-user-ID-root host run by nobody
+# (skipped, saying why, where the machine forbids it), nccom-rings on
+# crafted dumps under ulimit -v 2000000.
+.PHONY: test-security
+$(BUILD)/security-host: tests/c/security/security.c include/nccom_ring.h
+	@mkdir -p $(BUILD)
+	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ $< -ldl
+$(BUILD)/libnccomring-evil.so: tests/c/security/evil.c
+	@mkdir -p $(BUILD)
+	$(CC) $(CSTD) -D_GNU_SOURCE -fPIC -shared -o $@ $<
+test-security: $(BUILD)/security-host $(BUILD)/libnccomring-evil.so $(LIB) $(BUILD)/$(SONAME) $(PRELOAD) $(BUILD)/ringstage $(RINGS_TOOL)
+	sh tests/c/security/check.sh $(CURDIR)/$(BUILD)
+
 TEST_STEPS := test-go test-header test-c test-example test-dump test-graphs test-mpi test-boundary test-preload test-glibc test-abi-tool \
-  test-layout-profile test-abi-check test-conformance-timeout test-hostile test-sanitizers test-fuzz test-bench test-footprint \
-  test-conformance test-proofs test-cmake test-install
+  test-layout-profile test-abi-check test-conformance-timeout test-hostile test-security test-sanitizers test-fuzz test-bench \
+  test-footprint test-conformance test-proofs test-cmake test-install
 
 # Every step under a header with the time elapsed, then one summary line.
 test:
@@ -498,7 +519,7 @@ $(BUILD)/mpi_rings: $(MPI_SRC) $(COMMON_H) tests/c/common/stage_compare.h $(LIB)
 # fails NP ARGS... -- TEXT: the job must fail within 60 s, its output saying TEXT.
 test-mpi: $(BUILD)/mpi_rings $(RINGS_TOOL)
 	@set -e; \
-	run() { d=$(BUILD)/mpi-dump/$$1 np=$$2; shift 2; rm -rf $$d; mkdir -p $$d; \
+	run() { d=$(BUILD)/mpi-dump/$$1 np=$$2; shift 2; rm -rf $$d; mkdir -p -m 755 $$d; \
 	  echo "NCCOM_RING_DUMP=$$d mpirun --oversubscribe -np $$np $(BUILD)/mpi_rings $$*"; \
 	  NCCOM_RING_DUMP=$$d $(MPIRUN) -np $$np $(BUILD)/mpi_rings "$$@"; \
 	  $(RINGS_TOOL) verify $$d; }; \

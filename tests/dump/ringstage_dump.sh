@@ -81,7 +81,8 @@ f=$(ls "$tmp"/cut/rank-000011.*.json)
 head -c 100 "$f" > "$tmp/half" && mv "$tmp/half" "$f"
 run "verify, rank 11's file cut short" "$tool" verify "$tmp/cut"
 want_rc 2
-want 'rank-000011\..*\.json: not a ring dump: at byte 100'
+want 'rank-000011\..*\.json": not a ring dump: at byte 100'
+want '^nccom-rings: missing rank 11 \(of 128\)$'
 
 run "verify, no such directory" "$tool" verify "$tmp/none"
 want_rc 2
@@ -93,14 +94,14 @@ run "ringstage --pod with NCCOM_RING_DUMP" env NCCOM_RING_DUMP="$tmp/pod" "$ring
 want_rc 1
 run "verify, failed Postsets" "$tool" verify "$tmp/pod"
 want_rc 1
-want '^nccom-rings: rank 0: ncclTopoPostset failed with ncclInvalidUsage \(5\): ncclTopoPostset: comm->enablePod is 1 on 4 nodes'
+want '^nccom-rings: rank 0: ncclTopoPostset failed with "ncclInvalidUsage" \(5\): "ncclTopoPostset: comm->enablePod is 1 on 4 nodes'
 want '^nccom-rings: missing ranks 1, 2, 3, .* and 107 more \(of 128\)$'
 if grep -q '"channels"' "$tmp"/pod/rank-000000.*.json; then echo "FAIL: a failed Postset's dump lists channels"; fail=1; fi
 
 # A directory that cannot be made: one WARN per rank, the calls succeed.
 run "NCCOM_RING_DUMP under /dev/null" env NCCL_DEBUG=WARN NCCOM_RING_DUMP=/dev/null/dumps "$ringstage" --quiet
 want_rc 0
-warns=$(grep -c "NCCL WARN ncclTopoPostset: NCCOM_RING_DUMP=/dev/null/dumps: cannot write rank [0-9]*'s wiring dump: .*; the call's result stands" "$out")
+warns=$(grep -c "NCCL WARN ncclTopoPostset: NCCOM_RING_DUMP=\"/dev/null/dumps\": cannot write rank [0-9]*'s wiring dump: .*; the call's result stands" "$out")
 if [ "$warns" -ne 128 ]; then echo "FAIL: $desc: $warns WARN lines, want 128 (one per rank)"; fail=1; fi
 
 if [ "$fail" -ne 0 ]; then

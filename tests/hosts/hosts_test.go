@@ -188,7 +188,7 @@ func TestSubsysFilterHidesInitLines(t *testing.T) {
 	require.Zero(t, r.exit)
 	assert.Equal(t, []string{servedLine(t), defaultsLine, "ncclTopoPreset: the ring-stage layout in use was not verified against libnccom's DWARF: no libnccom.so.2 is mapped in this process"}, lines(t, r.log, "INFO"), "only the ENV lines: who serves the ring stage, the variables, and the self-check")
 	r = ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=NET,BOGUS"}, "--quiet")
-	assert.Equal(t, []string{"NCCL_DEBUG_SUBSYS: unknown subsystem BOGUS ignored"}, lines(t, r.log, "WARN"))
+	assert.Equal(t, []string{`NCCL_DEBUG_SUBSYS: unknown subsystem "BOGUS" ignored`}, lines(t, r.log, "WARN"))
 	assert.Empty(t, lines(t, r.log, "INFO"))
 }
 
@@ -204,15 +204,15 @@ func TestInfoLineListsTheLibrarysVariables(t *testing.T) {
 	r := ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=ENV", "NCCOM_RING_PLATFORM=trn3-switchv1",
 		"NCCOM_RING_ABI_CHECK=off", "NCCOM_RING_GOMAXPROCS=3", "NCCOM_RING_DUMP=" + dump, "NCCOM_RING_LOCATION=spine0/leafA"}, "--quiet", "--nodes", "1")
 	require.Zero(t, r.exit)
-	want := "libnccomring environment: NCCOM_RING_PLATFORM=trn3-switchv1, NCCOM_RING_POD_ORDER unset (pods refused), " +
-		"NCCOM_RING_LAYOUT unset (D3's offsets), NCCOM_RING_ABI_CHECK=off, NCCOM_RING_GOMAXPROCS=3, NCCOM_RING_DUMP=" + dump +
-		", NCCOM_RING_NODE_ORDER unset (rank), NCCOM_RING_LOCATION=spine0/leafA"
+	want := `libnccomring environment: NCCOM_RING_PLATFORM="trn3-switchv1", NCCOM_RING_POD_ORDER unset (pods refused), ` +
+		`NCCOM_RING_LAYOUT unset (D3's offsets), NCCOM_RING_ABI_CHECK="off", NCCOM_RING_GOMAXPROCS="3", NCCOM_RING_DUMP="` + dump + `"` +
+		`, NCCOM_RING_NODE_ORDER unset (rank), NCCOM_RING_LOCATION="spine0/leafA"`
 	assert.Equal(t, []string{servedLine(t), want}, lines(t, r.log, "INFO"), "who serves the ring stage, then the variables, once")
 	assert.Empty(t, lines(t, r.log, "WARN"))
 
 	r = ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=ENV", "NCCOM_RING_ABI_CHECK=off"}, "--quiet")
 	require.Zero(t, r.exit)
-	assert.Equal(t, []string{servedLine(t), strings.Replace(defaultsLine, "NCCOM_RING_ABI_CHECK unset (enforce)", "NCCOM_RING_ABI_CHECK=off", 1)},
+	assert.Equal(t, []string{servedLine(t), strings.Replace(defaultsLine, "NCCOM_RING_ABI_CHECK unset (enforce)", `NCCOM_RING_ABI_CHECK="off"`, 1)},
 		lines(t, r.log, "INFO"))
 
 	for _, env := range [][]string{{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT"}, {"NCCL_DEBUG=WARN", "NCCL_DEBUG_SUBSYS=ENV"}} {
@@ -225,7 +225,7 @@ func TestInfoLineListsTheLibrarysVariables(t *testing.T) {
 func TestUnknownDebugLevelWarnsOnce(t *testing.T) {
 	r := ringstage(t, []string{"NCCL_DEBUG=LOUD"}, "--quiet")
 	require.Zero(t, r.exit)
-	assert.Equal(t, []string{"NCCL_DEBUG=LOUD is not one of VERSION, WARN, INFO, ABORT, TRACE; using WARN"}, lines(t, r.log, "WARN"))
+	assert.Equal(t, []string{`NCCL_DEBUG="LOUD" is not one of VERSION, WARN, INFO, ABORT, TRACE; using WARN`}, lines(t, r.log, "WARN"))
 }
 
 func TestDebugFileExpandsHostAndPid(t *testing.T) {
@@ -248,7 +248,7 @@ func TestUnopenableDebugFileFallsBackToStdout(t *testing.T) {
 	cmd.Env = append(cleanEnv(), "NCCL_DEBUG=WARN", "NCCL_DEBUG_FILE=/nonexistent/dir/log")
 	out, err := cmd.Output()
 	require.NoError(t, err)
-	assert.Contains(t, string(out), "NCCL WARN NCCL_DEBUG_FILE=/nonexistent/dir/log cannot be opened (No such file or directory); logging to stdout")
+	assert.Contains(t, string(out), `NCCL WARN NCCL_DEBUG_FILE="/nonexistent/dir/log" cannot be opened (No such file or directory); logging to stdout`)
 }
 
 func TestGraphWithNoChannelsFailsWithOneWarn(t *testing.T) {
@@ -260,7 +260,7 @@ func TestGraphWithNoChannelsFailsWithOneWarn(t *testing.T) {
 func TestUnknownPlatformFailsWithOneWarn(t *testing.T) {
 	r := ringstage(t, []string{"NCCL_DEBUG=WARN", "NCCOM_RING_PLATFORM=trn9"}, "--quiet")
 	assert.Equal(t, 1, r.exit)
-	assert.Equal(t, []string{"ncclTopoPreset: NCCOM_RING_PLATFORM=trn9 is not one of generic, trn3-switchv1"}, lines(t, r.log, "WARN"))
+	assert.Equal(t, []string{"ncclTopoPreset: NCCOM_RING_PLATFORM=\"trn9\" is not one of generic, trn3-switchv1"}, lines(t, r.log, "WARN"))
 }
 
 func TestSwitchV1FromEnvironmentLogsKangaRing(t *testing.T) {
