@@ -77,6 +77,23 @@ type Wiring struct {
 	NChannels     int `json:"nChannels"` // *nChannels: min(2*GraphChannels, 32)
 	// Channels holds NChannels entries, in channel order.
 	Channels []Channel `json:"channels"`
+	// Order is the inter-node order (D25), when this rank asked for the
+	// network order or had a location, or some rank asked for it.
+	Order *Order `json:"order,omitempty"`
+}
+
+// Order is D25 as one rank's Postset saw it: what this rank set, and what
+// Postset decided from every rank's record (the same on every rank).
+type Order struct {
+	Asked    string `json:"asked"`              // this rank's NCCOM_RING_NODE_ORDER: "rank" or "network"
+	Location string `json:"location,omitempty"` // this rank's NCCOM_RING_LOCATION as set; "" none
+	Network  bool   `json:"network"`            // the location order was applied
+	// Note is the WARN of a fallback (or of nodes without a location), or
+	// the INFO line of a policy not applied; "" when there is none.
+	Note string `json:"note,omitempty"`
+	// Sequence is the nodes (indices into NodesFirstRank) in the order the
+	// stitch joined them, when Network.
+	Sequence []int `json:"sequence,omitempty"`
 }
 
 // Channel is one channel's ring as this rank sees it.

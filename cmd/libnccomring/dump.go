@@ -210,7 +210,27 @@ func wiringOf(comm *abi.Comm, nodesFirstRank []int32, res ring.PostsetResult) *r
 		r := &comm.Channels[c].Ring
 		w.Channels[c] = ringdump.Channel{Channel: c, Prev: int(r.Prev), Next: int(r.Next), UserRanks: ints(abi.Ints(r.UserRanks, nRanks))}
 	}
+	w.Order = orderOf(res.Order)
 	return w
+}
+
+// orderOf is the dump's view of the node order (D25): this rank's own
+// settings as its environment holds them, and Postset's decision; nil when
+// none of them says anything.
+func orderOf(o ring.Order) *ringdump.Order {
+	network, _ := nodeOrderParam.get()
+	location, _ := locationParam.seen()
+	if !o.Asked && !network.value && location == "" {
+		return nil
+	}
+	d := &ringdump.Order{Asked: "rank", Location: location, Network: o.Network, Note: o.Warn + o.Info, Sequence: ints(o.Sequence)}
+	if network.value {
+		d.Asked = "network"
+	}
+	if len(d.Sequence) == 0 {
+		d.Sequence = nil
+	}
+	return d
 }
 
 func ints(s []int32) []int {

@@ -57,13 +57,16 @@ func (r *Report) count() int { return len(r.Findings) + r.Omitted }
 // every later check would repeat such a finding, each channel: r.next == s
 // exactly when s.prev == r, one cycle through every rank, userRanks from
 // the rank along next, and each doubled channel the same as the one it
-// repeats (D10).
+// repeats (D10); and then the inter-node order (D25, order.go).
 func verify(dir string, files []ringdump.File) Report {
 	rep := Report{Dir: dir, Files: len(files), Findings: []Finding{}}
 	byRank, ok := checkRanks(&rep, files)
 	if ok {
 		for c := range rep.Channels {
 			checkChannel(&rep, byRank, c)
+		}
+		if rep.count() == 0 {
+			checkOrder(&rep, byRank)
 		}
 	}
 	rep.OK = rep.count() == 0

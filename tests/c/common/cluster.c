@@ -183,6 +183,16 @@ void stage_free(struct stage *st) {
   memset(st, 0, sizeof *st);
 }
 
+/* Sets (on) or unsets rank r's own environment of D25, around each of its
+ * calls, as a process of its own would hold it: NCCOM_RING_NODE_ORDER and
+ * its node's NCCOM_RING_LOCATION (read at every Preset, and by the wiring
+ * dump at Postset). */
+static void rank_env(const struct cluster *cl, int r, int on) {
+  const char *loc = cl->locations ? cl->locations[cluster_node_of(cl, r)] : NULL;
+  if (cl->network) on ? setenv("NCCOM_RING_NODE_ORDER", "network", 1) : unsetenv("NCCOM_RING_NODE_ORDER");
+  if (loc) on ? setenv("NCCOM_RING_LOCATION", loc, 1) : unsetenv("NCCOM_RING_LOCATION");
+}
+
 int stage_run(const struct ring_api *api, const struct cluster *cl, struct stage *st) {
   if (stage_setup(cl, st) != 0) return -1;
   int n = cl->nRanks;
@@ -198,13 +208,9 @@ int stage_run(const struct ring_api *api, const struct cluster *cl, struct stage
   struct ncclTopoRanks *own = calloc((size_t)n, sizeof *own);
   if (own == NULL) return stage_fail(st, ncclSystemError, "host allocation", -1);
   for (int r = 0; r < n; r++) {
-    /* Each rank's own environment (D25: read at every Preset). */
-    const char *loc = cl->locations ? cl->locations[cluster_node_of(cl, r)] : NULL;
-    if (cl->network) setenv("NCCOM_RING_NODE_ORDER", "network", 1);
-    if (loc) setenv("NCCOM_RING_LOCATION", loc, 1);
+    rank_env(cl, r, 1);
     ncclResult_t res = api->preset(st->comms[r], cl->graphs[cluster_node_of(cl, r)], &own[r]);
-    if (cl->network) unsetenv("NCCOM_RING_NODE_ORDER");
-    if (loc) unsetenv("NCCOM_RING_LOCATION");
+    rank_env(cl, r, 0);
     if (res != ncclSuccess) {
       free(own);
       return stage_fail(st, res, "ncclTopoPreset", r);
@@ -214,8 +220,10 @@ int stage_run(const struct ring_api *api, const struct cluster *cl, struct stage
   free(own);
 
   for (int r = 0; r < n; r++) {
+    rank_env(cl, r, 1);
     ncclResult_t res = api->postset(st->comms[r], &st->nodesFirstRank[(size_t)r * (size_t)n],
                                     st->all, &st->nChannels[r], &st->nNodes[r]);
+    rank_env(cl, r, 0);
     if (res != ncclSuccess) return stage_fail(st, res, "ncclTopoPostset", r);
   }
 
