@@ -3,6 +3,7 @@ package ring
 import (
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/layout"
+	"github.com/nccomring/libnccomring/record"
 )
 
 // nodeFinder is D8's node detection, the one place Postset and its
@@ -47,6 +48,9 @@ type links struct {
 	nodes      nodeFinder
 	next, prev []int32
 	sink       int32 // what the touch-ahead loads, so they are not dropped
+	// records counts the fragments whose record's first word is the magic
+	// (D25): when none is, no record needs reading.
+	records int
 }
 
 // newLinks takes the block for nRanks ranks and up to n channels from sc;
@@ -81,6 +85,7 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 	nRanks := len(all)
 	size := uint32(nRanks)
 	w.nodes = newNodeFinder(w.nodes.byHead, w.nodes.heads)
+	w.records = 0
 	last := n - 1
 	for lo := 0; lo < nRanks; lo += touchBlock {
 		block := all[lo:min(lo+touchBlock, nRanks)]
@@ -92,7 +97,7 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 		// malloc'd AllGather buffer) spreads each over two cache lines.
 		for _, a := range block {
 			w.sink |= a.RingRecv[0] | a.RingSend[0] | a.RingPrev[0] | a.RingNext[0] |
-				a.RingRecv[last] | a.RingSend[last] | a.RingPrev[last] | a.RingNext[last]
+				a.RingRecv[last] | a.RingSend[last] | a.RingPrev[last] | a.RingNext[last] | record.Of(a).Magic
 		}
 		for i, f := range block {
 			h := f.RingRecv[0]
@@ -109,6 +114,9 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 			}
 			if !sameEnds(f, first, n) {
 				return -1, false
+			}
+			if record.Of(f).Magic == abi.RecordMagic {
+				w.records++
 			}
 		}
 		// The block's links, channel by channel: each table row gets a

@@ -167,10 +167,12 @@ static double time_floor(struct shape *s, int touch) {
         const struct ncclTopoRanks *a = s->all[k];
         acc |= (unsigned)(a->ringRecv[0] | a->ringSend[0] | a->ringPrev[0] | a->ringNext[0] |
                           a->ringRecv[CHANNELS - 1] | a->ringSend[CHANNELS - 1] | a->ringPrev[CHANNELS - 1] |
-                          a->ringNext[CHANNELS - 1]);
+                          a->ringNext[CHANNELS - 1] | a->treeToChild1[16]);
       }
     const struct ncclTopoRanks *f = s->all[r];
     for (int c = 0; c < CHANNELS; c++) acc += (unsigned)(f->ringRecv[c] ^ f->ringSend[c] ^ f->ringPrev[c] ^ f->ringNext[c]);
+    /* The record's first word (D25): every Postset reads it. */
+    acc += (unsigned)((const struct nccomRingRecord *)((const char *)f + NCCOM_RING_RECORD_OFFSET))->magic;
   }
   for (int ch = 0; ch < DOUBLED; ch++) {
     int *u = s->bufs[ch];
