@@ -7,7 +7,7 @@
  *               [--case 'SPEC'] [--real] [RUN FLAGS]
  *   conformance --cross-rank [--candidate LIB] [--reference LIB] [--seed S]
  *               [--count N] [--case 'XSPEC'] [RUN FLAGS]
- *   RUN FLAGS: [--timeout SECONDS] [--progress SECONDS] [--json FILE]
+ *   RUN FLAGS: [--timeout SECONDS] [--progress SECONDS] [--json FILE] [--pod-order VALUE]
  *
  * Defaults: candidate libnccomring.so beside this program (build/), reference
  * $NCCOM_REF_LIB or libnccomref.so beside it, a time-based seed (printed, so a failure replays),
@@ -84,6 +84,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -125,6 +126,8 @@ static struct lib libs[2] = {{.role = "candidate"}, {.role = "reference"}};
 
 static int realMode;      /* --real */
 static int crossRankMode; /* --cross-rank */
+static const char *podOrder; /* --pod-order: NCCOM_RING_POD_ORDER for the whole run (read once per process) */
+static int podOrderNode;     /* it is "node" (ignoring case) */
 enum { DEFAULT_TIMEOUT = 60 };
 static long timeoutSec = DEFAULT_TIMEOUT; /* --timeout; 0: none */
 static long progressSec = -1;             /* --progress; -1: 10 s when stderr is a terminal, else off */
@@ -149,6 +152,9 @@ static struct summary {
   const char *oneCase; /* --case */
   const char *phase;   /* what the run is doing, for progress lines */
   long cases, random, numbered, differences, shrinkTries;
+  /* D25, D27 (default mode): cases that set the variables or per-rank answers, and the texts their calls
+   * printed (tallied by tally_text) */
+  long envCases, envTexts[8];
   /* cross-rank */
   long splits, namedRun, namedFailed, failed, named, internal, fewer, numberedFailed, numberedNamed;
   long missed[X_COUNT], drawn[X_COUNT];
@@ -282,6 +288,11 @@ static void sb_replay(struct sbuf *b, const char *text, int kind) {
   sb_str(b, " --reference ");
   sb_str(b, libs[1].path);
   if (realMode) sb_str(b, " --real");
+  if (podOrder) {
+    sb_str(b, " --pod-order '");
+    sb_str(b, podOrder);
+    sb_str(b, "'");
+  }
   if (timeoutSec != DEFAULT_TIMEOUT) {
     sb_str(b, " --timeout ");
     sb_long(b, timeoutSec);
@@ -469,6 +480,10 @@ static void load(struct lib *l) {
 
 static bool hookSwitchV1;
 static int hookVcore, hookJbogMode;
+/* Per-rank answers (platform 4, named cases): the virtual-core hook has no
+ * rank argument, so it answers for hookRank, the rank whose Preset runs. */
+static const int *hookVcoreOf, *hookJbogOf;
+static int hookRanks, hookRank;
 
 bool neuronIsTrn3SwitchV1Family(void);
 int nec_get_virtual_core_size(void);
@@ -476,8 +491,13 @@ int neuronTrnSwitchV1JbogId(int rank);
 ncclResult_t ncclTopoGetLocalNet(struct ncclTopoSystem *sys, int rank, int *dev);
 
 bool neuronIsTrn3SwitchV1Family(void) { return hookSwitchV1; }
-int nec_get_virtual_core_size(void) { return hookVcore; }
-int neuronTrnSwitchV1JbogId(int rank) { return hookJbogMode ? rank % 5 : 1; }
+int nec_get_virtual_core_size(void) {
+  return hookVcoreOf && hookRank >= 0 && hookRank < hookRanks ? hookVcoreOf[hookRank] : hookVcore;
+}
+int neuronTrnSwitchV1JbogId(int rank) {
+  if (hookJbogOf) return rank >= 0 && rank < hookRanks ? hookJbogOf[rank] : 1;
+  return hookJbogMode ? rank % 5 : 1;
+}
 ncclResult_t ncclTopoGetLocalNet(struct ncclTopoSystem *sys, int rank, int *dev) {
   *dev = 500 + rank + (sys ? 1 : 0);
   return rank % 3 == 0 ? ncclSystemError : ncclSuccess;
@@ -567,6 +587,120 @@ static int random_numbering(struct rng *r) {
 }
 
 /* ------------------------------------------------------------------ */
+/* D25's variables and D27's answers, per rank                         */
+/*                                                                     */
+/* A case that sets them holds each rank's NCCOM_RING_NODE_ORDER and    */
+/* NCCOM_RING_LOCATION (NULL: unset) and, on SwitchV1 with per-rank    */
+/* answers, its virtual-core size and JBOG id. The harness is single-  */
+/* threaded: set_rank_env sets the rank's variables (setenv, which     */
+/* both libraries read with getenv) and hooks just before each of its  */
+/* Presets in both libraries, and clear_rank_env unsets everything     */
+/* after the case, so a case without them runs as it always did.       */
+
+struct rank_env {
+  int n;
+  char **order, **location; /* [n] each rank's value, or NULL: unset */
+  int *vcore, *jbog;        /* [n] SwitchV1 answers, or NULL: the case's hooks as set_platform set them */
+};
+
+static void rank_env_free(struct rank_env *e) {
+  for (int r = 0; r < e->n; r++) {
+    if (e->order) free(e->order[r]);
+    if (e->location) free(e->location[r]);
+  }
+  free(e->order);
+  free(e->location);
+  free(e->vcore);
+  free(e->jbog);
+  memset(e, 0, sizeof *e);
+}
+
+static int rank_env_alloc(struct rank_env *e, int n) {
+  memset(e, 0, sizeof *e);
+  e->n = n;
+  e->order = calloc((size_t)n, sizeof(char *));
+  e->location = calloc((size_t)n, sizeof(char *));
+  return e->order && e->location ? 0 : -1;
+}
+
+static void set_var(const char *name, const char *value) {
+  if (value) setenv(name, value, 1);
+  else unsetenv(name);
+}
+
+static void set_rank_env(const struct rank_env *e, int rank) {
+  hookRank = rank;
+  if (e == NULL || e->n == 0 || rank < 0 || rank >= e->n) {
+    set_var("NCCOM_RING_NODE_ORDER", NULL);
+    set_var("NCCOM_RING_LOCATION", NULL);
+    return;
+  }
+  set_var("NCCOM_RING_NODE_ORDER", e->order[rank]);
+  set_var("NCCOM_RING_LOCATION", e->location[rank]);
+  hookVcoreOf = e->vcore;
+  hookJbogOf = e->jbog;
+  hookRanks = e->n;
+}
+
+static void clear_rank_env(void) {
+  unsetenv("NCCOM_RING_NODE_ORDER");
+  unsetenv("NCCOM_RING_LOCATION");
+  hookVcoreOf = hookJbogOf = NULL;
+  hookRanks = 0;
+  hookRank = -1;
+}
+
+/* NCCOM_RING_LOCATION values that are no location (errors.md: 1 to 8 names
+ * of 1 to 64 bytes of [A-Za-z0-9._:-] separated by '/'), printable ASCII
+ * but for one tab. */
+static const char *const badLocations[] = {
+    "spine0//leafA", "spine0/", "/leafA", "leaf?A", "s/l/r/a/b/c/d/e/f", "spine0/leaf A", "tab\tbed",
+    "spine0/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "\"quoted\"", "back\\slash"};
+/* NCCOM_RING_NODE_ORDER values that are neither rank nor network. */
+static const char *const badOrders[] = {"netwrok", "ring", "networks", "rank,network", "1", "net work"};
+
+/* One location per node from a small random tree: depth 1-3 (now and then
+ * up to 8), 1-3 branches a level, the same names under different parents
+ * (leaf1 under spine0 and under spine1 are different groups); now and
+ * then a node's path is cut short (unequal depths). */
+static int tree_locations(struct rng *r, int nodes, char **out) {
+  static const char *const level[8] = {"spine", "leaf", "rack", "row", "pod", "hall", "sw", "tor"};
+  int depth = below(r, 8) == 0 ? 1 + below(r, 8) : 1 + below(r, 3);
+  int branch = 1 + below(r, 3);
+  for (int m = 0; m < nodes; m++) {
+    int d = below(r, 6) == 0 ? 1 + below(r, depth) : depth;
+    char buf[256];
+    int len = 0;
+    for (int l = 0; l < d; l++)
+      len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%s%d", l ? "/" : "", level[l], below(r, branch));
+    if ((out[m] = strdup(buf)) == NULL) return -1;
+  }
+  return 0;
+}
+
+/* Gives every rank its node's location (mode 1), some ranks none or an
+ * invalid value (2), or another node's (3). nodeOf maps ranks to nodes. */
+static int spread_locations(struct rng *r, int mode, int nodes, int n, const int *nodeOf, struct rank_env *e) {
+  char **loc = calloc((size_t)nodes, sizeof(char *));
+  if (loc == NULL || tree_locations(r, nodes, loc) != 0) {
+    for (int m = 0; loc && m < nodes; m++) free(loc[m]);
+    free(loc);
+    return -1;
+  }
+  for (int k = 0; k < n; k++) {
+    const char *v = loc[nodeOf[k]];
+    if (mode == 2 && below(r, 4) == 0)
+      v = below(r, 2) ? NULL : badLocations[below(r, (int)(sizeof badLocations / sizeof badLocations[0]))];
+    else if (mode == 3 && below(r, 3) == 0)
+      v = loc[below(r, nodes)];
+    e->location[k] = v ? strdup(v) : NULL;
+  }
+  for (int m = 0; m < nodes; m++) free(loc[m]);
+  free(loc);
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* A materialized case                                                 */
 
 struct world {
@@ -574,12 +708,57 @@ struct world {
   struct cluster *cl;
   int nRanks, channels;
   int *postRanks, nPost; /* ranks Postset runs on */
+  struct rank_env env;   /* D25's variables and D27's answers; n == 0: none */
 };
 
 static void world_free(struct world *w) {
   cluster_free(w->cl);
   free(w->postRanks);
+  rank_env_free(&w->env);
   memset(w, 0, sizeof *w);
+}
+
+/* The case's variables and answers (D25, D27), from their own stream of
+ * the seed; and the NICs of spec.nics. Nothing when the spec sets none. */
+static int world_env(const struct spec *sp, struct world *w) {
+  int n = w->nRanks, M = sp->nodes;
+  if (sp->nics > 0 && M > 1) {
+    const struct ncclTopoGraph *g0 = w->cl->graphs[0];
+    for (int m = 1; m < M; m++) memcpy(w->cl->graphs[m]->inter, g0->inter, sizeof g0->inter);
+    if (sp->nics == 2) w->cl->graphs[M - 1]->inter[0] = g0->inter[0] + 1;
+  }
+  if (sp->order == 0 && sp->locations == 0 && sp->platform != 4) return 0;
+  struct rng r = {mix(sp->seed ^ 0xD25D27ULL)};
+  if (rank_env_alloc(&w->env, n) != 0) return -1;
+  int odd = sp->oddRank % n;
+  for (int k = 0; k < n && sp->order; k++) {
+    const char *v = below(&r, 20) == 0 ? "NETWORK" : "network"; /* matched ignoring case, as the library does */
+    if (k == odd && sp->order == 2) v = below(&r, 2) ? NULL : "rank";
+    if (k == odd && sp->order == 3) v = badOrders[below(&r, (int)(sizeof badOrders / sizeof badOrders[0]))];
+    if (v && (w->env.order[k] = strdup(v)) == NULL) return -1;
+  }
+  if (sp->locations) {
+    int *nodeOf = malloc((size_t)n * sizeof(int));
+    if (nodeOf == NULL) return -1;
+    for (int k = 0; k < n; k++) nodeOf[k] = cluster_node_of(w->cl, k);
+    int bad = spread_locations(&r, sp->locations, M, n, nodeOf, &w->env);
+    free(nodeOf);
+    if (bad) return -1;
+  }
+  if (sp->platform == 4) {
+    /* Every rank's answers pass, but now and then one or two ranks' fail. */
+    w->env.vcore = calloc((size_t)n, sizeof(int));
+    w->env.jbog = calloc((size_t)n, sizeof(int));
+    if (!w->env.vcore || !w->env.jbog) return -1;
+    for (int k = 0; k < n; k++) w->env.jbog[k] = 1 + k % 3;
+    for (int bad = below(&r, 4) == 0 ? 0 : 1 + below(&r, 2); bad > 0; bad--) {
+      static const int vcores[] = {1, 2, -1}, jbogs[] = {0, 4, 5, -1};
+      int k = below(&r, n);
+      if (below(&r, 3) == 0) w->env.vcore[k] = vcores[below(&r, 3)];
+      else w->env.jbog[k] = jbogs[below(&r, 4)];
+    }
+  }
+  return 0;
 }
 
 /* Builds the cluster of a spec: node sizes, each node's channel orders (a
@@ -616,6 +795,7 @@ static int world_build(const struct spec *sp, struct world *w) {
     g->crossracktorack = below(&r, 3);
   }
   w->cl->enablePod = sp->pod;
+  if (world_env(sp, w) != 0) return -1;
 
   /* The Postset sample: every rank of small clusters, else rank 0, the last
    * rank, the fault's rank and random ones. */
@@ -781,13 +961,17 @@ static int compare_bytes(const char *call, int rank, const char *what, const voi
 
 /* Preset's fragments, byte for byte. A real libnccom does not write
  * channels c >= graph->nChannels of the four ring arrays, where this
- * project's Preset marks them -1 (D23), so --real compares those entries
- * as equal. */
+ * project's Preset marks them -1 (D23), nor the record (D25), so --real
+ * compares those entries as equal. */
 static int compare_fragments(int rank, const struct ncclTopoRanks *a, const struct ncclTopoRanks *b, int nChannels) {
   struct ncclTopoRanks x = *a, y = *b;
   for (int c = nChannels < 0 ? 0 : nChannels; realMode && c < MAXCHANNELS; c++) {
     x.ringRecv[c] = y.ringRecv[c] = x.ringSend[c] = y.ringSend[c] = 0;
     x.ringPrev[c] = y.ringPrev[c] = x.ringNext[c] = y.ringNext[c] = 0;
+  }
+  if (realMode) {
+    memset((unsigned char *)&x + NCCOM_RING_RECORD_OFFSET, 0, sizeof(struct nccomRingRecord));
+    memset((unsigned char *)&y + NCCOM_RING_RECORD_OFFSET, 0, sizeof(struct nccomRingRecord));
   }
   return compare_bytes("ncclTopoPreset", rank, "fragment", &x, &y, sizeof x);
 }
@@ -864,6 +1048,7 @@ static int run_preset(const struct world *w, int lib, int rank, struct ncclComm 
   struct ncclTopoGraph *g = (struct ncclTopoGraph *)(uintptr_t)graph_for(w, rank, &scratch);
   comm_init(w, rank, c, bufs);
   memset(frag, 0xA5, sizeof *frag);
+  set_rank_env(&w->env, rank);
   call_begin("ncclTopoPreset", lib);
   o->res = libs[lib].api.preset(c, w->sp.fault == F_NULL_GRAPH && rank == fault_rank(w) ? NULL : g, frag);
   call_end(o);
@@ -957,6 +1142,20 @@ static int check_build_rings(const struct world *w, const struct ncclComm *c) {
   return d;
 }
 
+/* The D25/D27 texts a run has seen, for its last line: what the cases with
+ * the variables exercised. */
+static const char *const envTextKeys[8] = {
+    "is not rank or network",   "this rank has no location", "does not ask for it", "has another graph than node 0",
+    "has no location (",        "comm->enablePod is",        "virtual core size of rank", "JBOG id of rank"};
+static const char *const envTextLabels[8] = {
+    "unknown NCCOM_RING_NODE_ORDER", "invalid NCCOM_RING_LOCATION", "case 4 (a rank does not ask)",
+    "case 5 (another graph)",        "case 6 with nodes without a location", "P12", "P13", "P14"};
+static void tally_text(const char *warn) {
+  if (silent) return;
+  for (int k = 0; k < 8; k++)
+    if (strstr(warn, envTextKeys[k])) sum.envTexts[k]++;
+}
+
 /* Runs one case through both libraries. Returns 1 on the first difference
  * (described in diffText), 0 when they agree. */
 static void format_spec(char *out, size_t size, const struct spec *s);
@@ -973,6 +1172,7 @@ static int run_case(const struct spec *sp) {
   }
   set_platform(sp);
   int n = w.nRanks, d = 0;
+  if (!silent && w.env.n > 0) sum.envCases++;
   /* A comm that claims more ranks (F_NRANKS) gets arrays that long, as its
    * host would pass them: the extra fragment pointers are NULL. */
   size_t room = (size_t)(sp->fault == F_NRANKS && sp->faultValue > n ? sp->faultValue : n);
@@ -990,12 +1190,15 @@ static int run_case(const struct spec *sp) {
    * On larger nodes the reference model's O(L^2) duplicate check makes that
    * too slow for 20,000 cases, so it is compared on the first 4 and the last
    * rank of each node, the fault's rank and the Postset ranks; elsewhere the
-   * candidate's fragment stands for both (Postset still gets equal input). */
+   * candidate's fragment stands for both (Postset still gets equal input).
+   * A case that sets D25's variables runs every Preset in both libraries:
+   * each prints a variable's WARN when it reads a new value, so both must
+   * read every rank's. */
   for (int r = 0; r < n && !d; r++) {
     struct outcome o[2];
     struct ncclComm *c[2] = {commA, commB};
     int m = cluster_node_of(w.cl, r), local = cluster_local_of(w.cl, r), L = w.cl->localRanks[m];
-    int compare = L <= 32 || local < 4 || local == L - 1 || r == fault_rank(&w);
+    int compare = L <= 32 || local < 4 || local == L - 1 || r == fault_rank(&w) || w.env.n > 0;
     for (int i = 0; i < w.nPost && !compare; i++) compare = w.postRanks[i] == r;
     if (!compare) {
       run_preset(&w, 0, r, commA, NULL, &frags[0][r], &o[0]);
@@ -1009,6 +1212,7 @@ static int run_case(const struct spec *sp) {
     for (int lib = 0; lib < 2; lib++) run_preset(&w, lib, r, c[lib], NULL, &frags[lib][r], &o[lib]);
     d = compare_outcome("ncclTopoPreset", r, &o[0], &o[1]) || compare_fragments(r, &frags[0][r], &frags[1][r], w.channels) ||
         compare_comms("ncclTopoPreset", r, commA, commB, NULL, NULL);
+    tally_text(o[0].warn);
     if (!d && o[0].res != ncclSuccess) goto out; /* both refused alike: the case ends here */
   }
   if (d) goto out;
@@ -1024,6 +1228,8 @@ static int run_case(const struct spec *sp) {
     case F_FRAG_NEXT: frags[lib][fr].ringNext[fc] = v; break;
     case F_FRAG_NULL: all[lib][fr] = NULL; break;
     case F_FRAG_SWAP: all[lib][fr] = &frags[lib][(unsigned)v % (unsigned)n]; break;
+    case F_REC_FLIP: ((unsigned char *)&frags[lib][fr])[NCCOM_RING_RECORD_OFFSET + (unsigned)v % 64] ^= 0xFF; break;
+    case F_REC_ZERO: memset((unsigned char *)&frags[lib][fr] + NCCOM_RING_RECORD_OFFSET, 0, sizeof(int)); break;
     default: break;
     }
   }
@@ -1052,6 +1258,7 @@ static int run_case(const struct spec *sp) {
           compare_bytes("ncclTopoPostset", r, "nodesFirstRank", heads[0], heads[1], room * sizeof(int)) ||
           (nch[0] != nch[1] && differ("ncclTopoPostset on rank %d: *nChannels candidate %d, reference %d", r, nch[0], nch[1])) ||
           (nnodes[0] != nnodes[1] && differ("ncclTopoPostset on rank %d: *nNodes candidate %d, reference %d", r, nnodes[0], nnodes[1]));
+    if (!d && i == 0) tally_text(o[0].warn);
     if (!d && o[0].res == ncclSuccess) {
       d = check_get_net_dev(&w, r, commA->nChannels);
       if (!d && i == 0) d = check_build_rings(&w, commA);
@@ -1065,6 +1272,7 @@ out:
     free(all[lib]);
     free(heads[lib]);
   }
+  clear_rank_env();
   world_free(&w);
   case_end();
   return d;
@@ -1076,7 +1284,7 @@ out:
 static const char *faultNames[F_COUNT] = {
     "F_NONE",      "F_INTRA_VALUE", "F_INTRA_DUP", "F_NCHANNELS", "F_LOCALRANKS", "F_KANGA_COUNT",
     "F_RANK",      "F_NRANKS",      "F_NULL_GRAPH", "F_FRAG_RECV", "F_FRAG_SEND",  "F_FRAG_PREV",
-    "F_FRAG_NEXT", "F_FRAG_NULL",   "F_FRAG_SWAP", "F_COMM_NCHANNELS"};
+    "F_FRAG_NEXT", "F_FRAG_NULL",   "F_FRAG_SWAP", "F_COMM_NCHANNELS", "F_REC_FLIP", "F_REC_ZERO"};
 
 /* A case as a struct spec initializer, "{...}" (a regressions.inc line
  * adds a comma). */
@@ -1099,6 +1307,9 @@ static void format_spec(char *out, size_t size, const struct spec *s) {
   if (s->postRanks) fprintf(f, ", .postRanks = %d", s->postRanks);
   if (s->numbering > 0 && s->numbering < CLUSTER_NUMBERINGS) fprintf(f, ", .numbering = %s", numberingNames[s->numbering]);
   else if (s->numbering) fprintf(f, ", .numbering = %d", s->numbering);
+  if (s->order) fprintf(f, ", .order = %d, .oddRank = %d", s->order, s->oddRank);
+  if (s->locations) fprintf(f, ", .locations = %d", s->locations);
+  if (s->nics) fprintf(f, ", .nics = %d", s->nics);
   fprintf(f, "}");
   fclose(f);
 }
@@ -1149,7 +1360,7 @@ static int set_spec_field(void *target, const char *name, long long v, unsigned 
   if (strcmp(name, "seed") == 0) s->seed = seed;
   FIELD(nodes) FIELD(local) FIELD(unequal) FIELD(channels) FIELD(platform) FIELD(kanga) FIELD(pod)
   FIELD(userBufs) FIELD(fault) FIELD(faultRank) FIELD(faultChannel) FIELD(faultValue) FIELD(postRanks)
-  FIELD(numbering)
+  FIELD(numbering) FIELD(order) FIELD(oddRank) FIELD(locations) FIELD(nics)
   else return -1;
 #undef FIELD
   return 0;
@@ -1161,10 +1372,11 @@ static int parse_spec(const char *text, struct spec *s) {
   if (parse_fields(text, faultNames, F_COUNT, "F_", set_spec_field, s) != 0) return -1;
   /* The ranges the generator and the harness's buffers are built for. */
   if (s->nodes < 1 || s->nodes > 64 || s->local < 1 || s->local > NCCL_TOPO_MAX_NODES || s->channels < 1 ||
-      s->channels > MAXCHANNELS || s->platform < 0 || s->platform > 3 || s->kanga < -1 || s->kanga > 5 ||
+      s->channels > MAXCHANNELS || s->platform < 0 || s->platform > 4 || s->kanga < -1 || s->kanga > 5 ||
       s->fault < 0 || s->fault >= F_COUNT || s->faultRank < 0 || s->faultChannel < 0 || s->postRanks < 0 ||
       s->numbering < 0 || s->numbering >= CLUSTER_NUMBERINGS ||
-      (s->fault == F_NRANKS && s->faultValue > 1 << 20))
+      (s->fault == F_NRANKS && s->faultValue > 1 << 20) || s->order < 0 || s->order > 3 || s->oddRank < 0 ||
+      s->locations < 0 || s->locations > 3 || s->nics < 0 || s->nics > 2)
     return -1;
   return 0;
 }
@@ -1193,11 +1405,34 @@ static void random_spec(uint64_t seed, struct spec *s) {
   s->kanga = s->platform ? below(&r, 5) : below(&r, 10) == 0 ? below(&r, 5) : 0;
   s->pod = below(&r, 25) == 0;
   if (below(&r, 100) < 25) {
-    s->fault = 1 + below(&r, F_COUNT - 1);
+    s->fault = 1 + below(&r, F_FIRST_ROUNDS - 1);
     s->faultRank = below(&r, nRanks > 0 ? nRanks : 1);
     s->faultChannel = below(&r, 32);
     static const int values[] = {-2, -1, 0, 1, 5, 32, 33, 257};
     s->faultValue = below(&r, 3) == 0 ? values[below(&r, 8)] : below(&r, nRanks + 2) - 1;
+  }
+  /* D25, D27, drawn after everything else so that the draws above stay as
+   * they were: mostly no variable; sometimes NCCOM_RING_NODE_ORDER=network
+   * on every rank, or on all but one; locations from a small tree, on some
+   * ranks unset, invalid or another node's; NICs that differ per node or
+   * not; SwitchV1 with per-rank answers; a record corrupted after the
+   * AllGather. Only on clusters where comparing every rank's Preset is
+   * cheap (the model's duplicate check is quadratic in the node size). */
+  if (nRanks <= 1024 && s->local <= 32) {
+    p = below(&r, 100);
+    s->order = p < 80 ? 0 : p < 92 ? 1 : p < 96 ? 2 : 3;
+    s->oddRank = below(&r, nRanks);
+    p = below(&r, 100);
+    if (s->order) s->locations = p < 10 ? 0 : p < 60 ? 1 : p < 80 ? 2 : 3;
+    else s->locations = p < 8 ? 1 + below(&r, 3) : 0;
+    p = below(&r, 100);
+    s->nics = s->order ? (p < 70 ? 1 : p < 85 ? 0 : 2) : 0;
+    if (s->platform == 0 && below(&r, 100) < 5) s->platform = 4, s->kanga = below(&r, 5);
+  }
+  if (s->fault == F_NONE && below(&r, 100) < 4) {
+    s->fault = F_REC_FLIP + below(&r, 2);
+    s->faultRank = below(&r, nRanks > 0 ? nRanks : 1);
+    s->faultValue = below(&r, 64);
   }
 }
 
@@ -1207,7 +1442,8 @@ static long long spec_size(const struct spec *s) {
   long long v = s->faultValue < 0 ? -(long long)s->faultValue : s->faultValue;
   return ((long long)s->nodes * s->local * s->channels) * 1000000 + (long long)s->faultRank * 1000 +
          s->faultChannel * 100 + v * 10 + s->unequal + s->platform + s->kanga + s->pod + s->userBufs +
-         (s->fault != 0) + (s->postRanks != 1) + s->numbering;
+         (s->fault != 0) + (s->postRanks != 1) + s->numbering + s->order + (s->oddRank != 0) + s->locations +
+         s->nics;
 }
 
 /* Greedy shrinking: keep any smaller case that still differs. */
@@ -1232,6 +1468,8 @@ static void shrink(struct spec *s) {
     TRY(channels, s->channels > 1 ? s->channels - 1 : 1)
     TRY(unequal, 0) TRY(platform, 0) TRY(kanga, 0) TRY(kanga, s->kanga > 1 ? s->kanga - 1 : 0)
     TRY(pod, 0) TRY(userBufs, 0) TRY(fault, 0)
+    TRY(order, 0) TRY(order, s->order > 1 ? 1 : s->order) TRY(oddRank, 0) TRY(locations, 0)
+    TRY(locations, s->locations > 1 ? 1 : s->locations) TRY(nics, 0) TRY(nics, s->nics > 1 ? 1 : s->nics)
     TRY(numbering, CLUSTER_NODE_MAJOR) TRY(numbering, s->numbering > 1 ? CLUSTER_ROUND_ROBIN : s->numbering)
     /* fault coordinates: into the shrunk cluster, then toward 0 */
     TRY(faultRank, s->faultRank % (s->nodes * s->local)) TRY(faultRank, s->faultRank / 2) TRY(faultRank, 0)
@@ -2381,7 +2619,7 @@ static void usage(FILE *f, int status) {
         "                   [--case 'SPEC'] [--real] [RUN FLAGS]\n"
         "       conformance --cross-rank [--candidate LIB] [--reference LIB] [--seed S] [--count N]\n"
         "                   [--case 'XSPEC'] [RUN FLAGS]\n"
-        "  RUN FLAGS: [--timeout SECONDS] [--progress SECONDS] [--json FILE]\n"
+        "  RUN FLAGS: [--timeout SECONDS] [--progress SECONDS] [--json FILE] [--pod-order VALUE]\n"
         "  LIB paths default to libnccomring.so and libnccomref.so beside this program\n"
         "  (--reference defaults to $NCCOM_REF_LIB when set)\n"
         "  --count defaults to 20000 clusters, 5000 with --cross-rank\n"
@@ -2393,6 +2631,8 @@ static void usage(FILE *f, int status) {
         "  --progress SECONDS: a progress line on stderr every SECONDS (default 10 when stderr\n"
         "    is a terminal, else 0: none)\n"
         "  --json FILE: a summary of the run, written whatever its exit status\n"
+        "  --pod-order VALUE: NCCOM_RING_POD_ORDER for the whole run (both libraries read it once\n"
+        "    per process, at their first Preset); unset without it\n"
         "  exit status: 0 no difference, 1 a difference, 2 usage or load error, 3 a library\n"
         "    crashed, 4 a case ran past --timeout\n",
         f);
@@ -2460,6 +2700,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--progress") == 0 && i + 1 < argc) progressSec = (long)number_arg("--progress", argv[++i], 1000000);
     else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) i++; /* opened above */
     else if (strcmp(argv[i], "--real") == 0) realMode = 1;
+    else if (strcmp(argv[i], "--pod-order") == 0 && i + 1 < argc) podOrder = argv[++i];
     else if (strcmp(argv[i], "--cross-rank") == 0) crossRank = 1;
     else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) usage(stdout, 0);
     else usage(stderr, 2);
@@ -2510,7 +2751,12 @@ int main(int argc, char **argv) {
   else
     unsetenv("NCCL_DEBUG_SUBSYS");
   unsetenv("NCCOM_RING_PLATFORM");
-  unsetenv("NCCOM_RING_POD_ORDER");
+  /* NCCOM_RING_POD_ORDER is read once per process (at the first Preset),
+   * so a run has one value: unset, or --pod-order's. D25's two variables
+   * are set per rank by the cases that use them and unset otherwise. */
+  set_var("NCCOM_RING_POD_ORDER", podOrder && podOrder[0] ? podOrder : NULL);
+  podOrderNode = podOrder && strcasecmp(podOrder, "node") == 0;
+  clear_rank_env();
   unsetenv("NCCOM_RING_DUMP"); /* its INFO lines and files are not this test's */
 
   load(&libs[0]);
@@ -2547,7 +2793,7 @@ int main(int argc, char **argv) {
     sum.phase = "the regression cases";
     for (size_t i = 0; i < sizeof regressions / sizeof regressions[0] && !failed; i++) {
       struct spec s = regressions[i];
-      if (realMode) s.platform = s.kanga = s.pod = s.fault = 0;
+      if (realMode) s.platform = s.kanga = s.pod = s.fault = s.order = s.locations = s.nics = 0;
       if (run_case(&s)) failing = s, failed = 1;
       sum.cases++;
       progress_tick();
@@ -2591,5 +2837,8 @@ int main(int argc, char **argv) {
   }
   printf("conformance: %ld cases (%ld random, %ld of them numbered across nodes) agree, 0 differences, %.1f s CPU\n",
          sum.cases, sum.random, sum.numbered, secs);
+  printf("conformance: D25/D27: %ld cases set NCCOM_RING_NODE_ORDER, NCCOM_RING_LOCATION or per-rank SwitchV1 answers; "
+         "texts seen:", sum.envCases);
+  for (int k = 0; k < 8; k++) printf(" %s %ld%s", envTextLabels[k], sum.envTexts[k], k < 7 ? "," : "\n");
   return finish(0);
 }
