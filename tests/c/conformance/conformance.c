@@ -128,6 +128,14 @@ static int realMode;      /* --real */
 static int crossRankMode; /* --cross-rank */
 static const char *podOrder; /* --pod-order: NCCOM_RING_POD_ORDER for the whole run (read once per process) */
 static int podOrderNode;     /* it is "node" (ignoring case) */
+
+/* " --pod-order 'VALUE'" for the replay lines, or "". */
+static const char *podOrderFlag(void) {
+  static char buf[256];
+  if (podOrder == NULL) return "";
+  snprintf(buf, sizeof buf, " --pod-order '%.200s'", podOrder);
+  return buf;
+}
 enum { DEFAULT_TIMEOUT = 60 };
 static long timeoutSec = DEFAULT_TIMEOUT; /* --timeout; 0: none */
 static long progressSec = -1;             /* --progress; -1: 10 s when stderr is a terminal, else off */
@@ -158,6 +166,8 @@ static struct summary {
   /* cross-rank */
   long splits, namedRun, namedFailed, failed, named, internal, fewer, numberedFailed, numberedNamed;
   long missed[X_COUNT], drawn[X_COUNT];
+  long policyJobs, recordJobs, recordRead, recordOk; /* D25, D27 */
+  char recordMiss[2048];
   char missExample[X_COUNT][2048];
   /* the first failing case, as found and as shrunk; kind: enum case_kind */
   int haveFailure, failureKind, haveSmallest, smallestKind;
@@ -1549,8 +1559,10 @@ static int null_argument_calls(void) {
 /* and the same rings), the same outcome in both libraries, and how    */
 /* often a failure's WARN names the rank whose slot was corrupted.     */
 
-static const char *xKindNames[X_COUNT] = {"X_NONE", "X_RECV", "X_SEND", "X_PREV", "X_NEXT", "X_DUP", "X_SWAP"};
-static const char *xKindLabels[X_COUNT] = {"none", "ringRecv", "ringSend", "ringPrev", "ringNext", "duplicate", "swap"};
+static const char *xKindNames[X_COUNT] = {"X_NONE", "X_RECV",     "X_SEND",     "X_PREV",     "X_NEXT",
+                                          "X_DUP",  "X_SWAP",     "X_REC_FLIP", "X_REC_COPY", "X_REC_STALE"};
+static const char *xKindLabels[X_COUNT] = {"none",      "ringRecv",    "ringSend",   "ringPrev",  "ringNext",
+                                           "duplicate", "swap",        "record byte", "record copy", "stale record"};
 
 /* The largest job --case accepts: two libraries' communicators for every
  * rank are held at once (about 19 KB each). */
@@ -1565,13 +1577,42 @@ struct xjob {
   unsigned char fill;                   /* what the gathered buffer held before Preset */
   int kind, rank, channel, value;       /* the corruption, reduced into the job's ranges */
   void (*corrupt)(struct ncclTopoRanks *slots); /* a named case's own corruption, or NULL */
+  struct rank_env env;                  /* D25's variables (and D27's answers) per rank; n == 0: none */
+  int pod;                              /* comm->enablePod on every rank */
+  int switchV1;                         /* the family hook says TRN3-SwitchV1 */
+  int carries;                          /* every rank's record carries something (the policy, a
+                                         * location, --pod-order node or SwitchV1) */
 };
 
 static void x_job_free(struct xjob *j) {
   cluster_free(j->cl);
   free(j->graphOf);
   free(j->own);
+  rank_env_free(&j->env);
   memset(j, 0, sizeof *j);
+}
+
+/* D25's policy on every rank of a job: NCCOM_RING_NODE_ORDER=network and
+ * each node's location (mode as spread_locations'), from the seed's own
+ * stream. */
+static int x_job_policy(struct xjob *j, unsigned long long seed, int mode) {
+  int n = j->nRanks, nodes = j->cl->nNodes;
+  struct rng r = {mix(seed ^ 0xD25D27ULL)};
+  int *nodeOf = malloc((size_t)n * sizeof(int));
+  if (nodeOf == NULL || rank_env_alloc(&j->env, n) != 0) {
+    free(nodeOf);
+    return -1;
+  }
+  for (int k = 0; k < n; k++) {
+    nodeOf[k] = cluster_node_of(j->cl, k);
+    if ((j->env.order[k] = strdup("network")) == NULL) {
+      free(nodeOf);
+      return -1;
+    }
+  }
+  int bad = spread_locations(&r, mode, nodes, n, nodeOf, &j->env);
+  free(nodeOf);
+  return bad;
 }
 
 /* Node sizes of a spec; the rng goes on to draw the channel orders, so
@@ -1628,14 +1669,24 @@ static int x_job_from_spec(const struct xspec *s, struct xjob *j) {
   j->kind = s->kind;
   j->rank = s->rank % n;
   j->channel = s->channel % MAXCHANNELS;
-  j->value = s->kind == X_DUP || s->kind == X_SWAP ? ((s->value % n) + n) % n : s->value;
+  j->value = s->kind == X_DUP || s->kind == X_SWAP || s->kind == X_REC_COPY ? ((s->value % n) + n) % n : s->value;
+  j->pod = s->pod;
+  j->switchV1 = s->platform;
+  if (s->policy && x_job_policy(j, s->seed, s->policy == 1 ? 1 : 2 + (int)(mix(s->seed) % 2)) != 0) return -1;
+  j->carries = s->policy || podOrderNode || s->platform;
   return 0;
 }
 
-/* The one corruption of the gathered buffer, the same in both libraries. */
-static void x_corrupt(const struct xjob *j, struct ncclTopoRanks *slots) {
+/* The one corruption of the gathered buffer, the same in both libraries;
+ * staleChecksum: the checksum word rank j->rank's Preset wrote for another
+ * communicator (X_REC_STALE). */
+static void x_corrupt(const struct xjob *j, struct ncclTopoRanks *slots, unsigned staleChecksum) {
   struct ncclTopoRanks *f = &slots[j->rank], t;
+  unsigned char *rec = (unsigned char *)f + NCCOM_RING_RECORD_OFFSET;
   switch (j->kind) {
+  case X_REC_FLIP: rec[((unsigned)j->value) % 64] ^= 0xFF; break;
+  case X_REC_COPY: memcpy(rec, (unsigned char *)&slots[j->value] + NCCOM_RING_RECORD_OFFSET, 64); break;
+  case X_REC_STALE: memcpy(rec + offsetof(struct nccomRingRecord, checksum), &staleChecksum, 4); break;
   case X_RECV: f->ringRecv[j->channel] = j->value; break;
   case X_SEND: f->ringSend[j->channel] = j->value; break;
   case X_PREV: f->ringPrev[j->channel] = j->value; break;
@@ -1663,6 +1714,10 @@ static void format_xspec(char *out, size_t size, const struct xspec *s) {
   else if (s->numbering)
     n += snprintf(out + n, size - (size_t)n, ", .numbering = %d", s->numbering);
   if (n < 0 || (size_t)n >= size) return;
+  if (s->policy) n += snprintf(out + n, size - (size_t)n, ", .policy = %d", s->policy);
+  if (s->pod) n += snprintf(out + n, size - (size_t)n, ", .pod = %d", s->pod);
+  if (s->platform) n += snprintf(out + n, size - (size_t)n, ", .platform = %d", s->platform);
+  if (n < 0 || (size_t)n >= size) return;
   int kind = s->kind >= 0 && s->kind < X_COUNT ? s->kind : 0;
   snprintf(out + n, size - (size_t)n, ", .kind = %s, .rank = %d, .channel = %d, .value = %d}", xKindNames[kind],
            s->rank, s->channel, s->value);
@@ -1673,7 +1728,7 @@ static int set_xspec_field(void *target, const char *name, long long v, unsigned
 #define FIELD(F) else if (strcmp(name, #F) == 0) s->F = (int)v;
   if (strcmp(name, "seed") == 0) s->seed = seed;
   FIELD(nodes) FIELD(local) FIELD(unequal) FIELD(channels) FIELD(fill) FIELD(kind) FIELD(rank) FIELD(channel)
-  FIELD(value) FIELD(numbering)
+  FIELD(value) FIELD(numbering) FIELD(policy) FIELD(pod) FIELD(platform)
   else return -1;
 #undef FIELD
   return 0;
@@ -1687,7 +1742,8 @@ static int parse_xspec(const char *text, struct xspec *s) {
   if (s->nodes < 1 || s->nodes > 64 || s->local < 1 || s->local > NCCL_TOPO_MAX_NODES || s->channels < 1 ||
       s->channels > MAXCHANNELS || s->channels * s->local > NCCOM_RING_MAX_INTRA || s->fill < 0 || s->fill > 255 ||
       s->kind < 0 || s->kind >= X_COUNT || s->rank < 0 || s->channel < 0 || s->nodes * s->local > X_MAX_RANKS ||
-      s->numbering < 0 || s->numbering >= CLUSTER_NUMBERINGS)
+      s->numbering < 0 || s->numbering >= CLUSTER_NUMBERINGS || s->policy < 0 || s->policy > 2 || s->pod < 0 ||
+      s->platform < 0 || s->platform > 1)
     return -1;
   return 0;
 }
@@ -1720,6 +1776,20 @@ static void random_xspec(uint64_t seed, struct xspec *s) {
     s->value = p < 60 ? below(&r, n) : p < 75 ? -1 : p < 90 ? n + below(&r, 3) : -2 - below(&r, 2);
   }
   s->numbering = random_numbering(&r);
+  /* D25, D27, drawn last so that the draws above stay as they were: the
+   * policy on every rank in 4 jobs of 10 (a quarter of those with mixed,
+   * missing or invalid locations), and then a third of the time a
+   * corruption of one record instead (now and then without the policy,
+   * where it must change nothing); one job in ten on TRN3-SwitchV1 (where
+   * the policy is not applied); with --pod-order node, enablePod in a
+   * quarter of the jobs. */
+  s->policy = below(&r, 10) < 4 ? 1 + (below(&r, 4) == 0) : 0;
+  if (below(&r, s->policy ? 3 : 20) == 0) {
+    s->kind = n > 1 ? X_REC_FLIP + below(&r, 3) : X_REC_FLIP;
+    s->value = s->kind == X_REC_COPY ? (s->rank + 1 + below(&r, n - 1)) % n : below(&r, 64);
+  }
+  s->platform = below(&r, 10) == 0;
+  if (podOrderNode) s->pod = below(&r, 4) == 0;
 }
 
 /* ---- running one job ---- */
@@ -1766,10 +1836,13 @@ static void x_capture(char *lines, size_t size) {
 
 /* The start of D27's WARN to a rank whose own graph has more channels. */
 #define OWN_GRAPH_WARN "ncclTopoPostset: this rank's own graph has "
+/* The start of D25's summary, which rank 0 alone prints. */
+#define ORDER_SUMMARY "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes"
 
 /* Splits a call's log into what every rank must print alike (WARN and INFO
- * lines with "[rank] NCCL " cut off) and the number of Channel lines, which
- * rank 0 alone prints (D17, "Walks on rank 0"); warn gets the first WARN's
+ * lines with "[rank] NCCL " cut off) and the number of lines rank 0 alone
+ * prints: the Channel lines (D17, "Walks on rank 0") and D25's summary of
+ * the node order; warn gets the first WARN's
  * text. D27's WARN to a rank whose own graph has more channels than the
  * job's is about that rank alone and is left out of both (its result code
  * is every rank's). */
@@ -1785,7 +1858,7 @@ static void x_split_log(const char *lines, char *shared, size_t ssize, char *war
       kind += strlen("] NCCL ");
       const char *text = kind + strlen("WARN ");
       int isWarn = strncmp(kind, "WARN ", 5) == 0;
-      if (!isWarn && strncmp(text, "Channel ", 8) == 0) {
+      if (!isWarn && (strncmp(text, "Channel ", 8) == 0 || strncmp(text, ORDER_SUMMARY, strlen(ORDER_SUMMARY)) == 0)) {
         (*channelLines)++;
       } else if (isWarn && strncmp(text, OWN_GRAPH_WARN, strlen(OWN_GRAPH_WARN)) == 0) {
         /* rank-relative (D27) */
@@ -1806,10 +1879,16 @@ static void copy_text(char *dst, size_t size, const char *src) {
   dst[n] = '\0';
 }
 
-/* The rank a Postset WARN names first ("ncclTopoPostset: rank S..."), or -1. */
+/* The rank a Postset WARN names ("ncclTopoPostset: rank S, ..." of the
+ * checks and the diagnosis; "(rank S did not)" of P12; "... of rank S is"
+ * of P13 and P14; "rank S does not ask for it" of D25's case 4), or -1. */
 static int x_named_rank(const char *warn) {
   int s;
+  const char *at;
   if (sscanf(warn, "ncclTopoPostset: rank %d", &s) == 1) return s;
+  if ((at = strstr(warn, "(rank ")) && sscanf(at, "(rank %d did not)", &s) == 1) return s;
+  if ((at = strstr(warn, " of rank ")) && sscanf(at, " of rank %d is", &s) == 1) return s;
+  if ((at = strstr(warn, "is not applied: rank ")) && sscanf(at, "is not applied: rank %d does", &s) == 1) return s;
   return -1;
 }
 
@@ -1825,7 +1904,7 @@ static void x_comm_init(const struct xjob *j, int rank, struct ncclComm *c) {
   c->rank = rank;
   c->nRanks = j->nRanks;
   c->localRanks = j->cl->localRanks[m];
-  c->enablePod = 0;
+  c->enablePod = j->pod;
 }
 
 /* Checks rank r's Postset in library lib against rank 0's (or, for rank 0,
@@ -1848,8 +1927,8 @@ static int x_check_rank(int lib, int r, ncclResult_t res, const char *lines, con
     memcpy(v->heads, heads, (size_t)n * sizeof(int));
   } else {
     if (channelLines > 0)
-      return x_fail(1, "%s: rank %d printed %d Channel lines; only rank 0 prints them (D17, \"Walks on rank 0\")",
-                    who, r, channelLines);
+      return x_fail(1, "%s: rank %d printed %d Channel lines or node-order summaries; only rank 0 prints them (D17, "
+                    "\"Walks on rank 0\", D25)", who, r, channelLines);
     if (res != v->res || strcmp(shared, v->shared) != 0)
       return x_fail(1,
                     "split verdict in the %s: rank 0 returned %d, rank %d returned %d\n"
@@ -1915,7 +1994,7 @@ static int x_run(const struct xjob *j) {
   case_begin(xLabel, xLabel[0] == '{' ? CASE_SPEC : CASE_FIXED);
   xSplit = xDiff = 0;
   xSplitText[0] = xDiffText[0] = '\0';
-  set_platform(&(struct spec){0}); /* generic: no kangaRing */
+  set_platform(&(struct spec){.platform = j->switchV1 ? 1 : 0}); /* no kangaRing rows either way */
   struct ncclComm *comms[2] = {malloc(nn * sizeof(struct ncclComm)), malloc(nn * sizeof(struct ncclComm))};
   struct ncclTopoRanks *slots[2] = {malloc(nn * sizeof(struct ncclTopoRanks)),
                                     malloc(nn * sizeof(struct ncclTopoRanks))};
@@ -1948,6 +2027,7 @@ static int x_run(const struct xjob *j) {
       all[lib][r] = &slots[lib][r];
       /* The libraries take a non-const graph; neither writes it (spec §2). */
       struct ncclTopoGraph *g = (struct ncclTopoGraph *)(uintptr_t)j->graphOf[r];
+      set_rank_env(&j->env, r);
       call_begin("ncclTopoPreset", lib);
       o[lib].res = libs[lib].api.preset(&comms[lib][r], g, &slots[lib][r]);
       call_end(&o[lib]);
@@ -1964,7 +2044,28 @@ static int x_run(const struct xjob *j) {
       goto out;
     }
   }
-  for (int lib = 0; lib < 2; lib++) x_corrupt(j, slots[lib]);
+  /* X_REC_STALE: the checksum the corrupted rank's Preset writes for another
+   * communicator, the same rank with its graph's NICs changed. */
+  unsigned stale[2] = {0, 0};
+  if (j->kind == X_REC_STALE) {
+    static struct ncclTopoGraph other;
+    static struct ncclComm scratchComm;
+    struct ncclTopoRanks scratch;
+    memcpy(&other, j->graphOf[j->rank], sizeof other);
+    other.inter[0] += 1;
+    for (int lib = 0; lib < 2; lib++) {
+      struct outcome o;
+      x_comm_init(j, j->rank, &scratchComm);
+      memset(&scratch, j->fill, sizeof scratch);
+      set_rank_env(&j->env, j->rank);
+      call_begin("ncclTopoPreset", lib);
+      o.res = libs[lib].api.preset(&scratchComm, &other, &scratch);
+      call_end(&o);
+      memcpy(&stale[lib], (unsigned char *)&scratch + NCCOM_RING_RECORD_OFFSET + offsetof(struct nccomRingRecord, checksum), 4);
+    }
+  }
+  clear_rank_env(); /* Postset reads none of them */
+  for (int lib = 0; lib < 2; lib++) x_corrupt(j, slots[lib], stale[lib]);
 
   /* Postset on every rank: compared between the libraries rank by rank,
    * and within each library against rank 0's verdict. */
@@ -1994,6 +2095,7 @@ static int x_run(const struct xjob *j) {
     }
   }
 out:
+  clear_rank_env();
   for (int lib = 0; lib < 2; lib++) {
     free(comms[lib]);
     free(slots[lib]);
@@ -2123,6 +2225,123 @@ static int x_rings_counts(const struct xverdict *v, int n, char *why, size_t siz
   return 0;
 }
 
+/* ---- named cases of D25 and D27 ---- */
+
+/* The local order of channel c in the D25 cases: forward on even channels,
+ * backward from local rank 0 on odd ones. */
+static const int d25Forward[] = {0, 1, 2, 3}, d25Backward[] = {0, 3, 2, 1};
+
+/* nodes x 4 ranks, 2 channels (forward, backward); every rank network and
+ * the location loc(node) (NULL: unset), its own NCCOM_RING_NODE_ORDER
+ * unset when it is `unsetRank`. */
+static int x_job_d25(struct xjob *j, int nodes, const char *(*loc)(int node), int unsetRank) {
+  if (x_job_uniform(j, nodes, 4, 2, d25Forward) != 0) return -1;
+  cluster_set_channel(j->cl, 1, d25Backward, 4, -1, -1);
+  int n = j->nRanks;
+  if (rank_env_alloc(&j->env, n) != 0) return -1;
+  for (int k = 0; k < n; k++) {
+    const char *l = loc(cluster_node_of(j->cl, k));
+    if ((k != unsetRank && (j->env.order[k] = strdup("network")) == NULL) ||
+        (l && (j->env.location[k] = strdup(l)) == NULL))
+      return -1;
+  }
+  j->carries = 1;
+  return 0;
+}
+
+static const char *alternating(int node) { return node % 2 ? "spine0/leafB" : "spine0/leafA"; }
+static const char *grouped(int node) { return node < 4 ? "spine0/leafA" : "spine0/leafB"; }
+
+/* D25's example: 8 nodes of 4 ranks whose locations alternate between
+ * spine0/leafA and spine0/leafB in rank order. */
+static int x_case_d25_example(struct xjob *j) { return x_job_d25(j, 8, alternating, -1); }
+/* The same nodes already grouped in rank order: D8's order, the same rings. */
+static int x_case_d25_grouped(struct xjob *j) { return x_job_d25(j, 8, grouped, -1); }
+/* One rank of 32, rank 13, without NCCOM_RING_NODE_ORDER. */
+static int x_case_d25_one_rank(struct xjob *j) { return x_job_d25(j, 8, alternating, 13); }
+
+/* A node without a location: node 1's ranks 4 and 5 have none, rank 6 an
+ * invalid one and rank 7 spine0/leafA, so node 1 has none (3 of 4). */
+static const char *one_without(int node) {
+  static const char *const loc[] = {"spine0/leafB", NULL, "spine0/leafA", "spine0/leafB"};
+  return loc[node];
+}
+static int x_case_d25_no_location(struct xjob *j) {
+  if (x_job_d25(j, 4, one_without, -1) != 0) return -1;
+  free(j->env.location[6]);
+  free(j->env.location[7]);
+  j->env.location[6] = strdup("spine0/leaf?A");
+  j->env.location[7] = strdup("spine0/leafA");
+  return j->env.location[6] && j->env.location[7] ? 0 : -1;
+}
+
+/* D27: on TRN3-SwitchV1, node 2 (ranks 8-11) answers JBOG id 4. */
+static int x_case_jbog4(struct xjob *j) {
+  static const int order[] = {0, 1, 2, 3};
+  if (x_job_uniform(j, 4, 4, 1, order) != 0 || rank_env_alloc(&j->env, 16) != 0) return -1;
+  j->env.vcore = calloc(16, sizeof(int));
+  j->env.jbog = calloc(16, sizeof(int));
+  if (!j->env.vcore || !j->env.jbog) return -1;
+  for (int k = 0; k < 16; k++) j->env.jbog[k] = k / 4 == 2 ? 4 : 1 + k % 3;
+  j->switchV1 = j->carries = 1;
+  return 0;
+}
+
+/* D27: enablePod on 2x4, and rank 5's record zeroed after the AllGather
+ * (as from a rank whose Preset is another library's). */
+static void x_corrupt_zero_record(struct ncclTopoRanks *slots) {
+  memset((unsigned char *)&slots[5] + NCCOM_RING_RECORD_OFFSET, 0, sizeof(int));
+}
+static int x_case_pod_record(struct xjob *j) {
+  static const int order[] = {0, 1, 2, 3};
+  if (x_job_uniform(j, 2, 4, 1, order) != 0) return -1;
+  j->pod = 1;
+  j->corrupt = x_corrupt_zero_record;
+  j->carries = podOrderNode;
+  return 0;
+}
+
+/* Rank 0's rings follow the node sequence seq: on channel c, node seq[i]'s
+ * ranks in its channel c % n order (forward or backward), node after node;
+ * and, when leaves, each ring crosses between nodes of other leaves
+ * (leaf(node)) exactly `crossings` times, the wrap-around included. */
+static int x_rings_follow(const struct xverdict *v, int n, const int *seq, int nodes, const char *(*leaf)(int),
+                          int crossings, char *why, size_t size) {
+  int graphChannels = v->nChannels / 2;
+  for (int c = 0; c < v->nChannels; c++) {
+    const int *local = c % graphChannels % 2 ? d25Backward : d25Forward;
+    for (int i = 0; i < nodes; i++)
+      for (int k = 0; k < 4; k++) {
+        int want = 4 * seq[i] + local[k], got = v->ring[c * n + 4 * i + k];
+        if (got != want) {
+          snprintf(why, size, "rank 0's channel %d userRanks[%d] is %d, want %d (nodes in the order of D25)", c,
+                   4 * i + k, got, want);
+          return 1;
+        }
+      }
+    int cross = 0;
+    for (int i = 0; leaf && i < n; i++) cross += strcmp(leaf(v->ring[c * n + i] / 4), leaf(v->ring[c * n + (i + 1) % n] / 4)) != 0;
+    if (leaf && cross != crossings) {
+      snprintf(why, size, "rank 0's channel %d crosses between leaves %d times, want %d", c, cross, crossings);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int x_rings_d25_example(const struct xverdict *v, int n, char *why, size_t size) {
+  static const int seq[] = {0, 2, 4, 6, 1, 3, 5, 7};
+  return x_rings_follow(v, n, seq, 8, alternating, 2, why, size);
+}
+static int x_rings_d25_rank_order(const struct xverdict *v, int n, char *why, size_t size) {
+  static const int seq[] = {0, 1, 2, 3, 4, 5, 6, 7};
+  return x_rings_follow(v, n, seq, 8, NULL, 0, why, size);
+}
+static int x_rings_d25_no_location(const struct xverdict *v, int n, char *why, size_t size) {
+  static const int seq[] = {0, 3, 2, 1};
+  return x_rings_follow(v, n, seq, 4, NULL, 0, why, size);
+}
+
 struct xnamed {
   const char *title;
   int (*build)(struct xjob *j);
@@ -2132,28 +2351,55 @@ struct xnamed {
   int channels;      /* succeeding: *nChannels */
   const char *walk;  /* failing: rank 0's INFO line, printed before its WARN; or NULL */
   int (*rings)(const struct xverdict *v, int n, char *why, size_t size); /* succeeding: or NULL */
+  const char *warn;  /* succeeding: the one WARN every rank prints ("" none), or NULL: not checked */
+  const char *info;  /* an INFO line rank 0 prints, or NULL */
+  int podRank;       /* >= 0: the rank the WARN names with --pod-order node (else `rank`) */
 };
 
 /* Issue 8's six inputs, named after what they show, and D23's twist. */
 static const struct xnamed xNamed[] = {
     {"1: 2x4, rank 2's ringPrev[0] = 0: every rank fails naming rank 2",
-     x_case_wrong_prev, 0x00, ncclInternalError, 2, 0, NULL, NULL},
+     x_case_wrong_prev, 0x00, ncclInternalError, 2, 0, NULL, NULL, NULL, NULL, -1},
     {"2: 2x5, rank 2's own graph moves only its prev: every rank fails naming rank 2",
-     x_case_own_graph, 0x00, ncclInternalError, 2, 0, NULL, NULL},
+     x_case_own_graph, 0x00, ncclInternalError, 2, 0, NULL, NULL, NULL, NULL, -1},
     {"3: 2x8, rank 0's fragment also in rank 9's slot: every rank fails naming rank 9",
-     x_case_wrong_slot, 0x00, ncclInternalError, 9, 0, NULL, NULL},
+     x_case_wrong_slot, 0x00, ncclInternalError, 9, 0, NULL, NULL, NULL, NULL, -1},
     {"4: 1x4, 14-channel graphs and one 12-channel graph, buffer zeroed: every rank has 24 channels",
-     x_case_counts, 0x00, ncclSuccess, -1, 24, NULL, x_rings_counts},
+     x_case_counts, 0x00, ncclSuccess, -1, 24, NULL, x_rings_counts, NULL, NULL, -1},
     {"4: 1x4, 14-channel graphs and one 12-channel graph, buffer 0xA5: every rank has 24 channels",
-     x_case_counts, 0xA5, ncclSuccess, -1, 24, NULL, x_rings_counts},
+     x_case_counts, 0xA5, ncclSuccess, -1, 24, NULL, x_rings_counts, NULL, NULL, -1},
     {"4b: 1x4, input 4 with rank 3's slot stale in channels 12-13: every rank has 28 channels (D27)",
-     x_case_stale_counts, 0x00, ncclSuccess, -1, 28, NULL, x_rings_counts},
+     x_case_stale_counts, 0x00, ncclSuccess, -1, 28, NULL, x_rings_counts, NULL, NULL, -1},
     {"5: 8x8, rank 52 says prev 53 and next 54: every rank fails naming rank 52",
-     x_case_two_links, 0x00, ncclInternalError, 52, 0, NULL, NULL},
+     x_case_two_links, 0x00, ncclInternalError, 52, 0, NULL, NULL, NULL, NULL, -1},
     {"6: 2x4, channel 1 cycles 4 5 4: rank 0 prints the walk before its WARN",
-     x_case_walk, 0x00, ncclInternalError, 5, 0, "Channel 01/02 :    0   1   2   3   4   5   4   5", NULL},
+     x_case_walk, 0x00, ncclInternalError, 5, 0, "Channel 01/02 :    0   1   2   3   4   5   4   5", NULL, NULL, NULL, -1},
     {"D23: 2x4x3, one fragment's ringRecv[2] = -1: every rank succeeds with 4 channels",
-     x_case_fewer, 0x00, ncclSuccess, -1, 4, NULL, NULL},
+     x_case_fewer, 0x00, ncclSuccess, -1, 4, NULL, NULL, NULL, NULL, -1},
+    {"D25: 8x4 alternating spine0/leafA and spine0/leafB, network on every rank: every rank succeeds, "
+     "each ring crosses between the leaves twice",
+     x_case_d25_example, 0x00, ncclSuccess, -1, 4, NULL, x_rings_d25_example, "",
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 2:8 4:16 6:24 1:4 3:12 5:20 7:28; per ring, "
+     "level 1: 0 crossings of 1 groups, level 2: 2 crossings of 2 groups", -1},
+    {"D25: 8x4 already grouped by leaf in rank order: the rings of D8's order",
+     x_case_d25_grouped, 0x00, ncclSuccess, -1, 4, NULL, x_rings_d25_rank_order, "",
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 1:4 2:8 3:12 4:16 5:20 6:24 7:28; per ring, "
+     "level 1: 0 crossings of 1 groups, level 2: 2 crossings of 2 groups", -1},
+    {"D25: rank 13 of 32 without NCCOM_RING_NODE_ORDER: every rank stitches in rank order with one WARN naming it",
+     x_case_d25_one_rank, 0xA5, ncclSuccess, 13, 4, NULL, x_rings_d25_rank_order,
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 13 does not ask for it (1 of 32 ranks "
+     "do not, or carry no valid record): stitching in rank order (D9) on every rank", NULL, -1},
+    {"D25: 4x4, node 1 without a location (3 of its 4 ranks): placed last, one WARN naming its head",
+     x_case_d25_no_location, 0x00, ncclSuccess, -1, 4, NULL, x_rings_d25_no_location,
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: node 1 (head rank 4) has no location (1 of 4 nodes have "
+     "none, NCCOM_RING_LOCATION unset or invalid on most of their ranks): they come after all others, in rank order",
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 3:12 2:8 1:4; per ring, level 1: 2 crossings of "
+     "2 groups, level 2: 3 crossings of 3 groups", -1},
+    {"D27: 4x4 on TRN3-SwitchV1, node 2 answers JBOG id 4: every rank fails naming rank 8",
+     x_case_jbog4, 0x00, ncclInternalError, 8, 0, NULL, NULL, NULL, NULL, -1},
+    {"D27: 2x4 with enablePod, rank 5's record zeroed: every rank fails naming rank 5 (with --pod-order node; "
+     "else rank 0)",
+     x_case_pod_record, 0x00, ncclInvalidUsage, 0, 0, NULL, NULL, NULL, NULL, 5},
 };
 
 /* Checks a named case's expectation against library lib's verdict. */
@@ -2163,9 +2409,22 @@ static int x_expect(const struct xnamed *k, int lib, int n, char *why, size_t si
     snprintf(why, size, "returned %d, want %d; WARN: %s", (int)v->res, (int)k->res, v->warn[0] ? v->warn : "(none)");
     return 1;
   }
-  if (k->res != ncclSuccess && x_named_rank(v->warn) != k->rank) {
-    snprintf(why, size, "the WARN does not name rank %d: %s", k->rank, v->warn);
+  int rank = k->podRank >= 0 && podOrderNode ? k->podRank : k->rank;
+  if ((k->res != ncclSuccess || rank >= 0) && x_named_rank(v->warn) != rank) {
+    snprintf(why, size, "the WARN does not name rank %d: %s", rank, v->warn[0] ? v->warn : "(none)");
     return 1;
+  }
+  if (k->warn && strcmp(v->warn, k->warn) != 0) {
+    snprintf(why, size, "the WARN is \"%s\", want \"%s\"", v->warn, k->warn);
+    return 1;
+  }
+  if (k->info) {
+    char want[1024];
+    snprintf(want, sizeof want, "NCCL INFO %s\n", k->info);
+    if (strstr(v->log, want) == NULL) {
+      snprintf(why, size, "rank 0 does not print \"%s\"; it printed:\n%.2500s", k->info, v->log);
+      return 1;
+    }
   }
   if (k->res == ncclSuccess && v->nChannels != k->channels) {
     snprintf(why, size, "*nChannels is %d, want %d", v->nChannels, k->channels);
@@ -2191,8 +2450,8 @@ static void x_report(const char *label, int pasteable) {
   if (xSplit) printf("conformance: cross-rank SPLIT VERDICT in %s:\n  %s\n", label, xSplitText);
   if (xDiff) printf("conformance: cross-rank DIFFERENCE in %s:\n  %s\n", label, xDiffText);
   if (pasteable)
-    printf("conformance: replay with: %s --cross-rank --candidate %s --reference %s --case '%s'\n", xArgv0,
-           libs[0].path, libs[1].path, label);
+    printf("conformance: replay with: %s --cross-rank --candidate %s --reference %s%s --case '%s'\n", xArgv0,
+           libs[0].path, libs[1].path, podOrderFlag(), label);
 }
 
 static int x_spec_fails(const struct xspec *s) {
@@ -2208,7 +2467,8 @@ static int x_spec_fails(const struct xspec *s) {
 static long long xspec_size(const struct xspec *s) {
   long long v = s->value < 0 ? -(long long)s->value : s->value;
   return (long long)s->nodes * s->local * s->channels * 1000000 + (long long)s->rank * 1000 +
-         (long long)s->channel * 100 + v * 10 + s->unequal + (s->fill != 0) + s->numbering;
+         (long long)s->channel * 100 + v * 10 + s->unequal + (s->fill != 0) + s->numbering + s->policy + s->pod +
+         s->platform;
 }
 
 /* Greedy shrinking: keep any smaller case that still splits or differs. */
@@ -2231,7 +2491,8 @@ static void x_shrink(struct xspec *s) {
     TRY(numbering, CLUSTER_NODE_MAJOR) TRY(numbering, s->numbering > 1 ? CLUSTER_ROUND_ROBIN : s->numbering)
     TRY(rank, s->rank % ranks) TRY(rank, s->rank / 2) TRY(rank, 0)
     TRY(channel, s->channel % MAXCHANNELS) TRY(channel, s->channel / 2) TRY(channel, 0)
-    TRY(value, 0) TRY(value, -1) TRY(value, s->value / 2)
+    TRY(value, 0) TRY(value, -1) TRY(value, s->value / 2) TRY(policy, 0) TRY(policy, s->policy > 1 ? 1 : s->policy)
+    TRY(pod, 0) TRY(platform, 0)
 #undef TRY
     for (int i = 0; i < n && !progress; i++) {
       if (xspec_size(&tries[i]) < xspec_size(s) && x_spec_fails(&tries[i])) {
@@ -2283,8 +2544,8 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
     xLabel[0] = '\0';
     return bad;
   }
-  printf("conformance: cross-rank, seed 0x%llx (replay: %s --cross-rank --candidate %s --reference %s --seed 0x%llx --count %ld)\n",
-         (unsigned long long)seed, xArgv0, libs[0].path, libs[1].path, (unsigned long long)seed, count);
+  printf("conformance: cross-rank, seed 0x%llx (replay: %s --cross-rank --candidate %s --reference %s%s --seed 0x%llx --count %ld)\n",
+         (unsigned long long)seed, xArgv0, libs[0].path, libs[1].path, podOrderFlag(), (unsigned long long)seed, count);
 
   int status = 0;
   sum.phase = "the named cases";
@@ -2379,6 +2640,24 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
     } else if (xv[0].nChannels < (2 * s.channels < MAXCHANNELS ? 2 * s.channels : MAXCHANNELS)) {
       sum.fewer++; /* D23: a fragment that says it has fewer channels lowers every rank's count */
     }
+    sum.policyJobs += s.policy != 0;
+    if (j.kind >= X_REC_FLIP) {
+      /* A corrupted record is invalid, so it counts as none (errors.md, "The
+       * records"). When a check reads it (P12 with enablePod on several
+       * nodes and --pod-order node; or the policy's case 4, on more than
+       * one rank (alone, no valid record asks: case 1), unless case 2 or 3
+       * comes first), the one verdict names the corrupted rank; otherwise
+       * nothing changes (an invalid SwitchV1 record is not checked). */
+      int podRead = s.pod && podOrderNode && j.cl->nNodes > 1;
+      int read = podRead || (s.policy && j.nRanks > 1 && !s.platform && !(s.pod && j.cl->nNodes > 1));
+      int ok = read ? x_named_rank(xv[0].warn) == j.rank : xv[0].res == ncclSuccess && xv[0].warn[0] == '\0';
+      sum.recordJobs++;
+      sum.recordRead += read;
+      sum.recordOk += ok;
+      if (!ok && sum.recordMiss[0] == '\0')
+        snprintf(sum.recordMiss, sizeof sum.recordMiss, "%s: returned %d, WARN: %s", xLabel, (int)xv[0].res,
+                 xv[0].warn[0] ? xv[0].warn : "(none)");
+    }
     x_job_free(&j);
     sum.cases++;
     sum.random = i + 1;
@@ -2403,6 +2682,15 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
   printf("cross-rank: %ld clusters numbered across nodes (round-robin or permuted); %ld of them failed, the WARN "
          "names the corrupted rank in %ld\n",
          sum.numbered, sum.numberedFailed, sum.numberedNamed);
+  printf("cross-rank: D25/D27: %ld clusters with NCCOM_RING_NODE_ORDER=network on every rank%s; %ld record corruptions, "
+         "%ld of them read by a check: the verdict names the corrupted rank, or nothing changes, in %ld\n",
+         sum.policyJobs, podOrderNode ? " (NCCOM_RING_POD_ORDER=node: a quarter with enablePod)" : "", sum.recordJobs,
+         sum.recordRead, sum.recordOk);
+  if (sum.recordOk < sum.recordJobs) {
+    printf("cross-rank: FAIL: %ld record corruptions neither named the corrupted rank nor left the job as it was; "
+           "first: %s\n", sum.recordJobs - sum.recordOk, sum.recordMiss);
+    status = 1;
+  }
   /* The figures above are the random clusters'; say so when a named or
    * pasted case failed, so that the last line does not read as a pass. */
   if (sum.namedFailed)
@@ -2785,8 +3073,8 @@ int main(int argc, char **argv) {
     sum.cases++;
     if (run_case(&one)) failing = one, failed = 1;
   } else {
-    printf("conformance: seed 0x%llx (replay: %s --candidate %s --reference %s%s --seed 0x%llx --count %ld)\n",
-           (unsigned long long)seed, argv[0], libs[0].path, libs[1].path, realMode ? " --real" : "",
+    printf("conformance: seed 0x%llx (replay: %s --candidate %s --reference %s%s%s --seed 0x%llx --count %ld)\n",
+           (unsigned long long)seed, argv[0], libs[0].path, libs[1].path, realMode ? " --real" : "", podOrderFlag(),
            (unsigned long long)seed, count);
     sum.phase = "the NULL-argument calls";
     if (null_argument_calls()) failed = 1, memset(&failing, 0, sizeof failing);
@@ -2830,8 +3118,8 @@ int main(int argc, char **argv) {
       snprintf(sum.smallestDiff, sizeof sum.smallestDiff, "%s", diffText);
       printf("conformance: smallest reproducing case (paste into tests/c/conformance/regressions.inc):\n%s,\n", text);
       printf("conformance: its difference:\n  %s\n", diffText);
-      printf("conformance: replay with: %s --candidate %s --reference %s%s --case '%s'\n", argv[0], libs[0].path,
-             libs[1].path, realMode ? " --real" : "", text);
+      printf("conformance: replay with: %s --candidate %s --reference %s%s%s --case '%s'\n", argv[0], libs[0].path,
+             libs[1].path, realMode ? " --real" : "", podOrderFlag(), text);
     }
     return finish(1);
   }

@@ -108,6 +108,7 @@ struct xspec {
                             * node 0's NICs; 2 as 1, but some ranks carry another node's location
                             * or none */
   int pod;                 /* comm->enablePod on every rank (drawn with --pod-order only) */
+  int platform;            /* 1: the family hook says TRN3-SwitchV1 (answers pass; no kangaRing rows) */
 };
 
 #endif

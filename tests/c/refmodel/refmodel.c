@@ -1833,14 +1833,16 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
              s.count[rank], n, holder, n);
   order_warns(rank, &ord, N, M);
 
-  /* INFO lines after the commit (P12); the D23 count line came first. */
+  /* INFO lines after the commit (P12); the D23 count line came first.
+   * errors.md does not place the node order's INFO lines among the others;
+   * the library prints them first, so the model does too. */
+  order_infos(rank, &ord, M);
   if (rank == 0) print_channel_lines(rank, nFinal, s.rings, N, n);
   if (podStitch)
     ref_info(SUB_INIT, rank,
              "ncclTopoPostset: enablePod set on %d nodes: stitching in node order "
              "(NCCOM_RING_POD_ORDER=node)",
              M);
-  order_infos(rank, &ord, M);
   if (pl.switchv1 && info_enabled(SUB_INIT)) {
     ref_info(SUB_INIT, rank, "built %d kangaring paths", nK);
     for (int k = 0; k < nK; k++) {
