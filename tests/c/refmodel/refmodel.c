@@ -4,8 +4,12 @@
  * ncclTopoGetNetDev).
  *
  * Written from docs/spec/ring-construction.txt, docs/spec/DECISIONS.md
- * (D1..D24), docs/errors.md (order of checks, result codes, WARN texts) and the
- * README's ABI notes (P1..P23) alone. It follows the algorithm shape of
+ * (D1..D27), docs/errors.md (order of checks, result codes, WARN texts), the
+ * words of struct nccomRingRecord in include/nccom_ring.h (typed into
+ * refmodel_layout.h, not included) and the README's ABI notes (P1..P23)
+ * alone; where docs/errors.md leaves a text or an order open, README.md
+ * beside this file says which reading the model took. It follows the
+ * algorithm shape of
  * upstream NVIDIA NCCL 2.8 as the spec describes it (fragment packing, flat
  * [c*nRanks + r] tables, connectRings-style stitch, quadratic ring membership
  * check) and is the conformance baseline, not an optimised implementation.
