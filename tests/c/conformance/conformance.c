@@ -2275,6 +2275,22 @@ static int x_case_d25_no_location(struct xjob *j) {
   return j->env.location[6] && j->env.location[7] ? 0 : -1;
 }
 
+/* D25's plurality and its ties: 4 nodes of 2 ranks whose head is the odd
+ * rank (channel order 1 0). Node 0: 0 s0/l1, 1 s0/l0 (a tie: the head's,
+ * s0/l0); node 1: 2 s0/l1/deep/er, 3 s0/l1 (the head's; the deeper location
+ * is no node's, so the summary stops at level 2); node 2: 4 s0/l0, 5 none
+ * (the head's: no location); node 3: both s0/l1. */
+static int x_case_d25_ties(struct xjob *j) {
+  static const int order[] = {1, 0};
+  static const char *const loc[] = {"s0/l1", "s0/l0", "s0/l1/deep/er", "s0/l1", "s0/l0", NULL, "s0/l1", "s0/l1"};
+  if (x_job_uniform(j, 4, 2, 1, order) != 0 || rank_env_alloc(&j->env, 8) != 0) return -1;
+  for (int k = 0; k < 8; k++)
+    if ((j->env.order[k] = strdup("network")) == NULL || (loc[k] && (j->env.location[k] = strdup(loc[k])) == NULL))
+      return -1;
+  j->carries = 1;
+  return 0;
+}
+
 /* D27: on TRN3-SwitchV1, node 2 (ranks 8-11) answers JBOG id 4. */
 static int x_case_jbog4(struct xjob *j) {
   static const int order[] = {0, 1, 2, 3};
@@ -2395,6 +2411,12 @@ static const struct xnamed xNamed[] = {
      "none, NCCOM_RING_LOCATION unset or invalid on most of their ranks): they come after all others, in rank order",
      "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 3:12 2:8 1:4; per ring, level 1: 2 crossings of "
      "2 groups, level 2: 3 crossings of 3 groups", -1},
+    {"D25: 4x2 headed by their odd ranks, ties in the plurality: the head's location (none on node 2, placed last)",
+     x_case_d25_ties, 0x00, ncclSuccess, -1, 2, NULL, NULL,
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: node 2 (head rank 5) has no location (1 of 4 nodes have "
+     "none, NCCOM_RING_LOCATION unset or invalid on most of their ranks): they come after all others, in rank order",
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:1 1:3 3:7 2:5; per ring, level 1: 2 crossings of 2 "
+     "groups, level 2: 3 crossings of 3 groups", -1},
     {"D27: 4x4 on TRN3-SwitchV1, node 2 answers JBOG id 4: every rank fails naming rank 8",
      x_case_jbog4, 0x00, ncclInternalError, 8, 0, NULL, NULL, NULL, NULL, -1},
     {"D27: 2x4 with enablePod, rank 5's record zeroed: every rank fails naming rank 5 (with --pod-order node; "
