@@ -249,6 +249,12 @@ test-sanitizers: $(SAN)/expected $(SAN)/faults $(SAN)/ringstage $(SAN)/conforman
 # deadline exceeded" now and then without any failing input
 # (golang/go#75804, fixed in Go 1.27).
 FUZZ_TARGETS      := FuzzPreset FuzzPostset FuzzBuildRings FuzzPostsetEveryRank
+# The other packages' targets (PACKAGE:TARGET): issue 21's dump reader,
+# what reads crafted dumps and the quoting of untrusted strings (seed
+# corpora in PACKAGE/testdata/fuzz); issue 22's parsers of nccom-rings
+# locate (package location).
+FUZZ_OTHER        := ./ringdump:FuzzDecode ./cmd/nccom-rings:FuzzVerify ./internal/quote:FuzzString \
+  ./location:FuzzParseEC2 ./location:FuzzParseSlurm ./location:FuzzHostlist ./location:FuzzReadLocations
 FUZZTIME          ?= 600000x
 LIBFUZZER_SECONDS ?= 300
 CLANG             ?= clang
@@ -260,6 +266,7 @@ $(BUILD)/fuzz-abi: tests/c/fuzz/fuzz_abi.c tests/c/common/cluster.c tests/c/comm
 
 define run-fuzz
 	@set -e; for t in $(FUZZ_TARGETS); do $(GO) test ./ring -run '^$$' -fuzz "^$$t$$" -fuzztime $(1); done
+	@set -e; for pt in $(FUZZ_OTHER); do $(GO) test $${pt%%:*} -run '^$$' -fuzz "^$${pt#*:}$$" -fuzztime $(1); done
 	@rm -rf $(BUILD)/fuzz-corpus && mkdir -p $(BUILD)/fuzz-corpus
 	@rc=0; $(BUILD)/fuzz-abi -max_total_time=$(2) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz- \
 	  $(BUILD)/fuzz-corpus tests/c/fuzz/corpus > $(BUILD)/fuzz-abi.log 2>&1 || rc=$$?; \
@@ -315,7 +322,7 @@ test-footprint: $(LIB) $(BUILD)/footprint $(BUILD)/ringstage
 	@for v in 1 3; do $(FOOTPRINT_ENV) NCCOM_RING_GOMAXPROCS=$$v NCCL_DEBUG=TRACE NCCL_DEBUG_SUBSYS=ALLOC \
 	  $(BUILD)/ringstage --nodes 1 --quiet | grep -q "footprint: .*GOMAXPROCS $$v," || \
 	  { echo "test-footprint: NCCOM_RING_GOMAXPROCS=$$v did not set the library's GOMAXPROCS"; exit 1; }; done
-	@for v in 'abc:"abc" is not a positive integer; using 2' '1000:1000 is more than 64; using 64'; do \
+	@for v in 'abc:"abc" is not a positive integer; using 2' '1000:"1000" is more than 64; using 64'; do \
 	  val=$${v%%:*} want=$${v#*:}; out=$$($(FOOTPRINT_ENV) NCCOM_RING_GOMAXPROCS=$$val NCCL_DEBUG=WARN $(BUILD)/ringstage --nodes 1 --quiet | grep 'NCCL WARN'); \
 	  [ "$$(printf '%s\n' "$$out" | grep -c .)" = 1 ] && printf '%s\n' "$$out" | grep -qF "NCCOM_RING_GOMAXPROCS=$$want" || \
 	  { echo "test-footprint: NCCOM_RING_GOMAXPROCS=$$val: want one WARN '$$want', got: $$out"; exit 1; }; done
@@ -432,16 +439,33 @@ demo:
 # writes under NCCOM_RING_DUMP (ringdump/); test-dump runs ringstage with it
 # and checks the tool's verdicts (tests/dump/ringstage_dump.sh).
 RINGS_TOOL := $(BUILD)/nccom-rings
-$(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go internal/cli/*.go ringdump/*.go version/*.go) go.mod
+$(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go internal/cli/*.go ringdump/*.go version/*.go location/*.go nodeorder/*.go) go.mod
 	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-rings
 .PHONY: test-dump
 test-dump: $(BUILD)/ringstage $(RINGS_TOOL)
 	sh tests/dump/ringstage_dump.sh $(BUILD)
 	$(GO) test -count=1 ./ringdump ./cmd/nccom-rings
 
+# Issue 21: what another user can do to a job through shared files and the
+# environment (tests/c/security/check.sh, docs/security.md): links planted
+# under dump names, a dump swapped for a FIFO or /dev/zero, dump directories
+# others can write into, NCCL_DEBUG_FILE as a FIFO, a device, a link or a
+# path too long, newlines in values, a set-user-ID-root host run by nobody
+# (skipped, saying why, where the machine forbids it), nccom-rings on
+# crafted dumps under ulimit -v 2000000.
+.PHONY: test-security
+$(BUILD)/security-host: tests/c/security/security.c include/nccom_ring.h
+	@mkdir -p $(BUILD)
+	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ $< -ldl
+$(BUILD)/libnccomring-evil.so: tests/c/security/evil.c
+	@mkdir -p $(BUILD)
+	$(CC) $(CSTD) -D_GNU_SOURCE -fPIC -shared -o $@ $<
+test-security: $(BUILD)/security-host $(BUILD)/libnccomring-evil.so $(LIB) $(BUILD)/$(SONAME) $(PRELOAD) $(BUILD)/ringstage $(RINGS_TOOL)
+	sh tests/c/security/check.sh $(CURDIR)/$(BUILD)
+
 TEST_STEPS := test-go test-header test-c test-example test-dump test-graphs test-mpi test-boundary test-preload test-glibc test-abi-tool \
-  test-layout-profile test-abi-check test-conformance-timeout test-hostile test-sanitizers test-fuzz test-bench test-footprint \
-  test-conformance test-proofs test-cmake test-install
+  test-layout-profile test-abi-check test-conformance-timeout test-hostile test-security test-sanitizers test-fuzz test-bench \
+  test-footprint test-conformance test-proofs test-cmake test-install
 
 # Every step under a header with the time elapsed, then one summary line.
 test:
@@ -456,7 +480,7 @@ test:
 	  t=$$(( $$(date +%s) - start )); echo "make test: all passed ($$n steps in $$((t / 60))m$$((t % 60))s)"
 
 test-go: all $(REFLIB)
-	@unformatted=$$(gofmt -l abi abicheck layout ring kanga netdev ringdump internal cmd tests 2>/dev/null); \
+	@unformatted=$$(gofmt -l abi abicheck layout ring kanga netdev ringdump location nodeorder record internal cmd tests 2>/dev/null); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	LIBNCCOMRING=$(CURDIR)/$(LIB) NCCOMRING_BUILD=$(CURDIR)/$(BUILD) $(GO) test -race -count=1 ./...
@@ -502,7 +526,7 @@ $(BUILD)/mpi_rings: $(MPI_SRC) $(COMMON_H) tests/c/common/stage_compare.h $(LIB)
 # fails NP ARGS... -- TEXT: the job must fail within 60 s, its output saying TEXT.
 test-mpi: $(BUILD)/mpi_rings $(RINGS_TOOL)
 	@set -e; \
-	run() { d=$(BUILD)/mpi-dump/$$1 np=$$2; shift 2; rm -rf $$d; mkdir -p $$d; \
+	run() { d=$(BUILD)/mpi-dump/$$1 np=$$2; shift 2; rm -rf $$d; mkdir -p -m 755 $$d; \
 	  echo "NCCOM_RING_DUMP=$$d mpirun --oversubscribe -np $$np $(BUILD)/mpi_rings $$*"; \
 	  NCCOM_RING_DUMP=$$d $(MPIRUN) -np $$np $(BUILD)/mpi_rings "$$@"; \
 	  $(RINGS_TOOL) verify $$d; }; \
@@ -514,10 +538,15 @@ test-mpi: $(BUILD)/mpi_rings $(RINGS_TOOL)
 	run default-64 64 --local-ranks 16; \
 	for g in $(GRAPHS); do run $$(basename $$g .xml) 8 --quiet --graph $$g --local-ranks graph; done; \
 	run shared-8 8 --quiet; \
+	d=$(BUILD)/mpi-dump/order-4-hosts; rm -rf $$d; mkdir -p $$d; host="-x NCCOM_RING_NODE_ORDER=network $(BUILD)/mpi_rings --local-ranks 4 --quiet --min-crossings"; \
+	echo "NCCOM_RING_DUMP=$$d mpirun --oversubscribe -np 4 -x NCCOM_RING_LOCATION=spine0/leafA ... : (4 hosts alternating leafA, leafB)"; \
+	NCCOM_RING_DUMP=$$d $(MPIRUN) -np 4 -x NCCOM_RING_LOCATION=spine0/leafA $$host : -np 4 -x NCCOM_RING_LOCATION=spine0/leafB $$host : \
+	  -np 4 -x NCCOM_RING_LOCATION=spine0/leafA $$host : -np 4 -x NCCOM_RING_LOCATION=spine0/leafB $$host; \
+	$(RINGS_TOOL) verify $$d; \
 	fails 16 --local-ranks 4 --quiet --die-rank 5 -- "exited with non-zero status"; \
 	fails 16 --local-ranks 4 --quiet --kill-rank 9 -- "exited on signal 9"; \
 	fails 16 --local-ranks 4 --quiet --stop-rank 6 --deadline 15 -- "has not finished after 15 s"
-	@echo "test-mpi: 64 ranks (4 simulated nodes x 16), every graph file on 8 ranks, 8 ranks as one shared-memory node: identical to the in-process result; a rank that exits, is killed or stops before the AllGather fails the job"
+	@echo "test-mpi: 64 ranks (4 simulated nodes x 16), every graph file on 8 ranks, 8 ranks as one shared-memory node, 4 hosts of 4 ranks alternating between two leaves with NCCOM_RING_NODE_ORDER=network (each host's location through its own app context; the fewest crossings): identical to the in-process result; a rank that exits, is killed or stops before the AllGather fails the job"
 
 GRAPHS := $(wildcard testdata/graphs/*.xml)
 test-graphs: $(BUILD)/ringstage

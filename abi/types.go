@@ -46,12 +46,12 @@ type Record C.struct_nccomRingRecord
 
 // The record's constants (D25).
 const (
-	RecordOffset        = C.NCCOM_RING_RECORD_OFFSET
-	RecordMagic         = C.NCCOM_RING_RECORD_MAGIC
-	RecordVersion       = C.NCCOM_RING_RECORD_VERSION
-	RecordNetwork       = C.NCCOM_RING_RECORD_NETWORK
-	RecordPodNode       = C.NCCOM_RING_RECORD_POD_NODE
-	RecordSwitchV1      = C.NCCOM_RING_RECORD_SWITCHV1
-	RecordLevelsShift   = C.NCCOM_RING_RECORD_LEVELS_SHIFT
-	MaxLocationLevels   = C.NCCOM_RING_MAX_LOCATION_LEVELS
+	RecordOffset      = C.NCCOM_RING_RECORD_OFFSET
+	RecordMagic       = C.NCCOM_RING_RECORD_MAGIC
+	RecordVersion     = C.NCCOM_RING_RECORD_VERSION
+	RecordNetwork     = C.NCCOM_RING_RECORD_NETWORK
+	RecordPodNode     = C.NCCOM_RING_RECORD_POD_NODE
+	RecordSwitchV1    = C.NCCOM_RING_RECORD_SWITCHV1
+	RecordLevelsShift = C.NCCOM_RING_RECORD_LEVELS_SHIFT
+	MaxLocationLevels = C.NCCOM_RING_MAX_LOCATION_LEVELS
 )

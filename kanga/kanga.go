@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/layout"
 )
 
@@ -47,11 +48,11 @@ const EnvVar = "NCCOM_RING_PLATFORM"
 
 // UnknownPlatformError is an NCCOM_RING_PLATFORM value that names no
 // platform. Its text is the WARN text without the function prefix
-// (docs/errors.md S10, P6).
+// (docs/errors.md S10, P6), the value quoted (package quote).
 type UnknownPlatformError struct{ Value string }
 
 func (e *UnknownPlatformError) Error() string {
-	return fmt.Sprintf("%s=%s is not one of generic, trn3-switchv1", EnvVar, e.Value)
+	return fmt.Sprintf("%s=%s is not one of generic, trn3-switchv1", EnvVar, quote.String(e.Value))
 }
 
 // Generic is every platform but TRN3-SwitchV1: no kangaRing.

@@ -22,8 +22,8 @@ func TestParseEnv(t *testing.T) {
 		{"generic", true, kanga.Generic, ""},
 		{"trn3-switchv1", true, kanga.Platform{SwitchV1: true, VirtualCoreSize: 0, JbogID: 1}, ""},
 		{"TRN3-SwitchV1", true, kanga.SwitchV1, ""},
-		{"trn2", true, kanga.Generic, "NCCOM_RING_PLATFORM=trn2 is not one of generic, trn3-switchv1"},
-		{" generic", true, kanga.Generic, "NCCOM_RING_PLATFORM= generic is not one of generic, trn3-switchv1"},
+		{"trn2", true, kanga.Generic, "NCCOM_RING_PLATFORM=\"trn2\" is not one of generic, trn3-switchv1"},
+		{" generic", true, kanga.Generic, "NCCOM_RING_PLATFORM=\" generic\" is not one of generic, trn3-switchv1"},
 	} {
 		got, err := kanga.ParseEnv(tc.value, tc.set)
 		assert.Equal(t, tc.want, got, "%q", tc.value)

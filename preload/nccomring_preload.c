@@ -11,9 +11,10 @@
  * the Go library only at the first ring-stage call in the process:
  *
  *   - the library: $NCCOMRING_LIBRARY when set and not empty (read at that
- *     first call), else libnccomring.so.0 in the directory this library was
- *     loaded from; dlopen'ed RTLD_NOW | RTLD_LOCAL, so none of its symbols
- *     enter the global scope;
+ *     first call; ignored under secure execution, env.h), else
+ *     libnccomring.so.0 in the directory this library was loaded from
+ *     (found at load with dladdr and realpath); dlopen'ed RTLD_NOW |
+ *     RTLD_LOCAL, so none of its symbols enter the global scope;
  *   - the entry points: the four nccomring_*_from functions of entry.h, which
  *     take the caller's address first. Each function here passes its own
  *     return address, a point inside the object that called it (libnccom),
@@ -46,7 +47,6 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,56 +82,49 @@ static get_net_dev_from_t get_net_dev_from;
 static char library_path[PATH_MAX];
 static char load_error[512]; /* empty when the library and its entry points were found */
 
-/* The file this library was mapped from. dladdr gives the name the loader
- * was given, which is relative when LD_PRELOAD was; the process may have
- * changed directory since, so a relative name is looked up in
- * /proc/self/maps, where the kernel keeps the absolute path. Runs once,
- * under load_once: its buffers are static, off the caller's stack. */
-static void own_file(char *out, size_t size) {
+/* libnccomring.so.0 in the directory this library's file is in: the Go
+ * library beside it; empty when it cannot be known. Set once, at load
+ * (find_self), before the process can change directory: dladdr gives the
+ * name the loader was given, which is relative when LD_PRELOAD's was, and
+ * realpath makes it absolute against the directory of that moment. (It
+ * once read /proc/self/maps line by line instead, and a file mapped from a
+ * path longer than its line buffer could forge the line for this library,
+ * docs/security.md.) */
+static char beside[PATH_MAX];
+
+__attribute__((constructor)) static void find_self(void) {
   Dl_info info;
-  out[0] = '\0';
-  if (!dladdr((void *)&own_file, &info) || info.dli_fname == NULL) return;
-  snprintf(out, size, "%s", info.dli_fname);
-  if (out[0] == '/') return;
-  FILE *maps = fopen("/proc/self/maps", "re");
-  if (maps == NULL) return;
-  uintptr_t self = (uintptr_t)(void *)&own_file;
-  static char line[PATH_MAX + 128];
-  while (fgets(line, sizeof line, maps)) {
-    /* "lo-hi perms offset dev inode   path" */
-    char *p = line;
-    uintptr_t lo = (uintptr_t)strtoull(p, &p, 16);
-    if (*p != '-') continue;
-    uintptr_t hi = (uintptr_t)strtoull(p + 1, &p, 16);
-    if (self < lo || self >= hi) continue;
-    char *path = strchr(p, '/');
-    if (path == NULL) break;
-    path[strcspn(path, "\n")] = '\0';
-    snprintf(out, size, "%s", path);
-    break;
-  }
-  fclose(maps);
+  static char real[PATH_MAX]; /* realpath's buffer must hold PATH_MAX bytes */
+  if (!dladdr((void *)&find_self, &info) || info.dli_fname == NULL) return;
+  if (realpath(info.dli_fname, real) == NULL) return;
+  char *slash = strrchr(real, '/');
+  if (slash == NULL) return;
+  size_t dir = (size_t)(slash + 1 - real);
+  if (dir + sizeof DEFAULT_LIBRARY > sizeof beside) return; /* cannot name it */
+  memcpy(beside, real, dir);
+  memcpy(beside + dir, DEFAULT_LIBRARY, sizeof DEFAULT_LIBRARY);
 }
 
-/* $NCCOMRING_LIBRARY, else libnccomring.so.0 beside this library (or the
- * bare name, searched by the loader, when this library's file is unknown). */
-static void choose_library(void) {
+/* $NCCOMRING_LIBRARY (never under secure execution: nccomring_env ignores
+ * it there, env.h), else libnccomring.so.0 beside this library (or the
+ * bare name, searched by the loader, when this library's file is unknown).
+ * Returns -1, with load_error set, for a name too long to hold: a cut name
+ * could be another file. */
+static int choose_library(void) {
   const char *chosen = nccomring_env(NCCOMRING_ENV_LIBRARY);
   if (chosen) {
-    snprintf(library_path, sizeof library_path, "%s", chosen);
-    return;
+    if (strlen(chosen) >= sizeof library_path) {
+      snprintf(load_error, sizeof load_error, "NCCOMRING_LIBRARY is longer than %d bytes; not loaded",
+               (int)sizeof library_path - 1);
+      snprintf(library_path, sizeof library_path, "%.*s", 64, chosen);
+      return -1;
+    }
+    memcpy(library_path, chosen, strlen(chosen) + 1);
+    return 0;
   }
-  static char self[PATH_MAX]; /* once, under load_once */
-  own_file(self, sizeof self);
-  char *slash = strrchr(self, '/');
-  if (slash == NULL) {
-    snprintf(library_path, sizeof library_path, "%s", DEFAULT_LIBRARY);
-    return;
-  }
-  slash[1] = '\0';
-  if (snprintf(library_path, sizeof library_path, "%s%s", self, DEFAULT_LIBRARY) >=
-      (int)sizeof library_path)
-    snprintf(library_path, sizeof library_path, "%s", DEFAULT_LIBRARY);
+  const char *path = beside[0] ? beside : DEFAULT_LIBRARY;
+  memcpy(library_path, path, strlen(path) + 1); /* both fit: sizeof beside == sizeof library_path */
+  return 0;
 }
 
 static void *entry_point(void *handle, const char *name) {
@@ -172,8 +165,7 @@ static int check_address_space(void) {
 }
 
 static void load_library(void) {
-  choose_library();
-  if (check_address_space() != 0) return;
+  if (choose_library() != 0 || check_address_space() != 0) return;
   void *handle = dlopen(library_path, RTLD_NOW | RTLD_LOCAL);
   if (handle == NULL) {
     const char *why = dlerror();
@@ -201,9 +193,10 @@ static void load_library(void) {
 __attribute__((noinline)) static void warn_not_loaded(const char *fn, int rank, void *caller) {
   nccomring_log_init(caller, NCCOMRING_LOG_TO_STDERR);
   if (nccomring_log_level < NCCOMRING_LOG_WARN) return;
-  char text[PATH_MAX + sizeof load_error + 128];
-  snprintf(text, sizeof text, "%s: cannot load the ring stage from %s: %s", fn, library_path,
-           load_error);
+  char shown[1024]; /* quoted, cut with "... beyond */
+  char text[sizeof shown + sizeof load_error + 128];
+  snprintf(text, sizeof text, "%s: cannot load the ring stage from %s: %s", fn,
+           nccomring_quote(shown, sizeof shown, library_path), load_error);
   nccomring_log(NCCOMRING_LOG_WARN, 0, rank, text);
 }
 

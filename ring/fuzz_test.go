@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"github.com/nccomring/libnccomring/record"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -225,6 +226,7 @@ func checkPostset(t *testing.T, comm *abi.Comm, all []*abi.TopoRanks) {
 		heads[i] = -9
 	}
 	alloc := newGoAlloc()
+	defer runtime.KeepAlive(alloc) // the userRanks read below are its Go memory
 	nChannels := comm.NChannels
 	res, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: generic, Alloc: alloc})
 	if err != nil {

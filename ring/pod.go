@@ -3,6 +3,8 @@ package ring
 import (
 	"fmt"
 	"strings"
+
+	"github.com/nccomring/libnccomring/internal/quote"
 )
 
 // PodOrder says how Postset orders nodes when comm->enablePod is set on more
@@ -31,7 +33,7 @@ func ParsePodOrder(value string, set bool) (PodOrder, error) {
 	case strings.EqualFold(value, "node"):
 		return PodOrderNode, nil
 	}
-	return PodOrderRefuse, fmt.Errorf("%s=%s is not 'node'; pods are refused", PodOrderEnvVar, value)
+	return PodOrderRefuse, fmt.Errorf("%s=%s is not 'node'; pods are refused", PodOrderEnvVar, quote.String(value))
 }
 
 // PodFallbackLine is the INFO line of a Postset that stitched pods in node

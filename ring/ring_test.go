@@ -352,7 +352,7 @@ func TestParsePodOrder(t *testing.T) {
 		{"", true, ring.PodOrderRefuse, ""},
 		{"node", true, ring.PodOrderNode, ""},
 		{"NODE", true, ring.PodOrderNode, ""},
-		{"pod", true, ring.PodOrderRefuse, "NCCOM_RING_POD_ORDER=pod is not 'node'; pods are refused"},
+		{"pod", true, ring.PodOrderRefuse, "NCCOM_RING_POD_ORDER=\"pod\" is not 'node'; pods are refused"},
 	} {
 		got, err := ring.ParsePodOrder(tc.value, tc.set)
 		assert.Equal(t, tc.want, got, "%q", tc.value)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/layout"
 	"github.com/nccomring/libnccomring/ring"
 )
@@ -28,11 +29,18 @@ import (
 type job struct {
 	comms     []*abi.Comm
 	fragments []abi.TopoRanks
+	all       []*abi.TopoRanks // the AllGather's pointers; nil: &fragments[r]
+	platform  kanga.Resolver   // Postset's; nil: generic
 }
 
 // gather runs Preset for every rank with its own graph (graphOf), into
 // fragments pre-filled with fill (what the AllGather buffer held before).
 func gather(t *testing.T, nRanks int, localRanks func(r int) int, graphOf func(r int) *abi.TopoGraph, fill byte) *job {
+	return gatherWith(t, nRanks, localRanks, graphOf, func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic} }, fill)
+}
+
+// gatherWith is gather with each rank's Preset options.
+func gatherWith(t *testing.T, nRanks int, localRanks func(r int) int, graphOf func(r int) *abi.TopoGraph, opts func(r int) ring.PresetOptions, fill byte) *job {
 	t.Helper()
 	j := &job{fragments: make([]abi.TopoRanks, nRanks)}
 	for r := range nRanks {
@@ -41,7 +49,7 @@ func gather(t *testing.T, nRanks int, localRanks func(r int) int, graphOf func(r
 			b[i] = fill
 		}
 		c := &abi.Comm{Rank: int32(r), NRanks: int32(nRanks), LocalRanks: int32(localRanks(r))}
-		require.NoError(t, ring.Preset(c, graphOf(r), &j.fragments[r], ring.PresetOptions{Platforms: generic}), "Preset rank %d", r)
+		require.NoError(t, ring.Preset(c, graphOf(r), &j.fragments[r], opts(r)), "Preset rank %d", r)
 		j.comms = append(j.comms, c)
 	}
 	return j
@@ -61,21 +69,27 @@ type outcome struct {
 	nChannels int
 	nNodes    int
 	rings     [][]int32 // each channel's userRanks, rotated to start at rank 0
+	order     ring.Order
 }
 
 // postsetEveryRank runs Postset for every rank on the same fragments, each
 // on a copy of its own comm.
 func postsetEveryRank(t *testing.T, j *job) []outcome {
 	t.Helper()
-	all := make([]*abi.TopoRanks, len(j.fragments))
-	for r := range j.fragments {
-		all[r] = &j.fragments[r]
+	all, platform := j.all, j.platform
+	if all == nil {
+		for r := range j.fragments {
+			all = append(all, &j.fragments[r])
+		}
+	}
+	if platform == nil {
+		platform = generic
 	}
 	out := make([]outcome, len(j.comms))
 	for r, own := range j.comms {
 		comm := *own
 		alloc := newGoAlloc()
-		res, err := ring.Postset(&comm, make([]int32, len(all)), all, ring.PostsetOptions{Platforms: generic, Alloc: alloc})
+		res, err := ring.Postset(&comm, make([]int32, len(all)), all, ring.PostsetOptions{Platforms: platform, Alloc: alloc})
 		o := &out[r]
 		if err != nil {
 			var e *abi.Error
@@ -87,7 +101,7 @@ func postsetEveryRank(t *testing.T, j *job) []outcome {
 			}
 			continue
 		}
-		o.nChannels, o.nNodes = res.NChannels, res.NNodes
+		o.nChannels, o.nNodes, o.order = res.NChannels, res.NNodes, res.Order
 		n := len(all)
 		for c := range res.NChannels {
 			ranks := abi.Ints(comm.Channels[c].Ring.UserRanks, n)
@@ -102,6 +116,9 @@ func postsetEveryRank(t *testing.T, j *job) []outcome {
 			require.EqualValues(t, ranks[1%n], comm.Channels[c].Ring.Next, "rank %d ch %d next", r, c)
 			require.EqualValues(t, r, ranks[0], "rank %d ch %d starts at the rank", r, c)
 		}
+		// The userRanks buffers are Go memory the allocator holds and the
+		// comm knows only by address: it must outlive the reads above.
+		runtime.KeepAlive(alloc)
 	}
 	return out
 }
@@ -188,17 +205,23 @@ func TestDifferentChannelCountsAgreeOnTheSmallest(t *testing.T) {
 				}
 				return g14
 			}, fill)
-			v := oneVerdict(t, postsetEveryRank(t, j))
-			require.Equal(t, abi.Success, v.code, v.text)
-			require.Equal(t, 24, v.nChannels)
-			for c, ring := range v.rings {
-				want := ints(0, 1, 2, 3)
-				if c%12%2 == 1 {
-					want = ints(0, 3, 2, 1)
-				}
-				assert.Equal(t, want, ring, "channel %d", c)
-			}
+			requireAlternatingRings(t, oneVerdict(t, postsetEveryRank(t, j)), 12)
 		})
+	}
+}
+
+// requireAlternatingRings checks a verdict on alternatingGraph's job: a
+// success with n channels doubled, channel c running graph channel c mod n.
+func requireAlternatingRings(t *testing.T, v outcome, n int) {
+	t.Helper()
+	require.Equal(t, abi.Success, v.code, v.text)
+	require.Equal(t, 2*n, v.nChannels)
+	for c, ring := range v.rings {
+		want := ints(0, 1, 2, 3)
+		if c%n%2 == 1 {
+			want = ints(0, 3, 2, 1)
+		}
+		assert.Equal(t, want, ring, "channel %d", c)
 	}
 }
 
@@ -251,16 +274,7 @@ func TestOnlyTheFragmentsCountChannels(t *testing.T) {
 	for r, stale := range []int32{0, 28, 14, 12} {
 		j.comms[r].NChannels = stale
 	}
-	v := oneVerdict(t, postsetEveryRank(t, j))
-	require.Equal(t, abi.Success, v.code, v.text)
-	require.Equal(t, 28, v.nChannels)
-	for c, ring := range v.rings {
-		want := ints(0, 1, 2, 3)
-		if c%14%2 == 1 {
-			want = ints(0, 3, 2, 1)
-		}
-		assert.Equal(t, want, ring, "channel %d", c)
-	}
+	requireAlternatingRings(t, oneVerdict(t, postsetEveryRank(t, j)), 14)
 	comm := *j.comms[3]
 	res, err := ring.Postset(&comm, make([]int32, 4), all, opt)
 	require.NoError(t, err)

@@ -9,21 +9,33 @@
 //
 // (the rank zero-padded to six digits so that names sort by rank; host and
 // pid keep files of different processes and hosts apart). Write puts the
-// JSON into a hidden temporary name in the same directory and renames it,
-// so a reader sees either no file or a whole one.
+// JSON into a new file under a hidden, unpredictable name in the same
+// directory and renames it, so a reader sees either no file or a whole
+// one, and a link planted under either name is never followed.
+//
+// The directory may be shared with other users (docs/security.md): the
+// writer refuses one they could write into (OpenDir), the reader reads
+// regular files only, through a size limit (Read), and neither trusts a
+// number inside a file to size its work.
 package ringdump
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
+
+	"github.com/nccomring/libnccomring/internal/quote"
 )
 
 // FormatVersion is the value of every dump's "format" field. A reader
@@ -65,6 +77,23 @@ type Wiring struct {
 	NChannels     int `json:"nChannels"` // *nChannels: min(2*GraphChannels, 32)
 	// Channels holds NChannels entries, in channel order.
 	Channels []Channel `json:"channels"`
+	// Order is the inter-node order (D25), when this rank asked for the
+	// network order or had a location, or some rank asked for it.
+	Order *Order `json:"order,omitempty"`
+}
+
+// Order is D25 as one rank's Postset saw it: what this rank set, and what
+// Postset decided from every rank's record (the same on every rank).
+type Order struct {
+	Asked    string `json:"asked"`              // this rank's NCCOM_RING_NODE_ORDER: "rank" or "network"
+	Location string `json:"location,omitempty"` // this rank's NCCOM_RING_LOCATION as set; "" none
+	Network  bool   `json:"network"`            // the location order was applied
+	// Note is the WARN of a fallback (or of nodes without a location), or
+	// the INFO line of a policy not applied; "" when there is none.
+	Note string `json:"note,omitempty"`
+	// Sequence is the nodes (indices into NodesFirstRank) in the order the
+	// stitch joined them, when Network.
+	Sequence []int `json:"sequence,omitempty"`
 }
 
 // Channel is one channel's ring as this rank sees it.
@@ -145,36 +174,283 @@ func Path(dir string, d *Dump) string {
 	return filepath.Join(dir, FileName(d.Rank, d.Host, d.PID))
 }
 
-// Write writes d into dir (created with mode 0755 if missing) under
-// FileName, through a temporary file ".<name>.tmp" in dir and a rename,
-// and returns the file's path. It sets d.Format. A failure leaves no
-// temporary file behind and returns an error naming the path.
+// MaxFileSize bounds a dump file: Encode refuses to make a larger one and
+// Read to read one (64 MiB: 32 channels of about 260,000 ranks).
+const MaxFileSize = 64 << 20
+
+// MaxNetDevs bounds a dump's netDevs: one answer per channel asked, and
+// libnccom asks at most 32 (MAXCHANNELS).
+const MaxNetDevs = 64
+
+// Write writes d into dir under FileName and returns the file's path: it
+// encodes d (Encode), opens dir (CreateDir: created when missing, refused
+// when another user could write into it) and writes the file (WriteFile).
+// It sets d.Format.
 func Write(dir string, d *Dump) (path string, err error) {
+	head, tail, err := Encode(d)
+	if err != nil {
+		return "", err
+	}
+	fd, err := CreateDir(dir)
+	if err != nil {
+		return "", err
+	}
+	defer syscall.Close(fd)
+	name := FileName(d.Rank, d.Host, d.PID)
+	if err := WriteFile(fd, dir, name, head, AppendNetDevs(nil, d.NetDevs), tail); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, name), nil
+}
+
+// Encode returns the file of d as two parts: the file is head, then
+// AppendNetDevs of its netDevs, then tail, so that a writer that keeps
+// head and tail can rewrite the file with new netDevs without encoding
+// the rest again. It sets d.Format, and refuses (a *SizeError) a dump
+// whose file could exceed MaxFileSize, before encoding anything.
+func Encode(d *Dump) (head, tail []byte, err error) {
 	d.Format = FormatVersion
+	if n := sizeBound(d); n > MaxFileSize {
+		return nil, nil, &SizeError{Rank: d.Rank, Bytes: n}
+	}
 	// One line (a 4096-rank dump indented would be mostly blanks), and
 	// the WARN text as the log has it: no HTML escaping of "->" or "<rank>",
 	// so that grepping a dump for the log's words finds them.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(d); err != nil { // Encode ends the line
-		return "", err
+	encode := func(v any) ([]byte, error) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		err := enc.Encode(v) // Encode ends the line
+		return buf.Bytes(), err
 	}
-	data := buf.Bytes()
+	body := *d
+	body.NetDevs = nil
+	all, err := encode(&body)
+	if err != nil {
+		return nil, nil, err
+	}
+	last, err := encode(&struct {
+		Version string `json:"version"`
+		Host    string `json:"host"`
+		PID     int    `json:"pid"`
+	}{d.Version, d.Host, d.PID})
+	if err != nil {
+		return nil, nil, err
+	}
+	// all is {...,"version":...}\n and last {"version":...}\n: the tail
+	// is last without its "{", the head what comes before it in all.
+	tail = last[1:]
+	if !bytes.HasSuffix(all, tail) || len(all) == len(tail) {
+		return nil, nil, fmt.Errorf("ringdump: encoding rank %d: the fields after netDevs are not last", d.Rank)
+	}
+	return all[:len(all)-len(tail)], tail, nil
+}
+
+// CheckSize returns the *SizeError Encode would return for a dump of
+// nRanks ranks and nChannels channels, or nil: so that a writer can refuse
+// one before it gathers the rings (about 8 bytes of memory per int).
+func CheckSize(rank, nRanks, nChannels int) error {
+	if n := 512 + 21*nRanks + nChannels*(64+21*nRanks); nRanks > MaxFileSize || nChannels > MaxFileSize || n > MaxFileSize {
+		return &SizeError{Rank: rank, Bytes: max(n, MaxFileSize+1)}
+	}
+	return nil
+}
+
+// sizeBound is at least the size of d's file: every int takes at most 20
+// bytes and a separator; the strings at most 6 bytes a byte (\u00XX).
+func sizeBound(d *Dump) int {
+	const perInt, perByte = 21, 6
+	n := 512 + perByte*(len(d.ResultName)+len(d.Warn)+len(d.Version)+len(d.Host)) + 64*len(d.NetDevs)
+	if w := d.Wiring; w != nil {
+		n += perInt * len(w.NodesFirstRank)
+		for _, c := range w.Channels {
+			if len(c.UserRanks) > MaxFileSize {
+				return MaxFileSize + 1 // and no overflow below
+			}
+			n += 64 + perInt*len(c.UserRanks)
+			if n > MaxFileSize {
+				return n
+			}
+		}
+	}
+	return n
+}
+
+// SizeError is a dump Encode refuses: its file could exceed MaxFileSize.
+type SizeError struct {
+	Rank  int
+	Bytes int // at least this many
+}
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("the dump of rank %d could take %d bytes, more than the %d MiB a dump may take", e.Rank, e.Bytes, MaxFileSize>>20)
+}
+
+// AppendNetDevs appends what the file holds between Encode's head and
+// tail for netDevs: nothing when there are none, else
+// "netDevs":[{"channel":C,"dev":D},...], (with the comma).
+func AppendNetDevs(dst []byte, netDevs []NetDev) []byte {
+	if len(netDevs) == 0 {
+		return dst
+	}
+	dst = append(dst, `"netDevs":[`...)
+	for i, nd := range netDevs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"channel":`...)
+		dst = strconv.AppendInt(dst, int64(nd.Channel), 10)
+		dst = append(dst, `,"dev":`...)
+		dst = strconv.AppendInt(dst, int64(nd.Dev), 10)
+		dst = append(dst, '}')
+	}
+	return append(dst, "],"...)
+}
+
+// DirError is a dump directory refused: another user could replace the
+// files in it (docs/security.md), or it is not a directory.
+type DirError struct {
+	Path   string
+	Reason string
+}
+
+func (e *DirError) Error() string { return quote.String(e.Path) + " " + e.Reason }
+
+// CreateDir is OpenDir, but a missing dir is created first, its parents
+// too, with mode 0755 whatever the umask (one that lets the group write
+// would make OpenDir refuse it).
+func CreateDir(dir string) (int, error) {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(dir, &st); err != syscall.ENOENT {
+		return OpenDir(dir)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+		return -1, pathError(dir, err)
 	}
-	path = Path(dir, d)
-	tmp := filepath.Join(dir, "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		os.Remove(tmp)
-		return "", err
+	return openDir(dir, true)
+}
+
+// OpenDir opens dir to write dumps into and returns its descriptor (close
+// it with syscall.Close). It is refused (a *DirError) when it is a
+// symbolic link (it is not followed), not a directory, not owned by the
+// process's effective user, or writable by group or others without the
+// sticky bit: there another user could plant a link or a file under a
+// dump's name. Nothing is written outside the directory opened here:
+// WriteFile works relative to its descriptor.
+func OpenDir(dir string) (int, error) { return openDir(dir, false) }
+
+// openDir opens dir; created: this process has just made it, so that only
+// the umask could have given it another mode than 0755.
+func openDir(dir string, created bool) (int, error) {
+	var st syscall.Stat_t
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	switch {
+	case err == syscall.ELOOP || err == syscall.ENOTDIR: // O_DIRECTORY|O_NOFOLLOW on a link: either
+		if syscall.Lstat(dir, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
+			return -1, &DirError{dir, "is a symbolic link: a dump directory must not be one"}
+		}
+		return -1, &DirError{dir, "is not a directory"}
+	case err != nil:
+		return -1, &FileError{dir, err}
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return "", err
+	if err := syscall.Fstat(fd, &st); err != nil {
+		syscall.Close(fd)
+		return -1, &FileError{dir, err}
 	}
-	return path, nil
+	euid := uint32(os.Geteuid())
+	if created && st.Uid == euid && st.Mode&0o7777 != 0o755 {
+		syscall.Fchmod(fd, 0o755) // the umask's group write would refuse it below
+		st.Mode = st.Mode&^0o7777 | 0o755
+	}
+	switch {
+	case st.Uid != euid:
+		syscall.Close(fd)
+		return -1, &DirError{dir, fmt.Sprintf("is owned by uid %d, not by this process's effective uid %d: another user's directory is refused", st.Uid, euid)}
+	case st.Mode&0o022 != 0 && st.Mode&syscall.S_ISVTX == 0:
+		syscall.Close(fd)
+		return -1, &DirError{dir, fmt.Sprintf("is writable by group or others without the sticky bit (mode %04o): refused, another user could replace the dumps; chmod go-w or +t", st.Mode&0o7777)}
+	}
+	return fd, nil
+}
+
+// WriteFile writes the concatenation of parts as the file name in the
+// directory dirfd (OpenDir's; dir is its path, for errors): into a new
+// file under an unpredictable hidden name, created exclusively (no link or
+// file already there is opened), then renamed over name, which replaces
+// whatever name was (a link included) without following it. A reader sees
+// either the old file or the new one, never part of one. A failure leaves
+// no temporary file behind; its error names the path.
+func WriteFile(dirfd int, dir, name string, parts ...[]byte) error {
+	var tmp string
+	var fd int
+	for try := 0; ; try++ {
+		var r [8]byte
+		if _, err := rand.Read(r[:]); err != nil {
+			return &FileError{filepath.Join(dir, name), err}
+		}
+		tmp = "." + name + "." + hex.EncodeToString(r[:]) + ".tmp"
+		var err error
+		fd, err = syscall.Openat(dirfd, tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+		if err == nil {
+			break
+		}
+		if err != syscall.EEXIST || try == 3 {
+			return &FileError{filepath.Join(dir, tmp), err}
+		}
+	}
+	err := writeAll(fd, parts)
+	if cerr := syscall.Close(fd); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = syscall.Renameat(dirfd, tmp, dirfd, name)
+		if err != nil {
+			err = &FileError{filepath.Join(dir, name), err}
+		}
+	} else {
+		err = &FileError{filepath.Join(dir, tmp), err}
+	}
+	if err != nil {
+		syscall.Unlinkat(dirfd, tmp)
+	}
+	return err
+}
+
+func writeAll(fd int, parts [][]byte) error {
+	for _, p := range parts {
+		for len(p) > 0 {
+			n, err := syscall.Write(fd, p)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			p = p[n:]
+		}
+	}
+	return nil
+}
+
+// FileError is a file or directory that could not be used, with its path
+// (printed quoted: it may come from another user's directory).
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return quote.String(e.Path) + ": " + e.Err.Error() }
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// pathError is err about path as a *FileError, without the path the os
+// package put into its text.
+func pathError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &FileError{path, err}
 }
 
 // FormatError is a dump file that is not a dump: bad JSON or an unknown
@@ -189,21 +465,70 @@ type FormatError struct {
 
 func (e *FormatError) Error() string {
 	if e.Offset >= 0 {
-		return fmt.Sprintf("%s: not a ring dump: at byte %d: %v", e.Path, e.Offset, e.Err)
+		return fmt.Sprintf("%s: not a ring dump: at byte %d: %v", quote.String(e.Path), e.Offset, e.Err)
 	}
-	return fmt.Sprintf("%s: not a ring dump: %v", e.Path, e.Err)
+	return fmt.Sprintf("%s: not a ring dump: %v", quote.String(e.Path), e.Err)
 }
 
 func (e *FormatError) Unwrap() error { return e.Err }
 
-// Read reads one dump file. Its errors are the file system's, or a
-// *FormatError.
+// Read reads one dump file: a regular file of at most MaxFileSize bytes.
+// A symbolic link, a FIFO, a device or a directory is refused without
+// being followed, read or waited on, as is a larger file, before anything
+// is read. Its errors are a *FileError or a *FormatError.
 func Read(path string) (*Dump, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
 	return Decode(path, data)
+}
+
+func readFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, &FileError{path, errors.New("is a symbolic link, not a regular file")}
+		}
+		return nil, pathError(path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, pathError(path, err)
+	case !fi.Mode().IsRegular():
+		return nil, &FileError{path, fmt.Errorf("is %s, not a regular file", kind(fi.Mode()))}
+	case fi.Size() > MaxFileSize:
+		return nil, &FileError{path, fmt.Errorf("is %d bytes, more than the %d MiB a dump may have", fi.Size(), MaxFileSize>>20)}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, pathError(path, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, &FileError{path, fmt.Errorf("grew past the %d MiB a dump may have while it was read", MaxFileSize>>20)}
+	}
+	return data, nil
+}
+
+// kind names what a file that is not a regular one is.
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file"
 }
 
 // Decode parses data, the contents of the dump file path (used in errors
@@ -235,22 +560,26 @@ type File struct {
 }
 
 // ReadDir reads every dump file in dir (the names FileName makes; other
-// files and the temporary ones are skipped), sorted by rank, then path. The
-// first unreadable or malformed file is the error.
-func ReadDir(dir string) ([]File, error) {
+// names, the temporary files among them, are skipped), sorted by rank,
+// then path. A dump-named entry that cannot be read or is not a dump (Read:
+// a link, a FIFO, a file too large or not JSON) is left out and its error
+// is one of bad, in name order, so that a reader can go on with the rest;
+// err is about dir itself. The work is the entries present: nothing is
+// sized by a number inside a file.
+func ReadDir(dir string) (files []File, bad []error, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, pathError(dir, err)
 	}
-	var files []File
 	for _, e := range entries {
-		if _, _, _, ok := ParseFileName(e.Name()); !ok || e.Type()&fs.ModeType != 0 {
+		if _, _, _, ok := ParseFileName(e.Name()); !ok {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
 		d, err := Read(path)
 		if err != nil {
-			return nil, err
+			bad = append(bad, err)
+			continue
 		}
 		files = append(files, File{Path: path, Dump: d})
 	}
@@ -260,5 +589,5 @@ func ReadDir(dir string) ([]File, error) {
 		}
 		return files[i].Path < files[j].Path
 	})
-	return files, nil
+	return files, bad, nil
 }

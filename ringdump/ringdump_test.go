@@ -112,18 +112,21 @@ func TestReadDirSortsAndReportsBadJSONWithOffset(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(dir, "README"), []byte("not a dump"), 0o644)
-	files, err := ReadDir(dir)
-	if err != nil || len(files) != 2 || files[0].Dump.Rank != 0 || files[1].Dump.Rank != 1 {
-		t.Fatalf("ReadDir: %v, %v", files, err)
+	files, bad, err := ReadDir(dir)
+	if err != nil || len(bad) != 0 || len(files) != 2 || files[0].Dump.Rank != 0 || files[1].Dump.Rank != 1 {
+		t.Fatalf("ReadDir: %v, %v, %v", files, bad, err)
 	}
-	bad := filepath.Join(dir, FileName(2, "h", 1))
-	os.WriteFile(bad, []byte(`{"format":1,"rank":2,`), 0o644)
-	_, err = ReadDir(dir)
+	badPath := filepath.Join(dir, FileName(2, "h", 1))
+	os.WriteFile(badPath, []byte(`{"format":1,"rank":2,`), 0o644)
+	files, bad, err = ReadDir(dir)
+	if err != nil || len(files) != 2 || len(bad) != 1 {
+		t.Fatalf("ReadDir with one bad file: %d files, %v, %v; want the 2 good ones and the bad one", len(files), bad, err)
+	}
 	var fe *FormatError
-	if !errors.As(err, &fe) || fe.Path != bad || fe.Offset != 21 {
-		t.Fatalf("ReadDir on bad JSON: %v", err)
+	if !errors.As(bad[0], &fe) || fe.Path != badPath || fe.Offset != 21 {
+		t.Fatalf("ReadDir on bad JSON: %v", bad[0])
 	}
-	if !strings.Contains(err.Error(), "at byte 21") {
-		t.Errorf("error %q does not name the byte offset", err)
+	if want := `"` + badPath + `": not a ring dump: at byte 21`; !strings.HasPrefix(bad[0].Error(), want) {
+		t.Errorf("error %q does not start %q", bad[0], want)
 	}
 }

@@ -9,12 +9,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -29,16 +31,67 @@ static char log_host[256];
  * process has one (its ncclDebugFile), so that both libraries' lines land in
  * one file in order and nothing is overwritten; else NCCL_DEBUG_FILE, opened
  * by this library for appending (never truncated), one write() per line so
- * each line stays whole; else stdout. */
+ * each line stays whole; else stdout. NCCL_DEBUG_FILE may name a place
+ * another user can write (a shared /tmp, a %p name anyone can guess): it is
+ * opened only when it is, or is created as, a regular file, without
+ * following a symbolic link and without waiting (a FIFO would block the
+ * first call, and every thread's calls behind it, inside log_once; a
+ * reader that goes away would raise SIGPIPE). Writing to a regular file
+ * neither blocks for long nor raises SIGPIPE. */
 static FILE **host_stream;
 static int log_fd = -1;
 static void *init_caller; /* the first call's caller, where ncclDebugFile is looked up */
 static enum nccomring_log_fallback log_fallback; /* the first call's */
 
 /* Warnings found while parsing, printed once parsing is done. */
-#define MAX_PENDING 64 /* NCCL_DEBUG, the file, and each unknown subsystem */
-static char pending[MAX_PENDING][320];
+#define MAX_PENDING 64 /* NCCL_DEBUG, the file, the ignored paths, and each unknown subsystem */
+static char pending[MAX_PENDING][512];
 static int n_pending;
+
+/* How much of a value a WARN shows, quoted: enough to recognize it. */
+#define SHOWN 200
+
+char *nccomring_quote(char *out, size_t size, const char *in) {
+  static const char hex[] = "0123456789abcdef";
+  if (size < 6) { /* no room for "..." */
+    if (size > 0) out[0] = '\0';
+    return out;
+  }
+  /* The length quoted, to know whether it must be cut. */
+  size_t need = 2;
+  for (const unsigned char *p = (const unsigned char *)in; *p; p++)
+    need += *p == '"' || *p == '\\' || *p == '\n' || *p == '\r' || *p == '\t' ? 2
+            : *p < 0x20 || *p >= 0x7f                                     ? 4
+                                                                           : 1;
+  size_t room = need < size ? size - 1 : size - 5; /* for the closing quote, or for '"...' too */
+  size_t o = 0;
+  out[o++] = '"';
+  for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
+    char e[4];
+    size_t n = 0;
+    switch (*p) {
+    case '"': case '\\': e[n++] = '\\', e[n++] = (char)*p; break;
+    case '\n': e[n++] = '\\', e[n++] = 'n'; break;
+    case '\r': e[n++] = '\\', e[n++] = 'r'; break;
+    case '\t': e[n++] = '\\', e[n++] = 't'; break;
+    default:
+      if (*p < 0x20 || *p >= 0x7f)
+        e[n++] = '\\', e[n++] = 'x', e[n++] = hex[*p >> 4], e[n++] = hex[*p & 0xf];
+      else
+        e[n++] = (char)*p;
+    }
+    if (o + n + 1 > room) break; /* the closing quote must fit too */
+    memcpy(out + o, e, n);
+    o += n;
+  }
+  out[o++] = '"';
+  if (need >= size) {
+    memcpy(out + o, "...", 3);
+    o += 3;
+  }
+  out[o] = '\0';
+  return out;
+}
 
 __attribute__((format(printf, 1, 2))) static void add_pending(const char *fmt, ...) {
   if (n_pending >= MAX_PENDING) return;
@@ -62,7 +115,9 @@ static void parse_level(void) {
     }
   }
   nccomring_log_level = NCCOMRING_LOG_WARN;
-  add_pending("NCCL_DEBUG=%s is not one of VERSION, WARN, INFO, ABORT, TRACE; using WARN", v);
+  char shown[SHOWN];
+  add_pending("NCCL_DEBUG=%s is not one of VERSION, WARN, INFO, ABORT, TRACE; using WARN",
+              nccomring_quote(shown, sizeof shown, v));
 }
 
 static void parse_subsys(void) {
@@ -85,44 +140,110 @@ static void parse_subsys(void) {
     for (i = 0; i < sizeof names / sizeof names[0]; i++) {
       if (strcasecmp(tok, names[i].name) == 0) break;
     }
-    if (i == sizeof names / sizeof names[0])
-      add_pending("NCCL_DEBUG_SUBSYS: unknown subsystem %s ignored", tok);
-    else
+    if (i == sizeof names / sizeof names[0]) {
+      char shown[SHOWN];
+      add_pending("NCCL_DEBUG_SUBSYS: unknown subsystem %s ignored",
+                  nccomring_quote(shown, sizeof shown, tok));
+    } else
       mask |= names[i].bit;
   }
   nccomring_log_subsys = invert ? ~mask : mask;
 }
 
-/* Expands %h (host name), %p (pid) and %% in NCCL_DEBUG_FILE; any other %x
- * stays as it is. */
-static void expand_path(const char *in, char *out, size_t size) {
+/* Expands %h (host name), %p (pid) and %% in NCCL_DEBUG_FILE into out (size
+ * bytes); any other %x stays as it is. Returns -1, rather than cut the path
+ * (and open another file than the one named), when it does not fit. */
+static int expand_path(const char *in, char *out, size_t size) {
   size_t o = 0;
-  for (const char *p = in; *p && o + 1 < size; p++) {
-    if (p[0] == '%' && p[1] == '%') {
-      out[o++] = '%';
+  for (const char *p = in; *p; p++) {
+    char pid[24];
+    const char *piece = p;
+    size_t len = 1;
+    if (p[0] == '%' && (p[1] == '%' || p[1] == 'h' || p[1] == 'p')) {
       p++;
-    } else if (p[0] == '%' && (p[1] == 'h' || p[1] == 'p')) {
-      int n = p[1] == 'h' ? snprintf(out + o, size - o, "%s", log_host)
-                          : snprintf(out + o, size - o, "%d", (int)getpid());
-      o += n > 0 ? (size_t)n : 0;
-      if (o >= size) o = size - 1;
-      p++;
-    } else {
-      out[o++] = *p;
+      if (*p == 'h') {
+        piece = log_host, len = strlen(log_host);
+      } else if (*p == 'p') {
+        snprintf(pid, sizeof pid, "%d", (int)getpid());
+        piece = pid, len = strlen(pid);
+      }
     }
+    if (len >= size - o) return -1;
+    memcpy(out + o, piece, len);
+    o += len;
   }
   out[o] = '\0';
+  return 0;
+}
+
+/* lstat (path) or fstat (fd, path NULL) without glibc 2.33's lstat and
+ * fstat symbols, which would raise the glibc floor (README, make
+ * test-glibc): on x86-64 the system calls' struct stat is glibc's. */
+static int stat_of(int fd, const char *path, struct stat *st) {
+#if defined(__x86_64__) && defined(__GLIBC__)
+  return (int)(path ? syscall(SYS_lstat, path, st) : syscall(SYS_fstat, fd, st));
+#else
+  return path ? lstat(path, st) : fstat(fd, st);
+#endif
+}
+
+/* What a file that is not a regular one is, for the WARN. */
+static const char *file_kind(mode_t mode) {
+  return S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device"
+       : S_ISDIR(mode) ? "a directory" : S_ISSOCK(mode) ? "a socket" : S_ISLNK(mode) ? "a symbolic link"
+       : "not a regular file";
 }
 
 static void open_file(void) {
   const char *v = nccomring_env(NCCOMRING_ENV_NCCL_DEBUG_FILE);
   if (v == NULL || nccomring_log_level < NCCOMRING_LOG_VERSION) return;
-  char path[1024];
-  expand_path(v, path, sizeof path);
-  log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log_fd < 0)
-    add_pending("NCCL_DEBUG_FILE=%s cannot be opened (%s); logging to %s", path, strerror(errno),
-                log_fallback == NCCOMRING_LOG_TO_STDERR ? "stderr" : "stdout");
+  const char *fallback = log_fallback == NCCOMRING_LOG_TO_STDERR ? "stderr" : "stdout";
+  static char path[PATH_MAX]; /* once, under log_once: off the caller's stack */
+  char shown[SHOWN];
+  if (expand_path(v, path, sizeof path) != 0) {
+    add_pending("NCCL_DEBUG_FILE=%s is longer than %d bytes once %%h and %%p are expanded; logging to %s",
+                nccomring_quote(shown, sizeof shown, v), PATH_MAX - 1, fallback);
+    return;
+  }
+  nccomring_quote(shown, sizeof shown, path);
+  /* Not even opened when it is there and not a regular file: opening a
+   * device can have effects of its own. Then checked again on what was
+   * opened, in case it was replaced in between. */
+  struct stat st;
+  if (stat_of(-1, path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    add_pending("NCCL_DEBUG_FILE=%s is %s, not a regular file; logging to %s", shown,
+                file_kind(st.st_mode), fallback);
+    return;
+  }
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
+                0644);
+  if (fd < 0) {
+    add_pending("NCCL_DEBUG_FILE=%s cannot be opened (%s); logging to %s", shown,
+                errno == ELOOP ? "it is a symbolic link" : strerror(errno), fallback);
+    return;
+  }
+  if (stat_of(fd, NULL, &st) != 0) {
+    add_pending("NCCL_DEBUG_FILE=%s cannot be opened (fstat: %s); logging to %s", shown,
+                strerror(errno), fallback);
+    close(fd);
+    return;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    add_pending("NCCL_DEBUG_FILE=%s is %s, not a regular file; logging to %s", shown,
+                file_kind(st.st_mode), fallback);
+    close(fd);
+    return;
+  }
+  log_fd = fd;
+}
+
+/* One WARN for each path-valued variable set but ignored under secure
+ * execution (env.h), printed with the others of the start. */
+static void note_ignored(void) {
+  for (int id = 0; id < NCCOMRING_ENV_COUNT; id++) {
+    if (n_pending < MAX_PENDING && nccomring_env_ignored_once(id))
+      nccomring_env_ignored_text(id, pending[n_pending++], sizeof pending[0]);
+  }
 }
 
 /* A fork while another thread held log_lock would leave the child's copy
@@ -139,6 +260,7 @@ static void init_once(void) {
   if (dot) *dot = '\0'; /* NCCL prints the short host name */
   parse_level();
   parse_subsys();
+  note_ignored();
   host_stream = (FILE **)nccomring_host_symbol(init_caller, "ncclDebugFile", NULL);
   if (host_stream == NULL) open_file();
   for (int i = 0; i < n_pending; i++) nccomring_log(NCCOMRING_LOG_WARN, 0, -1, pending[i]);
@@ -153,18 +275,43 @@ void nccomring_log_init(void *caller, enum nccomring_log_fallback fallback) {
   pthread_once(&log_once, init_once);
 }
 
-void nccomring_log(int level, int subsys, int rank, const char *text) {
+/* text with every control character (a newline above all) written as
+ * \xHH, so that one call prints one line whatever it was given: a copy
+ * the caller frees when it is not text; NULL when memory runs out. */
+static const char *one_line(const char *text) {
+  const unsigned char *p = (const unsigned char *)text;
+  while (*p && *p >= 0x20 && *p != 0x7f) p++;
+  if (*p == '\0') return text;
+  size_t len = strlen(text);
+  char *out = malloc(4 * len + 1);
+  if (out == NULL) return NULL;
+  static const char hex[] = "0123456789abcdef";
+  size_t o = 0;
+  for (p = (const unsigned char *)text; *p; p++) {
+    if (*p < 0x20 || *p == 0x7f) {
+      out[o++] = '\\', out[o++] = 'x', out[o++] = hex[*p >> 4], out[o++] = hex[*p & 0xf];
+    } else {
+      out[o++] = (char)*p;
+    }
+  }
+  out[o] = '\0';
+  return out;
+}
+
+void nccomring_log(int level, int subsys, int rank, const char *raw) {
   if (nccomring_log_level < level) return;
   if (level >= NCCOMRING_LOG_INFO && !(nccomring_log_subsys & subsys)) return;
+  const char *text = one_line(raw);
+  if (text == NULL) return;
   const char *kind = level == NCCOMRING_LOG_WARN ? "WARN" : level == NCCOMRING_LOG_TRACE ? "TRACE" : "INFO";
   /* The whole line first, so that it leaves in one piece. */
   char small[1024], *line = small;
   int n = snprintf(small, sizeof small, "%s:%d:%d [%d] NCCL %s %s\n", log_host, (int)getpid(),
                    (int)syscall(SYS_gettid), rank, kind, text);
-  if (n < 0) return;
+  if (n < 0) goto out;
   if ((size_t)n >= sizeof small) {
     line = malloc((size_t)n + 1);
-    if (line == NULL) return;
+    if (line == NULL) goto out;
     snprintf(line, (size_t)n + 1, "%s:%d:%d [%d] NCCL %s %s\n", log_host, (int)getpid(),
              (int)syscall(SYS_gettid), rank, kind, text);
   }
@@ -188,4 +335,6 @@ void nccomring_log(int level, int subsys, int rank, const char *text) {
     pthread_mutex_unlock(&log_lock);
   }
   if (line != small) free(line);
+out:
+  if (text != raw) free((void *)text);
 }

@@ -11,6 +11,8 @@
 #ifndef NCCOMRING_LOG_H
 #define NCCOMRING_LOG_H
 
+#include <stddef.h>
+
 /* NCCL_DEBUG levels (D21). */
 enum {
   NCCOMRING_LOG_NONE = 0,
@@ -51,10 +53,20 @@ extern int nccomring_log_subsys;
  * looked up (the first call's wins); fallback: the first call's wins. */
 void nccomring_log_init(void *caller, enum nccomring_log_fallback fallback);
 
+/* Writes in quoted into out (size bytes, NUL-terminated), as package
+ * internal/quote does in Go: in double quotes, \" \\ \n \r \t, every other
+ * byte outside printable ASCII as \xHH. When it does not fit, it is cut
+ * before an escape, closed, and followed by three dots: "abc"... Returns
+ * out. For values from the environment or from files in
+ * WARN texts: a newline or a terminal escape in one shows as text. */
+char *nccomring_quote(char *out, size_t size, const char *in);
+
 /* Prints one line "<host>:<pid>:<tid> [<rank>] NCCL WARN|INFO|TRACE <text>".
  * WARN lines print at level >= WARN whatever the subsystem; INFO and TRACE
  * lines need their level and subsys enabled; a VERSION line prints at level
- * >= VERSION, as INFO. Nothing before nccomring_log_init. */
+ * >= VERSION, as INFO. Nothing before nccomring_log_init. A control
+ * character left in text (values should be quoted already) is printed as
+ * \xHH: one call, one line. */
 void nccomring_log(int level, int subsys, int rank, const char *text);
 
 #endif

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/ring"
@@ -40,8 +41,16 @@ import (
 // A parser gets the value ("" and false when unset or empty, P20) and
 // returns the value in effect; when it did not take the value as given,
 // also an error whose text is the WARN (or the error) the variable's user
-// reports. What to do with that error is the user's to say, next to the
+// reports, the value quoted (package quote: a newline in it cannot forge a
+// log line). What to do with that error is the user's to say, next to the
 // call that reads the variable.
+//
+// Secure execution (env.h, docs/security.md): in a set-user-ID,
+// set-group-ID or file-capability process (AT_SECURE) every path-valued
+// row (pathValue: env.c's NCCOMRING_ENV_PATH) reads as unset, as C's
+// reader returns it, and the first read that finds one set but ignored
+// prints one WARN naming it (unless the logger's start printed it
+// already); the ENV line says "ignored".
 //
 // The variables of the logger (NCCL_DEBUG, NCCL_DEBUG_SUBSYS,
 // NCCL_DEBUG_FILE: log.c) and of the preload shim (NCCOMRING_LIBRARY) are
@@ -173,7 +182,7 @@ func parseABICheck(value string, set bool) (abiCheckMode, error) {
 		return abiEnforce, nil
 	}
 	if set {
-		return abiEnforce, fmt.Errorf("%s=%s is not one of enforce, warn, off; enforcing", ABICheckEnvVar, value)
+		return abiEnforce, fmt.Errorf("%s=%s is not one of enforce, warn, off; enforcing", ABICheckEnvVar, quote.String(value))
 	}
 	return abiEnforce, nil
 }
@@ -195,9 +204,9 @@ func parseProcs(value string, set bool) (int, error) {
 	case err == nil && n >= 1 && n <= procsMax:
 		return n, nil
 	case (err == nil && n > procsMax) || (errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(value, "-")):
-		return procsMax, fmt.Errorf("%s=%s is more than %d; using %d", procsEnvVar, value, procsMax, procsMax)
+		return procsMax, fmt.Errorf("%s=%s is more than %d; using %d", procsEnvVar, quote.String(value), procsMax, procsMax)
 	}
-	return procsDefault, fmt.Errorf("%s=%q is not a positive integer; using %d", procsEnvVar, value, procsDefault)
+	return procsDefault, fmt.Errorf("%s=%s is not a positive integer; using %d", procsEnvVar, quote.String(value), procsDefault)
 }
 
 // spec is a row of the registry but for its parser.
@@ -254,10 +263,29 @@ func (p *param[T]) get() (r *reading[T], fresh bool) {
 		return r, false
 	}
 	v := C.nccomring_env(p.id)
+	if v == nil && secureExecution && p.kind == pathValue {
+		p.warnIgnored()
+	}
 	if r != nil && r.holds(v) {
 		return r, false
 	}
 	return p.read(v)
+}
+
+// secureExecution is whether the kernel started this process with
+// AT_SECURE (env.h); it cannot change while the process runs.
+var secureExecution = C.nccomring_secure() != 0
+
+// warnIgnored prints the one WARN of a path-valued variable set but ignored
+// under secure execution, unless it was printed already (the logger's
+// start prints it for the variables set then).
+func (s *spec) warnIgnored() {
+	if C.nccomring_env_ignored_once(s.id) == 0 {
+		return
+	}
+	var text [512]C.char
+	C.nccomring_env_ignored_text(s.id, &text[0], C.size_t(len(text)))
+	warn(-1, C.GoString(&text[0]))
 }
 
 // read parses v, the variable's value in C's environment (nil: unset),
@@ -327,7 +355,9 @@ func logVariables(rank int32) {
 }
 
 // variablesLine is the ENV line: each variable of the registry as
-// NAME=VALUE when set, else as "NAME unset (DEFAULT)". A variable already
+// NAME="VALUE" when set (quoted: package quote), else as "NAME unset
+// (DEFAULT)", or "NAME ignored under secure execution (DEFAULT)" for a
+// path set in a secure-execution process. A variable already
 // read shows the value read; the others show what C's environment holds
 // at the first call (each is read at its own time: atFirstUse and
 // atEveryCall).
@@ -340,7 +370,9 @@ func variablesLine() string {
 		}
 		s := v.row()
 		if value, set := v.seen(); set {
-			b.WriteString(s.name + "=" + value)
+			b.WriteString(s.name + "=" + quote.String(value))
+		} else if s.kind == pathValue && C.nccomring_env_ignored(s.id) != 0 {
+			b.WriteString(s.name + " ignored under secure execution (" + s.def + ")")
 		} else {
 			b.WriteString(s.name + " unset (" + s.def + ")")
 		}

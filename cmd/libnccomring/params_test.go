@@ -3,6 +3,7 @@ package main
 import (
 	"testing"
 
+	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/ring"
@@ -101,13 +102,13 @@ func TestRegistryParsers(t *testing.T) {
 		{"Generic", kanga.Generic, ""},
 		{"trn3-switchv1", kanga.SwitchV1, ""},
 		{"TRN3-SwitchV1", kanga.SwitchV1, ""},
-		{"trn9", kanga.Generic, "NCCOM_RING_PLATFORM=trn9 is not one of generic, trn3-switchv1"},
+		{"trn9", kanga.Generic, "NCCOM_RING_PLATFORM=\"trn9\" is not one of generic, trn3-switchv1"},
 	})
 	checkParse(t, podOrderParam, []parseCase[ring.PodOrder]{
 		{"", ring.PodOrderRefuse, ""},
 		{"node", ring.PodOrderNode, ""},
 		{"NODE", ring.PodOrderNode, ""},
-		{"rank", ring.PodOrderRefuse, "NCCOM_RING_POD_ORDER=rank is not 'node'; pods are refused"},
+		{"rank", ring.PodOrderRefuse, "NCCOM_RING_POD_ORDER=\"rank\" is not 'node'; pods are refused"},
 	})
 	checkParse(t, layoutParam, []parseCase[string]{
 		{"", "", ""},
@@ -119,21 +120,23 @@ func TestRegistryParsers(t *testing.T) {
 		{"enforce", abiEnforce, ""},
 		{"Warn", abiWarn, ""},
 		{"OFF", abiOff, ""},
-		{"Bogus", abiEnforce, "NCCOM_RING_ABI_CHECK=Bogus is not one of enforce, warn, off; enforcing"},
+		{"Bogus", abiEnforce, "NCCOM_RING_ABI_CHECK=\"Bogus\" is not one of enforce, warn, off; enforcing"},
 	})
 	checkParse(t, procsParam, []parseCase[int]{
 		{"", 2, ""},
 		{"1", 1, ""},
 		{"3", 3, ""},
 		{"64", 64, ""},
-		{"65", 64, "NCCOM_RING_GOMAXPROCS=65 is more than 64; using 64"},
-		{"1000", 64, "NCCOM_RING_GOMAXPROCS=1000 is more than 64; using 64"},
-		{"99999999999999999999", 64, "NCCOM_RING_GOMAXPROCS=99999999999999999999 is more than 64; using 64"},
+		{"65", 64, "NCCOM_RING_GOMAXPROCS=\"65\" is more than 64; using 64"},
+		{"1000", 64, "NCCOM_RING_GOMAXPROCS=\"1000\" is more than 64; using 64"},
+		{"99999999999999999999", 64, "NCCOM_RING_GOMAXPROCS=\"99999999999999999999\" is more than 64; using 64"},
 		{"0", 2, `NCCOM_RING_GOMAXPROCS="0" is not a positive integer; using 2`},
 		{"-3", 2, `NCCOM_RING_GOMAXPROCS="-3" is not a positive integer; using 2`},
 		{"-99999999999999999999", 2, `NCCOM_RING_GOMAXPROCS="-99999999999999999999" is not a positive integer; using 2`},
 		{"abc", 2, `NCCOM_RING_GOMAXPROCS="abc" is not a positive integer; using 2`},
 		{"2 ", 2, `NCCOM_RING_GOMAXPROCS="2 " is not a positive integer; using 2`},
+		// Quoted: a newline or an escape in a value cannot forge a log line.
+		{"2\nh:1:1 [0] NCCL WARN forged\x1b[2J", 2, `NCCOM_RING_GOMAXPROCS="2\nh:1:1 [0] NCCL WARN forged\x1b[2J" is not a positive integer; using 2`},
 	})
 	checkParse(t, dumpParam, []parseCase[string]{
 		{"", "", ""},
@@ -209,11 +212,11 @@ func TestVariablesLine(t *testing.T) {
 	t.Setenv(LocationEnvVar, "")
 	procs := "NCCOM_RING_GOMAXPROCS unset (2)" // read at load, from the test's own environment
 	if raw, set := procsParam.seen(); set {
-		procs = "NCCOM_RING_GOMAXPROCS=" + raw
+		procs = "NCCOM_RING_GOMAXPROCS=" + quote.String(raw)
 	}
-	want := "libnccomring environment: NCCOM_RING_PLATFORM=trn3-switchv1, NCCOM_RING_POD_ORDER unset (pods refused), " +
-		"NCCOM_RING_LAYOUT unset (D3's offsets), NCCOM_RING_ABI_CHECK unset (enforce), " + procs + ", NCCOM_RING_DUMP=/shared/rings/job42, " +
-		"NCCOM_RING_NODE_ORDER=network, NCCOM_RING_LOCATION unset (no location)"
+	want := `libnccomring environment: NCCOM_RING_PLATFORM="trn3-switchv1", NCCOM_RING_POD_ORDER unset (pods refused), ` +
+		`NCCOM_RING_LAYOUT unset (D3's offsets), NCCOM_RING_ABI_CHECK unset (enforce), ` + procs + `, NCCOM_RING_DUMP="/shared/rings/job42", ` +
+		`NCCOM_RING_NODE_ORDER="network", NCCOM_RING_LOCATION unset (no location)`
 	if got := variablesLine(); got != want {
 		t.Errorf("\n got  %s\n want %s", got, want)
 	}

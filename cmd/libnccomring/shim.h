@@ -18,26 +18,32 @@
  *                at fork, per thread, at the first call.
  *   C, log.c     NCCL_DEBUG, NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE as parsed:
  *                the level and subsystem mask (Go reads them), the host
- *                name, libnccom's ncclDebugFile or the opened file, the
- *                lock around stdout. Once per process, at the first call
- *                of any export (nccomring_log_init), before Go is entered.
- *   C, env.c     nothing: the table of variable names and attributes, and
- *                the reader every variable goes through (nccomring_env).
+ *                name, libnccom's ncclDebugFile or the opened file (a
+ *                regular file only: docs/security.md), the lock around
+ *                stdout. Once per process, at the first call of any
+ *                export (nccomring_log_init), before Go is entered.
+ *   C, env.c     the table of variable names and attributes, and the
+ *                reader every variable goes through (nccomring_env), which
+ *                ignores the path-valued ones under secure execution
+ *                (AT_SECURE); one bit per variable: whether its WARN about
+ *                that was printed.
  *   C, hostsym.c nothing: host symbols are looked up anew at every call.
  *   Go           the values of the library's own variables, each read and
  *                kept as the registry says (params.go: NCCOM_RING_PLATFORM,
  *                _POD_ORDER, _LAYOUT, _ABI_CHECK, _GOMAXPROCS, _DUMP); the
  *                layout in use (commlayout.go); the self-check's verdict
- *                (selfcheck.go); the dump paths per rank (dump.go); the
- *                runtime's GOMAXPROCS and the threads retired (footprint.go);
+ *                (selfcheck.go); each rank's dump as encoded, in C memory
+ *                (dump.go); the runtime's GOMAXPROCS and the threads
+ *                retired (footprint.go);
  *                whether the first call started (support.go, enter) and
  *                the flags that keep a line to one per process
  *                (platformWarned, assumedGeneric, abiWarned); the pool of
  *                hostPlatforms.
  *
  * The preload shim (preload/) is a separate library with state of its own:
- * its one load attempt, and its own logger's (log.c is compiled into it,
- * with env.c and hostsym.c).
+ * its own file's directory (found at load), its one load attempt, and its
+ * own logger's and reader's (log.c is compiled into it, with env.c and
+ * hostsym.c).
  */
 #ifndef NCCOMRING_SHIM_H
 #define NCCOMRING_SHIM_H

@@ -4,6 +4,7 @@
 //
 //	nccom-rings verify [--json] DIR                do all ranks agree on every ring?
 //	nccom-rings show [--channel C] [--json | --dot] DIR   one channel across ranks
+//	nccom-rings locate ec2:FILE|slurm:FILE [--all]  a host's NCCOM_RING_LOCATION
 //
 // Exit codes: 0 nothing to report, 1 a finding (a rank that disagrees, a
 // missing or failed rank, two files for one rank), 2 unusable input or
@@ -19,6 +20,7 @@ import (
 	"os"
 
 	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/ringdump"
 	"github.com/nccomring/libnccomring/version"
 )
@@ -40,8 +42,11 @@ const showExitCodesHelp = `Exit codes:
 
 // exitCodesHelpOf is the exit-code text of a subcommand's help.
 func exitCodesHelpOf(name string) string {
-	if name == "show" {
+	switch name {
+	case "show":
 		return showExitCodesHelp
+	case "locate":
+		return locateExitCodesHelp
 	}
 	return exitCodesHelp
 }
@@ -50,6 +55,7 @@ const topHelp = `nccom-rings: check the per-rank wiring dumps of a job (NCCOM_RI
 
 Usage: nccom-rings verify [--json] DIR
        nccom-rings show [--channel C] [--json | --dot] DIR
+       nccom-rings locate [--host NAME | --instance ID | --all] ec2:FILE | slurm:FILE
        nccom-rings COMMAND --help
        nccom-rings --version
 
@@ -57,6 +63,8 @@ Commands:
   verify   check that every rank's dump is there and that all ranks agree on
            every channel's ring (prev/next, one cycle, userRanks, doubling)
   show     one channel across ranks: a table, JSON, or Graphviz (--dot)
+  locate   a host's NCCOM_RING_LOCATION (or every host's) from an EC2
+           instance-topology JSON or a Slurm topology.conf
 
 DIR holds one rank-NNNNNN.<host>.<pid>.json file per rank, written by
 libnccomring's ncclTopoPostset when the job ran with NCCOM_RING_DUMP=DIR.
@@ -115,6 +123,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runVerify(args[1:], stdout, stderr)
 	case "show":
 		return runShow(args[1:], stdout, stderr)
+	case "locate":
+		return runLocate(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "nccom-rings: unknown command %q\n\n%s%s", args[0], topHelp, exitCodesHelp)
 	return cli.ExitUnusable
@@ -136,24 +146,33 @@ func parseArgs(fs *flag.FlagSet, help string, args []string, stdout, stderr io.W
 	return operands, cli.ExitOK, true
 }
 
-// readDumps reads DIR, the one operand; ok is false (and the exit code 2
-// printed about) when there is no such directory, no dump in it or a file
-// that is not a dump.
-func readDumps(name, help string, operands []string, stderr io.Writer) (dir string, files []ringdump.File, ok bool) {
+// readDumps reads DIR, the one operand. Each dump file that cannot be used
+// (not a regular file, larger than ringdump.MaxFileSize, not a dump) is one
+// line on stderr, and the others are read on: unusable counts them, and
+// the command ends with exit 2 after doing what it can with the rest. ok
+// is false (exit 2, printed about) when there is no such directory or no
+// usable dump in it.
+func readDumps(name, help string, operands []string, stderr io.Writer) (dir string, files []ringdump.File, unusable int, ok bool) {
 	if len(operands) != 1 {
 		fmt.Fprintf(stderr, "nccom-rings %s: want one directory, got %d operands\n\n%s%s", name, len(operands), help, exitCodesHelpOf(name))
-		return "", nil, false
+		return "", nil, 0, false
 	}
 	dir = operands[0]
-	files, err := ringdump.ReadDir(dir)
+	files, bad, err := ringdump.ReadDir(dir)
+	for _, b := range bad {
+		fmt.Fprintf(stderr, "nccom-rings %s: %v\n", name, b)
+	}
+	if err == nil && len(files) == 0 && len(bad) == 0 {
+		err = fmt.Errorf("%s holds no rank-*.json dump files (did the job run with NCCOM_RING_DUMP=%s?)", quote.String(dir), quote.String(dir))
+	}
 	if err == nil && len(files) == 0 {
-		err = fmt.Errorf("%s holds no rank-*.json dump files (did the job run with NCCOM_RING_DUMP=%s?)", dir, dir)
+		err = fmt.Errorf("%s holds no usable dump file", quote.String(dir))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "nccom-rings %s: %v\n", name, err)
-		return "", nil, false
+		return "", nil, len(bad), false
 	}
-	return dir, files, true
+	return dir, files, len(bad), true
 }
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
@@ -163,7 +182,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	dir, files, ok := readDumps("verify", verifyHelp, operands, stderr)
+	dir, files, unusable, ok := readDumps("verify", verifyHelp, operands, stderr)
 	if !ok {
 		return cli.ExitUnusable
 	}
@@ -177,13 +196,20 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		if rep.Omitted > 0 {
 			fmt.Fprintf(stdout, "nccom-rings: and %d more %s\n", rep.Omitted, plural(rep.Omitted, "finding", "findings"))
 		}
+		but := ""
+		if unusable > 0 {
+			but = fmt.Sprintf(", and %s unusable (named on stderr)", count(unusable, "file"))
+		}
 		if rep.OK {
-			fmt.Fprintf(stdout, "nccom-rings: %s, %s, %s: every rank agrees\n", count(rep.Ranks, "rank"), count(rep.Channels, "channel"), count(rep.Nodes, "node"))
+			fmt.Fprintf(stdout, "nccom-rings: %s, %s, %s: every rank agrees%s\n", count(rep.Ranks, "rank"), count(rep.Channels, "channel"), count(rep.Nodes, "node"), but)
 		} else {
-			fmt.Fprintf(stdout, "nccom-rings: %s: %d %s\n", dir, rep.count(), plural(rep.count(), "finding", "findings"))
+			fmt.Fprintf(stdout, "nccom-rings: %s: %d %s%s\n", quote.String(dir), rep.count(), plural(rep.count(), "finding", "findings"), but)
 		}
 	}
-	if !rep.OK {
+	switch {
+	case unusable > 0:
+		return cli.ExitUnusable
+	case !rep.OK:
 		return cli.ExitFinding
 	}
 	return cli.ExitOK

@@ -99,7 +99,7 @@ func TestVerifyReportsAFailedRankWithItsWarn(t *testing.T) {
 	})
 	code, out, _ := runTool("verify", dir)
 	assert.Equal(t, cli.ExitFinding, code)
-	assert.Contains(t, out, "rank 3: ncclTopoPostset failed with ncclInvalidArgument (4): ncclTopoPostset: allTopoRanks[2] is NULL\n")
+	assert.Contains(t, out, `rank 3: ncclTopoPostset failed with "ncclInvalidArgument" (4): "ncclTopoPostset: allTopoRanks[2] is NULL"`+"\n")
 }
 
 func TestVerifyNamesBothFilesOfADuplicatedRank(t *testing.T) {
@@ -111,7 +111,7 @@ func TestVerifyNamesBothFilesOfADuplicatedRank(t *testing.T) {
 	require.NoError(t, err)
 	code, out, _ := runTool("verify", dir)
 	assert.Equal(t, cli.ExitFinding, code)
-	assert.Contains(t, out, "rank 0: 2 files, "+paths[0]+", "+second)
+	assert.Contains(t, out, `rank 0: 2 files, "`+paths[0]+`", "`+second+`"`)
 }
 
 func TestVerifyChecksUserRanksAndDoubling(t *testing.T) {
@@ -141,7 +141,7 @@ func TestVerifyRefusesUnusableInput(t *testing.T) {
 	require.NoError(t, os.WriteFile(paths[1], []byte(`{"format":1,"rank":1,"nRanks":4,,}`), 0o644))
 	code, _, errOut := runTool("verify", dir)
 	assert.Equal(t, cli.ExitUnusable, code)
-	assert.Contains(t, errOut, paths[1]+": not a ring dump: at byte 33:", "the second comma is the 33rd byte")
+	assert.Contains(t, errOut, `"`+paths[1]+`": not a ring dump: at byte 33:`, "the second comma is the 33rd byte")
 
 	code, _, errOut = runTool("verify", filepath.Join(dir, "nonexistent"))
 	assert.Equal(t, cli.ExitUnusable, code)

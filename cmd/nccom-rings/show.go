@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
@@ -44,7 +45,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nccom-rings show: --json and --dot exclude each other\n")
 		return cli.ExitUnusable
 	}
-	_, files, ok := readDumps("show", showHelp, operands, stderr)
+	_, files, unusable, ok := readDumps("show", showHelp, operands, stderr)
 	if !ok {
 		return cli.ExitUnusable
 	}
@@ -60,6 +61,9 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		writeDot(stdout, shown)
 	default:
 		writeTable(stdout, shown)
+	}
+	if unusable > 0 {
+		return cli.ExitUnusable // the rows shown are the other files'
 	}
 	return cli.ExitOK
 }
@@ -78,7 +82,7 @@ func channelOf(files []ringdump.File, c int) (shownChannel, error) {
 		row := shownRank{Rank: d.Rank, Result: d.Result, Warn: d.Warn}
 		if d.Wiring != nil {
 			if c < 0 || c >= len(d.Channels) {
-				return shown, fmt.Errorf("channel %d is outside [0, %d) of rank %d (%s)", c, len(d.Channels), d.Rank, f.Path)
+				return shown, fmt.Errorf("channel %d is outside [0, %d) of rank %d (%s)", c, len(d.Channels), d.Rank, quote.String(f.Path))
 			}
 			shown.NChannels = max(shown.NChannels, d.NChannels)
 			ch := d.Channels[c]
@@ -99,7 +103,7 @@ func writeTable(w io.Writer, s shownChannel) {
 	fmt.Fprintf(w, "%6s %5s %6s %6s %4s  %s\n", "RANK", "NODE", "PREV", "NEXT", "NIC", "USERRANKS")
 	for _, r := range s.Ranks {
 		if r.Result != 0 {
-			fmt.Fprintf(w, "%6d  failed: %s\n", r.Rank, r.Warn)
+			fmt.Fprintf(w, "%6d  failed: %s\n", r.Rank, quote.String(r.Warn))
 			continue
 		}
 		dev := "-"

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
@@ -14,7 +15,7 @@ type Finding struct {
 	Rank    int      `json:"rank"`
 	Channel int      `json:"channel"`
 	Other   int      `json:"other"`           // the rank it disagrees with
-	Ranks   []int    `json:"ranks,omitempty"` // the missing ranks
+	Ranks   []int    `json:"ranks,omitempty"` // the missing ranks (the lowest 1000)
 	Files   []string `json:"files,omitempty"` // the files involved
 	Message string   `json:"message"`
 }
@@ -56,13 +57,16 @@ func (r *Report) count() int { return len(r.Findings) + r.Omitted }
 // every later check would repeat such a finding, each channel: r.next == s
 // exactly when s.prev == r, one cycle through every rank, userRanks from
 // the rank along next, and each doubled channel the same as the one it
-// repeats (D10).
+// repeats (D10); and then the inter-node order (D25, order.go).
 func verify(dir string, files []ringdump.File) Report {
 	rep := Report{Dir: dir, Files: len(files), Findings: []Finding{}}
 	byRank, ok := checkRanks(&rep, files)
 	if ok {
 		for c := range rep.Channels {
 			checkChannel(&rep, byRank, c)
+		}
+		if rep.count() == 0 {
+			checkOrder(&rep, byRank)
 		}
 	}
 	rep.OK = rep.count() == 0
@@ -71,60 +75,103 @@ func verify(dir string, files []ringdump.File) Report {
 
 // checkRanks checks the files as a set and returns the dump of every rank
 // when they are one successful dump per rank that agree on the shape of
-// the job.
+// the job. Its work and memory follow the files present, never nRanks,
+// which any file may set to anything: a count above the files found is a
+// finding (the missing ranks), not an allocation.
 func checkRanks(rep *Report, files []ringdump.File) ([]*ringdump.Dump, bool) {
 	first := files[0].Dump // ReadDir sorts by rank
 	n := first.NRanks
 	rep.Ranks = n
 	if n <= 0 {
-		rep.addf(first.Rank, -1, -1, "rank %d: nRanks is %d (%s)", first.Rank, n, files[0].Path)
+		rep.addf(first.Rank, -1, -1, "rank %d: nRanks is %d (%s)", first.Rank, n, quote.String(files[0].Path))
 		return nil, false
 	}
-	paths := make([][]string, n)
-	byRank := make([]*ringdump.Dump, n)
+	paths := map[int][]string{}
+	byRank := map[int]*ringdump.Dump{}
 	for _, f := range files {
 		d := f.Dump
 		switch {
 		case d.NRanks != n:
 			rep.add(Finding{Rank: d.Rank, Channel: -1, Other: first.Rank, Files: []string{f.Path},
-				Message: fmt.Sprintf("rank %d: nRanks is %d (%s), but %s says %d (dumps of two jobs in one directory? use one directory per run)", d.Rank, d.NRanks, f.Path, files[0].Path, n)})
+				Message: fmt.Sprintf("rank %d: nRanks is %d (%s), but %s says %d (dumps of two jobs in one directory? use one directory per run)", d.Rank, d.NRanks, quote.String(f.Path), quote.String(files[0].Path), n)})
 		case d.Rank < 0 || d.Rank >= n:
 			rep.add(Finding{Rank: d.Rank, Channel: -1, Other: -1, Files: []string{f.Path},
-				Message: fmt.Sprintf("rank %d is outside [0, %d) (%s)", d.Rank, n, f.Path)})
+				Message: fmt.Sprintf("rank %d is outside [0, %d) (%s)", d.Rank, n, quote.String(f.Path))})
 		default:
 			paths[d.Rank] = append(paths[d.Rank], f.Path)
 			byRank[d.Rank] = d
 		}
 	}
-	var missing []int
-	for r := range n {
-		switch {
-		case len(paths[r]) == 0:
-			missing = append(missing, r)
+	present := make([]int, 0, len(paths))
+	for r := range paths {
+		present = append(present, r)
+	}
+	slices.Sort(present)
+	for _, r := range present {
+		switch d := byRank[r]; {
 		case len(paths[r]) > 1:
 			rep.add(Finding{Rank: r, Channel: -1, Other: -1, Files: paths[r],
-				Message: fmt.Sprintf("rank %d: %d files, %s (two runs into one directory? use one directory per run)", r, len(paths[r]), strings.Join(paths[r], ", "))})
-		case byRank[r].Result != 0 || byRank[r].Wiring == nil:
-			d := byRank[r]
+				Message: fmt.Sprintf("rank %d: %d files, %s (two runs into one directory? use one directory per run)", r, len(paths[r]), quoteList(paths[r]))})
+		case d.Result != 0:
 			rep.add(Finding{Rank: r, Channel: -1, Other: -1, Files: paths[r],
-				Message: fmt.Sprintf("rank %d: ncclTopoPostset failed with %s (%d): %s", r, d.ResultName, d.Result, d.Warn)})
+				Message: fmt.Sprintf("rank %d: ncclTopoPostset failed with %s (%d): %s", r, quote.String(d.ResultName), d.Result, quote.String(d.Warn))})
+		case d.Wiring == nil:
+			rep.add(Finding{Rank: r, Channel: -1, Other: -1, Files: paths[r],
+				Message: fmt.Sprintf("rank %d: the dump says ncclTopoPostset succeeded but holds no rings (%s)", r, quote.String(paths[r][0]))})
 		}
 	}
-	if len(missing) > 0 {
-		rep.add(Finding{Rank: -1, Channel: -1, Other: -1, Ranks: missing,
-			Message: fmt.Sprintf("missing %s %s (of %d)", plural(len(missing), "rank", "ranks"), rankList(missing), n)})
+	if missing, listed := missingRanks(present, n); missing > 0 {
+		rep.add(Finding{Rank: -1, Channel: -1, Other: -1, Ranks: listed,
+			Message: fmt.Sprintf("missing %s %s (of %d)", plural(missing, "rank", "ranks"), rankList(listed, missing), n)})
 	}
 	if rep.count() > 0 {
 		return nil, false
 	}
-	ref := byRank[0]
-	rep.Channels, rep.Nodes = ref.NChannels, ref.NNodes
+	// Every rank of [0, n) has exactly one file: n is at most the files.
+	all := make([]*ringdump.Dump, n)
 	for r, d := range byRank {
+		all[r] = d
+	}
+	ref := all[0]
+	rep.Channels, rep.Nodes = ref.NChannels, ref.NNodes
+	for r, d := range all {
 		if msg := shapeDifference(d, ref, n); msg != "" {
 			rep.add(Finding{Rank: r, Channel: -1, Other: 0, Files: paths[r], Message: fmt.Sprintf("rank %d: %s", r, msg)})
 		}
 	}
-	return byRank, rep.count() == 0
+	return all, rep.count() == 0
+}
+
+// maxListedMissing bounds the missing ranks a finding lists (its message
+// names the first 20 and counts the rest).
+const maxListedMissing = 1000
+
+// missingRanks counts the ranks of [0, n) not in present (sorted, each in
+// [0, n), no repeats) and lists the lowest of them, at most
+// maxListedMissing: in time and memory proportional to the ranks present
+// and listed, not to n.
+func missingRanks(present []int, n int) (missing int, listed []int) {
+	missing = n - len(present)
+	next := 0 // the lowest rank not yet looked at
+	for _, p := range append(present, n) {
+		for ; next < p && len(listed) < maxListedMissing; next++ {
+			listed = append(listed, next)
+		}
+		if len(listed) == maxListedMissing {
+			break
+		}
+		next = p + 1
+	}
+	return missing, listed
+}
+
+// quoteList is "a", "b" (each quoted).
+func quoteList(paths []string) string {
+	q := make([]string, len(paths))
+	for i, p := range paths {
+		q[i] = quote.String(p)
+	}
+	return strings.Join(q, ", ")
 }
 
 // shapeDifference says how d's job differs from ref's (rank 0's), or
@@ -210,12 +257,12 @@ func checkChannel(rep *Report, byRank []*ringdump.Dump, c int) {
 	}
 }
 
-// rankList is "5, 9" (at most 20 ranks, then how many more).
-func rankList(ranks []int) string {
+// rankList is "5, 9": the first 20 of ranks, then how many more of total.
+func rankList(ranks []int, total int) string {
 	var b strings.Builder
 	for i, r := range ranks {
 		if i == 20 {
-			fmt.Fprintf(&b, " and %d more", len(ranks)-i)
+			fmt.Fprintf(&b, " and %d more", total-i)
 			break
 		}
 		if i > 0 {

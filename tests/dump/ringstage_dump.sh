@@ -81,7 +81,8 @@ f=$(ls "$tmp"/cut/rank-000011.*.json)
 head -c 100 "$f" > "$tmp/half" && mv "$tmp/half" "$f"
 run "verify, rank 11's file cut short" "$tool" verify "$tmp/cut"
 want_rc 2
-want 'rank-000011\..*\.json: not a ring dump: at byte 100'
+want 'rank-000011\..*\.json": not a ring dump: at byte 100'
+want '^nccom-rings: missing rank 11 \(of 128\)$'
 
 run "verify, no such directory" "$tool" verify "$tmp/none"
 want_rc 2
@@ -93,17 +94,40 @@ run "ringstage --pod with NCCOM_RING_DUMP" env NCCOM_RING_DUMP="$tmp/pod" "$ring
 want_rc 1
 run "verify, failed Postsets" "$tool" verify "$tmp/pod"
 want_rc 1
-want '^nccom-rings: rank 0: ncclTopoPostset failed with ncclInvalidUsage \(5\): ncclTopoPostset: comm->enablePod is 1 on 4 nodes'
+want '^nccom-rings: rank 0: ncclTopoPostset failed with "ncclInvalidUsage" \(5\): "ncclTopoPostset: comm->enablePod is 1 on 4 nodes'
 want '^nccom-rings: missing ranks 1, 2, 3, .* and 107 more \(of 128\)$'
 if grep -q '"channels"' "$tmp"/pod/rank-000000.*.json; then echo "FAIL: a failed Postset's dump lists channels"; fail=1; fi
 
 # A directory that cannot be made: one WARN per rank, the calls succeed.
 run "NCCOM_RING_DUMP under /dev/null" env NCCL_DEBUG=WARN NCCOM_RING_DUMP=/dev/null/dumps "$ringstage" --quiet
 want_rc 0
-warns=$(grep -c "NCCL WARN ncclTopoPostset: NCCOM_RING_DUMP=/dev/null/dumps: cannot write rank [0-9]*'s wiring dump: .*; the call's result stands" "$out")
+warns=$(grep -c "NCCL WARN ncclTopoPostset: NCCOM_RING_DUMP=\"/dev/null/dumps\": cannot write rank [0-9]*'s wiring dump: .*; the call's result stands" "$out")
 if [ "$warns" -ne 128 ]; then echo "FAIL: $desc: $warns WARN lines, want 128 (one per rank)"; fail=1; fi
+
+# D25: the network order over 8 nodes alternating between two leaves; the
+# dumps record it and verify checks it; a rank whose dump says another
+# location than its node's is named.
+locs=$(dirname "$0")/../../testdata/locations/8-nodes-alternating-leaves.txt
+run "ringstage --order network" env NCCOM_RING_DUMP="$tmp/order" "$ringstage" --quiet --nodes 8 --order network --locations "$locs"
+want_rc 0
+run "verify, network order" "$tool" verify "$tmp/order"
+want_rc 0
+want '^nccom-rings: 256 ranks, 16 channels, 8 nodes: every rank agrees$'
+if ! grep -q '"order":{"asked":"network","location":"spine0/leafB","network":true,"sequence":\[0,2,4,6,1,3,5,7\]}' "$tmp"/order/rank-000033.*.json; then
+  echo "FAIL: rank 33's dump does not record the network order"; fail=1
+fi
+run "edit rank 8's location" python3 -c '
+import glob, json, sys
+p = glob.glob(sys.argv[1] + "/rank-000008.*.json")[0]
+d = json.load(open(p))
+d["order"]["location"] = "spine0/leafB"
+json.dump(d, open(p, "w"))' "$tmp/order"
+want_rc 0
+run "verify, rank 8's location" "$tool" verify "$tmp/order"
+want_rc 1
+want '^nccom-rings: rank 8: NCCOM_RING_LOCATION is "spine0/leafB", but most ranks of its node 0 say "spine0/leafA"'
 
 if [ "$fail" -ne 0 ]; then
   exit 1
 fi
-echo "test-dump: 128 ranks dumped and verified; a changed next, a deleted file, a cut file, a failed Postset and an unwritable directory each reported: passed"
+echo "test-dump: 128 ranks dumped and verified; a changed next, a deleted file, a cut file, a failed Postset and an unwritable directory each reported; the network order recorded and checked: passed"

@@ -188,7 +188,7 @@ func TestSubsysFilterHidesInitLines(t *testing.T) {
 	require.Zero(t, r.exit)
 	assert.Equal(t, []string{servedLine(t), defaultsLine, "ncclTopoPreset: the ring-stage layout in use was not verified against libnccom's DWARF: no libnccom.so.2 is mapped in this process"}, lines(t, r.log, "INFO"), "only the ENV lines: who serves the ring stage, the variables, and the self-check")
 	r = ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=NET,BOGUS"}, "--quiet")
-	assert.Equal(t, []string{"NCCL_DEBUG_SUBSYS: unknown subsystem BOGUS ignored"}, lines(t, r.log, "WARN"))
+	assert.Equal(t, []string{`NCCL_DEBUG_SUBSYS: unknown subsystem "BOGUS" ignored`}, lines(t, r.log, "WARN"))
 	assert.Empty(t, lines(t, r.log, "INFO"))
 }
 
@@ -204,15 +204,15 @@ func TestInfoLineListsTheLibrarysVariables(t *testing.T) {
 	r := ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=ENV", "NCCOM_RING_PLATFORM=trn3-switchv1",
 		"NCCOM_RING_ABI_CHECK=off", "NCCOM_RING_GOMAXPROCS=3", "NCCOM_RING_DUMP=" + dump, "NCCOM_RING_LOCATION=spine0/leafA"}, "--quiet", "--nodes", "1")
 	require.Zero(t, r.exit)
-	want := "libnccomring environment: NCCOM_RING_PLATFORM=trn3-switchv1, NCCOM_RING_POD_ORDER unset (pods refused), " +
-		"NCCOM_RING_LAYOUT unset (D3's offsets), NCCOM_RING_ABI_CHECK=off, NCCOM_RING_GOMAXPROCS=3, NCCOM_RING_DUMP=" + dump +
-		", NCCOM_RING_NODE_ORDER unset (rank), NCCOM_RING_LOCATION=spine0/leafA"
+	want := `libnccomring environment: NCCOM_RING_PLATFORM="trn3-switchv1", NCCOM_RING_POD_ORDER unset (pods refused), ` +
+		`NCCOM_RING_LAYOUT unset (D3's offsets), NCCOM_RING_ABI_CHECK="off", NCCOM_RING_GOMAXPROCS="3", NCCOM_RING_DUMP="` + dump + `"` +
+		`, NCCOM_RING_NODE_ORDER unset (rank), NCCOM_RING_LOCATION="spine0/leafA"`
 	assert.Equal(t, []string{servedLine(t), want}, lines(t, r.log, "INFO"), "who serves the ring stage, then the variables, once")
 	assert.Empty(t, lines(t, r.log, "WARN"))
 
 	r = ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=ENV", "NCCOM_RING_ABI_CHECK=off"}, "--quiet")
 	require.Zero(t, r.exit)
-	assert.Equal(t, []string{servedLine(t), strings.Replace(defaultsLine, "NCCOM_RING_ABI_CHECK unset (enforce)", "NCCOM_RING_ABI_CHECK=off", 1)},
+	assert.Equal(t, []string{servedLine(t), strings.Replace(defaultsLine, "NCCOM_RING_ABI_CHECK unset (enforce)", `NCCOM_RING_ABI_CHECK="off"`, 1)},
 		lines(t, r.log, "INFO"))
 
 	for _, env := range [][]string{{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT"}, {"NCCL_DEBUG=WARN", "NCCL_DEBUG_SUBSYS=ENV"}} {
@@ -225,7 +225,7 @@ func TestInfoLineListsTheLibrarysVariables(t *testing.T) {
 func TestUnknownDebugLevelWarnsOnce(t *testing.T) {
 	r := ringstage(t, []string{"NCCL_DEBUG=LOUD"}, "--quiet")
 	require.Zero(t, r.exit)
-	assert.Equal(t, []string{"NCCL_DEBUG=LOUD is not one of VERSION, WARN, INFO, ABORT, TRACE; using WARN"}, lines(t, r.log, "WARN"))
+	assert.Equal(t, []string{`NCCL_DEBUG="LOUD" is not one of VERSION, WARN, INFO, ABORT, TRACE; using WARN`}, lines(t, r.log, "WARN"))
 }
 
 func TestDebugFileExpandsHostAndPid(t *testing.T) {
@@ -248,7 +248,7 @@ func TestUnopenableDebugFileFallsBackToStdout(t *testing.T) {
 	cmd.Env = append(cleanEnv(), "NCCL_DEBUG=WARN", "NCCL_DEBUG_FILE=/nonexistent/dir/log")
 	out, err := cmd.Output()
 	require.NoError(t, err)
-	assert.Contains(t, string(out), "NCCL WARN NCCL_DEBUG_FILE=/nonexistent/dir/log cannot be opened (No such file or directory); logging to stdout")
+	assert.Contains(t, string(out), `NCCL WARN NCCL_DEBUG_FILE="/nonexistent/dir/log" cannot be opened (No such file or directory); logging to stdout`)
 }
 
 func TestGraphWithNoChannelsFailsWithOneWarn(t *testing.T) {
@@ -260,7 +260,7 @@ func TestGraphWithNoChannelsFailsWithOneWarn(t *testing.T) {
 func TestUnknownPlatformFailsWithOneWarn(t *testing.T) {
 	r := ringstage(t, []string{"NCCL_DEBUG=WARN", "NCCOM_RING_PLATFORM=trn9"}, "--quiet")
 	assert.Equal(t, 1, r.exit)
-	assert.Equal(t, []string{"ncclTopoPreset: NCCOM_RING_PLATFORM=trn9 is not one of generic, trn3-switchv1"}, lines(t, r.log, "WARN"))
+	assert.Equal(t, []string{"ncclTopoPreset: NCCOM_RING_PLATFORM=\"trn9\" is not one of generic, trn3-switchv1"}, lines(t, r.log, "WARN"))
 }
 
 func TestSwitchV1FromEnvironmentLogsKangaRing(t *testing.T) {
@@ -374,4 +374,30 @@ func TestRingstageSaysWhatIsWrong(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Equal(t, "ringstage: ncclTopoPreset on rank 0 returned 4\n"+
 		"ringstage: the library's WARN: ncclTopoPreset: graph->nChannels 0 is outside [1, 32]\n", out)
+}
+
+// Issue 22: ringstage with --order network and --locations over D25's
+// example (the embedded cluster on 8 nodes alternating between two
+// leaves): the rings visit the nodes grouped by leaf and cross between the
+// leaves twice per ring instead of 8 times; rank 0's INFO line says so;
+// every invariant holds. Without --order, rank order.
+func TestRingstageOrdersNodesByLocation(t *testing.T) {
+	locs := repoFile("testdata", "locations", "8-nodes-alternating-leaves.txt")
+	r := ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT"}, "--quiet", "--nodes", "8", "--order", "network", "--locations", locs)
+	require.Zero(t, r.exit, r.stdout)
+	assert.Contains(t, r.stdout, "ringstage: node order network: ring 0 visits nodes 0 2 4 6 1 3 5 7; crossings per ring: level 1: 0, level 2: 2\n")
+	assert.Contains(t, r.stdout, "ringstage: every invariant held")
+	assert.Contains(t, lines(t, r.log, "INFO"),
+		"ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 2:64 4:128 6:192 1:32 3:96 5:160 7:224; per ring, level 1: 0 crossings of 1 groups, level 2: 2 crossings of 2 groups")
+	assert.Empty(t, lines(t, r.log, "WARN"))
+
+	r = ringstage(t, nil, "--quiet", "--nodes", "8", "--locations", locs)
+	require.Zero(t, r.exit)
+	assert.Contains(t, r.stdout, "ringstage: node order rank: ring 0 visits nodes 0 1 2 3 4 5 6 7; crossings per ring: level 1: 0, level 2: 8\n")
+
+	bad := filepath.Join(t.TempDir(), "bad.txt")
+	require.NoError(t, os.WriteFile(bad, []byte("0 spine0/leafA\n9 spine0/leafB\n"), 0o644))
+	out, code := ringstageStderr(t, "--nodes", "8", "--locations", bad)
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "ringstage: "+bad+":2: expected \"NODE LOCATION\" with NODE in [0, 8)\n", out)
 }

@@ -8,7 +8,7 @@
  * stage with every rank in its own process (stage_run) and compares the two
  * rank by rank, byte for byte (stage_compare).
  *
- *   mpirun -np N mpi_rings [--local-ranks L|graph] [--graph FILE]
+ *   mpirun -np N mpi_rings [--local-ranks L|graph] [--graph FILE] [--min-crossings]
  *                          [--die-rank R | --kill-rank R | --stop-rank R] [--deadline S] [--quiet]
  *
  * Nodes: with --local-ranks L, simulated on one machine (node = rank / L;
@@ -27,6 +27,13 @@
  * the in-process stage first with NCCOM_RING_DUMP unset, so that
  * NCCOM_RING_DUMP=DIR ends up holding the MPI processes' own dumps.
  * Rank 0's memory grows as 132 x ranks^2 bytes (every rank's userRanks, twice).
+ *
+ * D25: each process's NCCOM_RING_NODE_ORDER and NCCOM_RING_LOCATION are
+ * its own (mpirun -x per app context: one host's location per context);
+ * rank 0 gathers them so that its in-process run gives every rank the same
+ * ones (a node's location is its first rank's), and with --min-crossings
+ * it checks that every ring crosses each level of the locations exactly as
+ * many times as there are groups at that level (when two or more).
  *
  * Exit status 0 when every call succeeded, every invariant held and the two
  * runs agree; any failure prints one line naming the rank and calls
@@ -89,7 +96,7 @@ static void settle(void) {
 }
 
 static void usage(FILE *f) {
-  fputs("usage: mpirun -np N mpi_rings [--local-ranks L|graph] [--graph FILE]\n"
+  fputs("usage: mpirun -np N mpi_rings [--local-ranks L|graph] [--graph FILE] [--min-crossings]\n"
         "                                [--die-rank R | --kill-rank R | --stop-rank R] [--deadline S] [--quiet]\n"
         "  --local-ranks L  simulate nodes of L ranks on one machine (node = rank / L); 'graph':\n"
         "                   the --graph file's GPU count. Without it, nodes are the shared-memory\n"
@@ -102,7 +109,9 @@ static void usage(FILE *f) {
         "                   give up at the deadline (negative test)\n"
         "  --deadline S     every rank gives up, exit 4 with one line, when the job has not\n"
         "                   finished S seconds after it started (default 300; 0: never)\n"
-        "  --quiet          no Channel lines\n",
+        "  --quiet          no Channel lines\n"
+        "  --min-crossings  check that every ring crosses each level of the processes'\n"
+        "                   NCCOM_RING_LOCATION the fewest times (D25)\n",
         f);
 }
 
@@ -248,17 +257,66 @@ static void unpack_stage(struct stage *st, const struct cluster *cl, const unsig
 
 /* Runs the whole stage in this process (rank 0's reference) with
  * NCCOM_RING_DUMP unset: the library reads it at every Postset, so the
- * reference run writes no dump and DIR holds only the MPI processes' own. */
+ * reference run writes no dump and DIR holds only the MPI processes' own.
+ * stage_run sets and unsets each rank's NCCOM_RING_NODE_ORDER and
+ * NCCOM_RING_LOCATION (D25): this process's own are restored after it, for
+ * its own Preset. */
 static void run_in_process(const struct cluster *cl, struct stage *ref) {
-  const char *dir = getenv("NCCOM_RING_DUMP");
-  char *saved = dir ? strdup(dir) : NULL;
-  if (dir != NULL && saved == NULL) fail(1, "out of memory");
-  unsetenv("NCCOM_RING_DUMP");
-  stage_run(&linked_ring_api, cl, ref);
-  if (saved != NULL) {
-    setenv("NCCOM_RING_DUMP", saved, 1);
-    free(saved);
+  static const char *const kept[] = {"NCCOM_RING_DUMP", "NCCOM_RING_NODE_ORDER", "NCCOM_RING_LOCATION"};
+  char *saved[3];
+  for (int i = 0; i < 3; i++) {
+    const char *v = getenv(kept[i]);
+    saved[i] = v ? strdup(v) : NULL;
+    if (v != NULL && saved[i] == NULL) fail(1, "out of memory");
+    unsetenv(kept[i]);
   }
+  stage_run(&linked_ring_api, cl, ref);
+  for (int i = 0; i < 3; i++) {
+    if (saved[i] != NULL) setenv(kept[i], saved[i], 1);
+    free(saved[i]);
+  }
+}
+
+/* D25's environment of every process, for the in-process run: network
+ * when every process asks for it; each node's location from its first rank
+ * (NULL: none). Collective. Returns the gathered block cl->locations points
+ * into, for the caller to free with cl->locations. */
+enum { LOCATION_MAX = 8 * 64 + 8 };
+static char *gather_locations(struct cluster *cl, int size, int localRanks) {
+  char mine[LOCATION_MAX + 2] = {0};
+  const char *loc = getenv("NCCOM_RING_LOCATION"), *order = getenv("NCCOM_RING_NODE_ORDER");
+  if (loc && strlen(loc) <= LOCATION_MAX) snprintf(mine + 1, sizeof mine - 1, "%s", loc);
+  mine[0] = order && strcmp(order, "network") == 0 ? 'n' : 'r';
+  char *every = malloc((size_t)size * sizeof mine);
+  const char **locations = calloc((size_t)cl->nNodes, sizeof *locations);
+  if (every == NULL || locations == NULL) fail(1, "out of memory");
+  MPI_Allgather(mine, (int)sizeof mine, MPI_CHAR, every, (int)sizeof mine, MPI_CHAR, MPI_COMM_WORLD);
+  int network = 1;
+  for (int r = 0; r < size; r++) {
+    const char *v = every + (size_t)r * sizeof mine;
+    network = network && v[0] == 'n';
+    if (r % localRanks == 0 && v[1]) locations[r / localRanks] = v + 1;
+  }
+  cl->network = network;
+  cl->locations = locations;
+  return every;
+}
+
+/* --min-crossings: every ring of the MPI run crosses each level of the
+ * locations as many times as there are groups there (when two or more). */
+static void check_min_crossings(const struct cluster *cl, const struct stage *st) {
+  int depth = cluster_location_depth(cl);
+  if (depth == 0) fail(1, "--min-crossings: no process has NCCOM_RING_LOCATION");
+  for (int c = 0; c < st->comms[0]->nChannels; c++)
+    for (int level = 1; level <= depth; level++) {
+      int groups = cluster_location_groups(cl, level), got = stage_crossings(cl, st, c, level);
+      if (got != (groups > 1 ? groups : 0))
+        fail(1, "channel %d crosses level %d %d times; %d groups make %d the fewest", c, level, got, groups,
+             groups > 1 ? groups : 0);
+    }
+  printf("mpi_rings: every ring crosses each level of the locations the fewest times (level 1..%d:", depth);
+  for (int level = 1; level <= depth; level++) printf(" %d", stage_crossings(cl, st, 0, level));
+  printf(")\n");
 }
 
 int main(int argc, char **argv) {
@@ -267,7 +325,8 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  int localRanks = 0, simulate = 0, fromGraph = 0, dieRank = -1, killRank = -1, stopRank = -1, quiet = 0;
+  int localRanks = 0, simulate = 0, fromGraph = 0, dieRank = -1, killRank = -1, stopRank = -1, quiet = 0,
+      minCrossings = 0;
   int deadline = 300;
   const char *graphFile = NULL;
   for (int i = 1; i < argc; i++) {
@@ -297,6 +356,8 @@ int main(int argc, char **argv) {
       deadline = parse_int(a, argv[++i], 0, 86400);
     } else if (strcmp(a, "--quiet") == 0) {
       quiet = 1;
+    } else if (strcmp(a, "--min-crossings") == 0) {
+      minCrossings = 1;
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       if (worldRank == 0) usage(stdout);
       MPI_Finalize();
@@ -343,6 +404,8 @@ int main(int argc, char **argv) {
                                  : cluster_default_sized(nNodes, localRanks);
   if (cl == NULL) defer_fail(1, "%s", err[0] ? err : "cannot build the cluster (out of memory)");
   settle();
+
+  char *locationBlock = gather_locations(cl, size, localRanks);
 
   /* Rank 0 first runs the whole stage in its own process: the reference. */
   struct stage ref;
@@ -422,6 +485,7 @@ int main(int argc, char **argv) {
            "every NIC follows the head/direction rule\n");
     int diffs = stage_compare("mpi_rings", "mpi", &mpi, "in-process", &ref);
     if (diffs) fail(1, "%d differences between the MPI run and the in-process run (listed above)", diffs);
+    if (minCrossings) check_min_crossings(cl, &mpi);
     printf("mpi_rings: %d ranks (%d node%s x %d): identical to the in-process result (%s, %d channels)\n",
            size, nNodes, nNodes == 1 ? "" : "s", localRanks, graphFile ? graphFile : "default graph", mpi.comms[0]->nChannels);
     fflush(stdout);
@@ -436,6 +500,8 @@ int main(int argc, char **argv) {
   free(all);
   free(nodesFirstRank);
   free(rec);
+  free((void *)cl->locations);
+  free(locationBlock);
   cluster_free(cl);
   MPI_Finalize();
   return 0;

@@ -298,7 +298,8 @@ static int refuse(const char *lib, const char *value) {
     CHECK(res == ncclInvalidUsage, "Preset through the stand-in returned %d", res);
     CHECK(n.warns == 1 + extra && has_warn(&n, want), "%d WARNs:\n  got  '%s'\n  want '%s'", n.warns,
           first_warn(&n, w, sizeof w), want);
-    snprintf(bad, sizeof bad, "NCCOM_RING_ABI_CHECK=%s is not one of enforce, warn, off; enforcing", value ? value : "");
+    snprintf(bad, sizeof bad, "NCCOM_RING_ABI_CHECK=\"%s\" is not one of enforce, warn, off; enforcing",
+             value ? value : ""); /* quoted (docs/errors.md %Q); the test's value is plain ASCII */
     CHECK(!extra || has_warn(&n, bad), "the unknown value's WARN: %s", n.text);
     CHECK(i > 0 || count(n.text, "the ring-stage layout in use (ASSUMED offsets from D3) differs from") == 1,
           "the check's INFO line: %s", n.text);

@@ -1,4 +1,7 @@
 /* cluster.c - simulated clusters and the ring stage driver (see cluster.h). */
+#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv under -std=c11 */
+#endif
 #include "cluster.h"
 #include "stage_setup.h"
 
@@ -180,6 +183,16 @@ void stage_free(struct stage *st) {
   memset(st, 0, sizeof *st);
 }
 
+/* Sets (on) or unsets rank r's own environment of D25, around each of its
+ * calls, as a process of its own would hold it: NCCOM_RING_NODE_ORDER and
+ * its node's NCCOM_RING_LOCATION (read at every Preset, and by the wiring
+ * dump at Postset). */
+static void rank_env(const struct cluster *cl, int r, int on) {
+  const char *loc = cl->locations ? cl->locations[cluster_node_of(cl, r)] : NULL;
+  if (cl->network) on ? setenv("NCCOM_RING_NODE_ORDER", "network", 1) : unsetenv("NCCOM_RING_NODE_ORDER");
+  if (loc) on ? setenv("NCCOM_RING_LOCATION", loc, 1) : unsetenv("NCCOM_RING_LOCATION");
+}
+
 int stage_run(const struct ring_api *api, const struct cluster *cl, struct stage *st) {
   if (stage_setup(cl, st) != 0) return -1;
   int n = cl->nRanks;
@@ -195,7 +208,9 @@ int stage_run(const struct ring_api *api, const struct cluster *cl, struct stage
   struct ncclTopoRanks *own = calloc((size_t)n, sizeof *own);
   if (own == NULL) return stage_fail(st, ncclSystemError, "host allocation", -1);
   for (int r = 0; r < n; r++) {
+    rank_env(cl, r, 1);
     ncclResult_t res = api->preset(st->comms[r], cl->graphs[cluster_node_of(cl, r)], &own[r]);
+    rank_env(cl, r, 0);
     if (res != ncclSuccess) {
       free(own);
       return stage_fail(st, res, "ncclTopoPreset", r);
@@ -205,8 +220,10 @@ int stage_run(const struct ring_api *api, const struct cluster *cl, struct stage
   free(own);
 
   for (int r = 0; r < n; r++) {
+    rank_env(cl, r, 1);
     ncclResult_t res = api->postset(st->comms[r], &st->nodesFirstRank[(size_t)r * (size_t)n],
                                     st->all, &st->nChannels[r], &st->nNodes[r]);
+    rank_env(cl, r, 0);
     if (res != ncclSuccess) return stage_fail(st, res, "ncclTopoPostset", r);
   }
 
@@ -291,6 +308,48 @@ static void check_channel(const struct cluster *cl, const struct stage *st, int 
       violation("channel %d: rank %d's NIC is %d, the head/direction rule gives %d", c, r, got,
                 want);
   }
+}
+
+/* Whether two locations ("" or NULL for none) have the same first `level`
+ * names. */
+static int same_prefix(const char *a, const char *b, int level) {
+  if (a == NULL) a = "";
+  if (b == NULL) b = "";
+  for (int names = 0;; a++, b++) {
+    if (*a != *b) return (*a == '\0' || *a == '/') && (*b == '\0' || *b == '/') && names + 1 >= level;
+    if (*a == '\0') return 1;
+    if (*a == '/' && ++names >= level) return 1;
+  }
+}
+
+int cluster_location_depth(const struct cluster *cl) {
+  int depth = 0;
+  for (int m = 0; cl->locations && m < cl->nNodes; m++) {
+    const char *p = cl->locations[m];
+    int names = p && *p ? 1 : 0;
+    for (; p && *p; p++) names += *p == '/';
+    if (names > depth) depth = names;
+  }
+  return depth;
+}
+
+int cluster_location_groups(const struct cluster *cl, int level) {
+  int groups = 0;
+  for (int m = 0; cl->locations && m < cl->nNodes; m++) {
+    int first = 1; /* m is the first node of its group */
+    for (int k = 0; k < m && first; k++) first = !same_prefix(cl->locations[k], cl->locations[m], level);
+    groups += first;
+  }
+  return groups;
+}
+
+int stage_crossings(const struct cluster *cl, const struct stage *st, int c, int level) {
+  const int *ring = st->comms[0]->channels[c].ring.userRanks;
+  int n = st->nRanks, crossings = 0;
+  for (int i = 0; cl->locations && ring && i < n; i++)
+    crossings += !same_prefix(cl->locations[cluster_node_of(cl, ring[i])],
+                              cl->locations[cluster_node_of(cl, ring[(i + 1) % n])], level);
+  return crossings;
 }
 
 int stage_check(const struct cluster *cl, const struct stage *st) {

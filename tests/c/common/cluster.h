@@ -39,6 +39,11 @@ struct cluster {
   int enablePod;                 /* copied into every comm */
   int nKangaRingChannels;        /* copied into every comm, with kangaRing rows (see stage_run) */
   int switchV1;                  /* the platform is TRN3-SwitchV1: stage_check expects kangaRing */
+  /* D25: when network, stage_run sets NCCOM_RING_NODE_ORDER=network for
+   * every rank's Preset; locations[m] (NULL: none), when set, is node m's
+   * NCCOM_RING_LOCATION. Both are unset again after the Presets. */
+  int network;
+  const char **locations;        /* [nNodes] or NULL; not owned */
   /* Rank numbering across nodes (cluster_new_numbered); all NULL for the
    * node-major clusters of cluster_new. */
   int numbering;                 /* enum cluster_numbering */
@@ -140,5 +145,14 @@ void stage_free(struct stage *st);
  * (D13). Returns the number of violations and prints each to stderr
  * (at most 20). */
 int stage_check(const struct cluster *cl, const struct stage *st);
+
+/* D25 over cl->locations (all 0 without them): the deepest location's
+ * level count; the groups at level (1-based: distinct prefixes of that many
+ * names, nodes without a location one group); and the edges of channel c's
+ * ring (rank 0's userRanks, the wrap-around edge included) whose two ranks'
+ * nodes differ at that level. */
+int cluster_location_depth(const struct cluster *cl);
+int cluster_location_groups(const struct cluster *cl, int level);
+int stage_crossings(const struct cluster *cl, const struct stage *st, int c, int level);
 
 #endif

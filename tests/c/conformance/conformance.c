@@ -331,6 +331,9 @@ static void write_json(int status); /* below, after the cross-rank mode */
 
 /* Prints what stopped the run, writes the --json summary, exits. Only one
  * thread gets through; another that tries waits to be ended with it. */
+/* The WARN capture file (below), removed on every way out. */
+static void remove_warn_file(void);
+
 static _Noreturn void report_stop(int status) {
   static int stopping;
   static char buf[1 << 15];
@@ -376,6 +379,7 @@ static _Noreturn void report_stop(int status) {
   }
   write_all(2, b.p, b.n);
   write_json(status);
+  remove_warn_file(); /* unlink: async-signal-safe */
   _exit(status);
 }
 
@@ -541,20 +545,31 @@ ncclResult_t ncclTopoGetLocalNet(struct ncclTopoSystem *sys, int rank, int *dev)
 }
 
 /* ------------------------------------------------------------------ */
-/* WARN capture: both libraries log to NCCL_DEBUG_FILE=/proc/self/fd/N, */
-/* the write end of a pipe; the harness drains it after every call.    */
+/* WARN capture: both libraries log to NCCL_DEBUG_FILE, a temporary      */
+/* regular file of the harness's (the library refuses a FIFO or a link   */
+/* there, docs/security.md). Both append to it, so after every call the  */
+/* harness reads what the call wrote and empties the file: the next      */
+/* call's lines start at offset 0 again and the file never grows.        */
 
-static int warnPipe[2];
+static char warnPath[] = "/tmp/nccomring-conformance-XXXXXX";
+static int warnFd = -1;
 
 static void drain(char *out, size_t size) {
   size_t n = 0;
+  off_t at = 0;
   for (;;) {
     char buf[4096];
-    ssize_t got = read(warnPipe[0], buf, sizeof buf);
+    ssize_t got = pread(warnFd, buf, sizeof buf, at);
     if (got <= 0) break;
+    at += got;
     for (ssize_t i = 0; i < got && n + 1 < size; i++) out[n++] = buf[i];
   }
+  if (at > 0 && ftruncate(warnFd, 0) != 0) fatal("conformance: %s: ftruncate: %s\n", warnPath, strerror(errno));
   if (out) out[n < size ? n : size - 1] = '\0';
+}
+
+static void remove_warn_file(void) {
+  if (warnFd >= 0) unlink(warnPath);
 }
 
 /* The comparable part of captured WARN lines: "[rank] NCCL WARN text" of
@@ -3068,16 +3083,10 @@ int main(int argc, char **argv) {
   /* The watchdog before the libraries: loading is timed too. */
   start_watchdog();
 
-  if (pipe(warnPipe) != 0 || fcntl(warnPipe[0], F_SETFL, O_NONBLOCK) != 0)
-    fatal("conformance: pipe: %s\n", strerror(errno));
-  fcntl(warnPipe[1], F_SETFL, O_NONBLOCK);
-  /* A full pipe would make a library's write fail and its stdio keep the
-   * rest for a later call; rank 0's Channel lines at INFO are the most one
-   * call prints (about 10 KB at 64 ranks). Best effort: the default 64 KB
-   * holds that too. */
-  fcntl(warnPipe[1], F_SETPIPE_SZ, 1 << 20);
-  char path[64];
-  snprintf(path, sizeof path, "/proc/self/fd/%d", warnPipe[1]);
+  warnFd = mkstemp(warnPath);
+  if (warnFd < 0) fatal("conformance: %s: %s\n", warnPath, strerror(errno));
+  atexit(remove_warn_file);
+  const char *path = warnPath;
   /* The cross-rank mode also compares INFO lines: D23's channel count line
    * on every rank and rank 0's walks of failing rings. Both libraries read
    * these once, at their first call. */

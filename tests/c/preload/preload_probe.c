@@ -19,6 +19,17 @@
  *                  process's threads and memory after the calls.
  *   race           (under the shim) 8 threads make their first call at the
  *                  same moment; every one must get the right answer.
+ *   maps-forgery BASE EVIL
+ *                  (under the shim, named by a relative path) maps a file
+ *                  whose path is so long that its /proc/self/maps line,
+ *                  read through a buffer of PATH_MAX + 128 bytes, splits
+ *                  into a forged line "0-ffffffffffffffff /BASE/evil/x"
+ *                  that covers every address, with BASE/evil/
+ *                  libnccomring.so.0 a link to EVIL; then changes directory
+ *                  and runs the 2 x 2 stage, which must be the Go
+ *                  library's (the shim once parsed that file to find
+ *                  itself). Exit 77 when the kernel's line does not fall
+ *                  where it must (nothing was tested).
  *   missing WANT   (under the shim, with NCCOMRING_LIBRARY naming something
  *                  that is not the Go library, or under a small ulimit -v)
  *                  every function returns
@@ -34,10 +45,16 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -182,7 +199,8 @@ static void run_small_stage(const char *who) {
 static int mode_fork(void) {
   resolve(1);
   /* When LD_PRELOAD named the shim by a relative path, the shim finds the
-   * Go library beside itself through /proc/self/maps, not the stale name. */
+   * Go library beside itself from the absolute path it resolved at load,
+   * not from the stale relative name. */
   if (chdir("/") != 0) perror("chdir");
   CHECK(mapped(GO_FILE) == 0, "the Go library is mapped before the first call");
   pid_t child = fork();
@@ -352,6 +370,120 @@ static int mode_missing(const char *want) {
   return 0;
 }
 
+/* ---- a forged /proc/self/maps line ---- */
+
+/* /proc/self/maps, whole (malloc'd), or NULL. */
+static char *read_maps(void) {
+  int fd = open("/proc/self/maps", O_RDONLY);
+  if (fd < 0) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *text = malloc(cap);
+  for (ssize_t got; text != NULL && (got = read(fd, text + n, cap - n - 1)) > 0;) {
+    n += (size_t)got;
+    if (cap - n < 4096) text = realloc(text, cap *= 2);
+  }
+  close(fd);
+  if (text != NULL) text[n] = '\0';
+  return text;
+}
+
+/* The line of the mapping at addr, and where its path starts in it. */
+static int maps_line(const char *maps, const void *addr, const char **line, size_t *pathCol) {
+  char head[32];
+  snprintf(head, sizeof head, "%lx-", (unsigned long)addr);
+  for (const char *l = maps; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+    if (strncmp(l, head, strlen(head)) != 0) continue;
+    const char *slash = strchr(l, '/');
+    if (slash == NULL) return -1;
+    *line = l, *pathCol = (size_t)(slash - l);
+    return 0;
+  }
+  return -1;
+}
+
+/* Makes directory name in dirfd and returns a descriptor of it (closing
+ * dirfd), or -1. Paths past PATH_MAX can only be made one step at a time. */
+static int step(int dirfd, const char *name) {
+  if (mkdirat(dirfd, name, 0755) != 0 && errno != EEXIST) return -1;
+  int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY);
+  close(dirfd);
+  return fd;
+}
+
+static int mode_maps_forgery(const char *base, const char *evil) {
+  /* The shim's old reader: fgets into PATH_MAX + 128 bytes. */
+  const size_t split = PATH_MAX + 128 - 1;
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/evil", base);
+  CHECK(mkdir(path, 0755) == 0, "mkdir %s", path);
+  snprintf(path, sizeof path, "%s/evil/libnccomring.so.0", base);
+  CHECK(symlink(evil, path) == 0, "symlink %s", path);
+  /* Where a mapping's path starts in its line: the kernel pads the fields
+   * before it to a fixed width. */
+  snprintf(path, sizeof path, "%s/probe", base);
+  int fd = open(path, O_RDWR | O_CREAT, 0644);
+  CHECK(fd >= 0 && ftruncate(fd, 4096) == 0, "%s", path);
+  void *probe = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  char *maps = read_maps();
+  const char *line = NULL;
+  size_t col = 0;
+  CHECK(probe != MAP_FAILED && maps && maps_line(maps, probe, &line, &col) == 0, "the probe's maps line");
+  free(maps);
+  if (failures) return 1;
+  /* The old reader took the first line whose range held its own code: the
+   * forged one must come before the shim's own, at a lower address, as
+   * mappings made after load do. The path: BASE/ppp.../ppp.../ (col + its
+   * length = split), then the
+   * forged line's text, made of real directories: "0-ffffffffffffffff ",
+   * then BASE's components again, "evil", and the file "x". */
+  int dir = open(base, O_RDONLY | O_DIRECTORY);
+  size_t len = strlen(base) + 1; /* "BASE/" */
+  char pad[256];
+  while (dir >= 0 && col + len < split) {
+    size_t left = split - col - len; /* to fill, each component with its '/' */
+    size_t n = left > 256 ? (left - 256 >= 2 ? 255 : left / 2) : left - 1;
+    if (n == 0) break;
+    memset(pad, 'p', n);
+    pad[n] = '\0';
+    dir = step(dir, pad);
+    len += n + 1;
+  }
+  CHECK(dir >= 0 && col + len == split, "padding: %zu + %zu != %zu", col, len, split);
+  dir = step(dir, "0-ffffffffffffffff ");
+  char parts[PATH_MAX];
+  snprintf(parts, sizeof parts, "%s", base + 1);
+  for (char *save = NULL, *c = strtok_r(parts, "/", &save); dir >= 0 && c; c = strtok_r(NULL, "/", &save))
+    dir = step(dir, c);
+  if (dir >= 0) dir = step(dir, "evil");
+  int file = dir >= 0 ? openat(dir, "x", O_RDWR | O_CREAT, 0644) : -1;
+  CHECK(file >= 0 && ftruncate(file, 4096) == 0, "the long file");
+  void *crafted = file >= 0 ? mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, file, 0) : MAP_FAILED;
+  if (file >= 0) close(file);
+  if (dir >= 0) close(dir);
+  CHECK(crafted != MAP_FAILED, "mmap of the long file");
+  if (failures) return 1;
+  maps = read_maps();
+  size_t crafted_col = 0;
+  if (maps == NULL || maps_line(maps, crafted, &line, &crafted_col) != 0 || crafted_col != col ||
+      strncmp(line + split, "0-ffffffffffffffff /", 20) != 0 || (uintptr_t)crafted > (uintptr_t)dlsym(RTLD_DEFAULT, "ncclTopoPreset")) {
+    printf("preload-probe: skipped: the crafted maps line does not fall where it must (path at column %zu, "
+           "want %zu)\n", crafted_col, col);
+    free(maps);
+    return 77;
+  }
+  free(maps);
+  /* As a job would: change directory before the first call. */
+  CHECK(chdir("/") == 0, "chdir /");
+  resolve(1);
+  run_small_stage("maps-forgery");
+  if (failures) return 1;
+  printf("preload-probe: maps-forgery: a file mapped from a %zu-byte path forging the line "
+         "\"0-ffffffffffffffff %s/evil/x\": the shim loaded the Go library beside itself\n",
+         len + 20 + strlen(base) + 6, base);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc >= 2 ? argv[1] : "";
   if (strcmp(mode, "idle") == 0 || strcmp(mode, "idle-check") == 0) {
@@ -372,6 +504,7 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "latency") == 0) return mode_latency();
   if (strcmp(mode, "race") == 0) return mode_race();
   if (strcmp(mode, "missing") == 0 && argc == 3) return mode_missing(argv[2]);
-  fprintf(stderr, "usage: preload-probe idle|idle-check|fork|latency|race|missing WANT\n");
+  if (strcmp(mode, "maps-forgery") == 0 && argc == 4) return mode_maps_forgery(argv[2], argv[3]);
+  fprintf(stderr, "usage: preload-probe idle|idle-check|fork|latency|race|missing WANT|maps-forgery BASE EVIL\n");
   return 2;
 }

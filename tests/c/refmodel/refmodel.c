@@ -108,6 +108,26 @@ static char *format(const char *fmt, ...) {
   return s;
 }
 
+/* A value from the environment as WARN texts show it (errors.md): in double
+ * quotes, with \" \\ \n \r \t and \xHH for every other byte outside
+ * printable ASCII. The caller frees it; NULL when memory runs out. */
+static char *quoted(const char *v) {
+  char *out = malloc(4 * strlen(v) + 3), *o = out;
+  if (out == NULL) return NULL;
+  *o++ = '"';
+  for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+    if (*p == '"' || *p == '\\') { *o++ = '\\'; *o++ = (char)*p; }
+    else if (*p == '\n') { *o++ = '\\'; *o++ = 'n'; }
+    else if (*p == '\r') { *o++ = '\\'; *o++ = 'r'; }
+    else if (*p == '\t') { *o++ = '\\'; *o++ = 't'; }
+    else if (*p < 0x20 || *p >= 0x7f) o += sprintf(o, "\\x%02x", *p);
+    else *o++ = (char)*p;
+  }
+  *o++ = '"';
+  *o = '\0';
+  return out;
+}
+
 /* Pending environment warnings, collected while parsing and printed once the
  * output stream is known. */
 #define MAX_PENDING 64
@@ -139,7 +159,11 @@ static void parse_subsys(const char *env) {
     for (size_t i = 0; i < sizeof(g_subsys) / sizeof(g_subsys[0]); i++) {
       if (strcasecmp(tok, g_subsys[i].name) == 0) { mask |= g_subsys[i].bit; found = 1; break; }
     }
-    if (!found) pend(format("NCCL_DEBUG_SUBSYS: unknown subsystem %s ignored", tok));
+    if (!found) {
+      char *q = quoted(tok);
+      if (q) pend(format("NCCL_DEBUG_SUBSYS: unknown subsystem %s ignored", q));
+      free(q);
+    }
   }
   free(copy);
   g_mask = invert ? ~mask : mask;
@@ -188,7 +212,9 @@ static void dbg_init_once(void) {
   else if (strcasecmp(lvl, "TRACE") == 0) g_level = LOG_TRACE;
   else {
     g_level = LOG_WARN;
-    pend(format("NCCL_DEBUG=%s is not one of VERSION, WARN, INFO, ABORT, TRACE; using WARN", lvl));
+    char *q = quoted(lvl);
+    if (q) pend(format("NCCL_DEBUG=%s is not one of VERSION, WARN, INFO, ABORT, TRACE; using WARN", q));
+    free(q);
   }
   g_out = stdout;
   if (g_level < LOG_WARN) return; /* nothing can be printed: no file is opened */
@@ -201,11 +227,15 @@ static void dbg_init_once(void) {
   if (file != NULL && file[0] != '\0') {
     char *path = expand_path(file);
     if (path != NULL) {
-      FILE *f = fopen(path, "w");
+      /* Appending, as the library does: a harness may read the file and
+       * empty it after every call (tests/c/conformance). */
+      FILE *f = fopen(path, "a");
       if (f != NULL) g_out = f;
       else {
         int e = errno;
-        pend(format("NCCL_DEBUG_FILE=%s cannot be opened (%s); logging to stdout", path, strerror(e)));
+        char *q = quoted(path);
+        if (q) pend(format("NCCL_DEBUG_FILE=%s cannot be opened (%s); logging to stdout", q, strerror(e)));
+        free(q);
       }
       free(path);
     }
@@ -347,9 +377,11 @@ static ncclResult_t get_platform(const char *fn, int wrank, const void *caller, 
   }
   pthread_once(&g_plat_env_once, plat_env_once);
   if (g_plat_env == PLAT_UNKNOWN) {
-    if (atomic_exchange(&g_plat_warned, 1) == 0)
-      ref_warn(wrank, "%s: NCCOM_RING_PLATFORM=%s is not one of generic, trn3-switchv1", fn,
-               g_plat_env_value ? g_plat_env_value : "");
+    if (atomic_exchange(&g_plat_warned, 1) == 0) {
+      char *q = quoted(g_plat_env_value ? g_plat_env_value : "");
+      if (q) ref_warn(wrank, "%s: NCCOM_RING_PLATFORM=%s is not one of generic, trn3-switchv1", fn, q);
+      free(q);
+    }
     return ncclInvalidUsage;
   }
   pl->switchv1 = (g_plat_env == PLAT_SWITCHV1);
@@ -613,7 +645,9 @@ static void read_preset_env(int rank, struct preset_env *pe) {
     g_pod_read = 1;
     v = env_value("NCCOM_RING_POD_ORDER");
     g_pod_node = v != NULL && strcasecmp(v, "node") == 0;
-    if (v != NULL && !g_pod_node) ref_warn(rank, "NCCOM_RING_POD_ORDER=%s is not 'node'; pods are refused", v);
+    char *q = v != NULL && !g_pod_node ? quoted(v) : NULL;
+    if (q) ref_warn(rank, "NCCOM_RING_POD_ORDER=%s is not 'node'; pods are refused", q);
+    free(q);
   }
   pe->podNode = g_pod_node;
   pthread_mutex_unlock(&g_env_mu);

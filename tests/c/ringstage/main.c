@@ -4,14 +4,19 @@
  * invariants of the result, and prints it.
  *
  *   ringstage [--nodes N] [--graph FILE] [--kanga K] [--pod]
- *             [--json | --dot] [--quiet]
+ *             [--order rank|network] [--locations FILE] [--json | --dot] [--quiet]
  *
  * Without --graph it runs the embedded default cluster (4 trn1.32xlarge-like
  * nodes of 32 ranks, 128 ranks in all, 8 NICs, 8 channels; --nodes changes
  * the node count). --graph applies an NCCL_GRAPH_FILE's RING graph to every
  * node, ranks node-major. --kanga K gives every comm K kangaRing paths
  * (materialized only on TRN3-SwitchV1: NCCOM_RING_PLATFORM=trn3-switchv1);
- * --pod sets comm->enablePod (see NCCOM_RING_POD_ORDER). Output:
+ * --pod sets comm->enablePod (see NCCOM_RING_POD_ORDER). --order network
+ * sets NCCOM_RING_NODE_ORDER=network for every rank's Preset and
+ * --locations FILE each node's NCCOM_RING_LOCATION (D25; FILE in the
+ * format of `nccom-rings locate --all`: one "NODE LOCATION" line per node,
+ * NODE the node's index, # comments); the summary then says which nodes
+ * ring 0 visits in turn and how often it crosses each level. Output:
  * NCCL-style "Channel xx/yy :" lines of rank 0 and a summary (default), the
  * full per-rank wiring as JSON (--json), or the rings as a Graphviz digraph
  * (--dot). The host simulates every rank in one process, so its memory
@@ -33,13 +38,16 @@
 enum output { OUT_TEXT, OUT_JSON, OUT_DOT };
 
 static void usage(FILE *f) {
-  fputs("usage: ringstage [--nodes N] [--graph FILE] [--kanga K] [--pod] [--json | --dot] [--quiet]\n"
+  fputs("usage: ringstage [--nodes N] [--graph FILE] [--kanga K] [--pod] [--order rank|network]\n"
+        "                 [--locations FILE] [--json | --dot] [--quiet]\n"
         "       ringstage --version\n"
         "  --nodes N     number of nodes (default 4); at most 4096 ranks in all\n"
         "  --graph FILE  an NCCL_GRAPH_FILE whose RING graph every node uses\n"
         "                (default: the embedded trn1.32xlarge-like cluster)\n"
         "  --kanga K     K kangaRing paths per comm (0-4; built on TRN3-SwitchV1 only)\n"
         "  --pod         set comm->enablePod (refused on >1 node unless NCCOM_RING_POD_ORDER=node)\n"
+        "  --order O     rank (default) or network: NCCOM_RING_NODE_ORDER for every rank (D25)\n"
+        "  --locations FILE  each node's NCCOM_RING_LOCATION: \"NODE LOCATION\" lines, NODE its index\n"
         "  --json        print every rank's wiring as JSON\n"
         "  --dot         print the rings as a Graphviz digraph\n"
         "  --quiet       print only the summary\n"
@@ -53,6 +61,7 @@ static void usage(FILE *f) {
         "  NCCOM_RING_ABI_CHECK=enforce|warn|off       the layout self-check against libnccom\n"
         "  NCCOM_RING_DUMP=DIR                         every rank's wiring dump (nccom-rings verify DIR)\n"
         "  NCCOM_RING_GOMAXPROCS=N                     the library's Go runtime processors (default 2)\n"
+        "  NCCOM_RING_NODE_ORDER, NCCOM_RING_LOCATION   set per rank by --order and --locations\n"
         "Without NCCL_DEBUG and NCCL_DEBUG_FILE, ringstage collects the library's WARN lines itself\n"
         "and prints the one of a failing call.\n"
         "\n"
@@ -99,6 +108,68 @@ static void print_channel_lines(const struct stage *st) {
     for (int i = 0; i < st->nRanks; i++) printf(" %3d", comm->channels[c].ring.userRanks[i]);
     putchar('\n');
   }
+}
+
+/* Reads a locations file (nccom-rings locate --all's format, NODE being a
+ * node index): "NODE LOCATION" per line, # comments and blank lines, each
+ * node at most once, lines of at most 64 KiB. Returns nNodes strings (NULL
+ * for a node not listed), or NULL after one error line naming the file
+ * and line. The library checks the locations themselves. */
+static char **read_locations(const char *path, int nNodes) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL) {
+    fprintf(stderr, "ringstage: --locations %s: cannot be opened\n", path);
+    return NULL;
+  }
+  char **locs = calloc((size_t)nNodes, sizeof *locs);
+  static char line[65536 + 2];
+  int lineNo = 0, ok = locs != NULL;
+  while (ok && fgets(line, sizeof line, f)) {
+    lineNo++;
+    size_t len = strlen(line);
+    if (len == sizeof line - 1 && line[len - 1] != '\n') {
+      fprintf(stderr, "ringstage: %s:%d: line longer than 64 KiB\n", path, lineNo);
+      ok = 0;
+      break;
+    }
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    char *save = NULL, *node = strtok_r(line, " \t\r\n", &save), *loc = strtok_r(NULL, " \t\r\n", &save);
+    if (node == NULL) continue;
+    char *end;
+    long m = strtol(node, &end, 10);
+    if (*end != '\0' || m < 0 || m >= nNodes || loc == NULL || strtok_r(NULL, " \t\r\n", &save) != NULL) {
+      fprintf(stderr, "ringstage: %s:%d: expected \"NODE LOCATION\" with NODE in [0, %d)\n", path, lineNo, nNodes);
+      ok = 0;
+    } else if (locs[m] != NULL) {
+      fprintf(stderr, "ringstage: %s:%d: node %ld listed twice\n", path, lineNo, m);
+      ok = 0;
+    } else if ((locs[m] = strdup(loc)) == NULL) {
+      ok = 0;
+    }
+  }
+  fclose(f);
+  if (!ok) {
+    for (int m = 0; locs && m < nNodes; m++) free(locs[m]);
+    free(locs);
+    return NULL;
+  }
+  return locs;
+}
+
+/* D25 as ring 0 shows it: the nodes it visits in turn (from rank 0), and
+ * per level the edges between ranks whose nodes differ at that level. */
+static void print_order(const struct cluster *cl, const struct stage *st) {
+  const int *ring = st->comms[0]->channels[0].ring.userRanks;
+  int n = st->nRanks, depth = cluster_location_depth(cl);
+  printf("ringstage: node order %s: ring 0 visits nodes", cl->network ? "network" : "rank");
+  for (int i = 0; i < n; i++)
+    if (i == 0 || cluster_node_of(cl, ring[i]) != cluster_node_of(cl, ring[i - 1]))
+      printf(" %d", cluster_node_of(cl, ring[i]));
+  printf("; crossings per ring:");
+  for (int level = 1; level <= depth; level++)
+    printf(" level %d: %d%s", level, stage_crossings(cl, st, 0, level), level < depth ? "," : "");
+  printf("%s\n", depth ? "" : " none (no locations)");
 }
 
 static void print_json(const struct cluster *cl, const struct stage *st, int violations) {
@@ -159,8 +230,8 @@ static void print_dot(const struct cluster *cl, const struct stage *st) {
 }
 
 int main(int argc, char **argv) {
-  int nodes = 4, quiet = 0, kanga = 0, pod = 0;
-  const char *graphFile = NULL;
+  int nodes = 4, quiet = 0, kanga = 0, pod = 0, network = 0;
+  const char *graphFile = NULL, *locationsFile = NULL;
   enum output out = OUT_TEXT;
   int outputs = 0;
   for (int i = 1; i < argc; i++) {
@@ -172,7 +243,8 @@ int main(int argc, char **argv) {
       arg = flag;
       value = eq + 1;
     }
-    int takesValue = strcmp(arg, "--nodes") == 0 || strcmp(arg, "--graph") == 0 || strcmp(arg, "--kanga") == 0;
+    int takesValue = strcmp(arg, "--nodes") == 0 || strcmp(arg, "--graph") == 0 || strcmp(arg, "--kanga") == 0 ||
+                     strcmp(arg, "--order") == 0 || strcmp(arg, "--locations") == 0;
     if (takesValue && value == NULL) {
       if (i + 1 >= argc) {
         fprintf(stderr, "ringstage: %s needs a value\n", arg);
@@ -191,6 +263,14 @@ int main(int argc, char **argv) {
       if (parse_int("--kanga", value, 0, MAX_KANGA_PATHS, &kanga) != 0) return 2;
     } else if (strcmp(arg, "--pod") == 0) {
       pod = 1;
+    } else if (strcmp(arg, "--order") == 0) {
+      if (strcmp(value, "rank") != 0 && strcmp(value, "network") != 0) {
+        fprintf(stderr, "ringstage: --order is rank or network, not %s\n", value);
+        return 2;
+      }
+      network = strcmp(value, "network") == 0;
+    } else if (strcmp(arg, "--locations") == 0) {
+      locationsFile = value;
     } else if (strcmp(arg, "--json") == 0) {
       out = OUT_JSON;
       outputs++;
@@ -252,6 +332,16 @@ int main(int argc, char **argv) {
   }
   cl->nKangaRingChannels = kanga;
   cl->enablePod = pod;
+  cl->network = network;
+  char **locations = NULL;
+  if (locationsFile) {
+    locations = read_locations(locationsFile, cl->nNodes);
+    if (locations == NULL) {
+      cluster_free(cl);
+      return 2;
+    }
+    cl->locations = (const char **)locations;
+  }
   const char *platform = getenv("NCCOM_RING_PLATFORM");
   cl->switchV1 = platform && strcasecmp(platform, "trn3-switchv1") == 0;
 
@@ -273,6 +363,7 @@ int main(int argc, char **argv) {
              graphFile ? graphFile : "default cluster", cl->nNodes, cl->nNodes == 1 ? "node" : "nodes",
              cl->localRanks[0], cl->nRanks,
              cl->graphs[0]->nChannels, st.comms[0]->nChannels);
+      if (network || locations) print_order(cl, &st);
       if (violations == 0)
         printf("ringstage: every invariant held: each channel is one Hamiltonian cycle, "
                "next/prev agree, userRanks start at the rank and follow next, the doubled "
@@ -284,6 +375,8 @@ int main(int argc, char **argv) {
     status = violations ? 1 : 0;
   }
   stage_free(&st);
+  for (int m = 0; locations && m < cl->nNodes; m++) free(locations[m]);
+  free(locations);
   cluster_free(cl);
   return status;
 }

@@ -1,0 +1,329 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/location"
+	"github.com/nccomring/libnccomring/nodeorder"
+)
+
+// The fixtures of package location: one cluster of 8 hosts under 2 leaves
+// under one spine, as EC2 (i-0a1b2c3d4e5f6000k) and Slurm (trn00k) see it.
+const (
+	ec2File   = "../../location/testdata/ec2-8.json"
+	slurmFile = "../../location/testdata/topology-8.conf"
+	leafA     = "nn-0f1e2d3c4b5a69780/nn-1a2b3c4d5e6f70811/nn-2aaaaaaaaaaaaaaa1"
+)
+
+// noHostHints clears what locate would take the host from otherwise.
+func noHostHints(t *testing.T) {
+	t.Setenv("SLURMD_NODENAME", "")
+	saved := hostname
+	hostname = func() (string, error) { return "", errors.New("no host name here") }
+	t.Cleanup(func() { hostname = saved })
+	savedTag := dmiAssetTag
+	dmiAssetTag = filepath.Join(t.TempDir(), "board_asset_tag")
+	t.Cleanup(func() { dmiAssetTag = savedTag })
+}
+
+func TestLocateSlurmHost(t *testing.T) {
+	noHostHints(t)
+	code, out, errOut := runTool("locate", "slurm:"+slurmFile, "--host", "trn003")
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Equal(t, "spine0/leaf1\n", out)
+	assert.Empty(t, errOut)
+
+	// The host from SLURMD_NODENAME, then from the host name; names
+	// compared in lowercase up to the first dot.
+	t.Setenv("SLURMD_NODENAME", "TRN004")
+	code, out, _ = runTool("locate", "slurm:"+slurmFile)
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Equal(t, "spine0/leaf2\n", out)
+	t.Setenv("SLURMD_NODENAME", "")
+	hostname = func() (string, error) { return "trn005.ec2.internal", nil }
+	code, out, _ = runTool("locate", "slurm:"+slurmFile)
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Equal(t, "spine0/leaf1\n", out)
+
+	code, out, _ = runTool("locate", "--json", "slurm:"+slurmFile, "--host", "Trn002.cluster")
+	assert.Equal(t, cli.ExitOK, code)
+	var rep located
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, located{Host: "Trn002.cluster", From: "--host", Location: "spine0/leaf2", Source: "slurm", File: slurmFile, Line: 7}, rep)
+}
+
+func TestLocateWithoutAHostName(t *testing.T) {
+	noHostHints(t)
+	code, out, errOut := runTool("locate", "slurm:"+slurmFile)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Empty(t, out)
+	assert.Equal(t, "nccom-rings locate: cannot tell this host's name (no host name here) and SLURMD_NODENAME is unset: pass --host NAME\n", errOut)
+}
+
+func TestLocateEC2Instance(t *testing.T) {
+	noHostHints(t)
+	code, out, errOut := runTool("locate", "ec2:"+ec2File, "--instance", "i-0a1b2c3d4e5f60007")
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Equal(t, leafA+"\n", out)
+
+	// This instance's id from the DMI asset tag, when there is one.
+	code, out, errOut = runTool("locate", "ec2:"+ec2File)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Empty(t, out)
+	assert.Equal(t, "nccom-rings locate: "+dmiAssetTag+": no such file: not an EC2 Nitro instance, or /sys is not mounted; pass this instance's id with --instance\n", errOut)
+	require.NoError(t, os.WriteFile(dmiAssetTag, []byte("i-0a1b2c3d4e5f60003\n"), 0o444))
+	code, out, errOut = runTool("locate", "--json", "ec2:"+ec2File)
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	var rep located
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, located{Host: "i-0a1b2c3d4e5f60003", From: "the DMI board asset tag", Location: leafA, Source: "ec2", File: ec2File, Line: 28}, rep)
+}
+
+func TestLocateNotFound(t *testing.T) {
+	noHostHints(t)
+	code, out, errOut := runTool("locate", "slurm:"+slurmFile, "--host", "trn009")
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Empty(t, out)
+	assert.Equal(t, `nccom-rings locate: host "trn009" (from --host) is not in slurm:"`+slurmFile+`"`+"\n", errOut)
+
+	code, out, _ = runTool("locate", "--json", "ec2:"+ec2File, "--instance", "i-0a1b2c3d4e5f60009")
+	assert.Equal(t, cli.ExitFinding, code)
+	var rep located
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, located{Host: "i-0a1b2c3d4e5f60009", From: "--instance", Source: "ec2", File: ec2File, Reason: "not in the file"}, rep)
+
+	// Under two leaves: in the file, without a location.
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "topology.conf")
+	require.NoError(t, os.WriteFile(conf, []byte("SwitchName=s Switches=a,b\nSwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n2\n"), 0o644))
+	code, out, errOut = runTool("locate", "slurm:"+conf, "--host", "n2")
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Empty(t, out)
+	assert.Equal(t, `nccom-rings locate: host "n2" (from --host) has no location in slurm:"`+conf+`": listed under two leaf switches, "a" (line 2) and "b" (line 3), so it has no single chain of switches`+"\n", errOut)
+
+	// An EC2 file cut at a page: the message says why the instance may
+	// be missing.
+	page := filepath.Join(dir, "page.json")
+	require.NoError(t, os.WriteFile(page, []byte(`{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["a"]}], "NextToken": "x"}`), 0o644))
+	code, _, errOut = runTool("locate", "ec2:"+page, "--instance", "i-2")
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Contains(t, errOut, `instance "i-2" (from --instance) is not in ec2:"`+page+`": its last page has a NextToken`)
+	code, out, _ = runTool("locate", "ec2:"+page, "--instance", "i-1")
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Equal(t, "a\n", out)
+}
+
+// locatedBack runs locate --all on file and reads its output back as the
+// locations file it is.
+func locatedBack(t *testing.T, file string) []location.Entry {
+	t.Helper()
+	code, out, errOut := runTool("locate", "--all", file)
+	require.Equal(t, cli.ExitOK, code, errOut)
+	require.Empty(t, errOut)
+	entries, err := location.ReadLocations(strings.NewReader(out))
+	require.NoError(t, err, out)
+	return entries
+}
+
+// Issue 22's "done when": the two sources give locations that give the
+// same result.
+func TestLocateAllEC2AndSlurmGiveTheSameNodeSequence(t *testing.T) {
+	noHostHints(t)
+	ec2 := locatedBack(t, "ec2:"+ec2File)
+	slurm := locatedBack(t, "slurm:"+slurmFile)
+	require.Len(t, ec2, 8)
+	require.Len(t, slurm, 8)
+	assert.Equal(t, location.Entry{Host: "i-0a1b2c3d4e5f60001", Location: leafA, Line: 3}, ec2[0])
+	assert.Equal(t, location.Entry{Host: "trn001", Location: "spine0/leaf1", Line: 2}, slurm[0])
+
+	// The job's nodes in the launcher's order: host k is trn00k and
+	// i-0a1b2c3d4e5f6000k; leaves alternate.
+	order := []int{1, 2, 3, 4, 5, 6, 7, 8}
+	seq := func(entries []location.Entry, name func(int) string) []int32 {
+		byKey := map[string]string{}
+		for _, e := range entries {
+			byKey[location.Key(e.Host)] = e.Location
+		}
+		locs := make([]nodeorder.Location, len(order))
+		for m, k := range order {
+			l, err := nodeorder.Parse(byKey[name(k)])
+			require.NoError(t, err)
+			locs[m] = l
+		}
+		g := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*len(locs)), make([]int32, len(locs)))
+		s := make([]int32, len(locs))
+		nodeorder.Sequence(locs, g, s)
+		return s
+	}
+	ec2Seq := seq(ec2, func(k int) string { return "i-0a1b2c3d4e5f6000" + string(rune('0'+k)) })
+	slurmSeq := seq(slurm, func(k int) string { return "trn00" + string(rune('0'+k)) })
+	assert.Equal(t, []int32{0, 2, 4, 6, 1, 3, 5, 7}, ec2Seq)
+	assert.Equal(t, ec2Seq, slurmSeq)
+}
+
+func TestLocateAllFormats(t *testing.T) {
+	noHostHints(t)
+	code, out, _ := runTool("locate", "--all", "slurm:"+slurmFile)
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Equal(t, `# HOST LOCATION of every host of slurm:"`+slurmFile+`" (nccom-rings locate --all)
+trn001 spine0/leaf1
+trn003 spine0/leaf1
+trn005 spine0/leaf1
+trn007 spine0/leaf1
+trn002 spine0/leaf2
+trn004 spine0/leaf2
+trn006 spine0/leaf2
+trn008 spine0/leaf2
+`, out)
+	code, out, _ = runTool("locate", "--all", "ec2:"+ec2File)
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Contains(t, out, "\n# HOST is the EC2 instance id: DescribeInstanceTopology gives no host names\ni-0a1b2c3d4e5f60001 "+leafA+"\n")
+
+	// Hosts without a location: on stderr, exit 1, the others printed.
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "topology.conf")
+	require.NoError(t, os.WriteFile(conf, []byte("SwitchName=s Switches=a,b\nSwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n2,n3\n"), 0o644))
+	code, out, errOut := runTool("locate", "--all", "slurm:"+conf)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.True(t, strings.HasSuffix(out, "\nn1 s/a\nn3 s/b\n"), out)
+	assert.Equal(t, `nccom-rings locate: n2 (line 2) has no location: listed under two leaf switches, "a" (line 2) and "b" (line 3), so it has no single chain of switches`+"\n", errOut)
+
+	code, out, _ = runTool("locate", "--all", "--json", "slurm:"+conf)
+	assert.Equal(t, cli.ExitFinding, code)
+	var rep locatedAll
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, locatedAll{Source: "slurm", File: conf,
+		Hosts:     []location.Entry{{Host: "n1", Location: "s/a", Line: 2}, {Host: "n3", Location: "s/b", Line: 3}},
+		Unlocated: []unlocated{{Host: "n2", Line: 2, Reason: `listed under two leaf switches, "a" (line 2) and "b" (line 3), so it has no single chain of switches`}},
+	}, rep)
+
+	// No host at all, and a page cut short, are findings too.
+	empty := filepath.Join(dir, "empty.json")
+	require.NoError(t, os.WriteFile(empty, []byte(`{"Instances": [], "NextToken": "more"}`), 0o644))
+	code, out, errOut = runTool("locate", "--all", "ec2:"+empty)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.NotContains(t, out, "i-")
+	assert.Contains(t, errOut, `places no host`)
+	assert.Contains(t, errOut, `the last page has a NextToken`)
+}
+
+// Every malformed file is exit 2, naming the file, the line and byte, and
+// what was expected.
+func TestLocateMalformedFiles(t *testing.T) {
+	noHostHints(t)
+	dir := t.TempDir()
+	cases := []struct {
+		source, text, want string
+	}{
+		{"slurm", "SwitchName=s0 Nodes=a\nSwitchName=s1 Switches=s0 Nodes=b\n", ":2:12: switch \"s1\" has both Switches= and Nodes="},
+		{"slurm", "# top\nSwitchName=top Switches=leaf[1-2]\nSwitchName=leaf1 Nodes=a\n", ":2:25: switch \"top\" lists \"leaf2\" in Switches=, and no SwitchName= line defines it"},
+		{"slurm", "SwitchName=s0 Nodes=trn[1-\n", ":1:27: Nodes=\"trn[1-\" is not a host list: a number expected in the bracket group"},
+		{"slurm", "SwitchName=s0 Nodes=a LinkSpeed=1 Foo=2\n", ":1:35: unknown key \"Foo\"=; a SwitchName line takes Switches=, Nodes= and LinkSpeed="},
+		{"slurm", "SwitchName=a Switches=b\nSwitchName=b Switches=a\n", ":1:12: switch \"a\" is below itself"},
+		{"slurm", "", ": no SwitchName= line: not a topology.conf of the topology/tree plugin"},
+		{"ec2", "{\"Instances\": [\n  {\"InstanceId\": \"i-1\",}\n]}", ":2:24: not JSON: invalid character '}' looking for beginning of object key string"},
+		{"ec2", "{\"Instances\": [\n  {\"NetworkNodes\": [\"a\"]}\n]}", ":2:3: an instance without \"InstanceId\""},
+		{"ec2", "{\"Reservations\": []}", ":1:1: a response without \"Instances\": not the output of DescribeInstanceTopology"},
+		{"ec2", "SwitchName=s0 Nodes=a\n", ":1:1: not JSON: invalid character 'S' looking for beginning of value"},
+		{"slurm", "{\"Instances\": []}\n", ":1:1: \"{\" where a KEY=VALUE pair was expected"},
+	}
+	for i, c := range cases {
+		path := filepath.Join(dir, "file"+string(rune('a'+i)))
+		require.NoError(t, os.WriteFile(path, []byte(c.text), 0o644))
+		code, out, errOut := runTool("locate", c.source+":"+path, "--host", "a")
+		if c.source == "ec2" {
+			code, out, errOut = runTool("locate", c.source+":"+path, "--instance", "i-1")
+		}
+		assert.Equal(t, cli.ExitUnusable, code, c.text)
+		assert.Empty(t, out)
+		assert.True(t, strings.HasPrefix(errOut, "nccom-rings locate: "+path+c.want), "got  %s\nwant %s", errOut, c.want)
+	}
+}
+
+func TestLocateLimits(t *testing.T) {
+	noHostHints(t)
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.json")
+	f, err := os.Create(big)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(65<<20))
+	require.NoError(t, f.Close())
+	code, _, errOut := runTool("locate", "--all", "ec2:"+big)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Equal(t, "nccom-rings locate: "+big+": has 68157440 bytes, more than the 64 MiB a file may have\n", errOut)
+
+	long := filepath.Join(dir, "long.conf")
+	require.NoError(t, os.WriteFile(long, []byte("SwitchName=s0 Nodes=a\n# "+strings.Repeat("x", 65<<10)+"\n"), 0o644))
+	code, _, errOut = runTool("locate", "--all", "slurm:"+long)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Equal(t, "nccom-rings locate: "+long+":2: the line has 66562 bytes, more than the 64 KiB a line may have\n", errOut)
+
+	bomb := filepath.Join(dir, "bomb.conf")
+	require.NoError(t, os.WriteFile(bomb, []byte("SwitchName=s0 Nodes=n[0-99999]x[0-99999]\n"), 0o644))
+	code, _, errOut = runTool("locate", "--all", "slurm:"+bomb)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Equal(t, "nccom-rings locate: "+bomb+`:1:21: Nodes="n[0-99999]x[0-99999]" gives more names than the file may have (1000000, hostlists expanded)`+"\n", errOut)
+
+	code, _, errOut = runTool("locate", "--all", "slurm:"+filepath.Join(dir, "none"))
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Equal(t, "nccom-rings locate: "+filepath.Join(dir, "none")+": no such file\n", errOut)
+	code, _, errOut = runTool("locate", "--all", "slurm:"+dir)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, ": not a regular file")
+}
+
+func TestLocateStandardInput(t *testing.T) {
+	noHostHints(t)
+	saved := os.Stdin
+	t.Cleanup(func() { os.Stdin = saved })
+	f, err := os.Open(slurmFile)
+	require.NoError(t, err)
+	defer f.Close()
+	os.Stdin = f
+	code, out, errOut := runTool("locate", "slurm:-", "--host", "trn008")
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Equal(t, "spine0/leaf2\n", out)
+}
+
+func TestLocateUsage(t *testing.T) {
+	noHostHints(t)
+	code, out, _ := runTool("locate", "--help")
+	assert.Equal(t, cli.ExitOK, code)
+	assert.True(t, strings.HasPrefix(out, "Usage: nccom-rings locate [--host NAME | --instance ID] [--json] ec2:FILE | slurm:FILE\n"), out)
+	assert.Contains(t, out, "Exit codes:\n  0  the location was printed")
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"locate"}, "want one ec2:FILE or slurm:FILE, got 0 operands"},
+		{[]string{"locate", "a", "b"}, "want one ec2:FILE or slurm:FILE, got 2 operands"},
+		{[]string{"locate", slurmFile}, `"` + slurmFile + `": want ec2:FILE (an EC2 instance-topology JSON) or slurm:FILE (a topology.conf)`},
+		{[]string{"locate", "slurm:"}, `"slurm:": want ec2:FILE (an EC2 instance-topology JSON) or slurm:FILE (a topology.conf)`},
+		{[]string{"locate", "gcp:x"}, `"gcp:x": want ec2:FILE (an EC2 instance-topology JSON) or slurm:FILE (a topology.conf)`},
+		{[]string{"locate", "--all", "--host", "a", "slurm:x"}, "--all lists every host of the file; --host and --instance name one"},
+		{[]string{"locate", "--host", "a", "--instance", "i-1", "slurm:x"}, "--host and --instance exclude each other"},
+		{[]string{"locate", "--host", "a", "ec2:x"}, "an EC2 instance-topology file names instances, not hosts: use --instance ID"},
+		{[]string{"locate", "--instance", "i-1", "slurm:x"}, "a topology.conf names hosts, not instances: use --host NAME"},
+		{[]string{"locate", "--host=", "slurm:x"}, "--host and --instance need a name"},
+		{[]string{"locate", "--bogus", "slurm:x"}, "flag provided but not defined: -bogus"},
+	} {
+		code, out, errOut := runTool(c.args...)
+		assert.Equal(t, cli.ExitUnusable, code, c.args)
+		assert.Empty(t, out)
+		assert.True(t, strings.HasPrefix(errOut, "nccom-rings locate: "+c.want+"\n"), "%v: %s", c.args, errOut)
+		assert.Contains(t, errOut, "Usage: nccom-rings locate")
+	}
+	code, out, _ = runTool("--help")
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Contains(t, out, "  locate   a host's NCCOM_RING_LOCATION")
+}

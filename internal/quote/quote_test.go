@@ -1,0 +1,54 @@
+package quote
+
+import (
+	"strconv"
+	"testing"
+)
+
+func TestString(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", `""`},
+		{"/shared/rings/job42", `"/shared/rings/job42"`},
+		{`a "b" \c`, `"a \"b\" \\c"`},
+		{"x\ny\r\tz", `"x\ny\r\tz"`},
+		{"WARN\n1:2:3 [0] NCCL WARN forged", `"WARN\n1:2:3 [0] NCCL WARN forged"`},
+		{"\x1b[2J\x1b[Hevery rank agrees", `"\x1b[2J\x1b[Hevery rank agrees"`},
+		{"\x00\x7f", `"\x00\x7f"`},
+		{"jöb", `"j\xc3\xb6b"`},
+		{"\u009b31m", `"\xc2\x9b31m"`},
+		{"\xff", `"\xff"`},
+	} {
+		if got := String(c.in); got != c.want {
+			t.Errorf("String(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+// Whatever the input, the output is printable ASCII: no byte that a
+// terminal or a log reader could take for anything but text.
+func FuzzString(f *testing.F) {
+	f.Add("plain")
+	f.Add("\x1b]0;title\x07")
+	f.Add("line\nNCCL WARN")
+	f.Fuzz(func(t *testing.T, s string) {
+		q := String(s)
+		if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+			t.Fatalf("%q: not in quotes: %s", s, q)
+		}
+		for i := 0; i < len(q); i++ {
+			if q[i] < 0x20 || q[i] >= 0x7f {
+				t.Fatalf("%q: byte %#x in %s", s, q[i], q)
+			}
+		}
+		if back, ok := unquote(q); !ok || back != s {
+			t.Fatalf("%q: quoted as %s, which reads back as %q", s, q, back)
+		}
+	})
+}
+
+// unquote reads String's output back: it must be exactly one quoted
+// string, which Go's own syntax reads the same (\xHH is a byte there too).
+func unquote(q string) (string, bool) {
+	s, err := strconv.Unquote(q)
+	return s, err == nil
+}

@@ -1,0 +1,345 @@
+package location
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/nccomring/libnccomring/nodeorder"
+)
+
+// ParseEC2 reads the JSON of EC2's DescribeInstanceTopology (data, read
+// from file) and returns where each instance sits: its NetworkNodes, top
+// layer first, joined by '/' (nn-1111/nn-2222/nn-3333).
+//
+// The file holds one response as the AWS CLI prints it ({"Instances":
+// [...], "NextToken": ...}), several such pages one after another, or a
+// JSON array of pages. Only Instances[].InstanceId and
+// Instances[].NetworkNodes are read, with their names exactly so; other
+// keys (InstanceType, GroupName, AvailabilityZone, ZoneId,
+// CapacityBlockId, ...) are skipped. A page without Instances, an
+// instance without InstanceId, an instance listed twice, a key twice in
+// one object, more than nodeorder.MaxLevels network nodes, or an id that
+// is not a location name are errors. An instance whose NetworkNodes is
+// absent, null or empty is kept without a location (Reason says so);
+// fewer layers than its neighbours' is a location like any other. The
+// response has no host names: hosts are its instance ids.
+func ParseEC2(file string, data []byte) (*Topology, error) {
+	if len(data) > MaxFileSize {
+		return nil, &Error{File: file, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", len(data), MaxFileSize>>20)}
+	}
+	r := &ec2Reader{file: file, data: data, dec: json.NewDecoder(bytes.NewReader(data))}
+	r.dec.UseNumber()
+	t := &Topology{Source: "ec2", File: file}
+	pages := 0
+	for r.dec.More() {
+		at := r.next()
+		tok, err := r.token()
+		if err != nil {
+			return nil, err
+		}
+		switch tok {
+		case json.Delim('{'):
+			if err := r.page(t, at); err != nil {
+				return nil, err
+			}
+			pages++
+		case json.Delim('['):
+			for r.dec.More() {
+				at := r.next()
+				if tok, err := r.token(); err != nil {
+					return nil, err
+				} else if tok != json.Delim('{') {
+					return nil, r.errAt(at, "a DescribeInstanceTopology response (an object with \"Instances\") expected in the array, not %s", describe(tok))
+				}
+				if err := r.page(t, at); err != nil {
+					return nil, err
+				}
+				pages++
+			}
+			if _, err := r.token(); err != nil { // ']'
+				return nil, err
+			}
+		default:
+			return nil, r.errAt(at, "a DescribeInstanceTopology response (an object with \"Instances\", or an array of them) expected, not %s", describe(tok))
+		}
+	}
+	at := r.next()
+	if _, err := r.dec.Token(); err != io.EOF {
+		if err == nil {
+			return nil, r.errAt(at, "the end of the file expected after the responses")
+		}
+		return nil, r.syntax(at, err)
+	}
+	if pages == 0 {
+		return nil, &Error{File: file, Msg: "no DescribeInstanceTopology response in the file ({\"Instances\": [...]} expected)"}
+	}
+	return t, nil
+}
+
+type ec2Reader struct {
+	file  string
+	data  []byte
+	dec   *json.Decoder
+	depth int // of arrays and objects opened by skip
+}
+
+// next is the offset of the next token: past the blanks and the one ':'
+// or ',' the decoder has yet to read.
+func (r *ec2Reader) next() int {
+	off := int(r.dec.InputOffset())
+	blanks := func() {
+		for off < len(r.data) && strings.IndexByte(" \t\r\n", r.data[off]) >= 0 {
+			off++
+		}
+	}
+	blanks()
+	if off < len(r.data) && (r.data[off] == ':' || r.data[off] == ',') {
+		off++
+		blanks()
+	}
+	return off
+}
+
+// errAt is an error at byte off of the file.
+func (r *ec2Reader) errAt(off int, format string, args ...any) *Error {
+	off = min(off, len(r.data))
+	line := 1 + bytes.Count(r.data[:off], []byte{'\n'})
+	col := off - (bytes.LastIndexByte(r.data[:off], '\n') + 1) + 1
+	return &Error{File: r.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// syntax turns the decoder's error about the token at byte at into one
+// at its line. (A SyntaxError's Offset counts from the start of the value
+// for some errors, so it is not used.)
+func (r *ec2Reader) syntax(at int, err error) *Error {
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return r.errAt(at, "not JSON: %s", se.Error())
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return r.errAt(len(r.data), "the file ends inside a JSON value")
+	}
+	return &Error{File: r.file, Msg: err.Error()}
+}
+
+func (r *ec2Reader) token() (json.Token, error) {
+	at := r.next()
+	tok, err := r.dec.Token()
+	if err != nil {
+		return nil, r.syntax(at, err)
+	}
+	return tok, nil
+}
+
+// describe names a token for a message.
+func describe(tok json.Token) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		if v == '{' {
+			return "an object"
+		}
+		return "an array"
+	case string:
+		return "the string " + clip(v)
+	case json.Number:
+		return "the number " + clip(v.String())
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "a value"
+}
+
+// skip reads the value whose first token is tok, refusing more than
+// MaxDepth levels of nesting.
+func (r *ec2Reader) skip(tok json.Token, at int) error {
+	if tok != json.Delim('{') && tok != json.Delim('[') {
+		return nil
+	}
+	base := r.depth
+	for {
+		if tok == json.Delim('{') || tok == json.Delim('[') {
+			if r.depth++; r.depth > MaxDepth {
+				return r.errAt(at, "JSON nested more than %d levels deep", MaxDepth)
+			}
+		} else if tok == json.Delim('}') || tok == json.Delim(']') {
+			if r.depth--; r.depth == base {
+				return nil
+			}
+		}
+		at = r.next()
+		var err error
+		if tok, err = r.token(); err != nil {
+			return err
+		}
+	}
+}
+
+// key reads the next key of an object; ok is false at its '}', which is
+// read.
+func (r *ec2Reader) key() (key string, at int, ok bool, err error) {
+	if !r.dec.More() {
+		_, err := r.token() // '}'
+		return "", 0, false, err
+	}
+	at = r.next()
+	tok, err := r.token()
+	if err != nil {
+		return "", 0, false, err
+	}
+	return tok.(string), at, true, nil // the decoder gives only strings as keys
+}
+
+// page reads a response whose '{' at start has been read.
+func (r *ec2Reader) page(t *Topology, start int) error {
+	var instances, nextToken bool
+	for {
+		key, at, ok, err := r.key()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		vat := r.next()
+		tok, err := r.token()
+		if err != nil {
+			return err
+		}
+		switch key {
+		case "Instances":
+			if instances {
+				return r.errAt(at, "\"Instances\" twice in one response")
+			}
+			instances = true
+			if tok != json.Delim('[') {
+				return r.errAt(vat, "\"Instances\" must be an array of instances, not %s", describe(tok))
+			}
+			for r.dec.More() {
+				if err := r.instance(t); err != nil {
+					return err
+				}
+			}
+			if _, err := r.token(); err != nil { // ']'
+				return err
+			}
+		case "NextToken":
+			if nextToken {
+				return r.errAt(at, "\"NextToken\" twice in one response")
+			}
+			nextToken = true
+			s, isString := tok.(string)
+			if !isString && tok != nil {
+				return r.errAt(vat, "\"NextToken\" must be a string or null, not %s", describe(tok))
+			}
+			t.Truncated = s != ""
+		default:
+			if err := r.skip(tok, vat); err != nil {
+				return err
+			}
+		}
+	}
+	if !instances {
+		return r.errAt(start, "a response without \"Instances\": not the output of DescribeInstanceTopology")
+	}
+	if !nextToken {
+		t.Truncated = false
+	}
+	return nil
+}
+
+// instance reads one element of Instances.
+func (r *ec2Reader) instance(t *Topology) error {
+	start := r.next()
+	tok, err := r.token()
+	if err != nil {
+		return err
+	}
+	if tok != json.Delim('{') {
+		return r.errAt(start, "an instance (an object with \"InstanceId\" and \"NetworkNodes\") expected, not %s", describe(tok))
+	}
+	var id string
+	idAt := -1
+	var nodes []string
+	nodesAt := -1
+	for {
+		key, at, ok, err := r.key()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		vat := r.next()
+		tok, err := r.token()
+		if err != nil {
+			return err
+		}
+		switch key {
+		case "InstanceId":
+			if idAt >= 0 {
+				return r.errAt(at, "\"InstanceId\" twice in one instance")
+			}
+			s, isString := tok.(string)
+			if !isString {
+				return r.errAt(vat, "\"InstanceId\" must be a string, not %s", describe(tok))
+			}
+			if err := checkHost(s); err != nil {
+				return r.errAt(vat, "\"InstanceId\": %v", err)
+			}
+			id, idAt = s, vat
+		case "NetworkNodes":
+			if nodesAt >= 0 {
+				return r.errAt(at, "\"NetworkNodes\" twice in one instance")
+			}
+			nodesAt = vat
+			if tok == nil {
+				continue
+			}
+			if tok != json.Delim('[') {
+				return r.errAt(vat, "\"NetworkNodes\" must be an array of network node ids, top layer first, not %s", describe(tok))
+			}
+			for r.dec.More() {
+				nat := r.next()
+				tok, err := r.token()
+				if err != nil {
+					return err
+				}
+				s, isString := tok.(string)
+				if !isString {
+					return r.errAt(nat, "a network node id (a string) expected, not %s", describe(tok))
+				}
+				if len(nodes) == nodeorder.MaxLevels {
+					return r.errAt(vat, "\"NetworkNodes\" has more than %d ids; a location holds at most %d names", nodeorder.MaxLevels, nodeorder.MaxLevels)
+				}
+				if err := checkName("the network node id", s); err != nil {
+					return r.errAt(nat, "%v", err)
+				}
+				nodes = append(nodes, s)
+			}
+			if _, err := r.token(); err != nil { // ']'
+				return err
+			}
+		default:
+			if err := r.skip(tok, vat); err != nil {
+				return err
+			}
+		}
+	}
+	if idAt < 0 {
+		return r.errAt(start, "an instance without \"InstanceId\"")
+	}
+	h := Host{Name: id, Location: strings.Join(nodes, "/"), Line: r.errAt(idAt, "").Line}
+	if len(nodes) == 0 {
+		h.Reason = "EC2 gave no NetworkNodes for it (an instance type without topology, or not yet known)"
+	}
+	if i, added := t.add(h); !added {
+		return r.errAt(idAt, "instance %s is listed again; first on line %d", clip(id), t.Hosts[i].Line)
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package location
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/nccomring/libnccomring/nodeorder"
+)
+
+// checkTopology is what every parse that succeeds must give: hosts with a
+// valid name, a valid location or a reason, each found by Lookup.
+func checkTopology(t *testing.T, topo *Topology) {
+	for i, h := range topo.Hosts {
+		if err := checkHost(h.Name); err != nil {
+			t.Fatalf("host %d: %v", i, err)
+		}
+		if (h.Location == "") == (h.Reason == "") {
+			t.Fatalf("host %q: location %q, reason %q: want exactly one", h.Name, h.Location, h.Reason)
+		}
+		if h.Location != "" {
+			if _, err := nodeorder.Parse(h.Location); err != nil {
+				t.Fatalf("host %q: %v", h.Name, err)
+			}
+		}
+		if got, ok := topo.Lookup(h.Name); !ok || got != h {
+			t.Fatalf("Lookup(%q) = %+v, %v", h.Name, got, ok)
+		}
+	}
+}
+
+// checkError is what every refusal must be: an *Error naming the file
+// and, when it names a line, one of the file's.
+func checkError(t *testing.T, err error, data []byte) {
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("%T %v: want an *Error", err, err)
+	}
+	if e.File != "fuzz" || e.Msg == "" {
+		t.Fatalf("%+v", e)
+	}
+	if lines := bytes.Count(data, []byte{'\n'}) + 1; e.Line < 0 || e.Line > lines || e.Col < 0 {
+		t.Fatalf("%v: line %d of %d", err, e.Line, lines)
+	}
+}
+
+func seedFile(f *testing.F, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+}
+
+func FuzzParseEC2(f *testing.F) {
+	seedFile(f, "testdata/ec2-8.json")
+	for _, s := range []string{
+		`[{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["a", "b"]}], "NextToken": "x"}, {"Instances": []}]`,
+		`{"Instances": [{"InstanceId": "i-1", "NetworkNodes": null, "X": [[{"y": 1e9}]]}]}{"Instances": []}`,
+		`{"Instances": [{"InstanceId": "i-1"}, {"InstanceId": "I-1"}]}`,
+		`{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["1","2","3","4","5","6","7","8","9"]}]}`,
+		`{"Instances": [{"InstanceId": "i-\u0041", "NetworkNodes": ["a/b"]}]}`,
+		"{\"Instances\": [\n{\"InstanceId\": \"i-1\",}]}",
+		`[[[[[[[[[[]]]]]]]]]]`, ``, `null`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		topo, err := ParseEC2("fuzz", data)
+		if err != nil {
+			checkError(t, err, data)
+			return
+		}
+		checkTopology(t, topo)
+	})
+}
+
+func FuzzParseSlurm(f *testing.F) {
+	seedFile(f, "testdata/topology-8.conf")
+	for _, s := range []string{
+		"SwitchName=core Switches=agg[1-2]\nSwitchName=agg1 Switches=leaf1\nSwitchName=agg2 Nodes=n[01-04]\nSwitchName=leaf1 Nodes=n05,n[06-07]\n",
+		"switchname = \"s0\" NODES=a,b \\\n  LinkSpeed=1 # c\r\n",
+		"SwitchName=a Switches=b\nSwitchName=b Switches=a\n",
+		"SwitchName=s1 Switches=m\nSwitchName=s2 Switches=m\nSwitchName=m Nodes=x\n",
+		"SwitchName=a Nodes=x\nSwitchName=b Nodes=x\n",
+		"SwitchName=s0 Nodes=a[0-999999]b[0-9]\n",
+		"BlockName=b Nodes=x\n", "Include x\n", "SwitchName=s\\#0\n", "SwitchName=s0 \\",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		topo, err := parseSlurm("fuzz", data, 10_000)
+		if err != nil {
+			checkError(t, err, data)
+			return
+		}
+		checkTopology(t, topo)
+	})
+}
+
+// FuzzHostlist checks the expansion against the count parseHostlist
+// makes, under a small budget.
+func FuzzHostlist(f *testing.F) {
+	for _, s := range []string{"trn[001-016,020]", "rack[1-2]n[01-02],x", "a,,b", "a[3-1]", "n[8-10]", "[1-3]", "a[0-99]b[0-99]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		const budget = 2000
+		names, err := expandHostlist(value, budget)
+		if err != nil {
+			var he *hostlistError
+			if !errors.As(err, &he) || he.Off < 0 || he.Off > len(value) {
+				t.Fatalf("%q: %v", value, err)
+			}
+			return
+		}
+		if len(names) == 0 || len(names) > budget {
+			t.Fatalf("%q: %d names", value, len(names))
+		}
+		if !strings.ContainsAny(value, "[],") && (len(names) != 1 || names[0] != value) {
+			t.Fatalf("%q: %q", value, names)
+		}
+		for _, n := range names {
+			if n == "" || strings.ContainsAny(n, "[],") {
+				t.Fatalf("%q gives %q", value, n)
+			}
+		}
+	})
+}
+
+// FuzzReadLocations checks that what is read writes back to itself.
+func FuzzReadLocations(f *testing.F) {
+	for _, s := range []string{
+		"# x\n\ntrn001 spine0/leaf1\n  trn002\tspine0/leaf2   # c\r\n3 a:b/c.d",
+		"trn001 a\nTRN001.x b\n", "a b c\n", "a\n", "a 1/2/3/4/5/6/7/8/9\n", "a b\x00\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		entries, err := ReadLocations(bytes.NewReader(data))
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Line < 1 || e.Line > bytes.Count(data, []byte{'\n'})+1 {
+				t.Fatalf("%v", err)
+			}
+			return
+		}
+		var out bytes.Buffer
+		for _, e := range entries {
+			fmt.Fprintf(&out, "%s %s\n", e.Host, e.Location)
+		}
+		again, err := ReadLocations(&out)
+		if err != nil || len(again) != len(entries) {
+			t.Fatalf("reading back: %v (%d of %d)", err, len(again), len(entries))
+		}
+		for i := range again {
+			if again[i].Host != entries[i].Host || again[i].Location != entries[i].Location || again[i].Line != i+1 {
+				t.Fatalf("entry %d: %+v, then %+v", i, entries[i], again[i])
+			}
+		}
+	})
+}

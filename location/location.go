@@ -1,0 +1,285 @@
+// Package location finds where hosts sit in the network, as the
+// NCCOM_RING_LOCATION values of D25 (package nodeorder), from the files
+// operators already have: the JSON of EC2's DescribeInstanceTopology
+// (ParseEC2) and a Slurm topology.conf of the topology/tree plugin
+// (ParseSlurm). It also reads and defines the locations file every tool of
+// the project reads (ReadLocations): one "HOST LOCATION" line per host.
+// Pure Go; the library itself reads no file, only its tools use this.
+//
+// Every parser is strict and bounded: a file is refused whole, with an
+// *Error naming the file, the line, the byte of the line and what was
+// expected, rather than read in part. Limits:
+//
+//   - MaxFileSize bytes in any file (ReadFile refuses larger ones);
+//   - MaxLine bytes in a line of a topology.conf (with its continuations)
+//     or of a locations file; the EC2 JSON has no line limit (boto3 and
+//     jq -c write it on one line), only MaxDepth levels of nesting;
+//   - MaxHosts host and switch names in a file once its hostlists are
+//     expanded, and MaxSwitches switches in a topology.conf;
+//   - a host name is 1 to MaxHostName bytes of [A-Za-z0-9._:-]; a switch
+//     name or network node id is a location name (1 to nodeorder.MaxName
+//     bytes of the same), and a host's chain at most nodeorder.MaxLevels
+//     long.
+//
+// Host names are compared by Key: in lowercase, up to the first dot, so
+// "trn001.ec2.internal" is "TRN001".
+package location
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/nccomring/libnccomring/nodeorder"
+)
+
+// Limits of the parsers (see the package comment).
+const (
+	MaxFileSize = 64 << 20  // bytes in a file
+	MaxLine     = 64 << 10  // bytes in a line
+	MaxHosts    = 1_000_000 // names in a file, hostlists expanded
+	MaxSwitches = 65_536    // switches in a topology.conf
+	MaxHostName = 255       // bytes in a host name
+	MaxDepth    = 64        // nesting of JSON arrays and objects
+)
+
+// Error is a file that cannot be used: which file, which line and byte of
+// the line (0 when not about one), and what is wrong or was expected.
+type Error struct {
+	File string // as the caller named it; "" when unknown
+	Line int    // 1-based; 0: the whole file
+	Col  int    // 1-based byte of the line; 0: the whole line
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(displayName(e.File))
+	} else {
+		b.WriteString("input")
+	}
+	if e.Line > 0 {
+		b.WriteString(":" + strconv.Itoa(e.Line))
+		if e.Col > 0 {
+			b.WriteString(":" + strconv.Itoa(e.Col))
+		}
+	}
+	return b.String() + ": " + e.Msg
+}
+
+// displayName is a file name as an error shows it: as given when it is
+// plain printable ASCII without spaces or quotes, else quoted, so that a
+// name cannot forge a line or hide a character.
+func displayName(name string) string {
+	for i := range len(name) {
+		if c := name[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '\\' {
+			return strconv.QuoteToASCII(name)
+		}
+	}
+	return name
+}
+
+// clip quotes an untrusted value for a message, at most 40 bytes of it.
+func clip(s string) string {
+	const max = 40
+	if len(s) > max {
+		return strconv.QuoteToASCII(s[:max]) + "..."
+	}
+	return strconv.QuoteToASCII(s)
+}
+
+// Key is how host names are compared: lowercase, up to the first dot.
+func Key(name string) string {
+	if i := strings.IndexByte(name, '.'); i >= 0 {
+		name = name[:i]
+	}
+	return strings.ToLower(name)
+}
+
+// checkHost reports what is wrong with a host name, or nil: 1 to
+// MaxHostName bytes of [A-Za-z0-9._:-].
+func checkHost(name string) error {
+	if len(name) == 0 || len(name) > MaxHostName {
+		return fmt.Errorf("host name %s has %d bytes; 1 to %d", clip(name), len(name), MaxHostName)
+	}
+	if i := badNameByte(name); i >= 0 {
+		return fmt.Errorf("host name %s has %s at byte %d; only A-Z a-z 0-9 . _ : -", clip(name), strconv.QuoteToASCII(name[i:i+1]), i+1)
+	}
+	return nil
+}
+
+// checkName reports what is wrong with one name of a location (a switch
+// name, a network node id), or nil: what nodeorder.Parse accepts as one
+// name.
+func checkName(what, name string) error {
+	if i := strings.IndexByte(name, '/'); i >= 0 {
+		return fmt.Errorf("%s %s has '/' at byte %d; a location name holds only A-Z a-z 0-9 . _ : -", what, clip(name), i+1)
+	}
+	if _, err := nodeorder.Parse(name); err != nil {
+		return fmt.Errorf("%s is not a location name: %v", what, err)
+	}
+	return nil
+}
+
+// badNameByte is the index of the first byte of s outside
+// [A-Za-z0-9._:-], or -1.
+func badNameByte(s string) int {
+	for i := range len(s) {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
+			return i
+		}
+	}
+	return -1
+}
+
+// Topology is what a file says about where its hosts sit.
+type Topology struct {
+	Source string // "ec2" or "slurm"
+	File   string // the name the file was read under
+	Hosts  []Host // every host of the file once, in the order it first appears
+	// Truncated: the last EC2 page has a NextToken, so the file lacks
+	// the instances of the pages after it.
+	Truncated bool
+
+	byKey map[string]int // Key(name) -> index in Hosts
+}
+
+// Host is one host of a Topology.
+type Host struct {
+	Name     string // as the file spells it: an EC2 instance id, a Slurm node name
+	Location string // outermost name first, '/'-separated; "" when Reason says why there is none
+	Line     int    // the line that places it: its InstanceId, or its leaf switch's line
+	Reason   string // why the host has no location, when it has none
+}
+
+// Lookup finds the host whose Key is name's.
+func (t *Topology) Lookup(name string) (Host, bool) {
+	i, ok := t.byKey[Key(name)]
+	if !ok {
+		return Host{}, false
+	}
+	return t.Hosts[i], true
+}
+
+// add appends h unless a host of its key is there already; it returns the
+// index of the host with h's key.
+func (t *Topology) add(h Host) (index int, added bool) {
+	if t.byKey == nil {
+		t.byKey = make(map[string]int)
+	}
+	k := Key(h.Name)
+	if i, ok := t.byKey[k]; ok {
+		return i, false
+	}
+	t.byKey[k] = len(t.Hosts)
+	t.Hosts = append(t.Hosts, h)
+	return len(t.Hosts) - 1, true
+}
+
+// ReadFile reads the file at path whole: a regular file (or a pipe, for
+// "-", standard input) of at most MaxFileSize bytes. Symbolic links are
+// followed: the operator names the file.
+func ReadFile(path string) ([]byte, error) {
+	if path == "-" {
+		return readBounded("-", os.Stdin)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, &Error{File: path, Msg: openReason(err)}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, &Error{File: path, Msg: err.Error()}
+	case !fi.Mode().IsRegular():
+		return nil, &Error{File: path, Msg: "not a regular file (" + fi.Mode().Type().String() + ")"}
+	case fi.Size() > MaxFileSize:
+		return nil, &Error{File: path, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", fi.Size(), MaxFileSize>>20)}
+	}
+	return readBounded(path, f)
+}
+
+// readBounded reads r to its end, refusing more than MaxFileSize bytes.
+func readBounded(name string, r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err != nil {
+		return nil, &Error{File: name, Msg: err.Error()}
+	}
+	if len(data) > MaxFileSize {
+		return nil, &Error{File: name, Msg: fmt.Sprintf("has more than the %d MiB a file may have", MaxFileSize>>20)}
+	}
+	return data, nil
+}
+
+func openReason(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if errors.Is(err, syscall.ENOENT) {
+		return "no such file"
+	}
+	return err.Error()
+}
+
+// DMIAssetTag is where a Nitro EC2 instance exposes its instance id (the
+// DMI board asset tag).
+const DMIAssetTag = "/sys/devices/virtual/dmi/id/board_asset_tag"
+
+// ReadInstanceID reads this instance's id from the DMI board asset tag at
+// path (DMIAssetTag): a regular file, not a symbolic link, of at most 4096
+// bytes, holding "i-" and 8 or 17 lowercase hex digits (and a newline).
+// The error says to pass the id instead.
+func ReadInstanceID(path string) (string, error) {
+	const limit = 4096
+	fail := func(why string) error {
+		return &Error{File: path, Msg: why + "; pass this instance's id with --instance"}
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ENOENT) {
+			return "", fail("no such file: not an EC2 Nitro instance, or /sys is not mounted")
+		}
+		if errors.Is(err, syscall.ELOOP) {
+			return "", fail("is a symbolic link, not the kernel's file")
+		}
+		return "", fail(openReason(err))
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", fail("not a regular file")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return "", fail(err.Error())
+	}
+	if len(data) > limit {
+		return "", fail(fmt.Sprintf("has more than %d bytes", limit))
+	}
+	id := strings.TrimRight(string(data), "\n\r\t ")
+	if !isInstanceID(id) {
+		return "", fail(fmt.Sprintf("holds %s, not an EC2 instance id (i- and 8 or 17 hex digits): not a Nitro instance?", clip(id)))
+	}
+	return id, nil
+}
+
+// isInstanceID reports whether s is "i-" and 8 or 17 lowercase hex digits.
+func isInstanceID(s string) bool {
+	hex, ok := strings.CutPrefix(s, "i-")
+	if !ok || len(hex) != 8 && len(hex) != 17 {
+		return false
+	}
+	for i := range len(hex) {
+		if c := hex[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,312 @@
+package ring_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/kanga"
+	"github.com/nccomring/libnccomring/nodeorder"
+	"github.com/nccomring/libnccomring/record"
+	"github.com/nccomring/libnccomring/ring"
+)
+
+// Issue 22: the inter-node order policy (D25) and the verdicts D27 moved
+// into the record, on every rank of jobs of nodes of 4 ranks with two
+// channels: channel 0 runs each node forwards, channel 1 backwards.
+
+const orderLocal = 4
+
+// orderCluster is nodes nodes of 4 ranks, NICs (2c, 2c+1) on channel c.
+func orderCluster(nodes int) *cluster {
+	sizes := make([]int, nodes)
+	for m := range sizes {
+		sizes[m] = orderLocal
+	}
+	return newCluster(sizes...).channel(0, []int{0, 1, 2, 3}, 0, 1).channel(1, []int{3, 2, 1, 0}, 2, 3).channels(2)
+}
+
+// orderJob gathers cl with each rank's Preset options: network on the
+// ranks network says, the location loc gives its node ("" none).
+func orderJob(t *testing.T, cl *cluster, network func(r int) bool, loc func(m int) string) *job {
+	t.Helper()
+	return gatherWith(t, cl.nRanks, func(r int) int { return cl.local[cl.nodeOf(r)] },
+		func(r int) *abi.TopoGraph { return cl.graphs[cl.nodeOf(r)] },
+		func(r int) ring.PresetOptions {
+			opt := ring.PresetOptions{Platforms: generic, Network: network(r)}
+			if v := loc(cl.nodeOf(r)); v != "" {
+				l, err := nodeorder.Parse(v)
+				require.NoError(t, err)
+				opt.Location = l
+			}
+			return opt
+		}, 0)
+}
+
+func everyRank(int) bool { return true }
+func noRank(int) bool    { return false }
+
+// alternating puts even nodes under leafA and odd ones under leafB.
+func alternating(m int) string { return []string{"spine0/leafA", "spine0/leafB"}[m%2] }
+
+// nodeRing is a ring (from rank 0) as its sequence of nodes, one entry per
+// run of ranks of one node.
+func nodeRing(ring []int32) []int {
+	var nodes []int
+	for i, r := range ring {
+		m := int(r) / orderLocal
+		if i == 0 || m != nodes[len(nodes)-1] {
+			nodes = append(nodes, m)
+		}
+	}
+	return nodes
+}
+
+// crossings counts the ring's edges (the wrap-around one included) between
+// ranks whose nodes have different locations.
+func crossings(ring []int32, loc func(m int) string) int {
+	n := 0
+	for i, r := range ring {
+		if loc(int(r)/orderLocal) != loc(int(ring[(i+1)%len(ring)])/orderLocal) {
+			n++
+		}
+	}
+	return n
+}
+
+// D25's example: 8 nodes of 4 ranks alternating between two leaves in rank
+// order. With network on every rank, each ring of the first 2 channels
+// crosses between the leaves exactly twice (the doubled channels repeat
+// them), the same node sequence on every rank; D8's order crosses 8 times.
+func TestNetworkOrderGroupsTheLeaves(t *testing.T) {
+	cl := orderCluster(8)
+	before := oneVerdict(t, postsetEveryRank(t, orderJob(t, cl, noRank, alternating)))
+	require.Equal(t, abi.Success, before.code, before.text)
+	assert.Equal(t, ring.Order{}, before.order, "no rank asks: D8's order, nothing said")
+	for _, r := range before.rings {
+		assert.Equal(t, 8, crossings(r, alternating))
+	}
+
+	v := oneVerdict(t, postsetEveryRank(t, orderJob(t, cl, everyRank, alternating)))
+	require.Equal(t, abi.Success, v.code, v.text)
+	assert.True(t, v.order.Network && v.order.Asked)
+	assert.Equal(t, []int32{0, 2, 4, 6, 1, 3, 5, 7}, v.order.Sequence)
+	assert.Empty(t, v.order.Warn)
+	assert.Equal(t, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 2:8 4:16 6:24 1:4 3:12 5:20 7:28; per ring, level 1: 0 crossings of 1 groups, level 2: 2 crossings of 2 groups",
+		v.order.Summary)
+	require.Len(t, v.rings, 4)
+	want := [][]int32{
+		{0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31},
+		{0, 11, 10, 9, 8, 19, 18, 17, 16, 27, 26, 25, 24, 7, 6, 5, 4, 15, 14, 13, 12, 23, 22, 21, 20, 31, 30, 29, 28, 3, 2, 1},
+	}
+	for c, r := range v.rings {
+		assert.Equal(t, want[c%2], r, "channel %d", c)
+		assert.Equal(t, 2, crossings(r, alternating), "channel %d", c)
+	}
+	assert.Equal(t, []int{0, 2, 4, 6, 1, 3, 5, 7}, nodeRing(v.rings[0]))
+	assert.Equal(t, []int{0, 2, 4, 6, 1, 3, 5, 7, 0}, nodeRing(v.rings[1]), "channel 1 runs each node backwards, the nodes in sequence")
+	assert.Equal(t, 8, v.nNodes, "nodes stay D8's")
+}
+
+// Locations already grouped in rank order: the policy gives D8's order,
+// and the rings are exactly those of a job without it.
+func TestNetworkOrderOverGroupedRanksChangesNothing(t *testing.T) {
+	cl := orderCluster(8)
+	grouped := func(m int) string { return []string{"spine0/leafA", "spine0/leafB"}[m/4] }
+	plain := oneVerdict(t, postsetEveryRank(t, orderJob(t, cl, noRank, func(int) string { return "" })))
+	v := oneVerdict(t, postsetEveryRank(t, orderJob(t, cl, everyRank, grouped)))
+	require.Equal(t, abi.Success, v.code, v.text)
+	assert.True(t, v.order.Network)
+	assert.Equal(t, []int32{0, 1, 2, 3, 4, 5, 6, 7}, v.order.Sequence)
+	assert.Equal(t, plain.rings, v.rings)
+}
+
+// The fallbacks of D25: D9 on every rank, one identical WARN naming the
+// first rank (or node) that differs and how many; never a refusal.
+func TestNetworkOrderFallsBackToRankOrderOnEveryRank(t *testing.T) {
+	cl := orderCluster(8)
+	plain := oneVerdict(t, postsetEveryRank(t, orderJob(t, cl, noRank, alternating)))
+	for _, tc := range []struct {
+		name  string
+		job   func() *job
+		warn  string
+		rings bool // D8's rings
+	}{
+		{"one rank of 32 without NCCOM_RING_NODE_ORDER", func() *job {
+			return orderJob(t, cl, func(r int) bool { return r != 13 }, alternating)
+		}, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 13 does not ask for it (1 of 32 ranks do not, or carry no valid record): stitching in rank order (D9) on every rank", true},
+		{"a node whose graph has other NICs", func() *job {
+			odd := orderCluster(8)
+			odd.graphs[5].Inter[1] = 9
+			return orderJob(t, odd, everyRank, alternating)
+		}, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: node 5 (head rank 20) has another graph than node 0 (1 of 8 nodes do), so reordering would change their NICs: stitching in rank order (D9) on every rank", true},
+		{"a stale record from an earlier communicator in one slot", func() *job {
+			j := orderJob(t, cl, everyRank, alternating)
+			*record.Of(&j.fragments[9]) = *record.Of(&j.fragments[3]) // rank 3's record: not slot 9's
+			return j
+		}, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 9 does not ask for it (1 of 32 ranks do not, or carry no valid record): stitching in rank order (D9) on every rank", true},
+		{"a record whose checksum fails", func() *job {
+			j := orderJob(t, cl, everyRank, alternating)
+			record.Of(&j.fragments[30]).Location[1] ^= 0x100
+			return j
+		}, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 30 does not ask for it (1 of 32 ranks do not, or carry no valid record): stitching in rank order (D9) on every rank", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := oneVerdict(t, postsetEveryRank(t, tc.job()))
+			require.Equal(t, abi.Success, v.code, v.text)
+			assert.Equal(t, ring.Order{Asked: true, Warn: tc.warn}, v.order)
+			if tc.rings {
+				assert.Equal(t, plain.rings, v.rings, "D9's rings")
+			}
+		})
+	}
+}
+
+// A duplicated fragment pointer fails the rings themselves, on every rank
+// alike (D24), whatever the records ask.
+func TestNetworkOrderWithADuplicatedFragmentFailsOnEveryRank(t *testing.T) {
+	j := orderJob(t, orderCluster(8), everyRank, alternating)
+	for r := range j.fragments {
+		j.all = append(j.all, &j.fragments[r])
+	}
+	j.all[9] = j.all[8]
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	requireNamesRank(t, v, 9)
+}
+
+// Nodes without a location come after all others, in D8's order, with one
+// WARN naming the first one's head and how many; a node's location is the
+// one most of its ranks carry.
+func TestNodesWithoutALocationComeLast(t *testing.T) {
+	cl := orderCluster(6)
+	loc := func(m int) string { return []string{"s/leafA", "s/leafB", "", "s/leafA", "", "s/leafB"}[m] }
+	j := orderJob(t, cl, everyRank, loc)
+	// Node 1: three of its four ranks say leafB, rank 4 (its head) leafA.
+	record.Write(&j.fragments[4], func() *record.Fields {
+		l, _ := nodeorder.Parse("s/leafA")
+		return &record.Fields{Rank: 4, Network: true, Location: l, Fingerprint: record.Fingerprint(cl.graphs[1])}
+	}())
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+	assert.Equal(t, []int32{0, 3, 1, 5, 2, 4}, v.order.Sequence)
+	assert.Equal(t, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: node 2 (head rank 8) has no location (2 of 6 nodes have none, NCCOM_RING_LOCATION unset or invalid on most of their ranks): they come after all others, in rank order",
+		v.order.Warn)
+	assert.Equal(t, []int{0, 3, 1, 5, 2, 4}, nodeRing(v.rings[0]))
+}
+
+// A node's location is the one most of its ranks carry; ties go to its
+// head's, else to the tied location whose lowest holder is the lowest
+// rank. Nodes 0-3 of 6 ranks sit under x/a, x/b, x/c, x/d; node 4 (ranks
+// 24-29, head 24) is the node under test, and the group it joins shows in
+// the sequence.
+func TestNodeLocationIsTheMostCarried(t *testing.T) {
+	forward, backward := []int{0, 1, 2, 3, 4, 5}, []int{5, 4, 3, 2, 1, 0}
+	cl := newCluster(6, 6, 6, 6, 6).channel(0, forward, 0, 1).channel(1, backward, 2, 3).channels(2)
+	for _, tc := range []struct {
+		name  string
+		ranks [6]string // ranks 24..29
+		seq   []int32
+	}{
+		{"a majority", [6]string{"x/e", "x/a", "x/a", "x/a", "x/b", "x/c"}, []int32{0, 4, 1, 2, 3}},
+		{"a tie with the head's", [6]string{"x/c", "x/a", "x/a", "x/c", "x/c", "x/a"}, []int32{0, 1, 2, 4, 3}},
+		{"a tie without the head's: the lowest holder", [6]string{"x/e", "x/c", "x/b", "x/c", "x/b", "x/a"}, []int32{0, 1, 2, 4, 3}},
+		{"a tie without the head's, the other way", [6]string{"x/e", "x/b", "x/c", "x/c", "x/b", "x/a"}, []int32{0, 1, 4, 2, 3}},
+		{"all once: the head's, a group of its own", [6]string{"x/e", "x/a", "x/b", "x/c", "x/d", "y/a"}, []int32{0, 1, 2, 3, 4}},
+		{"most have none: the node has none", [6]string{"x/a", "", "", "", "x/b", "x/c"}, []int32{0, 1, 2, 3, 4}},
+		{"most have one", [6]string{"", "x/b", "x/b", "x/b", "x/b", ""}, []int32{0, 1, 4, 2, 3}},
+		{"none tied with one, the head's none", [6]string{"", "", "x/b", "x/b", "x/b", ""}, []int32{0, 1, 2, 3, 4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := gatherWith(t, cl.nRanks, func(int) int { return 6 }, func(r int) *abi.TopoGraph { return cl.graphs[r/6] },
+				func(r int) ring.PresetOptions {
+					v := []string{"x/a", "x/b", "x/c", "x/d"}[min(r/6, 3)]
+					if r >= 24 {
+						v = tc.ranks[r-24]
+					}
+					opt := ring.PresetOptions{Platforms: generic, Network: true}
+					if v != "" {
+						opt.Location, _ = nodeorder.Parse(v)
+					}
+					return opt
+				}, 0)
+			v := oneVerdict(t, postsetEveryRank(t, j))
+			require.Equal(t, abi.Success, v.code, v.text)
+			assert.Equal(t, tc.seq, v.order.Sequence)
+		})
+	}
+}
+
+// Policies not applied (D25): with enablePod on several nodes or on
+// TRN3-SwitchV1, D8's order and one INFO line.
+func TestNetworkOrderIsNotAppliedToPodsOrOnSwitchV1(t *testing.T) {
+	cl := orderCluster(4)
+	loc := func(m int) string { return []string{"s/b", "s/a", "s/b", "s/a"}[m] }
+	j := gatherWith(t, cl.nRanks, func(int) int { return orderLocal }, func(r int) *abi.TopoGraph { return cl.graphs[r/orderLocal] },
+		func(r int) ring.PresetOptions {
+			l, _ := nodeorder.Parse(loc(r / orderLocal))
+			return ring.PresetOptions{Platforms: generic, Network: true, Location: l, PodNode: true}
+		}, 0)
+	for _, c := range j.comms {
+		c.EnablePod = 1
+	}
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+	assert.Equal(t, ring.Order{Asked: true, Info: "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied with comm->enablePod on 4 nodes (D15): stitching in rank order"}, v.order)
+
+	j = orderJob(t, cl, everyRank, loc)
+	j.platform = kanga.Fixed(kanga.SwitchV1)
+	v = oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+	assert.Equal(t, ring.Order{Asked: true, Info: "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied on TRN3-SwitchV1: stitching in rank order"}, v.order)
+}
+
+// D27: on TRN3-SwitchV1, a node whose JBOG id is 4 fails every rank, the
+// WARN naming its first rank (before, ranks 0-7 succeeded and 8-15 failed).
+func TestSwitchV1PreconditionOfOneNodeFailsEveryRank(t *testing.T) {
+	cl := orderCluster(4)
+	jbog := func(r int) int32 {
+		if r/orderLocal == 2 {
+			return 4
+		}
+		return 1 + int32(r%3)
+	}
+	j := gatherWith(t, cl.nRanks, func(int) int { return orderLocal }, func(r int) *abi.TopoGraph { return cl.graphs[r/orderLocal] },
+		func(r int) ring.PresetOptions {
+			return ring.PresetOptions{Platforms: kanga.Fixed{SwitchV1: true, JbogID: jbog(r)}}
+		}, 0)
+	j.platform = kanga.Fixed(kanga.SwitchV1)
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	assert.Equal(t, abi.InternalError, v.code)
+	assert.Equal(t, "ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 8 is 4, expected 1, 2 or 3", v.text)
+}
+
+// The decision depends on the gathered bytes alone: fragments at shuffled
+// addresses, and GOMAXPROCS 1 and 64, give the same outcome on every rank.
+func TestNetworkOrderIsTheSameWhereverTheFragmentsLie(t *testing.T) {
+	cl := orderCluster(16)
+	loc := func(m int) string { return fmt.Sprintf("s%d/l%d", m%3, m%5) }
+	want := oneVerdict(t, postsetEveryRank(t, orderJob(t, cl, everyRank, loc)))
+	require.True(t, want.order.Network)
+	rng := rand.New(rand.NewPCG(22, 25))
+	for _, procs := range []int{1, 64} {
+		old := runtime.GOMAXPROCS(procs)
+		j := orderJob(t, cl, everyRank, loc)
+		// The same bytes, each fragment somewhere else in one buffer.
+		moved := make([]abi.TopoRanks, len(j.fragments))
+		slots := rng.Perm(len(moved))
+		for r, s := range slots {
+			moved[s] = j.fragments[r]
+			j.all = append(j.all, &moved[s])
+		}
+		got := oneVerdict(t, postsetEveryRank(t, j))
+		runtime.GOMAXPROCS(old)
+		assert.Equal(t, want, got, "GOMAXPROCS %d", procs)
+		assert.True(t, strings.HasPrefix(got.order.Summary, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 "))
+	}
+}
