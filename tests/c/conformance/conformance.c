@@ -2302,6 +2302,14 @@ static int x_case_d25_grouped(struct xjob *j) { return x_job_d25(j, 8, grouped, 
 /* One rank of 32, rank 13, without NCCOM_RING_NODE_ORDER. */
 static int x_case_d25_one_rank(struct xjob *j) { return x_job_d25(j, 8, alternating, 13); }
 
+/* Network on every rank of 4 nodes, and no location anywhere: every node
+ * is placed last, in D8's order, and the summary has no level. */
+static const char *nowhere(int node) {
+  (void)node;
+  return NULL;
+}
+static int x_case_d25_nowhere(struct xjob *j) { return x_job_d25(j, 4, nowhere, -1); }
+
 /* A node without a location: node 1's ranks 4 and 5 have none, rank 6 an
  * invalid one and rank 7 spine0/leafA, so node 1 has none (3 of 4). */
 static const char *one_without(int node) {
@@ -2395,6 +2403,10 @@ static int x_rings_d25_rank_order(const struct xverdict *v, int n, char *why, si
   static const int seq[] = {0, 1, 2, 3, 4, 5, 6, 7};
   return x_rings_follow(v, n, seq, 8, NULL, 0, why, size);
 }
+static int x_rings_d25_nowhere(const struct xverdict *v, int n, char *why, size_t size) {
+  static const int seq[] = {0, 1, 2, 3};
+  return x_rings_follow(v, n, seq, 4, NULL, 0, why, size);
+}
 static int x_rings_d25_no_location(const struct xverdict *v, int n, char *why, size_t size) {
   static const int seq[] = {0, 3, 2, 1};
   return x_rings_follow(v, n, seq, 4, NULL, 0, why, size);
@@ -2459,6 +2471,11 @@ static const struct xnamed xNamed[] = {
      "none, NCCOM_RING_LOCATION unset or invalid on most of their ranks): they come after all others, in rank order",
      "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:1 1:3 3:7 2:5; per ring, level 1: 2 crossings of 2 "
      "groups, level 2: 3 crossings of 3 groups", -1},
+    {"D25: 4x4, network on every rank and no location anywhere: D8's rings, one WARN, a summary without levels",
+     x_case_d25_nowhere, 0x00, ncclSuccess, -1, 4, NULL, x_rings_d25_nowhere,
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: node 0 (head rank 0) has no location (4 of 4 nodes have "
+     "none, NCCOM_RING_LOCATION unset or invalid on most of their ranks): they come after all others, in rank order",
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 1:4 2:8 3:12; per ring", -1},
     {"D27: 4x4 on TRN3-SwitchV1, node 2 answers JBOG id 4: every rank fails naming rank 8",
      x_case_jbog4, 0x00, ncclInternalError, 8, 0, NULL, NULL, NULL, NULL, -1},
     {"D27: 2x4 with enablePod, rank 5's record zeroed: every rank fails naming rank 5 (with --pod-order node; "
