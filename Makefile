@@ -118,9 +118,16 @@ conformance: $(BUILD)/conformance $(LIB) $(if $(filter $(abspath $(REFLIB)),$(ab
 # rate at which the WARN names the corrupted rank (printed; below 99% fails).
 CROSS_RANK_COUNT ?= 5000
 
+# Both modes once more in processes of their own with NCCOM_RING_POD_ORDER=node,
+# which both libraries read once per process (D27: pods stitched in node
+# order when every record says so).
+POD_ORDER_COUNT ?= 2000
+
 test-conformance: $(BUILD)/conformance $(LIB) $(REFLIB)
 	$(BUILD)/conformance --candidate $(LIB) --reference $(REFLIB) --count $(CONFORMANCE_COUNT) --json $(BUILD)/conformance.json
 	$(BUILD)/conformance --cross-rank --candidate $(LIB) --reference $(REFLIB) --count $(CROSS_RANK_COUNT) --json $(BUILD)/cross-rank.json
+	$(BUILD)/conformance --pod-order node --candidate $(LIB) --reference $(REFLIB) --count $(POD_ORDER_COUNT)
+	$(BUILD)/conformance --cross-rank --pod-order node --candidate $(LIB) --reference $(REFLIB) --count $(POD_ORDER_COUNT)
 
 # Issue 10: the harness's run limits. A stand-in that hangs (sleeps, or
 # spins with signals blocked) in a call or while loading ends the run with

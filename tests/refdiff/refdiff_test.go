@@ -1,9 +1,18 @@
-// Package refdiff compares the pure-Go packages (ring, netdev, kanga) with
-// the independent C reference model, build/libnccomref.so, loaded with
-// purego (no cgo): the quick differential check of issue 3, run by
-// `go test` without the C harness. The Go library itself is never loaded
+// Package refdiff compares the pure-Go packages (ring, netdev, kanga,
+// nodeorder) with the independent C reference model, build/libnccomref.so,
+// loaded with purego (no cgo): the quick differential check of issue 3, run
+// by `go test` without the C harness. The Go library itself is never loaded
 // into this process (one Go runtime per process). make test sets
 // NCCOMRING_BUILD to the build directory.
+//
+// The model reads NCCOM_RING_PLATFORM and NCCOM_RING_POD_ORDER once per
+// process, so this process runs on TRN3-SwitchV1 with NCCOM_RING_POD_ORDER
+// unset, and TestOtherProcessSettings runs the comparison again in two
+// child processes of this test binary: generic, and generic with
+// NCCOM_RING_POD_ORDER=node (REFDIFF_PLATFORM, REFDIFF_POD_ORDER). D25's
+// variables, which the model reads at every Preset, are set per rank
+// before each of its Presets, and the same settings go to ring.Preset as
+// ring.PresetOptions.
 package refdiff
 
 import (
@@ -13,8 +22,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -26,6 +37,7 @@ import (
 	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/layout"
 	"github.com/nccomring/libnccomring/netdev"
+	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/ring"
 )
 
@@ -36,8 +48,22 @@ type ref struct {
 	buildRings func(nrings int32, rings *int32, rank, nranks int32, prev, next *int32) int32
 	getNetDev  func(sys *abi.TopoSystem, rank int32, graph *abi.TopoGraph, channel int32, dev *int32) int32
 	free       func(p uintptr)
+	setenv     func(name, value string, overwrite int32) int32
+	unsetenv   func(name string) int32
 	log        *bufio.Reader // the model's NCCL_DEBUG_FILE
 	info       []string      // INFO texts read by the last warn()
+	platform   kanga.Platform
+	podNode    bool // NCCOM_RING_POD_ORDER=node in this process
+}
+
+// setVar sets (or, for "", unsets) a variable in C's environment, where the
+// model reads it.
+func (m *ref) setVar(name, value string) {
+	if value == "" {
+		m.unsetenv(name)
+	} else {
+		m.setenv(name, value, 1)
+	}
 }
 
 var model *ref
@@ -45,7 +71,8 @@ var model *ref
 // load binds the reference model once. Its environment is set through
 // libc's setenv (without cgo, os.Setenv does not reach C's environ) before
 // its first call: WARN and INFO lines (subsystem INIT) to a file this test
-// reads, TRN3-SwitchV1 so the kangaRing paths are compared too.
+// reads; TRN3-SwitchV1, so the kangaRing paths are compared too, unless
+// REFDIFF_PLATFORM=generic; NCCOM_RING_POD_ORDER from REFDIFF_POD_ORDER.
 func load(t *testing.T) *ref {
 	t.Helper()
 	if model != nil {
@@ -57,17 +84,25 @@ func load(t *testing.T) *ref {
 	}
 	libc, err := purego.Dlopen("libc.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL)
 	require.NoError(t, err)
-	var setenv func(name, value string, overwrite int32) int32
-	purego.RegisterLibFunc(&setenv, libc, "setenv")
+	m := &ref{platform: kanga.SwitchV1}
+	purego.RegisterLibFunc(&m.setenv, libc, "setenv")
+	purego.RegisterLibFunc(&m.unsetenv, libc, "unsetenv")
 	logPath := filepath.Join(os.TempDir(), fmt.Sprintf("nccomring-refdiff-%d.log", os.Getpid()))
-	setenv("NCCL_DEBUG", "INFO", 1)
-	setenv("NCCL_DEBUG_SUBSYS", "INIT", 1)
-	setenv("NCCL_DEBUG_FILE", logPath, 1)
-	setenv("NCCOM_RING_PLATFORM", "trn3-switchv1", 1)
+	m.setVar("NCCL_DEBUG", "INFO")
+	m.setVar("NCCL_DEBUG_SUBSYS", "INIT")
+	m.setVar("NCCL_DEBUG_FILE", logPath)
+	platform := "trn3-switchv1"
+	if os.Getenv("REFDIFF_PLATFORM") == "generic" {
+		platform, m.platform = "generic", kanga.Generic
+	}
+	m.setVar("NCCOM_RING_PLATFORM", platform)
+	m.podNode = os.Getenv("REFDIFF_POD_ORDER") == "node"
+	m.setVar("NCCOM_RING_POD_ORDER", os.Getenv("REFDIFF_POD_ORDER"))
+	m.setVar("NCCOM_RING_NODE_ORDER", "")
+	m.setVar("NCCOM_RING_LOCATION", "")
 
 	lib, err := purego.Dlopen(filepath.Join(dir, "libnccomref.so"), purego.RTLD_NOW|purego.RTLD_LOCAL)
 	require.NoError(t, err, "build it with make build/libnccomref.so")
-	m := &ref{}
 	purego.RegisterLibFunc(&m.preset, lib, "ncclTopoPreset")
 	purego.RegisterLibFunc(&m.postset, lib, "ncclTopoPostset")
 	purego.RegisterLibFunc(&m.buildRings, lib, "ncclBuildRings")
@@ -78,7 +113,10 @@ func load(t *testing.T) *ref {
 	m.getNetDev(nil, 0, nil, 0, &dev)
 	f, err := os.Open(logPath)
 	require.NoError(t, err)
-	t.Cleanup(func() { f.Close(); os.Remove(logPath) })
+	// Both ends stay open for the whole process (every test reads the
+	// model's lines through m.log), so the file goes at once: a cleanup of
+	// the first test to load would leave the later ones reading nothing.
+	os.Remove(logPath)
 	m.log = bufio.NewReader(f)
 	m.warn()
 	model = m
@@ -138,15 +176,19 @@ func countLine(res ring.PostsetResult) []string {
 	return []string{fmt.Sprintf("ncclTopoPostset: %d channels, the smallest channel count of any fragment, first held by rank %d (D23)", res.GraphChannels, res.CountRank)}
 }
 
-// cluster is a generated case: node sizes, per-node graphs, kangaRing.
+// cluster is a generated case: node sizes, per-node graphs, kangaRing, and
+// D25's settings per rank.
 type cluster struct {
-	nRanks int
-	first  []int
-	local  []int
-	graphs []*abi.TopoGraph
-	kanga  int32
-	fault  func(all []*abi.TopoRanks) // applied to the gathered fragments
-	name   string
+	nRanks   int
+	first    []int
+	local    []int
+	graphs   []*abi.TopoGraph
+	kanga    int32
+	pod      int32                      // comm->enablePod on every rank
+	network  []bool                     // [nRanks] NCCOM_RING_NODE_ORDER=network
+	location []string                   // [nRanks] NCCOM_RING_LOCATION ("": unset)
+	fault    func(all []*abi.TopoRanks) // applied to the gathered fragments
+	name     string
 }
 
 func (cl *cluster) nodeOf(rank int) int {
@@ -161,7 +203,11 @@ func (cl *cluster) nodeOf(rank int) int {
 // generate makes a cluster shaped like the C harness's random cases, at
 // the sizes a Go test affords: 1-12 nodes, 1-16 ranks per node (sometimes
 // unequal), 1-32 channels (sometimes fewer on some nodes, D23), random
-// orders and NICs, a fragment fault now and then.
+// orders and NICs, a fragment fault now and then; and, drawn last, D25's
+// settings: NCCOM_RING_NODE_ORDER=network on every rank (or all but one)
+// in a third of the clusters, each node's location from a small tree
+// (some ranks another node's, or none), every node with the same NICs most
+// of the time; enablePod now and then; a record fault now and then.
 func generate(rng *rand.Rand, i int) *cluster {
 	nodes, local, channels := 1+rng.IntN(12), 1+rng.IntN(16), 1+rng.IntN(32)
 	unequal, fewer := rng.IntN(8) == 0, rng.IntN(6) == 0
@@ -206,7 +252,75 @@ func generate(rng *rand.Rand, i int) *cluster {
 			}
 		}
 	}
+	cl.network, cl.location = make([]bool, cl.nRanks), make([]string, cl.nRanks)
+	if rng.IntN(3) == 0 {
+		locs := treeLocations(rng, nodes)
+		odd, mixed, sameNICs := -1, rng.IntN(4) == 0, rng.IntN(5) != 0
+		if rng.IntN(5) == 0 {
+			odd = rng.IntN(cl.nRanks)
+		}
+		for r := range cl.nRanks {
+			cl.network[r] = r != odd
+			cl.location[r] = locs[cl.nodeOf(r)]
+			if mixed && rng.IntN(3) == 0 {
+				cl.location[r] = []string{"", locs[rng.IntN(nodes)]}[rng.IntN(2)]
+			}
+		}
+		if sameNICs {
+			for _, g := range cl.graphs[1:] {
+				g.Inter = cl.graphs[0].Inter
+			}
+		}
+		cl.name += fmt.Sprintf(", network on every rank but %d (mixed locations %v, same NICs %v)", odd, mixed, sameNICs)
+	} else if rng.IntN(10) == 0 {
+		locs := treeLocations(rng, nodes)
+		for r := range cl.nRanks {
+			cl.location[r] = locs[cl.nodeOf(r)]
+		}
+		cl.name += ", locations only"
+	}
+	if rng.IntN(8) == 0 {
+		cl.pod = 1
+		cl.name += ", enablePod"
+	}
+	if cl.fault == nil && rng.IntN(10) == 0 {
+		r, b, zero := rng.IntN(cl.nRanks), rng.IntN(64), rng.IntN(2) == 0
+		cl.name += fmt.Sprintf(", record fault on rank %d (zero %v, byte %d)", r, zero, b)
+		cl.fault = func(all []*abi.TopoRanks) {
+			at := unsafe.Offsetof(abi.TopoRanks{}.TreeToChild1) + 16*4 // the record, +832 (D25)
+			rec := bytesOf(all[r])[at : at+64]
+			if zero {
+				copy(rec[:4], []byte{0, 0, 0, 0})
+			} else {
+				rec[b] ^= 0xff
+			}
+		}
+	}
 	return cl
+}
+
+// treeLocations gives each node a location from a small random tree: depth
+// 1-3 (now and then up to 8), 1-3 branches a level, the same names under
+// different parents, now and then a path cut short.
+func treeLocations(rng *rand.Rand, nodes int) []string {
+	level := []string{"spine", "leaf", "rack", "row", "pod", "hall", "sw", "tor"}
+	depth, branch := 1+rng.IntN(3), 1+rng.IntN(3)
+	if rng.IntN(8) == 0 {
+		depth = 1 + rng.IntN(8)
+	}
+	out := make([]string, nodes)
+	for m := range out {
+		d := depth
+		if rng.IntN(6) == 0 {
+			d = 1 + rng.IntN(depth)
+		}
+		names := make([]string, d)
+		for l := range names {
+			names[l] = fmt.Sprintf("%s%d", level[l], rng.IntN(branch))
+		}
+		out[m] = strings.Join(names, "/")
+	}
+	return out
 }
 
 func (cl *cluster) comm(rank int) *abi.Comm {
@@ -214,12 +328,37 @@ func (cl *cluster) comm(rank int) *abi.Comm {
 	c.Rank, c.NRanks = int32(rank), int32(cl.nRanks)
 	c.LocalRanks = int32(cl.local[cl.nodeOf(rank)])
 	c.NKangaRingChannels = cl.kanga
+	c.EnablePod = cl.pod
 	for k := range c.KangaRing {
 		for i := range c.KangaRing[k] {
 			c.KangaRing[k][i] = int32(1000*rank + 100*k + i)
 		}
 	}
 	return c
+}
+
+// preset runs rank r's Preset in both: the model with the rank's variables
+// set in C's environment, ring.Preset with the same settings as options.
+func (cl *cluster) preset(t *testing.T, m *ref, r int, gc, cc *abi.Comm, goFrag, cFrag *abi.TopoRanks) (error, int32) {
+	t.Helper()
+	g := cl.graphs[cl.nodeOf(r)]
+	opt := ring.PresetOptions{Platforms: kanga.Fixed(m.platform), Network: cl.network[r], PodNode: m.podNode}
+	if cl.location[r] != "" {
+		loc, err := nodeorder.Parse(cl.location[r])
+		require.NoError(t, err, "%s: rank %d's location", cl.name, r)
+		opt.Location = loc
+	}
+	order := ""
+	if cl.network[r] {
+		order = "network"
+	}
+	m.setVar("NCCOM_RING_NODE_ORDER", order)
+	m.setVar("NCCOM_RING_LOCATION", cl.location[r])
+	err := ring.Preset(gc, g, goFrag, opt)
+	cCode := m.preset(cc, g, cFrag)
+	m.setVar("NCCOM_RING_NODE_ORDER", "")
+	m.setVar("NCCOM_RING_LOCATION", "")
+	return err, cCode
 }
 
 func bytesOf[T any](p *T) []byte {
@@ -260,18 +399,69 @@ func sameComm(t *testing.T, what string, g, c *abi.Comm) {
 	}
 }
 
+// orderSeen counts what D25's decision did in the clusters compared (rank
+// 0's Postset), so that a run shows what it covered.
+var orderSeen struct{ applied, warned, info, pod int }
+
 func TestGoPackagesMatchReferenceModel(t *testing.T) {
 	m := load(t)
 	rng := rand.New(rand.NewPCG(2026, 11))
-	platform := kanga.Fixed(kanga.SwitchV1)
+	orderSeen.applied, orderSeen.warned, orderSeen.info, orderSeen.pod = 0, 0, 0, 0
 	for i := range 300 {
 		cl := generate(rng, i)
-		compareCluster(t, m, cl, platform)
+		compareCluster(t, m, cl)
+	}
+	t.Logf("platform %+v, NCCOM_RING_POD_ORDER=node %v: node order applied in %d clusters, a D25 WARN in %d, "+
+		"a policy not applied (INFO) in %d, pods stitched in node order in %d",
+		m.platform, m.podNode, orderSeen.applied, orderSeen.warned, orderSeen.info, orderSeen.pod)
+	if !m.platform.SwitchV1 {
+		require.Positive(t, orderSeen.applied, "no cluster applied the node order")
+		require.Positive(t, orderSeen.warned, "no cluster printed a D25 WARN")
+	}
+	if m.podNode {
+		require.Positive(t, orderSeen.pod, "no cluster stitched pods in node order")
 	}
 }
 
-func compareCluster(t *testing.T, m *ref, cl *cluster, platform kanga.Resolver) {
+// TestOtherProcessSettings runs TestGoPackagesMatchReferenceModel again in
+// child processes with the settings the model reads once per process: the
+// generic platform (where D25's order applies), and with it
+// NCCOM_RING_POD_ORDER=node (pods stitched in node order when every record
+// says so, D27).
+func TestOtherProcessSettings(t *testing.T) {
+	if os.Getenv("REFDIFF_PLATFORM") != "" {
+		t.Skip("a child process of TestOtherProcessSettings")
+	}
+	load(t) // skips without NCCOMRING_BUILD
+	for _, pod := range []string{"", "node"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestGoPackagesMatchReferenceModel$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "REFDIFF_PLATFORM=generic", "REFDIFF_POD_ORDER="+pod)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "generic platform, NCCOM_RING_POD_ORDER=%q:\n%s", pod, out)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// nonEmpty returns the non-empty texts of lines.
+func nonEmpty(lines ...string) []string {
+	var out []string
+	for _, l := range lines {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func compareCluster(t *testing.T, m *ref, cl *cluster) {
 	n := cl.nRanks
+	platform := kanga.Fixed(m.platform)
 	goFrags, cFrags := make([]abi.TopoRanks, n), make([]abi.TopoRanks, n)
 	for r := range n {
 		// A canary in every int of both fragments: what Preset leaves
@@ -285,14 +475,15 @@ func compareCluster(t *testing.T, m *ref, cl *cluster, platform kanga.Resolver) 
 		canary := goFrags[r]
 		g := cl.graphs[cl.nodeOf(r)]
 		gc, cc := cl.comm(r), cl.comm(r)
-		code, text := goResult(ring.Preset(gc, g, &goFrags[r], ring.PresetOptions{Platforms: platform}))
-		cCode := m.preset(cc, g, &cFrags[r])
+		err, cCode := cl.preset(t, m, r, gc, cc, &goFrags[r], &cFrags[r])
+		code, text := goResult(err)
 		require.Equal(t, code, cCode, "%s: Preset rank %d code", cl.name, r)
 		require.Equal(t, text, m.warn(), "%s: Preset rank %d WARN", cl.name, r)
 		require.Equal(t, goFrags[r], cFrags[r], "%s: Preset rank %d fragment", cl.name, r)
 		sameComm(t, cl.name+": Preset", gc, cc)
 		// D23: the four ring arrays hold -1 from the graph's channel count
-		// on; the tree region is not written (D5).
+		// on; the tree region is not written (D5) but for the record (D25):
+		// its first word always, the rest only with the magic.
 		f := &cFrags[r]
 		for c := int(g.NChannels); cCode == 0 && c < layout.MaxChannels; c++ {
 			require.Equal(t, [4]int32{-1, -1, -1, -1}, [4]int32{f.RingRecv[c], f.RingSend[c], f.RingPrev[c], f.RingNext[c]},
@@ -300,7 +491,15 @@ func compareCluster(t *testing.T, m *ref, cl *cluster, platform kanga.Resolver) 
 		}
 		require.Equal(t, canary.TreeToParent, f.TreeToParent, "%s: Preset rank %d tree region", cl.name, r)
 		require.Equal(t, canary.TreeToChild0, f.TreeToChild0, "%s: Preset rank %d tree region", cl.name, r)
-		require.Equal(t, canary.TreeToChild1, f.TreeToChild1, "%s: Preset rank %d tree region", cl.name, r)
+		require.Equal(t, canary.TreeToChild1[:16], f.TreeToChild1[:16], "%s: Preset rank %d tree region", cl.name, r)
+		carries := cl.network[r] || cl.location[r] != "" || m.podNode || m.platform.SwitchV1
+		if carries {
+			require.EqualValues(t, uint32(0xD25A11CE), uint32(f.TreeToChild1[16]), "%s: Preset rank %d record magic", cl.name, r)
+			require.EqualValues(t, r, f.TreeToChild1[18], "%s: Preset rank %d record rank", cl.name, r)
+		} else {
+			require.Zero(t, f.TreeToChild1[16], "%s: Preset rank %d record's first word", cl.name, r)
+			require.Equal(t, canary.TreeToChild1[17:], f.TreeToChild1[17:], "%s: Preset rank %d record without the magic", cl.name, r)
+		}
 	}
 	goAll, cAll := make([]*abi.TopoRanks, n), make([]*abi.TopoRanks, n)
 	for r := range n {
@@ -311,8 +510,9 @@ func compareCluster(t *testing.T, m *ref, cl *cluster, platform kanga.Resolver) 
 		cl.fault(cAll)
 	}
 	// Postset on rank 0, the last rank and one more. Every rank reaches the
-	// same verdict on the same fragments (D24): the model's code, WARN,
-	// nodes and channel count are the same on each.
+	// same verdict on the same fragments (D24): the model's code, WARN
+	// (but D27's own-graph WARN), nodes and channel count are the same on
+	// each.
 	type verdict struct {
 		code      int32
 		warn      string
@@ -321,21 +521,25 @@ func compareCluster(t *testing.T, m *ref, cl *cluster, platform kanga.Resolver) 
 	}
 	var first *verdict
 	for _, r := range []int{0, n - 1, n / 2} {
-		g := cl.graphs[cl.nodeOf(r)]
 		gc, cc := cl.comm(r), cl.comm(r)
 		var scratch abi.TopoRanks
-		require.NoError(t, ring.Preset(gc, g, &scratch, ring.PresetOptions{Platforms: platform}))
-		require.Zero(t, m.preset(cc, g, &scratch))
+		err, cCode := cl.preset(t, m, r, gc, cc, &scratch, &scratch)
+		require.NoError(t, err)
+		require.Zero(t, cCode)
 		m.warn()
 		goHeads, cHeads := make([]int32, n), make([]int32, n)
 		alloc := &goAlloc{}
 		res, err := ring.Postset(gc, goHeads, goAll, ring.PostsetOptions{Platforms: platform, Alloc: alloc})
 		code, text := goResult(err)
+		shared := text
 		if err == nil {
-			text = res.OwnChannelsWarning() // D27: this rank's alone
+			// D27's own-graph WARN (this rank's alone) comes first, then
+			// D25's (every rank's).
+			text = strings.Join(nonEmpty(res.OwnChannelsWarning(), res.Order.Warn), "\n")
+			shared = res.Order.Warn
 		}
 		var cNChannels, cNNodes int32 = -1, -1
-		cCode := m.postset(cc, &cHeads[0], &cAll[0], &cNChannels, &cNNodes)
+		cCode = m.postset(cc, &cHeads[0], &cAll[0], &cNChannels, &cNNodes)
 		runtime.KeepAlive(cAll)
 		require.Equal(t, code, cCode, "%s: Postset rank %d code (Go: %s)", cl.name, r, text)
 		cText := m.warn()
@@ -343,7 +547,9 @@ func compareCluster(t *testing.T, m *ref, cl *cluster, platform kanga.Resolver) 
 		require.Equal(t, goHeads, cHeads, "%s: Postset rank %d nodesFirstRank", cl.name, r)
 		sameComm(t, fmt.Sprintf("%s: Postset rank %d", cl.name, r), gc, cc)
 		// INFO: the D23 channel-count line, printed whether or not the call
-		// fails; on failure, rank 0's walks of the failing rings.
+		// fails; on failure, rank 0's walks of the failing rings; on
+		// success D25's lines (a policy not applied, every rank; the
+		// sequence and its crossings, rank 0) and D15's pod line.
 		var d23 []string
 		for _, t := range m.info {
 			if strings.HasSuffix(t, "(D23)") {
@@ -357,10 +563,21 @@ func compareCluster(t *testing.T, m *ref, cl *cluster, platform kanga.Resolver) 
 		} else if err == nil && r == 0 {
 			require.Len(t, m.infoWith("Channel "), res.NChannels, "%s: Postset rank 0 Channel lines", cl.name)
 		}
-		v := &verdict{cCode, cText, cHeads, cNChannels}
 		if err == nil {
-			v.warn = "" // D27's WARN is rank-relative; the verdict is not
+			want := []string{res.Order.Info}
+			if r == 0 {
+				want = append(want, res.Order.Summary)
+				orderSeen.applied += btoi(res.Order.Network)
+				orderSeen.warned += btoi(res.Order.Warn != "")
+				orderSeen.info += btoi(res.Order.Info != "")
+				orderSeen.pod += btoi(res.PodFallback)
+			}
+			require.Equal(t, nonEmpty(want...), m.infoWith("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network"),
+				"%s: Postset rank %d node-order INFO lines", cl.name, r)
+			require.Equal(t, res.PodFallback, len(m.infoWith("ncclTopoPostset: enablePod set on")) == 1,
+				"%s: Postset rank %d pod INFO line", cl.name, r)
 		}
+		v := &verdict{cCode, shared, cHeads, cNChannels}
 		if first == nil {
 			first = v
 		} else {
@@ -418,4 +635,71 @@ func compareBuildRings(t *testing.T, m *ref, cl *cluster, c *abi.Comm) {
 	require.Equal(t, code, cCode, "%s: BuildRings (Go: %s)", cl.name, text)
 	require.Equal(t, text, m.warn(), "%s: BuildRings WARN", cl.name)
 	require.Equal(t, goRings, cRings, "%s: BuildRings rings", cl.name)
+}
+
+// TestVariablesMatchReferenceModel gives the model's Preset one value of
+// NCCOM_RING_LOCATION or NCCOM_RING_NODE_ORDER at a time (each value read
+// twice: its WARN comes once) and compares the record it writes with
+// ring.Preset's for the value as nodeorder.Parse reads it, and its WARN
+// with docs/errors.md's text around the quoted value (the location's
+// problem as nodeorder.Parse words it; errors.md leaves it open). Values
+// that are not locations: empty names, too long, bytes outside the set,
+// too many names, control bytes and UTF-8 (quoted as Go's
+// strconv.QuoteToASCII does).
+func TestVariablesMatchReferenceModel(t *testing.T) {
+	m := load(t)
+	g := &abi.TopoGraph{Pattern: layout.PatternRing, NChannels: 2}
+	g.Inter[0], g.Inter[1], g.Inter[2], g.Inter[3] = 3, 1, 4, 1
+	locations := []string{
+		"spine0/leafA", "a", "1/2/3/4/5/6/7/8", "A-z.0_9:x", strings.Repeat("x", 64), "spine0//leafA", "/leafA",
+		"spine0/", "/", "leaf?A", "1/2/3/4/5/6/7/8/9", "1/2/3/4/5/6/7/8/9/", "?/1/2/3/4/5/6/7/8",
+		strings.Repeat("x", 65), strings.Repeat("x", 64) + "?", "a b", "a\tb", "a\"b\\c", "caf\u00e9", "a/\u00e9/\x80",
+		"\xed\xa0\x80", "a\x7fb\x01\ufffd\U0001f600", "spine0/leafB",
+	}
+	orders := []string{"network", "Network", "rank", "RANK", "", "netwrok", "net\nwork", "caf\u00e9", "\xff", "network "}
+	preset := func(order, location string) (abi.TopoRanks, string) {
+		var f abi.TopoRanks
+		c := &abi.Comm{NRanks: 1, LocalRanks: 1}
+		m.setVar("NCCOM_RING_NODE_ORDER", order)
+		m.setVar("NCCOM_RING_LOCATION", location)
+		require.Zero(t, m.preset(c, g, &f))
+		m.setVar("NCCOM_RING_NODE_ORDER", "")
+		m.setVar("NCCOM_RING_LOCATION", "")
+		return f, m.warn()
+	}
+	goPreset := func(opt ring.PresetOptions) abi.TopoRanks {
+		var f abi.TopoRanks
+		opt.Platforms, opt.PodNode = kanga.Fixed(m.platform), m.podNode
+		require.NoError(t, ring.Preset(&abi.Comm{NRanks: 1, LocalRanks: 1}, g, &f, opt))
+		return f
+	}
+	for _, v := range locations {
+		loc, err := nodeorder.Parse(v)
+		want := ""
+		if err != nil {
+			want = "NCCOM_RING_LOCATION=" + err.Error() + "; this rank has no location"
+		}
+		for read := range 2 {
+			f, text := preset("rank", v)
+			if read == 1 {
+				want = "" // the same value again: no WARN
+			}
+			require.Equal(t, want, text, "NCCOM_RING_LOCATION=%q, read %d", v, read+1)
+			require.Equal(t, goPreset(ring.PresetOptions{Location: loc}), f, "NCCOM_RING_LOCATION=%q: fragment", v)
+		}
+	}
+	for _, v := range orders {
+		network, want := strings.EqualFold(v, "network"), ""
+		if !network && v != "" && !strings.EqualFold(v, "rank") {
+			want = "NCCOM_RING_NODE_ORDER=" + strconv.QuoteToASCII(v) + " is not rank or network; stitching this rank's nodes in rank order"
+		}
+		for read := range 2 {
+			f, text := preset(v, "")
+			if read == 1 {
+				want = ""
+			}
+			require.Equal(t, want, text, "NCCOM_RING_NODE_ORDER=%q, read %d", v, read+1)
+			require.Equal(t, goPreset(ring.PresetOptions{Network: network}), f, "NCCOM_RING_NODE_ORDER=%q: fragment", v)
+		}
+	}
 }

@@ -7,7 +7,7 @@
  *               [--case 'SPEC'] [--real] [RUN FLAGS]
  *   conformance --cross-rank [--candidate LIB] [--reference LIB] [--seed S]
  *               [--count N] [--case 'XSPEC'] [RUN FLAGS]
- *   RUN FLAGS: [--timeout SECONDS] [--progress SECONDS] [--json FILE]
+ *   RUN FLAGS: [--timeout SECONDS] [--progress SECONDS] [--json FILE] [--pod-order VALUE]
  *
  * Defaults: candidate libnccomring.so beside this program (build/), reference
  * $NCCOM_REF_LIB or libnccomref.so beside it, a time-based seed (printed, so a failure replays),
@@ -84,6 +84,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -125,6 +127,16 @@ static struct lib libs[2] = {{.role = "candidate"}, {.role = "reference"}};
 
 static int realMode;      /* --real */
 static int crossRankMode; /* --cross-rank */
+static const char *podOrder; /* --pod-order: NCCOM_RING_POD_ORDER for the whole run (read once per process) */
+static int podOrderNode;     /* it is "node" (ignoring case) */
+
+/* " --pod-order 'VALUE'" for the replay lines, or "". */
+static const char *podOrderFlag(void) {
+  static char buf[256];
+  if (podOrder == NULL) return "";
+  snprintf(buf, sizeof buf, " --pod-order '%.200s'", podOrder);
+  return buf;
+}
 enum { DEFAULT_TIMEOUT = 60 };
 static long timeoutSec = DEFAULT_TIMEOUT; /* --timeout; 0: none */
 static long progressSec = -1;             /* --progress; -1: 10 s when stderr is a terminal, else off */
@@ -149,9 +161,14 @@ static struct summary {
   const char *oneCase; /* --case */
   const char *phase;   /* what the run is doing, for progress lines */
   long cases, random, numbered, differences, shrinkTries;
+  /* D25, D27 (default mode): cases that set the variables or per-rank answers, and the texts their calls
+   * printed (tallied by tally_text) */
+  long envCases, envTexts[8];
   /* cross-rank */
   long splits, namedRun, namedFailed, failed, named, internal, fewer, numberedFailed, numberedNamed;
   long missed[X_COUNT], drawn[X_COUNT];
+  long policyJobs, recordJobs, recordRead, recordOk; /* D25, D27 */
+  char recordMiss[2048];
   char missExample[X_COUNT][2048];
   /* the first failing case, as found and as shrunk; kind: enum case_kind */
   int haveFailure, failureKind, haveSmallest, smallestKind;
@@ -282,6 +299,11 @@ static void sb_replay(struct sbuf *b, const char *text, int kind) {
   sb_str(b, " --reference ");
   sb_str(b, libs[1].path);
   if (realMode) sb_str(b, " --real");
+  if (podOrder) {
+    sb_str(b, " --pod-order '");
+    sb_str(b, podOrder);
+    sb_str(b, "'");
+  }
   if (timeoutSec != DEFAULT_TIMEOUT) {
     sb_str(b, " --timeout ");
     sb_long(b, timeoutSec);
@@ -443,16 +465,42 @@ static void *find_symbol(struct lib *l, const char *cname, const char *cxxname) 
         l->role, l->path, cname, cxxname, l->path);
 }
 
+/* When the reference is the candidate's file, dlopen would hand back the
+ * candidate's instance, and the two would share their state: D25's WARNs
+ * come once per value read, per process and library. The reference then
+ * loads from a private copy (removed once loaded). Returns the path to
+ * load: l->path, or the copy in buf. */
+static const char *private_copy(const struct lib *l, char *buf, size_t size) {
+  struct stat a, b;
+  if (l != &libs[1] || stat(libs[0].path, &a) != 0 || stat(l->path, &b) != 0 || a.st_dev != b.st_dev ||
+      a.st_ino != b.st_ino)
+    return l->path;
+  snprintf(buf, size, "/tmp/conformance-reference-XXXXXX.so");
+  int out = mkstemps(buf, 3), in = open(l->path, O_RDONLY | O_CLOEXEC);
+  char chunk[1 << 16];
+  ssize_t got = 0;
+  while (in >= 0 && out >= 0 && (got = read(in, chunk, sizeof chunk)) > 0) write_all(out, chunk, (size_t)got);
+  if (in >= 0) close(in);
+  if (out >= 0) close(out);
+  if (in < 0 || out < 0 || got < 0) {
+    if (out >= 0) unlink(buf);
+    return l->path;
+  }
+  return buf;
+}
+
 /* Loading is a case of its own for --timeout: a library whose
  * constructors (a Go runtime starting) never return ends the run too. */
 static void load(struct lib *l) {
-  char what[CASE_TEXT];
+  char what[CASE_TEXT], copy[64];
   snprintf(what, sizeof what, "loading the %s library %.900s", l->role, l->path);
   sum.phase = "loading the libraries";
   case_begin(what, CASE_LOAD);
+  const char *path = private_copy(l, copy, sizeof copy);
   set_call("dlopen", (int)(l - libs));
-  l->handle = dlopen(l->path, RTLD_NOW | RTLD_LOCAL);
+  l->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   set_call("setup", -1);
+  if (path != l->path) unlink(path);
   if (l->handle == NULL) fatal("conformance: cannot load the %s %s: %s\n", l->role, l->path, dlerror());
   /* Function pointers from dlsym: POSIX guarantees the conversion. */
   void *p;
@@ -473,6 +521,10 @@ static void load(struct lib *l) {
 
 static bool hookSwitchV1;
 static int hookVcore, hookJbogMode;
+/* Per-rank answers (platform 4, named cases): the virtual-core hook has no
+ * rank argument, so it answers for hookRank, the rank whose Preset runs. */
+static const int *hookVcoreOf, *hookJbogOf;
+static int hookRanks, hookRank;
 
 bool neuronIsTrn3SwitchV1Family(void);
 int nec_get_virtual_core_size(void);
@@ -480,8 +532,13 @@ int neuronTrnSwitchV1JbogId(int rank);
 ncclResult_t ncclTopoGetLocalNet(struct ncclTopoSystem *sys, int rank, int *dev);
 
 bool neuronIsTrn3SwitchV1Family(void) { return hookSwitchV1; }
-int nec_get_virtual_core_size(void) { return hookVcore; }
-int neuronTrnSwitchV1JbogId(int rank) { return hookJbogMode ? rank % 5 : 1; }
+int nec_get_virtual_core_size(void) {
+  return hookVcoreOf && hookRank >= 0 && hookRank < hookRanks ? hookVcoreOf[hookRank] : hookVcore;
+}
+int neuronTrnSwitchV1JbogId(int rank) {
+  if (hookJbogOf) return rank >= 0 && rank < hookRanks ? hookJbogOf[rank] : 1;
+  return hookJbogMode ? rank % 5 : 1;
+}
 ncclResult_t ncclTopoGetLocalNet(struct ncclTopoSystem *sys, int rank, int *dev) {
   *dev = 500 + rank + (sys ? 1 : 0);
   return rank % 3 == 0 ? ncclSystemError : ncclSuccess;
@@ -582,6 +639,120 @@ static int random_numbering(struct rng *r) {
 }
 
 /* ------------------------------------------------------------------ */
+/* D25's variables and D27's answers, per rank                         */
+/*                                                                     */
+/* A case that sets them holds each rank's NCCOM_RING_NODE_ORDER and    */
+/* NCCOM_RING_LOCATION (NULL: unset) and, on SwitchV1 with per-rank    */
+/* answers, its virtual-core size and JBOG id. The harness is single-  */
+/* threaded: set_rank_env sets the rank's variables (setenv, which     */
+/* both libraries read with getenv) and hooks just before each of its  */
+/* Presets in both libraries, and clear_rank_env unsets everything     */
+/* after the case, so a case without them runs as it always did.       */
+
+struct rank_env {
+  int n;
+  char **order, **location; /* [n] each rank's value, or NULL: unset */
+  int *vcore, *jbog;        /* [n] SwitchV1 answers, or NULL: the case's hooks as set_platform set them */
+};
+
+static void rank_env_free(struct rank_env *e) {
+  for (int r = 0; r < e->n; r++) {
+    if (e->order) free(e->order[r]);
+    if (e->location) free(e->location[r]);
+  }
+  free(e->order);
+  free(e->location);
+  free(e->vcore);
+  free(e->jbog);
+  memset(e, 0, sizeof *e);
+}
+
+static int rank_env_alloc(struct rank_env *e, int n) {
+  memset(e, 0, sizeof *e);
+  e->n = n;
+  e->order = calloc((size_t)n, sizeof(char *));
+  e->location = calloc((size_t)n, sizeof(char *));
+  return e->order && e->location ? 0 : -1;
+}
+
+static void set_var(const char *name, const char *value) {
+  if (value) setenv(name, value, 1);
+  else unsetenv(name);
+}
+
+static void set_rank_env(const struct rank_env *e, int rank) {
+  hookRank = rank;
+  if (e == NULL || e->n == 0 || rank < 0 || rank >= e->n) {
+    set_var("NCCOM_RING_NODE_ORDER", NULL);
+    set_var("NCCOM_RING_LOCATION", NULL);
+    return;
+  }
+  set_var("NCCOM_RING_NODE_ORDER", e->order[rank]);
+  set_var("NCCOM_RING_LOCATION", e->location[rank]);
+  hookVcoreOf = e->vcore;
+  hookJbogOf = e->jbog;
+  hookRanks = e->n;
+}
+
+static void clear_rank_env(void) {
+  unsetenv("NCCOM_RING_NODE_ORDER");
+  unsetenv("NCCOM_RING_LOCATION");
+  hookVcoreOf = hookJbogOf = NULL;
+  hookRanks = 0;
+  hookRank = -1;
+}
+
+/* NCCOM_RING_LOCATION values that are no location (errors.md: 1 to 8 names
+ * of 1 to 64 bytes of [A-Za-z0-9._:-] separated by '/'), printable ASCII
+ * but for one tab. */
+static const char *const badLocations[] = {
+    "spine0//leafA", "spine0/", "/leafA", "leaf?A", "s/l/r/a/b/c/d/e/f", "spine0/leaf A", "tab\tbed",
+    "spine0/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "\"quoted\"", "back\\slash"};
+/* NCCOM_RING_NODE_ORDER values that are neither rank nor network. */
+static const char *const badOrders[] = {"netwrok", "ring", "networks", "rank,network", "1", "net work"};
+
+/* One location per node from a small random tree: depth 1-3 (now and then
+ * up to 8), 1-3 branches a level, the same names under different parents
+ * (leaf1 under spine0 and under spine1 are different groups); now and
+ * then a node's path is cut short (unequal depths). */
+static int tree_locations(struct rng *r, int nodes, char **out) {
+  static const char *const level[8] = {"spine", "leaf", "rack", "row", "pod", "hall", "sw", "tor"};
+  int depth = below(r, 8) == 0 ? 1 + below(r, 8) : 1 + below(r, 3);
+  int branch = 1 + below(r, 3);
+  for (int m = 0; m < nodes; m++) {
+    int d = below(r, 6) == 0 ? 1 + below(r, depth) : depth;
+    char buf[256];
+    int len = 0;
+    for (int l = 0; l < d; l++)
+      len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%s%d", l ? "/" : "", level[l], below(r, branch));
+    if ((out[m] = strdup(buf)) == NULL) return -1;
+  }
+  return 0;
+}
+
+/* Gives every rank its node's location (mode 1), some ranks none or an
+ * invalid value (2), or another node's (3). nodeOf maps ranks to nodes. */
+static int spread_locations(struct rng *r, int mode, int nodes, int n, const int *nodeOf, struct rank_env *e) {
+  char **loc = calloc((size_t)nodes, sizeof(char *));
+  if (loc == NULL || tree_locations(r, nodes, loc) != 0) {
+    for (int m = 0; loc && m < nodes; m++) free(loc[m]);
+    free(loc);
+    return -1;
+  }
+  for (int k = 0; k < n; k++) {
+    const char *v = loc[nodeOf[k]];
+    if (mode == 2 && below(r, 4) == 0)
+      v = below(r, 2) ? NULL : badLocations[below(r, (int)(sizeof badLocations / sizeof badLocations[0]))];
+    else if (mode == 3 && below(r, 3) == 0)
+      v = loc[below(r, nodes)];
+    e->location[k] = v ? strdup(v) : NULL;
+  }
+  for (int m = 0; m < nodes; m++) free(loc[m]);
+  free(loc);
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* A materialized case                                                 */
 
 struct world {
@@ -589,12 +760,57 @@ struct world {
   struct cluster *cl;
   int nRanks, channels;
   int *postRanks, nPost; /* ranks Postset runs on */
+  struct rank_env env;   /* D25's variables and D27's answers; n == 0: none */
 };
 
 static void world_free(struct world *w) {
   cluster_free(w->cl);
   free(w->postRanks);
+  rank_env_free(&w->env);
   memset(w, 0, sizeof *w);
+}
+
+/* The case's variables and answers (D25, D27), from their own stream of
+ * the seed; and the NICs of spec.nics. Nothing when the spec sets none. */
+static int world_env(const struct spec *sp, struct world *w) {
+  int n = w->nRanks, M = sp->nodes;
+  if (sp->nics > 0 && M > 1) {
+    const struct ncclTopoGraph *g0 = w->cl->graphs[0];
+    for (int m = 1; m < M; m++) memcpy(w->cl->graphs[m]->inter, g0->inter, sizeof g0->inter);
+    if (sp->nics == 2) w->cl->graphs[M - 1]->inter[0] = g0->inter[0] + 1;
+  }
+  if (sp->order == 0 && sp->locations == 0 && sp->platform != 4) return 0;
+  struct rng r = {mix(sp->seed ^ 0xD25D27ULL)};
+  if (rank_env_alloc(&w->env, n) != 0) return -1;
+  int odd = sp->oddRank % n;
+  for (int k = 0; k < n && sp->order; k++) {
+    const char *v = below(&r, 20) == 0 ? "NETWORK" : "network"; /* matched ignoring case, as the library does */
+    if (k == odd && sp->order == 2) v = below(&r, 2) ? NULL : "rank";
+    if (k == odd && sp->order == 3) v = badOrders[below(&r, (int)(sizeof badOrders / sizeof badOrders[0]))];
+    if (v && (w->env.order[k] = strdup(v)) == NULL) return -1;
+  }
+  if (sp->locations) {
+    int *nodeOf = malloc((size_t)n * sizeof(int));
+    if (nodeOf == NULL) return -1;
+    for (int k = 0; k < n; k++) nodeOf[k] = cluster_node_of(w->cl, k);
+    int bad = spread_locations(&r, sp->locations, M, n, nodeOf, &w->env);
+    free(nodeOf);
+    if (bad) return -1;
+  }
+  if (sp->platform == 4) {
+    /* Every rank's answers pass, but now and then one or two ranks' fail. */
+    w->env.vcore = calloc((size_t)n, sizeof(int));
+    w->env.jbog = calloc((size_t)n, sizeof(int));
+    if (!w->env.vcore || !w->env.jbog) return -1;
+    for (int k = 0; k < n; k++) w->env.jbog[k] = 1 + k % 3;
+    for (int bad = below(&r, 4) == 0 ? 0 : 1 + below(&r, 2); bad > 0; bad--) {
+      static const int vcores[] = {1, 2, -1}, jbogs[] = {0, 4, 5, -1};
+      int k = below(&r, n);
+      if (below(&r, 3) == 0) w->env.vcore[k] = vcores[below(&r, 3)];
+      else w->env.jbog[k] = jbogs[below(&r, 4)];
+    }
+  }
+  return 0;
 }
 
 /* Builds the cluster of a spec: node sizes, each node's channel orders (a
@@ -631,6 +847,7 @@ static int world_build(const struct spec *sp, struct world *w) {
     g->crossracktorack = below(&r, 3);
   }
   w->cl->enablePod = sp->pod;
+  if (world_env(sp, w) != 0) return -1;
 
   /* The Postset sample: every rank of small clusters, else rank 0, the last
    * rank, the fault's rank and random ones. */
@@ -796,13 +1013,17 @@ static int compare_bytes(const char *call, int rank, const char *what, const voi
 
 /* Preset's fragments, byte for byte. A real libnccom does not write
  * channels c >= graph->nChannels of the four ring arrays, where this
- * project's Preset marks them -1 (D23), so --real compares those entries
- * as equal. */
+ * project's Preset marks them -1 (D23), nor the record (D25), so --real
+ * compares those entries as equal. */
 static int compare_fragments(int rank, const struct ncclTopoRanks *a, const struct ncclTopoRanks *b, int nChannels) {
   struct ncclTopoRanks x = *a, y = *b;
   for (int c = nChannels < 0 ? 0 : nChannels; realMode && c < MAXCHANNELS; c++) {
     x.ringRecv[c] = y.ringRecv[c] = x.ringSend[c] = y.ringSend[c] = 0;
     x.ringPrev[c] = y.ringPrev[c] = x.ringNext[c] = y.ringNext[c] = 0;
+  }
+  if (realMode) {
+    memset((unsigned char *)&x + NCCOM_RING_RECORD_OFFSET, 0, sizeof(struct nccomRingRecord));
+    memset((unsigned char *)&y + NCCOM_RING_RECORD_OFFSET, 0, sizeof(struct nccomRingRecord));
   }
   return compare_bytes("ncclTopoPreset", rank, "fragment", &x, &y, sizeof x);
 }
@@ -879,6 +1100,7 @@ static int run_preset(const struct world *w, int lib, int rank, struct ncclComm 
   struct ncclTopoGraph *g = (struct ncclTopoGraph *)(uintptr_t)graph_for(w, rank, &scratch);
   comm_init(w, rank, c, bufs);
   memset(frag, 0xA5, sizeof *frag);
+  set_rank_env(&w->env, rank);
   call_begin("ncclTopoPreset", lib);
   o->res = libs[lib].api.preset(c, w->sp.fault == F_NULL_GRAPH && rank == fault_rank(w) ? NULL : g, frag);
   call_end(o);
@@ -972,6 +1194,20 @@ static int check_build_rings(const struct world *w, const struct ncclComm *c) {
   return d;
 }
 
+/* The D25/D27 texts a run has seen, for its last line: what the cases with
+ * the variables exercised. */
+static const char *const envTextKeys[8] = {
+    "is not rank or network",   "this rank has no location", "does not ask for it", "has another graph than node 0",
+    "has no location (",        "comm->enablePod is",        "virtual core size of rank", "JBOG id of rank"};
+static const char *const envTextLabels[8] = {
+    "unknown NCCOM_RING_NODE_ORDER", "invalid NCCOM_RING_LOCATION", "case 4 (a rank does not ask)",
+    "case 5 (another graph)",        "case 6 with nodes without a location", "P12", "P13", "P14"};
+static void tally_text(const char *warn) {
+  if (silent) return;
+  for (int k = 0; k < 8; k++)
+    if (strstr(warn, envTextKeys[k])) sum.envTexts[k]++;
+}
+
 /* Runs one case through both libraries. Returns 1 on the first difference
  * (described in diffText), 0 when they agree. */
 static void format_spec(char *out, size_t size, const struct spec *s);
@@ -988,6 +1224,7 @@ static int run_case(const struct spec *sp) {
   }
   set_platform(sp);
   int n = w.nRanks, d = 0;
+  if (!silent && w.env.n > 0) sum.envCases++;
   /* A comm that claims more ranks (F_NRANKS) gets arrays that long, as its
    * host would pass them: the extra fragment pointers are NULL. */
   size_t room = (size_t)(sp->fault == F_NRANKS && sp->faultValue > n ? sp->faultValue : n);
@@ -1005,12 +1242,15 @@ static int run_case(const struct spec *sp) {
    * On larger nodes the reference model's O(L^2) duplicate check makes that
    * too slow for 20,000 cases, so it is compared on the first 4 and the last
    * rank of each node, the fault's rank and the Postset ranks; elsewhere the
-   * candidate's fragment stands for both (Postset still gets equal input). */
+   * candidate's fragment stands for both (Postset still gets equal input).
+   * A case that sets D25's variables runs every Preset in both libraries:
+   * each prints a variable's WARN when it reads a new value, so both must
+   * read every rank's. */
   for (int r = 0; r < n && !d; r++) {
     struct outcome o[2];
     struct ncclComm *c[2] = {commA, commB};
     int m = cluster_node_of(w.cl, r), local = cluster_local_of(w.cl, r), L = w.cl->localRanks[m];
-    int compare = L <= 32 || local < 4 || local == L - 1 || r == fault_rank(&w);
+    int compare = L <= 32 || local < 4 || local == L - 1 || r == fault_rank(&w) || w.env.n > 0;
     for (int i = 0; i < w.nPost && !compare; i++) compare = w.postRanks[i] == r;
     if (!compare) {
       run_preset(&w, 0, r, commA, NULL, &frags[0][r], &o[0]);
@@ -1024,6 +1264,7 @@ static int run_case(const struct spec *sp) {
     for (int lib = 0; lib < 2; lib++) run_preset(&w, lib, r, c[lib], NULL, &frags[lib][r], &o[lib]);
     d = compare_outcome("ncclTopoPreset", r, &o[0], &o[1]) || compare_fragments(r, &frags[0][r], &frags[1][r], w.channels) ||
         compare_comms("ncclTopoPreset", r, commA, commB, NULL, NULL);
+    tally_text(o[0].warn);
     if (!d && o[0].res != ncclSuccess) goto out; /* both refused alike: the case ends here */
   }
   if (d) goto out;
@@ -1039,6 +1280,8 @@ static int run_case(const struct spec *sp) {
     case F_FRAG_NEXT: frags[lib][fr].ringNext[fc] = v; break;
     case F_FRAG_NULL: all[lib][fr] = NULL; break;
     case F_FRAG_SWAP: all[lib][fr] = &frags[lib][(unsigned)v % (unsigned)n]; break;
+    case F_REC_FLIP: ((unsigned char *)&frags[lib][fr])[NCCOM_RING_RECORD_OFFSET + (unsigned)v % 64] ^= 0xFF; break;
+    case F_REC_ZERO: memset((unsigned char *)&frags[lib][fr] + NCCOM_RING_RECORD_OFFSET, 0, sizeof(int)); break;
     default: break;
     }
   }
@@ -1067,6 +1310,7 @@ static int run_case(const struct spec *sp) {
           compare_bytes("ncclTopoPostset", r, "nodesFirstRank", heads[0], heads[1], room * sizeof(int)) ||
           (nch[0] != nch[1] && differ("ncclTopoPostset on rank %d: *nChannels candidate %d, reference %d", r, nch[0], nch[1])) ||
           (nnodes[0] != nnodes[1] && differ("ncclTopoPostset on rank %d: *nNodes candidate %d, reference %d", r, nnodes[0], nnodes[1]));
+    if (!d && i == 0) tally_text(o[0].warn);
     if (!d && o[0].res == ncclSuccess) {
       d = check_get_net_dev(&w, r, commA->nChannels);
       if (!d && i == 0) d = check_build_rings(&w, commA);
@@ -1080,6 +1324,7 @@ out:
     free(all[lib]);
     free(heads[lib]);
   }
+  clear_rank_env();
   world_free(&w);
   case_end();
   return d;
@@ -1091,7 +1336,7 @@ out:
 static const char *faultNames[F_COUNT] = {
     "F_NONE",      "F_INTRA_VALUE", "F_INTRA_DUP", "F_NCHANNELS", "F_LOCALRANKS", "F_KANGA_COUNT",
     "F_RANK",      "F_NRANKS",      "F_NULL_GRAPH", "F_FRAG_RECV", "F_FRAG_SEND",  "F_FRAG_PREV",
-    "F_FRAG_NEXT", "F_FRAG_NULL",   "F_FRAG_SWAP", "F_COMM_NCHANNELS"};
+    "F_FRAG_NEXT", "F_FRAG_NULL",   "F_FRAG_SWAP", "F_COMM_NCHANNELS", "F_REC_FLIP", "F_REC_ZERO"};
 
 /* A case as a struct spec initializer, "{...}" (a regressions.inc line
  * adds a comma). */
@@ -1114,6 +1359,9 @@ static void format_spec(char *out, size_t size, const struct spec *s) {
   if (s->postRanks) fprintf(f, ", .postRanks = %d", s->postRanks);
   if (s->numbering > 0 && s->numbering < CLUSTER_NUMBERINGS) fprintf(f, ", .numbering = %s", numberingNames[s->numbering]);
   else if (s->numbering) fprintf(f, ", .numbering = %d", s->numbering);
+  if (s->order) fprintf(f, ", .order = %d, .oddRank = %d", s->order, s->oddRank);
+  if (s->locations) fprintf(f, ", .locations = %d", s->locations);
+  if (s->nics) fprintf(f, ", .nics = %d", s->nics);
   fprintf(f, "}");
   fclose(f);
 }
@@ -1164,7 +1412,7 @@ static int set_spec_field(void *target, const char *name, long long v, unsigned 
   if (strcmp(name, "seed") == 0) s->seed = seed;
   FIELD(nodes) FIELD(local) FIELD(unequal) FIELD(channels) FIELD(platform) FIELD(kanga) FIELD(pod)
   FIELD(userBufs) FIELD(fault) FIELD(faultRank) FIELD(faultChannel) FIELD(faultValue) FIELD(postRanks)
-  FIELD(numbering)
+  FIELD(numbering) FIELD(order) FIELD(oddRank) FIELD(locations) FIELD(nics)
   else return -1;
 #undef FIELD
   return 0;
@@ -1176,10 +1424,11 @@ static int parse_spec(const char *text, struct spec *s) {
   if (parse_fields(text, faultNames, F_COUNT, "F_", set_spec_field, s) != 0) return -1;
   /* The ranges the generator and the harness's buffers are built for. */
   if (s->nodes < 1 || s->nodes > 64 || s->local < 1 || s->local > NCCL_TOPO_MAX_NODES || s->channels < 1 ||
-      s->channels > MAXCHANNELS || s->platform < 0 || s->platform > 3 || s->kanga < -1 || s->kanga > 5 ||
+      s->channels > MAXCHANNELS || s->platform < 0 || s->platform > 4 || s->kanga < -1 || s->kanga > 5 ||
       s->fault < 0 || s->fault >= F_COUNT || s->faultRank < 0 || s->faultChannel < 0 || s->postRanks < 0 ||
       s->numbering < 0 || s->numbering >= CLUSTER_NUMBERINGS ||
-      (s->fault == F_NRANKS && s->faultValue > 1 << 20))
+      (s->fault == F_NRANKS && s->faultValue > 1 << 20) || s->order < 0 || s->order > 3 || s->oddRank < 0 ||
+      s->locations < 0 || s->locations > 3 || s->nics < 0 || s->nics > 2)
     return -1;
   return 0;
 }
@@ -1208,11 +1457,34 @@ static void random_spec(uint64_t seed, struct spec *s) {
   s->kanga = s->platform ? below(&r, 5) : below(&r, 10) == 0 ? below(&r, 5) : 0;
   s->pod = below(&r, 25) == 0;
   if (below(&r, 100) < 25) {
-    s->fault = 1 + below(&r, F_COUNT - 1);
+    s->fault = 1 + below(&r, F_FIRST_ROUNDS - 1);
     s->faultRank = below(&r, nRanks > 0 ? nRanks : 1);
     s->faultChannel = below(&r, 32);
     static const int values[] = {-2, -1, 0, 1, 5, 32, 33, 257};
     s->faultValue = below(&r, 3) == 0 ? values[below(&r, 8)] : below(&r, nRanks + 2) - 1;
+  }
+  /* D25, D27, drawn after everything else so that the draws above stay as
+   * they were: mostly no variable; sometimes NCCOM_RING_NODE_ORDER=network
+   * on every rank, or on all but one; locations from a small tree, on some
+   * ranks unset, invalid or another node's; NICs that differ per node or
+   * not; SwitchV1 with per-rank answers; a record corrupted after the
+   * AllGather. Only on clusters where comparing every rank's Preset is
+   * cheap (the model's duplicate check is quadratic in the node size). */
+  if (nRanks <= 1024 && s->local <= 32) {
+    p = below(&r, 100);
+    s->order = p < 80 ? 0 : p < 92 ? 1 : p < 96 ? 2 : 3;
+    s->oddRank = below(&r, nRanks);
+    p = below(&r, 100);
+    if (s->order) s->locations = p < 10 ? 0 : p < 60 ? 1 : p < 80 ? 2 : 3;
+    else s->locations = p < 8 ? 1 + below(&r, 3) : 0;
+    p = below(&r, 100);
+    s->nics = s->order ? (p < 70 ? 1 : p < 85 ? 0 : 2) : 0;
+    if (s->platform == 0 && below(&r, 100) < 5) s->platform = 4, s->kanga = below(&r, 5);
+  }
+  if (s->fault == F_NONE && below(&r, 100) < 4) {
+    s->fault = F_REC_FLIP + below(&r, 2);
+    s->faultRank = below(&r, nRanks > 0 ? nRanks : 1);
+    s->faultValue = below(&r, 64);
   }
 }
 
@@ -1222,7 +1494,8 @@ static long long spec_size(const struct spec *s) {
   long long v = s->faultValue < 0 ? -(long long)s->faultValue : s->faultValue;
   return ((long long)s->nodes * s->local * s->channels) * 1000000 + (long long)s->faultRank * 1000 +
          s->faultChannel * 100 + v * 10 + s->unequal + s->platform + s->kanga + s->pod + s->userBufs +
-         (s->fault != 0) + (s->postRanks != 1) + s->numbering;
+         (s->fault != 0) + (s->postRanks != 1) + s->numbering + s->order + (s->oddRank != 0) + s->locations +
+         s->nics;
 }
 
 /* Greedy shrinking: keep any smaller case that still differs. */
@@ -1247,6 +1520,8 @@ static void shrink(struct spec *s) {
     TRY(channels, s->channels > 1 ? s->channels - 1 : 1)
     TRY(unequal, 0) TRY(platform, 0) TRY(kanga, 0) TRY(kanga, s->kanga > 1 ? s->kanga - 1 : 0)
     TRY(pod, 0) TRY(userBufs, 0) TRY(fault, 0)
+    TRY(order, 0) TRY(order, s->order > 1 ? 1 : s->order) TRY(oddRank, 0) TRY(locations, 0)
+    TRY(locations, s->locations > 1 ? 1 : s->locations) TRY(nics, 0) TRY(nics, s->nics > 1 ? 1 : s->nics)
     TRY(numbering, CLUSTER_NODE_MAJOR) TRY(numbering, s->numbering > 1 ? CLUSTER_ROUND_ROBIN : s->numbering)
     /* fault coordinates: into the shrunk cluster, then toward 0 */
     TRY(faultRank, s->faultRank % (s->nodes * s->local)) TRY(faultRank, s->faultRank / 2) TRY(faultRank, 0)
@@ -1326,8 +1601,10 @@ static int null_argument_calls(void) {
 /* and the same rings), the same outcome in both libraries, and how    */
 /* often a failure's WARN names the rank whose slot was corrupted.     */
 
-static const char *xKindNames[X_COUNT] = {"X_NONE", "X_RECV", "X_SEND", "X_PREV", "X_NEXT", "X_DUP", "X_SWAP"};
-static const char *xKindLabels[X_COUNT] = {"none", "ringRecv", "ringSend", "ringPrev", "ringNext", "duplicate", "swap"};
+static const char *xKindNames[X_COUNT] = {"X_NONE", "X_RECV",     "X_SEND",     "X_PREV",     "X_NEXT",
+                                          "X_DUP",  "X_SWAP",     "X_REC_FLIP", "X_REC_COPY", "X_REC_STALE"};
+static const char *xKindLabels[X_COUNT] = {"none",      "ringRecv",    "ringSend",   "ringPrev",  "ringNext",
+                                           "duplicate", "swap",        "record byte", "record copy", "stale record"};
 
 /* The largest job --case accepts: two libraries' communicators for every
  * rank are held at once (about 19 KB each). */
@@ -1342,13 +1619,42 @@ struct xjob {
   unsigned char fill;                   /* what the gathered buffer held before Preset */
   int kind, rank, channel, value;       /* the corruption, reduced into the job's ranges */
   void (*corrupt)(struct ncclTopoRanks *slots); /* a named case's own corruption, or NULL */
+  struct rank_env env;                  /* D25's variables (and D27's answers) per rank; n == 0: none */
+  int pod;                              /* comm->enablePod on every rank */
+  int switchV1;                         /* the family hook says TRN3-SwitchV1 */
+  int carries;                          /* every rank's record carries something (the policy, a
+                                         * location, --pod-order node or SwitchV1) */
 };
 
 static void x_job_free(struct xjob *j) {
   cluster_free(j->cl);
   free(j->graphOf);
   free(j->own);
+  rank_env_free(&j->env);
   memset(j, 0, sizeof *j);
+}
+
+/* D25's policy on every rank of a job: NCCOM_RING_NODE_ORDER=network and
+ * each node's location (mode as spread_locations'), from the seed's own
+ * stream. */
+static int x_job_policy(struct xjob *j, unsigned long long seed, int mode) {
+  int n = j->nRanks, nodes = j->cl->nNodes;
+  struct rng r = {mix(seed ^ 0xD25D27ULL)};
+  int *nodeOf = malloc((size_t)n * sizeof(int));
+  if (nodeOf == NULL || rank_env_alloc(&j->env, n) != 0) {
+    free(nodeOf);
+    return -1;
+  }
+  for (int k = 0; k < n; k++) {
+    nodeOf[k] = cluster_node_of(j->cl, k);
+    if ((j->env.order[k] = strdup("network")) == NULL) {
+      free(nodeOf);
+      return -1;
+    }
+  }
+  int bad = spread_locations(&r, mode, nodes, n, nodeOf, &j->env);
+  free(nodeOf);
+  return bad;
 }
 
 /* Node sizes of a spec; the rng goes on to draw the channel orders, so
@@ -1405,14 +1711,24 @@ static int x_job_from_spec(const struct xspec *s, struct xjob *j) {
   j->kind = s->kind;
   j->rank = s->rank % n;
   j->channel = s->channel % MAXCHANNELS;
-  j->value = s->kind == X_DUP || s->kind == X_SWAP ? ((s->value % n) + n) % n : s->value;
+  j->value = s->kind == X_DUP || s->kind == X_SWAP || s->kind == X_REC_COPY ? ((s->value % n) + n) % n : s->value;
+  j->pod = s->pod;
+  j->switchV1 = s->platform;
+  if (s->policy && x_job_policy(j, s->seed, s->policy == 1 ? 1 : 2 + (int)(mix(s->seed) % 2)) != 0) return -1;
+  j->carries = s->policy || podOrderNode || s->platform;
   return 0;
 }
 
-/* The one corruption of the gathered buffer, the same in both libraries. */
-static void x_corrupt(const struct xjob *j, struct ncclTopoRanks *slots) {
+/* The one corruption of the gathered buffer, the same in both libraries;
+ * staleChecksum: the checksum word rank j->rank's Preset wrote for another
+ * communicator (X_REC_STALE). */
+static void x_corrupt(const struct xjob *j, struct ncclTopoRanks *slots, unsigned staleChecksum) {
   struct ncclTopoRanks *f = &slots[j->rank], t;
+  unsigned char *rec = (unsigned char *)f + NCCOM_RING_RECORD_OFFSET;
   switch (j->kind) {
+  case X_REC_FLIP: rec[((unsigned)j->value) % 64] ^= 0xFF; break;
+  case X_REC_COPY: memcpy(rec, (unsigned char *)&slots[j->value] + NCCOM_RING_RECORD_OFFSET, 64); break;
+  case X_REC_STALE: memcpy(rec + offsetof(struct nccomRingRecord, checksum), &staleChecksum, 4); break;
   case X_RECV: f->ringRecv[j->channel] = j->value; break;
   case X_SEND: f->ringSend[j->channel] = j->value; break;
   case X_PREV: f->ringPrev[j->channel] = j->value; break;
@@ -1440,6 +1756,10 @@ static void format_xspec(char *out, size_t size, const struct xspec *s) {
   else if (s->numbering)
     n += snprintf(out + n, size - (size_t)n, ", .numbering = %d", s->numbering);
   if (n < 0 || (size_t)n >= size) return;
+  if (s->policy) n += snprintf(out + n, size - (size_t)n, ", .policy = %d", s->policy);
+  if (s->pod) n += snprintf(out + n, size - (size_t)n, ", .pod = %d", s->pod);
+  if (s->platform) n += snprintf(out + n, size - (size_t)n, ", .platform = %d", s->platform);
+  if (n < 0 || (size_t)n >= size) return;
   int kind = s->kind >= 0 && s->kind < X_COUNT ? s->kind : 0;
   snprintf(out + n, size - (size_t)n, ", .kind = %s, .rank = %d, .channel = %d, .value = %d}", xKindNames[kind],
            s->rank, s->channel, s->value);
@@ -1450,7 +1770,7 @@ static int set_xspec_field(void *target, const char *name, long long v, unsigned
 #define FIELD(F) else if (strcmp(name, #F) == 0) s->F = (int)v;
   if (strcmp(name, "seed") == 0) s->seed = seed;
   FIELD(nodes) FIELD(local) FIELD(unequal) FIELD(channels) FIELD(fill) FIELD(kind) FIELD(rank) FIELD(channel)
-  FIELD(value) FIELD(numbering)
+  FIELD(value) FIELD(numbering) FIELD(policy) FIELD(pod) FIELD(platform)
   else return -1;
 #undef FIELD
   return 0;
@@ -1464,7 +1784,8 @@ static int parse_xspec(const char *text, struct xspec *s) {
   if (s->nodes < 1 || s->nodes > 64 || s->local < 1 || s->local > NCCL_TOPO_MAX_NODES || s->channels < 1 ||
       s->channels > MAXCHANNELS || s->channels * s->local > NCCOM_RING_MAX_INTRA || s->fill < 0 || s->fill > 255 ||
       s->kind < 0 || s->kind >= X_COUNT || s->rank < 0 || s->channel < 0 || s->nodes * s->local > X_MAX_RANKS ||
-      s->numbering < 0 || s->numbering >= CLUSTER_NUMBERINGS)
+      s->numbering < 0 || s->numbering >= CLUSTER_NUMBERINGS || s->policy < 0 || s->policy > 2 || s->pod < 0 ||
+      s->platform < 0 || s->platform > 1)
     return -1;
   return 0;
 }
@@ -1497,6 +1818,20 @@ static void random_xspec(uint64_t seed, struct xspec *s) {
     s->value = p < 60 ? below(&r, n) : p < 75 ? -1 : p < 90 ? n + below(&r, 3) : -2 - below(&r, 2);
   }
   s->numbering = random_numbering(&r);
+  /* D25, D27, drawn last so that the draws above stay as they were: the
+   * policy on every rank in 4 jobs of 10 (a quarter of those with mixed,
+   * missing or invalid locations), and then a third of the time a
+   * corruption of one record instead (now and then without the policy,
+   * where it must change nothing); one job in ten on TRN3-SwitchV1 (where
+   * the policy is not applied); with --pod-order node, enablePod in a
+   * quarter of the jobs. */
+  s->policy = below(&r, 10) < 4 ? 1 + (below(&r, 4) == 0) : 0;
+  if (below(&r, s->policy ? 3 : 20) == 0) {
+    s->kind = n > 1 ? X_REC_FLIP + below(&r, 3) : X_REC_FLIP;
+    s->value = s->kind == X_REC_COPY ? (s->rank + 1 + below(&r, n - 1)) % n : below(&r, 64);
+  }
+  s->platform = below(&r, 10) == 0;
+  if (podOrderNode) s->pod = below(&r, 4) == 0;
 }
 
 /* ---- running one job ---- */
@@ -1543,10 +1878,13 @@ static void x_capture(char *lines, size_t size) {
 
 /* The start of D27's WARN to a rank whose own graph has more channels. */
 #define OWN_GRAPH_WARN "ncclTopoPostset: this rank's own graph has "
+/* The start of D25's summary, which rank 0 alone prints. */
+#define ORDER_SUMMARY "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes"
 
 /* Splits a call's log into what every rank must print alike (WARN and INFO
- * lines with "[rank] NCCL " cut off) and the number of Channel lines, which
- * rank 0 alone prints (D17, "Walks on rank 0"); warn gets the first WARN's
+ * lines with "[rank] NCCL " cut off) and the number of lines rank 0 alone
+ * prints: the Channel lines (D17, "Walks on rank 0") and D25's summary of
+ * the node order; warn gets the first WARN's
  * text. D27's WARN to a rank whose own graph has more channels than the
  * job's is about that rank alone and is left out of both (its result code
  * is every rank's). */
@@ -1562,7 +1900,7 @@ static void x_split_log(const char *lines, char *shared, size_t ssize, char *war
       kind += strlen("] NCCL ");
       const char *text = kind + strlen("WARN ");
       int isWarn = strncmp(kind, "WARN ", 5) == 0;
-      if (!isWarn && strncmp(text, "Channel ", 8) == 0) {
+      if (!isWarn && (strncmp(text, "Channel ", 8) == 0 || strncmp(text, ORDER_SUMMARY, strlen(ORDER_SUMMARY)) == 0)) {
         (*channelLines)++;
       } else if (isWarn && strncmp(text, OWN_GRAPH_WARN, strlen(OWN_GRAPH_WARN)) == 0) {
         /* rank-relative (D27) */
@@ -1583,10 +1921,16 @@ static void copy_text(char *dst, size_t size, const char *src) {
   dst[n] = '\0';
 }
 
-/* The rank a Postset WARN names first ("ncclTopoPostset: rank S..."), or -1. */
+/* The rank a Postset WARN names ("ncclTopoPostset: rank S, ..." of the
+ * checks and the diagnosis; "(rank S did not)" of P12; "... of rank S is"
+ * of P13 and P14; "rank S does not ask for it" of D25's case 4), or -1. */
 static int x_named_rank(const char *warn) {
   int s;
+  const char *at;
   if (sscanf(warn, "ncclTopoPostset: rank %d", &s) == 1) return s;
+  if ((at = strstr(warn, "(rank ")) && sscanf(at, "(rank %d did not)", &s) == 1) return s;
+  if ((at = strstr(warn, " of rank ")) && sscanf(at, " of rank %d is", &s) == 1) return s;
+  if ((at = strstr(warn, "is not applied: rank ")) && sscanf(at, "is not applied: rank %d does", &s) == 1) return s;
   return -1;
 }
 
@@ -1602,7 +1946,7 @@ static void x_comm_init(const struct xjob *j, int rank, struct ncclComm *c) {
   c->rank = rank;
   c->nRanks = j->nRanks;
   c->localRanks = j->cl->localRanks[m];
-  c->enablePod = 0;
+  c->enablePod = j->pod;
 }
 
 /* Checks rank r's Postset in library lib against rank 0's (or, for rank 0,
@@ -1625,8 +1969,8 @@ static int x_check_rank(int lib, int r, ncclResult_t res, const char *lines, con
     memcpy(v->heads, heads, (size_t)n * sizeof(int));
   } else {
     if (channelLines > 0)
-      return x_fail(1, "%s: rank %d printed %d Channel lines; only rank 0 prints them (D17, \"Walks on rank 0\")",
-                    who, r, channelLines);
+      return x_fail(1, "%s: rank %d printed %d Channel lines or node-order summaries; only rank 0 prints them (D17, "
+                    "\"Walks on rank 0\", D25)", who, r, channelLines);
     if (res != v->res || strcmp(shared, v->shared) != 0)
       return x_fail(1,
                     "split verdict in the %s: rank 0 returned %d, rank %d returned %d\n"
@@ -1692,7 +2036,7 @@ static int x_run(const struct xjob *j) {
   case_begin(xLabel, xLabel[0] == '{' ? CASE_SPEC : CASE_FIXED);
   xSplit = xDiff = 0;
   xSplitText[0] = xDiffText[0] = '\0';
-  set_platform(&(struct spec){0}); /* generic: no kangaRing */
+  set_platform(&(struct spec){.platform = j->switchV1 ? 1 : 0}); /* no kangaRing rows either way */
   struct ncclComm *comms[2] = {malloc(nn * sizeof(struct ncclComm)), malloc(nn * sizeof(struct ncclComm))};
   struct ncclTopoRanks *slots[2] = {malloc(nn * sizeof(struct ncclTopoRanks)),
                                     malloc(nn * sizeof(struct ncclTopoRanks))};
@@ -1725,6 +2069,7 @@ static int x_run(const struct xjob *j) {
       all[lib][r] = &slots[lib][r];
       /* The libraries take a non-const graph; neither writes it (spec §2). */
       struct ncclTopoGraph *g = (struct ncclTopoGraph *)(uintptr_t)j->graphOf[r];
+      set_rank_env(&j->env, r);
       call_begin("ncclTopoPreset", lib);
       o[lib].res = libs[lib].api.preset(&comms[lib][r], g, &slots[lib][r]);
       call_end(&o[lib]);
@@ -1741,7 +2086,28 @@ static int x_run(const struct xjob *j) {
       goto out;
     }
   }
-  for (int lib = 0; lib < 2; lib++) x_corrupt(j, slots[lib]);
+  /* X_REC_STALE: the checksum the corrupted rank's Preset writes for another
+   * communicator, the same rank with its graph's NICs changed. */
+  unsigned stale[2] = {0, 0};
+  if (j->kind == X_REC_STALE) {
+    static struct ncclTopoGraph other;
+    static struct ncclComm scratchComm;
+    struct ncclTopoRanks scratch;
+    memcpy(&other, j->graphOf[j->rank], sizeof other);
+    other.inter[0] += 1;
+    for (int lib = 0; lib < 2; lib++) {
+      struct outcome o;
+      x_comm_init(j, j->rank, &scratchComm);
+      memset(&scratch, j->fill, sizeof scratch);
+      set_rank_env(&j->env, j->rank);
+      call_begin("ncclTopoPreset", lib);
+      o.res = libs[lib].api.preset(&scratchComm, &other, &scratch);
+      call_end(&o);
+      memcpy(&stale[lib], (unsigned char *)&scratch + NCCOM_RING_RECORD_OFFSET + offsetof(struct nccomRingRecord, checksum), 4);
+    }
+  }
+  clear_rank_env(); /* Postset reads none of them */
+  for (int lib = 0; lib < 2; lib++) x_corrupt(j, slots[lib], stale[lib]);
 
   /* Postset on every rank: compared between the libraries rank by rank,
    * and within each library against rank 0's verdict. */
@@ -1771,6 +2137,7 @@ static int x_run(const struct xjob *j) {
     }
   }
 out:
+  clear_rank_env();
   for (int lib = 0; lib < 2; lib++) {
     free(comms[lib]);
     free(slots[lib]);
@@ -1900,6 +2267,151 @@ static int x_rings_counts(const struct xverdict *v, int n, char *why, size_t siz
   return 0;
 }
 
+/* ---- named cases of D25 and D27 ---- */
+
+/* The local order of channel c in the D25 cases: forward on even channels,
+ * backward from local rank 0 on odd ones. */
+static const int d25Forward[] = {0, 1, 2, 3}, d25Backward[] = {0, 3, 2, 1};
+
+/* nodes x 4 ranks, 2 channels (forward, backward); every rank network and
+ * the location loc(node) (NULL: unset), its own NCCOM_RING_NODE_ORDER
+ * unset when it is `unsetRank`. */
+static int x_job_d25(struct xjob *j, int nodes, const char *(*loc)(int node), int unsetRank) {
+  if (x_job_uniform(j, nodes, 4, 2, d25Forward) != 0) return -1;
+  cluster_set_channel(j->cl, 1, d25Backward, 4, -1, -1);
+  int n = j->nRanks;
+  if (rank_env_alloc(&j->env, n) != 0) return -1;
+  for (int k = 0; k < n; k++) {
+    const char *l = loc(cluster_node_of(j->cl, k));
+    if ((k != unsetRank && (j->env.order[k] = strdup("network")) == NULL) ||
+        (l && (j->env.location[k] = strdup(l)) == NULL))
+      return -1;
+  }
+  j->carries = 1;
+  return 0;
+}
+
+static const char *alternating(int node) { return node % 2 ? "spine0/leafB" : "spine0/leafA"; }
+static const char *grouped(int node) { return node < 4 ? "spine0/leafA" : "spine0/leafB"; }
+
+/* D25's example: 8 nodes of 4 ranks whose locations alternate between
+ * spine0/leafA and spine0/leafB in rank order. */
+static int x_case_d25_example(struct xjob *j) { return x_job_d25(j, 8, alternating, -1); }
+/* The same nodes already grouped in rank order: D8's order, the same rings. */
+static int x_case_d25_grouped(struct xjob *j) { return x_job_d25(j, 8, grouped, -1); }
+/* One rank of 32, rank 13, without NCCOM_RING_NODE_ORDER. */
+static int x_case_d25_one_rank(struct xjob *j) { return x_job_d25(j, 8, alternating, 13); }
+
+/* Network on every rank of 4 nodes, and no location anywhere: every node
+ * is placed last, in D8's order, and the summary has no level. */
+static const char *nowhere(int node) {
+  (void)node;
+  return NULL;
+}
+static int x_case_d25_nowhere(struct xjob *j) { return x_job_d25(j, 4, nowhere, -1); }
+
+/* A node without a location: node 1's ranks 4 and 5 have none, rank 6 an
+ * invalid one and rank 7 spine0/leafA, so node 1 has none (3 of 4). */
+static const char *one_without(int node) {
+  static const char *const loc[] = {"spine0/leafB", NULL, "spine0/leafA", "spine0/leafB"};
+  return loc[node];
+}
+static int x_case_d25_no_location(struct xjob *j) {
+  if (x_job_d25(j, 4, one_without, -1) != 0) return -1;
+  free(j->env.location[6]);
+  free(j->env.location[7]);
+  j->env.location[6] = strdup("spine0/leaf?A");
+  j->env.location[7] = strdup("spine0/leafA");
+  return j->env.location[6] && j->env.location[7] ? 0 : -1;
+}
+
+/* D25's plurality and its ties: 4 nodes of 2 ranks whose head is the odd
+ * rank (channel order 1 0). Node 0: 0 s0/l1, 1 s0/l0 (a tie: the head's,
+ * s0/l0); node 1: 2 s0/l1/deep/er, 3 s0/l1 (the head's; the deeper location
+ * is no node's, so the summary stops at level 2); node 2: 4 s0/l0, 5 none
+ * (the head's: no location); node 3: both s0/l1. */
+static int x_case_d25_ties(struct xjob *j) {
+  static const int order[] = {1, 0};
+  static const char *const loc[] = {"s0/l1", "s0/l0", "s0/l1/deep/er", "s0/l1", "s0/l0", NULL, "s0/l1", "s0/l1"};
+  if (x_job_uniform(j, 4, 2, 1, order) != 0 || rank_env_alloc(&j->env, 8) != 0) return -1;
+  for (int k = 0; k < 8; k++)
+    if ((j->env.order[k] = strdup("network")) == NULL || (loc[k] && (j->env.location[k] = strdup(loc[k])) == NULL))
+      return -1;
+  j->carries = 1;
+  return 0;
+}
+
+/* D27: on TRN3-SwitchV1, node 2 (ranks 8-11) answers JBOG id 4. */
+static int x_case_jbog4(struct xjob *j) {
+  static const int order[] = {0, 1, 2, 3};
+  if (x_job_uniform(j, 4, 4, 1, order) != 0 || rank_env_alloc(&j->env, 16) != 0) return -1;
+  j->env.vcore = calloc(16, sizeof(int));
+  j->env.jbog = calloc(16, sizeof(int));
+  if (!j->env.vcore || !j->env.jbog) return -1;
+  for (int k = 0; k < 16; k++) j->env.jbog[k] = k / 4 == 2 ? 4 : 1 + k % 3;
+  j->switchV1 = j->carries = 1;
+  return 0;
+}
+
+/* D27: enablePod on 2x4, and rank 5's record zeroed after the AllGather
+ * (as from a rank whose Preset is another library's). */
+static void x_corrupt_zero_record(struct ncclTopoRanks *slots) {
+  memset((unsigned char *)&slots[5] + NCCOM_RING_RECORD_OFFSET, 0, sizeof(int));
+}
+static int x_case_pod_record(struct xjob *j) {
+  static const int order[] = {0, 1, 2, 3};
+  if (x_job_uniform(j, 2, 4, 1, order) != 0) return -1;
+  j->pod = 1;
+  j->corrupt = x_corrupt_zero_record;
+  j->carries = podOrderNode;
+  return 0;
+}
+
+/* Rank 0's rings follow the node sequence seq: on channel c, node seq[i]'s
+ * ranks in its channel c % n order (forward or backward), node after node;
+ * and, when leaves, each ring crosses between nodes of other leaves
+ * (leaf(node)) exactly `crossings` times, the wrap-around included. */
+static int x_rings_follow(const struct xverdict *v, int n, const int *seq, int nodes, const char *(*leaf)(int),
+                          int crossings, char *why, size_t size) {
+  int graphChannels = v->nChannels / 2;
+  for (int c = 0; c < v->nChannels; c++) {
+    const int *local = c % graphChannels % 2 ? d25Backward : d25Forward;
+    for (int i = 0; i < nodes; i++)
+      for (int k = 0; k < 4; k++) {
+        int want = 4 * seq[i] + local[k], got = v->ring[c * n + 4 * i + k];
+        if (got != want) {
+          snprintf(why, size, "rank 0's channel %d userRanks[%d] is %d, want %d (nodes in the order of D25)", c,
+                   4 * i + k, got, want);
+          return 1;
+        }
+      }
+    int cross = 0;
+    for (int i = 0; leaf && i < n; i++) cross += strcmp(leaf(v->ring[c * n + i] / 4), leaf(v->ring[c * n + (i + 1) % n] / 4)) != 0;
+    if (leaf && cross != crossings) {
+      snprintf(why, size, "rank 0's channel %d crosses between leaves %d times, want %d", c, cross, crossings);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int x_rings_d25_example(const struct xverdict *v, int n, char *why, size_t size) {
+  static const int seq[] = {0, 2, 4, 6, 1, 3, 5, 7};
+  return x_rings_follow(v, n, seq, 8, alternating, 2, why, size);
+}
+static int x_rings_d25_rank_order(const struct xverdict *v, int n, char *why, size_t size) {
+  static const int seq[] = {0, 1, 2, 3, 4, 5, 6, 7};
+  return x_rings_follow(v, n, seq, 8, NULL, 0, why, size);
+}
+static int x_rings_d25_nowhere(const struct xverdict *v, int n, char *why, size_t size) {
+  static const int seq[] = {0, 1, 2, 3};
+  return x_rings_follow(v, n, seq, 4, NULL, 0, why, size);
+}
+static int x_rings_d25_no_location(const struct xverdict *v, int n, char *why, size_t size) {
+  static const int seq[] = {0, 3, 2, 1};
+  return x_rings_follow(v, n, seq, 4, NULL, 0, why, size);
+}
+
 struct xnamed {
   const char *title;
   int (*build)(struct xjob *j);
@@ -1909,28 +2421,66 @@ struct xnamed {
   int channels;      /* succeeding: *nChannels */
   const char *walk;  /* failing: rank 0's INFO line, printed before its WARN; or NULL */
   int (*rings)(const struct xverdict *v, int n, char *why, size_t size); /* succeeding: or NULL */
+  const char *warn;  /* succeeding: the one WARN every rank prints ("" none), or NULL: not checked */
+  const char *info;  /* an INFO line rank 0 prints, or NULL */
+  int podRank;       /* >= 0: the rank the WARN names with --pod-order node (else `rank`) */
 };
 
 /* Issue 8's six inputs, named after what they show, and D23's twist. */
 static const struct xnamed xNamed[] = {
     {"1: 2x4, rank 2's ringPrev[0] = 0: every rank fails naming rank 2",
-     x_case_wrong_prev, 0x00, ncclInternalError, 2, 0, NULL, NULL},
+     x_case_wrong_prev, 0x00, ncclInternalError, 2, 0, NULL, NULL, NULL, NULL, -1},
     {"2: 2x5, rank 2's own graph moves only its prev: every rank fails naming rank 2",
-     x_case_own_graph, 0x00, ncclInternalError, 2, 0, NULL, NULL},
+     x_case_own_graph, 0x00, ncclInternalError, 2, 0, NULL, NULL, NULL, NULL, -1},
     {"3: 2x8, rank 0's fragment also in rank 9's slot: every rank fails naming rank 9",
-     x_case_wrong_slot, 0x00, ncclInternalError, 9, 0, NULL, NULL},
+     x_case_wrong_slot, 0x00, ncclInternalError, 9, 0, NULL, NULL, NULL, NULL, -1},
     {"4: 1x4, 14-channel graphs and one 12-channel graph, buffer zeroed: every rank has 24 channels",
-     x_case_counts, 0x00, ncclSuccess, -1, 24, NULL, x_rings_counts},
+     x_case_counts, 0x00, ncclSuccess, -1, 24, NULL, x_rings_counts, NULL, NULL, -1},
     {"4: 1x4, 14-channel graphs and one 12-channel graph, buffer 0xA5: every rank has 24 channels",
-     x_case_counts, 0xA5, ncclSuccess, -1, 24, NULL, x_rings_counts},
+     x_case_counts, 0xA5, ncclSuccess, -1, 24, NULL, x_rings_counts, NULL, NULL, -1},
     {"4b: 1x4, input 4 with rank 3's slot stale in channels 12-13: every rank has 28 channels (D27)",
-     x_case_stale_counts, 0x00, ncclSuccess, -1, 28, NULL, x_rings_counts},
+     x_case_stale_counts, 0x00, ncclSuccess, -1, 28, NULL, x_rings_counts, NULL, NULL, -1},
     {"5: 8x8, rank 52 says prev 53 and next 54: every rank fails naming rank 52",
-     x_case_two_links, 0x00, ncclInternalError, 52, 0, NULL, NULL},
+     x_case_two_links, 0x00, ncclInternalError, 52, 0, NULL, NULL, NULL, NULL, -1},
     {"6: 2x4, channel 1 cycles 4 5 4: rank 0 prints the walk before its WARN",
-     x_case_walk, 0x00, ncclInternalError, 5, 0, "Channel 01/02 :    0   1   2   3   4   5   4   5", NULL},
+     x_case_walk, 0x00, ncclInternalError, 5, 0, "Channel 01/02 :    0   1   2   3   4   5   4   5", NULL, NULL, NULL, -1},
     {"D23: 2x4x3, one fragment's ringRecv[2] = -1: every rank succeeds with 4 channels",
-     x_case_fewer, 0x00, ncclSuccess, -1, 4, NULL, NULL},
+     x_case_fewer, 0x00, ncclSuccess, -1, 4, NULL, NULL, NULL, NULL, -1},
+    {"D25: 8x4 alternating spine0/leafA and spine0/leafB, network on every rank: every rank succeeds, "
+     "each ring crosses between the leaves twice",
+     x_case_d25_example, 0x00, ncclSuccess, -1, 4, NULL, x_rings_d25_example, "",
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 2:8 4:16 6:24 1:4 3:12 5:20 7:28; per ring, "
+     "level 1: 0 crossings of 1 groups, level 2: 2 crossings of 2 groups", -1},
+    {"D25: 8x4 already grouped by leaf in rank order: the rings of D8's order",
+     x_case_d25_grouped, 0x00, ncclSuccess, -1, 4, NULL, x_rings_d25_rank_order, "",
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 1:4 2:8 3:12 4:16 5:20 6:24 7:28; per ring, "
+     "level 1: 0 crossings of 1 groups, level 2: 2 crossings of 2 groups", -1},
+    {"D25: rank 13 of 32 without NCCOM_RING_NODE_ORDER: every rank stitches in rank order with one WARN naming it",
+     x_case_d25_one_rank, 0xA5, ncclSuccess, 13, 4, NULL, x_rings_d25_rank_order,
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 13 does not ask for it (1 of 32 ranks "
+     "do not, or carry no valid record): stitching in rank order (D9) on every rank", NULL, -1},
+    {"D25: 4x4, node 1 without a location (3 of its 4 ranks): placed last, one WARN naming its head",
+     x_case_d25_no_location, 0x00, ncclSuccess, -1, 4, NULL, x_rings_d25_no_location,
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: node 1 (head rank 4) has no location (1 of 4 nodes have "
+     "none, NCCOM_RING_LOCATION unset or invalid on most of their ranks): they come after all others, in rank order",
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 3:12 2:8 1:4; per ring, level 1: 2 crossings of "
+     "2 groups, level 2: 3 crossings of 3 groups", -1},
+    {"D25: 4x2 headed by their odd ranks, ties in the plurality: the head's location (none on node 2, placed last)",
+     x_case_d25_ties, 0x00, ncclSuccess, -1, 2, NULL, NULL,
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: node 2 (head rank 5) has no location (1 of 4 nodes have "
+     "none, NCCOM_RING_LOCATION unset or invalid on most of their ranks): they come after all others, in rank order",
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:1 1:3 3:7 2:5; per ring, level 1: 2 crossings of 2 "
+     "groups, level 2: 3 crossings of 3 groups", -1},
+    {"D25: 4x4, network on every rank and no location anywhere: D8's rings, one WARN, a summary without levels",
+     x_case_d25_nowhere, 0x00, ncclSuccess, -1, 4, NULL, x_rings_d25_nowhere,
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: node 0 (head rank 0) has no location (4 of 4 nodes have "
+     "none, NCCOM_RING_LOCATION unset or invalid on most of their ranks): they come after all others, in rank order",
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 1:4 2:8 3:12; per ring", -1},
+    {"D27: 4x4 on TRN3-SwitchV1, node 2 answers JBOG id 4: every rank fails naming rank 8",
+     x_case_jbog4, 0x00, ncclInternalError, 8, 0, NULL, NULL, NULL, NULL, -1},
+    {"D27: 2x4 with enablePod, rank 5's record zeroed: every rank fails naming rank 5 (with --pod-order node; "
+     "else rank 0)",
+     x_case_pod_record, 0x00, ncclInvalidUsage, 0, 0, NULL, NULL, NULL, NULL, 5},
 };
 
 /* Checks a named case's expectation against library lib's verdict. */
@@ -1940,9 +2490,22 @@ static int x_expect(const struct xnamed *k, int lib, int n, char *why, size_t si
     snprintf(why, size, "returned %d, want %d; WARN: %s", (int)v->res, (int)k->res, v->warn[0] ? v->warn : "(none)");
     return 1;
   }
-  if (k->res != ncclSuccess && x_named_rank(v->warn) != k->rank) {
-    snprintf(why, size, "the WARN does not name rank %d: %s", k->rank, v->warn);
+  int rank = k->podRank >= 0 && podOrderNode ? k->podRank : k->rank;
+  if ((k->res != ncclSuccess || rank >= 0) && x_named_rank(v->warn) != rank) {
+    snprintf(why, size, "the WARN does not name rank %d: %s", rank, v->warn[0] ? v->warn : "(none)");
     return 1;
+  }
+  if (k->warn && strcmp(v->warn, k->warn) != 0) {
+    snprintf(why, size, "the WARN is \"%s\", want \"%s\"", v->warn, k->warn);
+    return 1;
+  }
+  if (k->info) {
+    char want[1024];
+    snprintf(want, sizeof want, "NCCL INFO %s\n", k->info);
+    if (strstr(v->log, want) == NULL) {
+      snprintf(why, size, "rank 0 does not print \"%s\"; it printed:\n%.2500s", k->info, v->log);
+      return 1;
+    }
   }
   if (k->res == ncclSuccess && v->nChannels != k->channels) {
     snprintf(why, size, "*nChannels is %d, want %d", v->nChannels, k->channels);
@@ -1968,8 +2531,8 @@ static void x_report(const char *label, int pasteable) {
   if (xSplit) printf("conformance: cross-rank SPLIT VERDICT in %s:\n  %s\n", label, xSplitText);
   if (xDiff) printf("conformance: cross-rank DIFFERENCE in %s:\n  %s\n", label, xDiffText);
   if (pasteable)
-    printf("conformance: replay with: %s --cross-rank --candidate %s --reference %s --case '%s'\n", xArgv0,
-           libs[0].path, libs[1].path, label);
+    printf("conformance: replay with: %s --cross-rank --candidate %s --reference %s%s --case '%s'\n", xArgv0,
+           libs[0].path, libs[1].path, podOrderFlag(), label);
 }
 
 static int x_spec_fails(const struct xspec *s) {
@@ -1985,7 +2548,8 @@ static int x_spec_fails(const struct xspec *s) {
 static long long xspec_size(const struct xspec *s) {
   long long v = s->value < 0 ? -(long long)s->value : s->value;
   return (long long)s->nodes * s->local * s->channels * 1000000 + (long long)s->rank * 1000 +
-         (long long)s->channel * 100 + v * 10 + s->unequal + (s->fill != 0) + s->numbering;
+         (long long)s->channel * 100 + v * 10 + s->unequal + (s->fill != 0) + s->numbering + s->policy + s->pod +
+         s->platform;
 }
 
 /* Greedy shrinking: keep any smaller case that still splits or differs. */
@@ -2008,7 +2572,8 @@ static void x_shrink(struct xspec *s) {
     TRY(numbering, CLUSTER_NODE_MAJOR) TRY(numbering, s->numbering > 1 ? CLUSTER_ROUND_ROBIN : s->numbering)
     TRY(rank, s->rank % ranks) TRY(rank, s->rank / 2) TRY(rank, 0)
     TRY(channel, s->channel % MAXCHANNELS) TRY(channel, s->channel / 2) TRY(channel, 0)
-    TRY(value, 0) TRY(value, -1) TRY(value, s->value / 2)
+    TRY(value, 0) TRY(value, -1) TRY(value, s->value / 2) TRY(policy, 0) TRY(policy, s->policy > 1 ? 1 : s->policy)
+    TRY(pod, 0) TRY(platform, 0)
 #undef TRY
     for (int i = 0; i < n && !progress; i++) {
       if (xspec_size(&tries[i]) < xspec_size(s) && x_spec_fails(&tries[i])) {
@@ -2060,8 +2625,8 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
     xLabel[0] = '\0';
     return bad;
   }
-  printf("conformance: cross-rank, seed 0x%llx (replay: %s --cross-rank --candidate %s --reference %s --seed 0x%llx --count %ld)\n",
-         (unsigned long long)seed, xArgv0, libs[0].path, libs[1].path, (unsigned long long)seed, count);
+  printf("conformance: cross-rank, seed 0x%llx (replay: %s --cross-rank --candidate %s --reference %s%s --seed 0x%llx --count %ld)\n",
+         (unsigned long long)seed, xArgv0, libs[0].path, libs[1].path, podOrderFlag(), (unsigned long long)seed, count);
 
   int status = 0;
   sum.phase = "the named cases";
@@ -2156,6 +2721,24 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
     } else if (xv[0].nChannels < (2 * s.channels < MAXCHANNELS ? 2 * s.channels : MAXCHANNELS)) {
       sum.fewer++; /* D23: a fragment that says it has fewer channels lowers every rank's count */
     }
+    sum.policyJobs += s.policy != 0;
+    if (j.kind >= X_REC_FLIP) {
+      /* A corrupted record is invalid, so it counts as none (errors.md, "The
+       * records"). When a check reads it (P12 with enablePod on several
+       * nodes and --pod-order node; or the policy's case 4, on more than
+       * one rank (alone, no valid record asks: case 1), unless case 2 or 3
+       * comes first), the one verdict names the corrupted rank; otherwise
+       * nothing changes (an invalid SwitchV1 record is not checked). */
+      int podRead = s.pod && podOrderNode && j.cl->nNodes > 1;
+      int read = podRead || (s.policy && j.nRanks > 1 && !s.platform && !(s.pod && j.cl->nNodes > 1));
+      int ok = read ? x_named_rank(xv[0].warn) == j.rank : xv[0].res == ncclSuccess && xv[0].warn[0] == '\0';
+      sum.recordJobs++;
+      sum.recordRead += read;
+      sum.recordOk += ok;
+      if (!ok && sum.recordMiss[0] == '\0')
+        snprintf(sum.recordMiss, sizeof sum.recordMiss, "%s: returned %d, WARN: %s", xLabel, (int)xv[0].res,
+                 xv[0].warn[0] ? xv[0].warn : "(none)");
+    }
     x_job_free(&j);
     sum.cases++;
     sum.random = i + 1;
@@ -2180,6 +2763,15 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
   printf("cross-rank: %ld clusters numbered across nodes (round-robin or permuted); %ld of them failed, the WARN "
          "names the corrupted rank in %ld\n",
          sum.numbered, sum.numberedFailed, sum.numberedNamed);
+  printf("cross-rank: D25/D27: %ld clusters with NCCOM_RING_NODE_ORDER=network on every rank%s; %ld record corruptions, "
+         "%ld of them read by a check: the verdict names the corrupted rank, or nothing changes, in %ld\n",
+         sum.policyJobs, podOrderNode ? " (NCCOM_RING_POD_ORDER=node: a quarter with enablePod)" : "", sum.recordJobs,
+         sum.recordRead, sum.recordOk);
+  if (sum.recordOk < sum.recordJobs) {
+    printf("cross-rank: FAIL: %ld record corruptions neither named the corrupted rank nor left the job as it was; "
+           "first: %s\n", sum.recordJobs - sum.recordOk, sum.recordMiss);
+    status = 1;
+  }
   /* The figures above are the random clusters'; say so when a named or
    * pasted case failed, so that the last line does not read as a pass. */
   if (sum.namedFailed)
@@ -2396,7 +2988,7 @@ static void usage(FILE *f, int status) {
         "                   [--case 'SPEC'] [--real] [RUN FLAGS]\n"
         "       conformance --cross-rank [--candidate LIB] [--reference LIB] [--seed S] [--count N]\n"
         "                   [--case 'XSPEC'] [RUN FLAGS]\n"
-        "  RUN FLAGS: [--timeout SECONDS] [--progress SECONDS] [--json FILE]\n"
+        "  RUN FLAGS: [--timeout SECONDS] [--progress SECONDS] [--json FILE] [--pod-order VALUE]\n"
         "  LIB paths default to libnccomring.so and libnccomref.so beside this program\n"
         "  (--reference defaults to $NCCOM_REF_LIB when set)\n"
         "  --count defaults to 20000 clusters, 5000 with --cross-rank\n"
@@ -2408,6 +3000,8 @@ static void usage(FILE *f, int status) {
         "  --progress SECONDS: a progress line on stderr every SECONDS (default 10 when stderr\n"
         "    is a terminal, else 0: none)\n"
         "  --json FILE: a summary of the run, written whatever its exit status\n"
+        "  --pod-order VALUE: NCCOM_RING_POD_ORDER for the whole run (both libraries read it once\n"
+        "    per process, at their first Preset); unset without it\n"
         "  exit status: 0 no difference, 1 a difference, 2 usage or load error, 3 a library\n"
         "    crashed, 4 a case ran past --timeout\n",
         f);
@@ -2475,6 +3069,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--progress") == 0 && i + 1 < argc) progressSec = (long)number_arg("--progress", argv[++i], 1000000);
     else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) i++; /* opened above */
     else if (strcmp(argv[i], "--real") == 0) realMode = 1;
+    else if (strcmp(argv[i], "--pod-order") == 0 && i + 1 < argc) podOrder = argv[++i];
     else if (strcmp(argv[i], "--cross-rank") == 0) crossRank = 1;
     else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) usage(stdout, 0);
     else usage(stderr, 2);
@@ -2519,7 +3114,12 @@ int main(int argc, char **argv) {
   else
     unsetenv("NCCL_DEBUG_SUBSYS");
   unsetenv("NCCOM_RING_PLATFORM");
-  unsetenv("NCCOM_RING_POD_ORDER");
+  /* NCCOM_RING_POD_ORDER is read once per process (at the first Preset),
+   * so a run has one value: unset, or --pod-order's. D25's two variables
+   * are set per rank by the cases that use them and unset otherwise. */
+  set_var("NCCOM_RING_POD_ORDER", podOrder && podOrder[0] ? podOrder : NULL);
+  podOrderNode = podOrder && strcasecmp(podOrder, "node") == 0;
+  clear_rank_env();
   unsetenv("NCCOM_RING_DUMP"); /* its INFO lines and files are not this test's */
 
   load(&libs[0]);
@@ -2548,15 +3148,15 @@ int main(int argc, char **argv) {
     sum.cases++;
     if (run_case(&one)) failing = one, failed = 1;
   } else {
-    printf("conformance: seed 0x%llx (replay: %s --candidate %s --reference %s%s --seed 0x%llx --count %ld)\n",
-           (unsigned long long)seed, argv[0], libs[0].path, libs[1].path, realMode ? " --real" : "",
+    printf("conformance: seed 0x%llx (replay: %s --candidate %s --reference %s%s%s --seed 0x%llx --count %ld)\n",
+           (unsigned long long)seed, argv[0], libs[0].path, libs[1].path, realMode ? " --real" : "", podOrderFlag(),
            (unsigned long long)seed, count);
     sum.phase = "the NULL-argument calls";
     if (null_argument_calls()) failed = 1, memset(&failing, 0, sizeof failing);
     sum.phase = "the regression cases";
     for (size_t i = 0; i < sizeof regressions / sizeof regressions[0] && !failed; i++) {
       struct spec s = regressions[i];
-      if (realMode) s.platform = s.kanga = s.pod = s.fault = 0;
+      if (realMode) s.platform = s.kanga = s.pod = s.fault = s.order = s.locations = s.nics = 0;
       if (run_case(&s)) failing = s, failed = 1;
       sum.cases++;
       progress_tick();
@@ -2593,12 +3193,15 @@ int main(int argc, char **argv) {
       snprintf(sum.smallestDiff, sizeof sum.smallestDiff, "%s", diffText);
       printf("conformance: smallest reproducing case (paste into tests/c/conformance/regressions.inc):\n%s,\n", text);
       printf("conformance: its difference:\n  %s\n", diffText);
-      printf("conformance: replay with: %s --candidate %s --reference %s%s --case '%s'\n", argv[0], libs[0].path,
-             libs[1].path, realMode ? " --real" : "", text);
+      printf("conformance: replay with: %s --candidate %s --reference %s%s%s --case '%s'\n", argv[0], libs[0].path,
+             libs[1].path, realMode ? " --real" : "", podOrderFlag(), text);
     }
     return finish(1);
   }
   printf("conformance: %ld cases (%ld random, %ld of them numbered across nodes) agree, 0 differences, %.1f s CPU\n",
          sum.cases, sum.random, sum.numbered, secs);
+  printf("conformance: D25/D27: %ld cases set NCCOM_RING_NODE_ORDER, NCCOM_RING_LOCATION or per-rank SwitchV1 answers; "
+         "texts seen:", sum.envCases);
+  for (int k = 0; k < 8; k++) printf(" %s %ld%s", envTextLabels[k], sum.envTexts[k], k < 7 ? "," : "\n");
   return finish(0);
 }

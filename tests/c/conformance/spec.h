@@ -28,8 +28,15 @@ enum fault {
   F_FRAG_NULL,      /* allTopoRanks[faultRank] := NULL */
   F_FRAG_SWAP,      /* allTopoRanks[faultRank] := allTopoRanks[faultValue % nRanks] */
   F_COMM_NCHANNELS, /* every Postset comm's nChannels := faultValue */
+  /* the record (D25, D27), after the AllGather */
+  F_REC_FLIP,       /* allTopoRanks[faultRank]'s record: byte faultValue % 64 flipped */
+  F_REC_ZERO,       /* allTopoRanks[faultRank]'s record: first word 0 (a rank that ran another library) */
   F_COUNT
 };
+/* The faults random_spec draws first (those of the first rounds); the
+ * record's are drawn after every other field, so that the earlier draws
+ * of a seed stay as they were. */
+#define F_FIRST_ROUNDS (F_COMM_NCHANNELS + 1)
 
 struct spec {
   unsigned long long seed; /* permutations, NICs, kangaRing contents, samples */
@@ -37,7 +44,9 @@ struct spec {
   int local;               /* ranks per node (the largest node when unequal) */
   int unequal;             /* node sizes vary in [1, local] */
   int channels;            /* graph->nChannels, 1..32 */
-  int platform;            /* 0 generic, 1 SwitchV1, 2 SwitchV1 with vcore 1, 3 SwitchV1 with JBOG id rank % 5 */
+  int platform;            /* 0 generic, 1 SwitchV1, 2 SwitchV1 with vcore 1, 3 SwitchV1 with JBOG id rank % 5,
+                            * 4 SwitchV1 with per-rank answers from seed (now and then one rank's vcore
+                            * is not 0 or its JBOG id not 1-3) */
   int kanga;               /* comm->nKangaRingChannels, 0..4 */
   int pod;                 /* comm->enablePod */
   int userBufs;            /* give some channels a caller userRanks buffer */
@@ -46,6 +55,18 @@ struct spec {
   int numbering;           /* enum cluster_numbering: CLUSTER_NODE_MAJOR, CLUSTER_ROUND_ROBIN
                             * or CLUSTER_PERMUTED (ranks to (node, local index) slots, from
                             * seed); the node sizes and channel orders are drawn alike */
+  /* D25: the variables each rank's Preset sees (set just before it in both
+   * libraries, unset after the case), drawn from seed apart from the
+   * cluster's stream. */
+  int order;               /* NCCOM_RING_NODE_ORDER: 0 unset on every rank, 1 network on every rank,
+                            * 2 network on every rank but oddRank (unset or rank there), 3 network
+                            * on every rank but oddRank (an unknown value there) */
+  int oddRank;             /* reduced % nRanks */
+  int locations;           /* NCCOM_RING_LOCATION: 0 unset; 1 each node's location from a small
+                            * random tree, on all its ranks; 2 as 1, but some ranks unset or
+                            * invalid; 3 as 1, but some ranks carry another node's location */
+  int nics;                /* graph->inter: 0 each node's own (random), 1 node 0's on every node,
+                            * 2 node 0's on every node but the last */
 };
 
 /* A cross-rank case (--cross-rank; issue 8, D23, D24): a valid cluster,
@@ -62,6 +83,11 @@ enum corruption {
   X_NEXT, /* ringNext */
   X_DUP,  /* slot rank := a copy of slot value % nRanks (the AllGather delivered one fragment twice) */
   X_SWAP, /* slots rank and value % nRanks exchanged */
+  /* the record (D25, D27) */
+  X_REC_FLIP,  /* slot rank's record: byte value % 64 flipped */
+  X_REC_COPY,  /* slot rank's record := slot value % nRanks's (a record in the wrong slot) */
+  X_REC_STALE, /* slot rank's record keeps its rank but takes the checksum its Preset wrote for
+                * another communicator (the same rank's graph with other NICs) */
   X_COUNT
 };
 
@@ -77,6 +103,12 @@ struct xspec {
   int channel;             /* the corrupted channel, 0..31 (may be >= channels) */
   int value;               /* the value written, or the other slot */
   int numbering;           /* enum cluster_numbering, as in struct spec */
+  int policy;              /* D25: 0 no variable; 1 NCCOM_RING_NODE_ORDER=network and each node's
+                            * NCCOM_RING_LOCATION (a random tree) on every rank, every node with
+                            * node 0's NICs; 2 as 1, but some ranks carry another node's location
+                            * or none */
+  int pod;                 /* comm->enablePod on every rank (drawn with --pod-order only) */
+  int platform;            /* 1: the family hook says TRN3-SwitchV1 (answers pass; no kangaRing rows) */
 };
 
 #endif

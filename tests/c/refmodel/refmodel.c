@@ -4,8 +4,12 @@
  * ncclTopoGetNetDev).
  *
  * Written from docs/spec/ring-construction.txt, docs/spec/DECISIONS.md
- * (D1..D24), docs/errors.md (order of checks, result codes, WARN texts) and the
- * README's ABI notes (P1..P23) alone. It follows the algorithm shape of
+ * (D1..D27), docs/errors.md (order of checks, result codes, WARN texts), the
+ * words of struct nccomRingRecord in include/nccom_ring.h (typed into
+ * refmodel_layout.h, not included) and the README's ABI notes (P1..P23)
+ * alone; where docs/errors.md leaves a text or an order open, README.md
+ * beside this file says which reading the model took. It follows the
+ * algorithm shape of
  * upstream NVIDIA NCCL 2.8 as the spec describes it (fragment packing, flat
  * [c*nRanks + r] tables, connectRings-style stitch, quadratic ring membership
  * check) and is the conformance baseline, not an optimised implementation.
@@ -278,7 +282,7 @@ static void ref_info(unsigned long long subsys, int rank, const char *fmt, ...) 
 }
 
 /* ===================================================================== */
-/* Platform (D14, P7, P18) and the pod-order switch (D15, P8)             */
+/* Platform (D14, P7, P18)                                                */
 /* ===================================================================== */
 
 typedef bool (*family_fn_t)(void);      /* bool: only the low byte is defined */
@@ -391,9 +395,11 @@ static ncclResult_t get_platform(const char *fn, int wrank, const void *caller, 
   return ncclSuccess;
 }
 
-/* The virtual-core and JBOG hooks: asked only by Postset, only inside its
- * SwitchV1 block, and only when the family hook said SwitchV1 (spec §4, P18).
- * Absent hooks, or a platform from NCCOM_RING_PLATFORM, give 0 and 1 (D14). */
+/* The virtual-core and JBOG hooks: asked by Preset (D27: it writes the
+ * answers into its record), and only when the platform is TRN3-SwitchV1.
+ * Absent hooks give 0 and 1 (errors.md); so does a platform from
+ * NCCOM_RING_PLATFORM, which fixes them (D14: "trn3-switchv1: SwitchV1,
+ * virtual-core size 0, JBOG id 1"), so the two hooks are not asked then. */
 static int platform_vcore_size(const struct platform *pl) {
   if (!pl->from_host || !pl->switchv1) return 0;
   vcore_fn_t fn;
@@ -410,16 +416,241 @@ static int platform_jbog_id(const struct platform *pl, int rank) {
   return fn != NULL ? fn(rank) : 1;
 }
 
-static pthread_once_t g_pod_once = PTHREAD_ONCE_INIT;
-static int g_pod_node = 0;
-static void pod_once(void) {
-  const char *v = getenv("NCCOM_RING_POD_ORDER");
-  if (v == NULL || v[0] == '\0') { g_pod_node = 0; return; }
-  if (strcasecmp(v, "node") == 0) { g_pod_node = 1; return; }
-  g_pod_node = 0;
-  char *q = quoted(v);
-  if (q) ref_warn(-1, "NCCOM_RING_POD_ORDER=%s is not 'node'; pods are refused", q);
-  free(q);
+/* ===================================================================== */
+/* The record (D25, D27): hashes, and the variables Preset reads          */
+/* ===================================================================== */
+
+#define FNV_BASIS 2166136261u
+#define FNV_PRIME 16777619u
+
+/* 32-bit FNV-1a over words, each folded least significant byte first. */
+static uint32_t fnv_word(uint32_t h, uint32_t w) {
+  for (int b = 0; b < 4; b++) {
+    h ^= (w >> (8 * b)) & 0xffu;
+    h *= FNV_PRIME;
+  }
+  return h;
+}
+
+/* A name's hash: FNV-1a over its bytes. */
+static uint32_t fnv_bytes(const char *p, size_t n) {
+  uint32_t h = FNV_BASIS;
+  for (size_t i = 0; i < n; i++) {
+    h ^= (unsigned char)p[i];
+    h *= FNV_PRIME;
+  }
+  return h;
+}
+
+/* The graph's fingerprint: nChannels, then inter[0 .. min(2n, 64)). */
+static uint32_t graph_fingerprint(const struct ncclTopoGraph *graph) {
+  int n = graph->nChannels;
+  int k = 2 * n < REF_INTER_ENTRIES ? 2 * n : REF_INTER_ENTRIES;
+  uint32_t h = fnv_word(FNV_BASIS, (uint32_t)n);
+  for (int i = 0; i < k; i++) h = fnv_word(h, (uint32_t)graph->inter[i]);
+  return h;
+}
+
+/* The checksum: the record's 16 words with the checksum word taken as 0. */
+static uint32_t record_checksum(const struct nccomRingRecord *rec) {
+  uint32_t w[16];
+  memcpy(w, rec, sizeof w);
+  w[offsetof(struct nccomRingRecord, checksum) / 4] = 0;
+  uint32_t h = FNV_BASIS;
+  for (int i = 0; i < 16; i++) h = fnv_word(h, w[i]);
+  return h;
+}
+
+static int record_levels(const struct nccomRingRecord *rec) {
+  return (rec->flags >> REF_RECORD_LEVELS_SHIFT) & 0xF;
+}
+
+/* Rank r's record, read only when it is valid (errors.md, "The records"):
+ * magic, version 1, rank r, no flag bit but the three named and a level
+ * count of 0..8, location words past the count 0, and its checksum. */
+static int record_read(const struct ncclTopoRanks *T, int r, struct nccomRingRecord *rec) {
+  memcpy(rec, (const unsigned char *)T + REF_RECORD_OFFSET, sizeof *rec);
+  const int known = REF_RECORD_NETWORK | REF_RECORD_POD_NODE | REF_RECORD_SWITCHV1 | (0xF << REF_RECORD_LEVELS_SHIFT);
+  if (rec->magic != REF_RECORD_MAGIC || rec->version != REF_RECORD_VERSION || rec->rank != r) return 0;
+  if ((rec->flags & ~known) != 0 || record_levels(rec) > REF_MAX_LEVELS) return 0;
+  for (int l = record_levels(rec); l < REF_MAX_LEVELS; l++)
+    if (rec->location[l] != 0) return 0;
+  return rec->checksum == record_checksum(rec);
+}
+
+/* ---- "the value quoted" ----
+ * errors.md quotes the values of NCCOM_RING_NODE_ORDER and
+ * NCCOM_RING_LOCATION without saying how; the library writes them in
+ * double quotes with ASCII escapes, the scheme of Go's strconv.QuoteToASCII:
+ * printable ASCII as is but for \" and \\; \a \b \f \n \r \t \v; other bytes
+ * below 0x20 and 0x7f as \xNN; a character encoded in valid UTF-8 as \uNNNN
+ * (\UNNNNNNNN above U+FFFF); a byte that starts no valid UTF-8 sequence as
+ * \xNN. Hex digits are lowercase. */
+
+/* The character of valid UTF-8 at s (shortest form, no surrogate, at most
+ * U+10FFFF), its length in *len; -1 with *len = 1 when the byte starts none. */
+static long utf8_char(const unsigned char *s, size_t n, int *len) {
+  unsigned char b = s[0];
+  *len = 1;
+  if (b < 0x80) return b;
+  int need;
+  unsigned char lo = 0x80, hi = 0xBF;
+  long v;
+  if (b >= 0xC2 && b <= 0xDF) need = 1, v = b & 0x1F;
+  else if (b >= 0xE0 && b <= 0xEF) need = 2, v = b & 0x0F, lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
+  else if (b >= 0xF0 && b <= 0xF4) need = 3, v = b & 0x07, lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
+  else return -1;
+  if ((size_t)need >= n) return -1;
+  for (int i = 1; i <= need; i++) {
+    unsigned char c = s[i];
+    if (c < (i == 1 ? lo : 0x80) || c > (i == 1 ? hi : 0xBF)) return -1;
+    v = (v << 6) | (c & 0x3F);
+  }
+  *len = need + 1;
+  return v;
+}
+
+/* The quoted form of n bytes at p, malloc'ed (NULL when out of memory). */
+static char *quote(const char *p, size_t n) {
+  char *out = malloc(10 * n + 3);
+  if (out == NULL) return NULL;
+  size_t k = 0;
+  out[k++] = '"';
+  for (size_t i = 0; i < n;) {
+    int len;
+    long c = utf8_char((const unsigned char *)p + i, n - i, &len);
+    if (c < 0) {
+      k += (size_t)sprintf(out + k, "\\x%02x", (unsigned char)p[i]);
+      i++;
+      continue;
+    }
+    i += (size_t)len;
+    switch (c) {
+    case '"': k += (size_t)sprintf(out + k, "\\\""); break;
+    case '\\': k += (size_t)sprintf(out + k, "\\\\"); break;
+    case '\a': k += (size_t)sprintf(out + k, "\\a"); break;
+    case '\b': k += (size_t)sprintf(out + k, "\\b"); break;
+    case '\f': k += (size_t)sprintf(out + k, "\\f"); break;
+    case '\n': k += (size_t)sprintf(out + k, "\\n"); break;
+    case '\r': k += (size_t)sprintf(out + k, "\\r"); break;
+    case '\t': k += (size_t)sprintf(out + k, "\\t"); break;
+    case '\v': k += (size_t)sprintf(out + k, "\\v"); break;
+    default:
+      if (c >= 0x20 && c < 0x7F) out[k++] = (char)c;
+      else if (c < 0x20 || c == 0x7F) k += (size_t)sprintf(out + k, "\\x%02lx", c);
+      else if (c < 0x10000) k += (size_t)sprintf(out + k, "\\u%04lx", c);
+      else k += (size_t)sprintf(out + k, "\\U%08lx", c);
+    }
+  }
+  out[k++] = '"';
+  out[k] = '\0';
+  return out;
+}
+
+/* ---- NCCOM_RING_LOCATION (D25) ---- */
+
+struct location {
+  int levels; /* 0: none */
+  uint32_t hash[REF_MAX_LEVELS];
+};
+
+static int name_byte_ok(unsigned char b) {
+  return (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z') || (b >= '0' && b <= '9') || b == '.' || b == '_' ||
+         b == ':' || b == '-';
+}
+
+/* Parses 1 to 8 names of 1 to 64 bytes of [A-Za-z0-9._:-] separated by
+ * '/'. Returns NULL and fills loc when the value is a location, else what
+ * is wrong, malloc'ed, as it follows the quoted value in the WARN (the
+ * names counted first, then each name in order: its length, then its first
+ * byte outside the set). errors.md gives the WARN as `name %d has ...`;
+ * the rest is the library's wording. */
+static char *parse_location(const char *v, struct location *loc) {
+  memset(loc, 0, sizeof *loc);
+  int names = 1;
+  for (const char *p = v; *p; p++) names += *p == '/';
+  if (names > REF_MAX_LEVELS) return format(" has %d names; at most %d", names, REF_MAX_LEVELS);
+  const char *start = v;
+  for (int i = 0; i < names; i++) {
+    const char *end = strchr(start, '/');
+    if (end == NULL) end = start + strlen(start);
+    size_t len = (size_t)(end - start);
+    if (len < 1 || len > 64) return format(": name %d has %zu bytes; 1 to 64", i + 1, len);
+    for (size_t b = 0; b < len; b++) {
+      if (name_byte_ok((unsigned char)start[b])) continue;
+      char *q = quote(start + b, 1);
+      char *s = q ? format(": name %d has %s at byte %zu; only A-Z a-z 0-9 . _ : -", i + 1, q, b + 1) : NULL;
+      free(q);
+      return s;
+    }
+    loc->hash[i] = fnv_bytes(start, len);
+    start = end + 1;
+  }
+  loc->levels = names;
+  return NULL;
+}
+
+/* ---- what one Preset reads from the environment (D25, D27) ----
+ * NCCOM_RING_NODE_ORDER and NCCOM_RING_LOCATION at every Preset, each WARN
+ * printed when the value is first read and not again while it stays the
+ * same; NCCOM_RING_POD_ORDER once per process, at the first Preset. Empty
+ * counts as unset (P20); NCCOM_RING_NODE_ORDER and NCCOM_RING_POD_ORDER
+ * are matched ignoring case. */
+struct preset_env {
+  int network, podNode;
+  struct location loc;
+};
+
+static pthread_mutex_t g_env_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *g_seen_order, *g_seen_location; /* the values last read; NULL: unset */
+static int g_pod_read, g_pod_node;
+
+static const char *env_value(const char *name) {
+  const char *v = getenv(name);
+  return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+/* 1 when v is not the value last read into *seen; remembers v. */
+static int value_changed(char **seen, const char *v) {
+  if (v == NULL ? *seen == NULL : *seen != NULL && strcmp(*seen, v) == 0) return 0;
+  free(*seen);
+  *seen = v ? strdup(v) : NULL;
+  return 1;
+}
+
+static void read_preset_env(int rank, struct preset_env *pe) {
+  memset(pe, 0, sizeof *pe);
+  pthread_mutex_lock(&g_env_mu);
+  const char *v = env_value("NCCOM_RING_NODE_ORDER");
+  int changed = value_changed(&g_seen_order, v);
+  if (v != NULL && strcasecmp(v, "network") == 0) {
+    pe->network = 1;
+  } else if (v != NULL && strcasecmp(v, "rank") != 0 && changed) {
+    char *q = quote(v, strlen(v));
+    if (q) ref_warn(rank, "NCCOM_RING_NODE_ORDER=%s is not rank or network; stitching this rank's nodes in rank order", q);
+    free(q);
+  }
+  v = env_value("NCCOM_RING_LOCATION");
+  changed = value_changed(&g_seen_location, v);
+  if (v != NULL) {
+    char *bad = parse_location(v, &pe->loc);
+    if (bad != NULL && changed) {
+      char *q = quote(v, strlen(v));
+      if (q) ref_warn(rank, "NCCOM_RING_LOCATION=%s%s; this rank has no location", q, bad);
+      free(q);
+    }
+    free(bad);
+  }
+  if (!g_pod_read) {
+    g_pod_read = 1;
+    v = env_value("NCCOM_RING_POD_ORDER");
+    g_pod_node = v != NULL && strcasecmp(v, "node") == 0;
+    char *q = v != NULL && !g_pod_node ? quoted(v) : NULL;
+    if (q) ref_warn(rank, "NCCOM_RING_POD_ORDER=%s is not 'node'; pods are refused", q);
+    free(q);
+  }
+  pe->podNode = g_pod_node;
+  pthread_mutex_unlock(&g_env_mu);
 }
 
 /* ===================================================================== */
@@ -546,7 +777,7 @@ REF_EXPORT ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nra
 }
 
 /* ===================================================================== */
-/* ncclTopoPreset (D4..D7, D23; errors.md S1..S13)                        */
+/* ncclTopoPreset (D4..D7, D23, D25, D27; errors.md S1..S13)              */
 /* ===================================================================== */
 
 REF_EXPORT ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGraph *graph,
@@ -560,6 +791,12 @@ REF_EXPORT ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGra
     ref_warn(rank, "ncclTopoPreset: topoRanks is NULL");
     return ncclInvalidArgument;
   }
+  /* D25, D27: the variables, read at every Preset whatever its result.
+   * errors.md does not place the reading among the checks; the library
+   * reads them here, once the three pointers are known (after S3, before
+   * S4), so the model does too. */
+  struct preset_env env;
+  read_preset_env(rank, &env);
   const int N = comm->nRanks;
   const int L = comm->localRanks;
   const int n = graph->nChannels;
@@ -627,6 +864,27 @@ REF_EXPORT ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGra
     nxt[c] = pos < L - 1 ? slice[pos + 1] : -1;
   }
 
+  /* The record (D25, D27): the whole of it when it carries something,
+   * else only its first word, 0. On SwitchV1 this rank's preconditions are
+   * asked here (and only here), so that Postset checks every rank's. */
+  struct nccomRingRecord rec;
+  memset(&rec, 0, sizeof rec);
+  const int carries = env.network || env.loc.levels > 0 || env.podNode || pl.switchv1;
+  if (carries) {
+    rec.magic = REF_RECORD_MAGIC;
+    rec.version = REF_RECORD_VERSION;
+    rec.rank = rank;
+    rec.flags = (env.network ? REF_RECORD_NETWORK : 0) | (env.podNode ? REF_RECORD_POD_NODE : 0) |
+                (pl.switchv1 ? REF_RECORD_SWITCHV1 : 0) | (env.loc.levels << REF_RECORD_LEVELS_SHIFT);
+    rec.fingerprint = graph_fingerprint(graph);
+    if (pl.switchv1) {
+      rec.virtualCoreSize = platform_vcore_size(&pl);
+      rec.jbogId = platform_jbog_id(&pl, rank);
+    }
+    for (int l = 0; l < env.loc.levels; l++) rec.location[l] = env.loc.hash[l];
+    rec.checksum = record_checksum(&rec);
+  }
+
   /* Commit. */
   for (int c = 0; c < n; c++) {
     topoRanks->ringRecv[c] = recv[c];
@@ -638,7 +896,7 @@ REF_EXPORT ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGra
   }
   /* D23: channels the graph does not have are marked -1 in the four ring
    * arrays (a fragment's channel count is its number of leading channels with
-   * ringRecv >= 0); the tree region stays unwritten (D5). */
+   * ringRecv >= 0); the tree region stays unwritten (D5) but for the record. */
   for (int c = n; c < REF_MAXCHANNELS; c++) {
     topoRanks->ringRecv[c] = -1;
     topoRanks->ringSend[c] = -1;
@@ -656,6 +914,7 @@ REF_EXPORT ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGra
     dst->ring.userRanks = ur;
     dst->ring.devUserRanks = dur;
   }
+  memcpy((unsigned char *)topoRanks + REF_RECORD_OFFSET, &rec, carries ? sizeof rec : sizeof rec.magic);
   /* D7: kangaRing fragment on TRN3-SwitchV1 only. */
   if (pl.switchv1 && nK > 0) {
     for (int k = 0; k < nK; k++)
@@ -666,7 +925,7 @@ REF_EXPORT ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGra
 }
 
 /* ===================================================================== */
-/* ncclTopoPostset (D8..D15, D23, D24; errors.md P1..P16)                 */
+/* ncclTopoPostset (D8..D15, D23..D25, D27; errors.md P1..P16)            */
 /* ===================================================================== */
 
 /* Working memory of one Postset call.
@@ -676,8 +935,9 @@ REF_EXPORT ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGra
  * n is at most that), holding every fragment's channel count, every rank's
  * node and, for the n channels used, the stitched next and prev tables,
  * flat [c*N + r] as upstream gathers them. `book` is the model's own
- * bookkeeping: its nodes and this rank's walks ((5 + n0) N + 1 ints;
- * running out there has a model-only text). `diag` is taken on the failure
+ * bookkeeping: its nodes, the node order and this rank's walks
+ * ((17 + n0) N + 1 ints), with every rank's record (`recs`, N records);
+ * running out there has a model-only text. `diag` is taken on the failure
  * path only, for the diagnosis (4N ints; running out there is P7b's text
  * with its size). */
 struct postset_scratch {
@@ -693,6 +953,12 @@ struct postset_scratch {
   int *byNode;    /* [N]: the ranks grouped by node, in rank order within a node */
   int *nodeStart; /* [N+1]: node m's ranks are byNode[nodeStart[m] .. nodeStart[m+1]) */
   int *mark;      /* [N]: work array, kept all zero between uses */
+  int *valid;     /* [N]: rank r's record is valid (D25) */
+  int *seq;       /* [N]: the node order's node indices */
+  int *S;         /* [N]: the first ranks of the nodes in stitch order */
+  int *nodeLoc;   /* [N]: the node order's work space */
+  int *gmin;      /* [8N]: the node order's work space */
+  struct nccomRingRecord *recs; /* [N]: every rank's record as read (meaningful when valid) */
   int *diag;
   int *tally;     /* [N]: work array, kept all zero between uses */
   int *aim;       /* [N]: work array, kept all zero between uses */
@@ -703,6 +969,7 @@ struct postset_scratch {
 static void postset_free(struct postset_scratch *s) {
   free(s->work);
   free(s->book);
+  free(s->recs);
   free(s->diag);
 }
 
@@ -734,6 +1001,7 @@ struct frags {
   struct ncclTopoRanks *const *F;
   int N, n, M;
   const int *nodeOf, *firsts, *byNode, *nodeStart;
+  const int *S; /* [M] the first ranks of the nodes in stitch order (D8's, or D25's) */
 };
 
 /* Work arrays of the diagnosis, each left as it was found (see
@@ -742,24 +1010,25 @@ struct work {
   int *mark, *tally, *aim, *low1, *low2;
 };
 
-/* D9 stitch of channel c into next[0..N) and prev[0..N): every rank's own
- * ringNext/ringPrev, then for m = 0..M-1 each node's tail gets the following
- * node's head as next, then for m = 0..M-1 each node's head gets the previous
- * node's tail as prev (later nodes overwrite earlier ones, as upstream). */
+/* D9 stitch of channel c into next[0..N) and prev[0..N) over the stitch
+ * order S: every rank's own ringNext/ringPrev, then for i = 0..M-1 node
+ * S[i]'s tail gets node S[i+1]'s head as next, then for i = 0..M-1 node
+ * S[i]'s head gets node S[i-1]'s tail as prev (later nodes overwrite
+ * earlier ones, as upstream). */
 static void stitch_channel(const struct frags *g, int c, int *next, int *prev) {
   for (int r = 0; r < g->N; r++) {
     next[r] = g->F[r]->ringNext[c];
     prev[r] = g->F[r]->ringPrev[c];
   }
   const int M = g->M;
-  for (int m = 0; m < M; m++) {
-    const struct ncclTopoRanks *H = g->F[g->firsts[m]];
-    const struct ncclTopoRanks *Hn = g->F[g->firsts[(m + 1) % M]];
+  for (int i = 0; i < M; i++) {
+    const struct ncclTopoRanks *H = g->F[g->S[i]];
+    const struct ncclTopoRanks *Hn = g->F[g->S[(i + 1) % M]];
     next[H->ringSend[c]] = Hn->ringRecv[c];
   }
-  for (int m = 0; m < M; m++) {
-    const struct ncclTopoRanks *H = g->F[g->firsts[m]];
-    const struct ncclTopoRanks *Hp = g->F[g->firsts[(m - 1 + M) % M]];
+  for (int i = 0; i < M; i++) {
+    const struct ncclTopoRanks *H = g->F[g->S[i]];
+    const struct ncclTopoRanks *Hp = g->F[g->S[(i - 1 + M) % M]];
     prev[H->ringRecv[c]] = Hp->ringSend[c];
   }
 }
@@ -816,6 +1085,199 @@ static void print_walk_line(int wrank, int c, int n, const int *next, int N) {
     }
     cur = v;
   }
+  ref_info(SUB_INIT, wrank, "%s", buf);
+}
+
+/* ---- Node order (D25; errors.md "Node order") ---- */
+
+/* The six cases of errors.md, in the order they are tried. */
+enum {
+  ORDER_RANK = 1,  /* 1: no valid record asks for network */
+  ORDER_POD,       /* 2: enablePod on more than one node */
+  ORDER_SWITCHV1,  /* 3: TRN3-SwitchV1 (the calling rank's platform) */
+  ORDER_NOT_ASKED, /* 4: some rank has no valid record asking for network */
+  ORDER_GRAPHS,    /* 5: a node's first rank has another graph fingerprint than node 0's */
+  ORDER_NETWORK    /* 6: the order applies */
+};
+
+/* The decision, and what its lines after the commit print. */
+struct order {
+  int kase;
+  int *seq;       /* [M] node indices (D8's numbering) in stitch order */
+  int *S;         /* [M] their first ranks */
+  int who, whoRank, count; /* 4: the lowest rank, -, how many; 5: the node, its first rank, how many */
+  int unplaced;   /* 6: nodes without a location (the last ones of seq) */
+  int deepest;    /* 6: the deepest node location's level count */
+  int crossings[REF_MAX_LEVELS], groups[REF_MAX_LEVELS];
+};
+
+static int same_location(const struct nccomRingRecord *a, const struct nccomRingRecord *b) {
+  int levels = record_levels(a);
+  if (record_levels(b) != levels) return 0;
+  for (int l = 0; l < levels; l++)
+    if (a->location[l] != b->location[l]) return 0;
+  return 1;
+}
+
+/* Whether two located nodes, with the locations of records a and b, are in
+ * one group at level l (1..8): the same prefix of l hashes when both have
+ * at least l levels; the same full location when both have fewer (a
+ * location shorter than a level is a group of its own at that level). */
+static int same_group(const struct nccomRingRecord *a, const struct nccomRingRecord *b, int l) {
+  int la = record_levels(a), lb = record_levels(b);
+  if ((la < l) != (lb < l)) return 0;
+  if (la < l) return same_location(a, b);
+  for (int k = 0; k < l; k++)
+    if (a->location[k] != b->location[k]) return 0;
+  return 1;
+}
+
+/* Node m's location: the one most of its ranks' records carry; among those
+ * tied for most, its first rank's if it is one of them, else the one whose
+ * lowest holder is the lowest rank. Returns a rank whose record holds it,
+ * or -1 when it has 0 levels (no location). O(|R|^2) per node. */
+static int node_location(const struct frags *g, const struct nccomRingRecord *recs, int m) {
+  const int *R = g->byNode + g->nodeStart[m];
+  const int nR = g->nodeStart[m + 1] - g->nodeStart[m];
+  const int first = g->firsts[m];
+  int best = -1, bestHeld = 0, firstHeld = 0;
+  for (int i = 0; i < nR; i++) {
+    int lowest = 1, held = 0;
+    for (int j = 0; j < nR; j++) {
+      if (!same_location(&recs[R[j]], &recs[R[i]])) continue;
+      if (j < i) lowest = 0;
+      held++;
+    }
+    if (same_location(&recs[R[i]], &recs[first])) firstHeld = held;
+    if (lowest && held > bestHeld) best = R[i], bestHeld = held; /* R is in rank order */
+  }
+  if (firstHeld == bestHeld) best = first;
+  return record_levels(&recs[best]) > 0 ? best : -1;
+}
+
+/* Decides S from the records alone (and, for case 3, this rank's
+ * platform). nodeLoc[M] and gmin[8 M] are work space: node m's location's
+ * record (-1: none), and at level l + 1 the lowest D8 index of its group. */
+static void decide_order(const struct frags *g, const struct nccomRingRecord *recs, const int *valid, int enablePod,
+                         int switchv1, int *nodeLoc, int *gmin, struct order *o) {
+  const int N = g->N, M = g->M;
+  for (int m = 0; m < M; m++) o->seq[m] = m, o->S[m] = g->firsts[m];
+  o->kase = ORDER_RANK;
+  int asked = 0;
+  for (int r = 0; r < N; r++) asked += valid[r] && (recs[r].flags & REF_RECORD_NETWORK);
+  if (asked == 0) return;
+  if (enablePod != 0 && M > 1) { o->kase = ORDER_POD; return; }
+  if (switchv1) { o->kase = ORDER_SWITCHV1; return; }
+  if (asked < N) {
+    o->kase = ORDER_NOT_ASKED;
+    o->count = N - asked;
+    for (int r = N - 1; r >= 0; r--)
+      if (!(valid[r] && (recs[r].flags & REF_RECORD_NETWORK))) o->who = r;
+    return;
+  }
+  o->count = 0;
+  for (int m = M - 1; m >= 0; m--) {
+    if (recs[g->firsts[m]].fingerprint == recs[g->firsts[0]].fingerprint) continue;
+    o->count++;
+    o->who = m;
+    o->whoRank = g->firsts[m];
+  }
+  if (o->count > 0) { o->kase = ORDER_GRAPHS; return; }
+
+  o->kase = ORDER_NETWORK;
+  o->deepest = 0;
+  for (int m = 0; m < M; m++) {
+    nodeLoc[m] = node_location(g, recs, m);
+    if (nodeLoc[m] >= 0 && record_levels(&recs[nodeLoc[m]]) > o->deepest) o->deepest = record_levels(&recs[nodeLoc[m]]);
+  }
+  /* Every group at every level, by the lowest D8 index of its nodes: a node
+   * takes the group of the first earlier node in the same group. */
+  for (int l = 1; l <= REF_MAX_LEVELS; l++) {
+    int *gm = gmin + (size_t)(l - 1) * (size_t)M;
+    for (int m = 0; m < M; m++) {
+      gm[m] = -1;
+      if (nodeLoc[m] < 0) continue;
+      gm[m] = m;
+      for (int k = 0; k < m; k++)
+        if (nodeLoc[k] >= 0 && same_group(&recs[nodeLoc[k]], &recs[nodeLoc[m]], l)) { gm[m] = gm[k]; break; }
+    }
+  }
+  /* The located nodes ordered by their groups' lowest indices, level by
+   * level from the top (so every group is contiguous, groups and the nodes
+   * inside a group in order of their lowest D8 index), by insertion; then
+   * the nodes without a location in D8 order. */
+  int placed = 0;
+  for (int m = 0; m < M; m++) {
+    if (nodeLoc[m] < 0) continue;
+    int at = placed++;
+    while (at > 0) {
+      int p = o->seq[at - 1], cmp = 0;
+      for (int l = 0; l < REF_MAX_LEVELS && cmp == 0; l++)
+        cmp = gmin[(size_t)l * (size_t)M + (size_t)p] - gmin[(size_t)l * (size_t)M + (size_t)m];
+      if (cmp <= 0) break;
+      o->seq[at] = p;
+      at--;
+    }
+    o->seq[at] = m;
+  }
+  o->unplaced = M - placed;
+  for (int m = 0; m < M; m++)
+    if (nodeLoc[m] < 0) o->seq[placed++] = m;
+  for (int i = 0; i < M; i++) o->S[i] = g->firsts[o->seq[i]];
+  /* Per level: the edges of the cyclic sequence whose nodes are in other
+   * groups, and the groups (the nodes without a location count as one). */
+  for (int l = 1; l <= o->deepest; l++) {
+    const int *gm = gmin + (size_t)(l - 1) * (size_t)M;
+    int cross = 0, groups = o->unplaced > 0;
+    for (int i = 0; i < M; i++) cross += gm[o->seq[i]] != gm[o->seq[(i + 1) % M]];
+    for (int m = 0; m < M; m++) groups += gm[m] == m;
+    o->crossings[l - 1] = cross;
+    o->groups[l - 1] = groups;
+  }
+}
+
+/* What the decision prints after the commit (errors.md "Node order"):
+ * the WARNs of cases 4, 5 and 6 on every rank; the INFO lines of cases 2
+ * and 3 on every rank, case 6's summary on rank 0. */
+static void order_warns(int wrank, const struct order *o, int N, int M) {
+  if (o->kase == ORDER_NOT_ASKED)
+    ref_warn(wrank,
+             "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank %d does not ask for it (%d of %d "
+             "ranks do not, or carry no valid record): stitching in rank order (D9) on every rank",
+             o->who, o->count, N);
+  else if (o->kase == ORDER_GRAPHS)
+    ref_warn(wrank,
+             "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: node %d (head rank %d) has another "
+             "graph than node 0 (%d of %d nodes do), so reordering would change their NICs: stitching in rank "
+             "order (D9) on every rank",
+             o->who, o->whoRank, o->count, M);
+  else if (o->kase == ORDER_NETWORK && o->unplaced > 0)
+    ref_warn(wrank,
+             "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: node %d (head rank %d) has no location (%d of %d "
+             "nodes have none, NCCOM_RING_LOCATION unset or invalid on most of their ranks): they come after all "
+             "others, in rank order",
+             o->seq[M - o->unplaced], o->S[M - o->unplaced], o->unplaced, M);
+}
+
+static void order_infos(int wrank, const struct order *o, int M) {
+  if (o->kase == ORDER_POD)
+    ref_info(SUB_INIT, wrank,
+             "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied with comm->enablePod on %d nodes "
+             "(D15): stitching in rank order",
+             M);
+  else if (o->kase == ORDER_SWITCHV1)
+    ref_info(SUB_INIT, wrank,
+             "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied on TRN3-SwitchV1: stitching in rank "
+             "order");
+  if (o->kase != ORDER_NETWORK || wrank != 0 || !info_enabled(SUB_INIT)) return;
+  char buf[64 + 16 * 24 + 32 + REF_MAX_LEVELS * 64];
+  int len = snprintf(buf, sizeof buf, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes");
+  for (int i = 0; i < M && i < 16; i++) len += snprintf(buf + len, sizeof buf - (size_t)len, " %d:%d", o->seq[i], o->S[i]);
+  if (M > 16) len += snprintf(buf + len, sizeof buf - (size_t)len, " ... (%d more)", M - 16);
+  len += snprintf(buf + len, sizeof buf - (size_t)len, "; per ring");
+  for (int l = 1; l <= o->deepest; l++)
+    len += snprintf(buf + len, sizeof buf - (size_t)len, ", level %d: %d crossings of %d groups", l,
+                    o->crossings[l - 1], o->groups[l - 1]);
   ref_info(SUB_INIT, wrank, "%s", buf);
 }
 
@@ -1158,9 +1620,10 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
       return ncclInvalidArgument;
     }
   }
-  /* From here on nothing reads comm->rank except the commit and the JBOG
-   * precondition (D24), nor comm->nChannels at all (D27). The job's channel
-   * count is the smallest of any fragment's, so rank 0's bounds it. */
+  /* From here on nothing before the commit reads comm->rank (D24, D27: the
+   * SwitchV1 preconditions come from every rank's record), nor
+   * comm->nChannels at all (D27). The job's channel count is the smallest
+   * of any fragment's, so rank 0's bounds it. */
   const int C = fragment_channels(F[0]);
 
   struct postset_scratch s;
@@ -1173,9 +1636,11 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
   s.nodeOf = s.work + NN;
   s.next = s.work + 2 * NN;
   s.prev = s.next + (size_t)C * NN;
-  s.book = calloc((5 + (size_t)C) * NN + 1, sizeof(int));
-  if (s.book == NULL) {
-    ref_warn(rank, "ncclTopoPostset: malloc of %zu bytes of scratch failed", ((5 + (size_t)C) * NN + 1) * sizeof(int));
+  s.book = calloc((17 + (size_t)C) * NN + 1, sizeof(int));
+  s.recs = calloc(NN, sizeof *s.recs);
+  if (s.book == NULL || s.recs == NULL) {
+    ref_warn(rank, "ncclTopoPostset: malloc of %zu bytes of scratch failed",
+             ((17 + (size_t)C) * NN + 1) * sizeof(int) + NN * sizeof *s.recs);
     postset_free(&s);
     return ncclSystemError;
   }
@@ -1185,6 +1650,11 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
   s.mark = s.book + 3 * NN;
   s.nodeStart = s.book + 4 * NN;
   s.rings = s.book + 5 * NN + 1;
+  s.valid = s.rings + (size_t)C * NN;
+  s.seq = s.valid + NN;
+  s.S = s.seq + NN;
+  s.nodeLoc = s.S + NN;
+  s.gmin = s.nodeLoc + NN;
 
   /* D23, D27: the channel count (P7a), from the fragments alone. */
   for (int r = 0; r < N; r++) s.count[r] = fragment_channels(F[r]);
@@ -1242,15 +1712,31 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
   for (int r = 0; r < N; r++) s.byNode[s.nodeStart[s.nodeOf[r]] + s.mark[s.nodeOf[r]]++] = r;
   for (int m = 0; m < M; m++) s.mark[m] = 0;
 
-  /* Consistency (P10): stitch every channel, check agreement and the rings. */
+  /* Consistency (P10), first upstream's agreement on every channel. */
   const int nFinal = 2 * n < REF_MAXCHANNELS ? 2 * n : REF_MAXCHANNELS; /* D10 */
-  const struct frags g = {F, N, n, M, s.nodeOf, s.firsts, s.byNode, s.nodeStart};
-  int ringFail[REF_MAXCHANNELS] = {0};
+  struct frags g = {F, N, n, M, s.nodeOf, s.firsts, s.byNode, s.nodeStart, s.firsts};
   int inconsistent = 0;
+  for (int c = 0; c < n && !inconsistent; c++) inconsistent = agreement_fails(&g, c);
+
+  /* The records (D25, D27), and the node order: decided from them once the
+   * nodes are found and every fragment agrees with its node; otherwise
+   * (a failing call) the stitch follows D8's order. */
+  for (int r = 0; r < N; r++) s.valid[r] = record_read(F[r], r, &s.recs[r]);
+  struct order ord;
+  memset(&ord, 0, sizeof ord);
+  ord.seq = s.seq;
+  ord.S = s.S;
+  ord.kase = ORDER_RANK;
+  for (int m = 0; m < M; m++) s.seq[m] = m, s.S[m] = s.firsts[m];
+  if (!inconsistent) decide_order(&g, s.recs, s.valid, comm->enablePod, pl.switchv1, s.nodeLoc, s.gmin, &ord);
+  g.S = s.S;
+
+  /* Stitch every channel over S and check its ring. */
+  int ringFail[REF_MAXCHANNELS] = {0};
   for (int c = 0; c < n; c++) {
     stitch_channel(&g, c, s.next + (size_t)c * NN, s.prev + (size_t)c * NN);
     ringFail[c] = ring_fails(N, s.next + (size_t)c * NN, s.prev + (size_t)c * NN, s.mark);
-    if (ringFail[c] || agreement_fails(&g, c)) inconsistent = 1;
+    if (ringFail[c]) inconsistent = 1;
   }
   if (inconsistent) {
     if (rank == 0 && info_enabled(SUB_INIT)) {
@@ -1278,38 +1764,43 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
     return ncclInternalError;
   }
 
-  /* P12: UltraServer pods (D15, P8). */
+  /* P12: UltraServer pods (D15, P8), stitched in node order only when every
+   * rank's valid record says NCCOM_RING_POD_ORDER=node (D27). */
   int podStitch = 0;
   if (comm->enablePod != 0 && M > 1) {
-    pthread_once(&g_pod_once, pod_once);
-    if (!g_pod_node) {
+    int who = -1;
+    for (int r = 0; r < N && who < 0; r++)
+      if (!(s.valid[r] && (s.recs[r].flags & REF_RECORD_POD_NODE))) who = r;
+    if (who >= 0) {
       ref_warn(rank,
                "ncclTopoPostset: comm->enablePod is %d on %d nodes: UltraServer pod ordering "
-               "(ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set "
-               "NCCOM_RING_POD_ORDER=node to stitch in node order",
-               comm->enablePod, M);
+               "(ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every "
+               "rank to stitch in node order (rank %d did not)",
+               comm->enablePod, M, who);
       postset_free(&s);
       return ncclInvalidUsage;
     }
     podStitch = 1;
   }
-  /* P13, P14: kangaRing preconditions (D13); P14 is about this rank. */
+  /* P13, P14: kangaRing preconditions (D13, D27), over every valid record
+   * that says SwitchV1: the lowest rank that fails one is named. */
   if (pl.switchv1) {
-    int vcs = platform_vcore_size(&pl);
-    if (vcs != 0) {
-      ref_warn(rank, "ncclTopoPostset: kangaRing precondition failed: virtual core size is %d, expected 0",
-               vcs);
-      postset_free(&s);
-      return ncclInternalError;
-    }
-    int jb = platform_jbog_id(&pl, rank);
-    if (jb < 1 || jb > 3) {
-      ref_warn(rank,
-               "ncclTopoPostset: kangaRing precondition failed: JBOG id of rank %d is %d, expected "
-               "1, 2 or 3",
-               rank, jb);
-      postset_free(&s);
-      return ncclInternalError;
+    for (int r = 0; r < N; r++) {
+      const struct nccomRingRecord *rec = &s.recs[r];
+      if (!s.valid[r] || !(rec->flags & REF_RECORD_SWITCHV1)) continue;
+      if (rec->virtualCoreSize != 0) {
+        ref_warn(rank, "ncclTopoPostset: kangaRing precondition failed: virtual core size of rank %d is %d, expected 0",
+                 r, rec->virtualCoreSize);
+        postset_free(&s);
+        return ncclInternalError;
+      }
+      if (rec->jbogId < 1 || rec->jbogId > 3) {
+        ref_warn(rank,
+                 "ncclTopoPostset: kangaRing precondition failed: JBOG id of rank %d is %d, expected 1, 2 or 3", r,
+                 rec->jbogId);
+        postset_free(&s);
+        return ncclInternalError;
+      }
     }
   }
 
@@ -1378,8 +1869,12 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
              "ncclTopoGetNetDev a graph of %d channels, or its doubled channels use the NICs of "
              "another graph channel (D27)",
              s.count[rank], n, holder, n);
+  order_warns(rank, &ord, N, M);
 
-  /* INFO lines after the commit (P12); the D23 count line came first. */
+  /* INFO lines after the commit (P12); the D23 count line came first.
+   * errors.md does not place the node order's INFO lines among the others;
+   * the library prints them first, so the model does too. */
+  order_infos(rank, &ord, M);
   if (rank == 0) print_channel_lines(rank, nFinal, s.rings, N, n);
   if (podStitch)
     ref_info(SUB_INIT, rank,

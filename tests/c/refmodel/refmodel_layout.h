@@ -1,10 +1,12 @@
 /*
  * refmodel_layout.h - struct layouts of the libnccom 2.31.24 ring stage, written
  * for the independent C reference model from docs/spec/ring-construction.txt
- * and docs/spec/DECISIONS.md (D1, D2, D3) alone. It deliberately does not
- * include the project's include/nccom_ring.h: every offset below is typed in
- * from the spec and asserted statically, so a disagreement between the two
- * readings shows up as a conformance difference, not as a shared mistake.
+ * and docs/spec/DECISIONS.md (D1, D2, D3) alone, and the ring stage's record
+ * (D25, D27) from the words include/nccom_ring.h and docs/errors.md document.
+ * It deliberately does not include the project's include/nccom_ring.h: every
+ * offset below is typed in and asserted statically, so a disagreement between
+ * the two readings shows up as a conformance difference, not as a shared
+ * mistake.
  */
 #ifndef NCCOM_REFMODEL_LAYOUT_H
 #define NCCOM_REFMODEL_LAYOUT_H
@@ -52,8 +54,32 @@ struct ncclTopoRanks {
   int ringNext[32];               /* +384 */
   int treeToParent[32];           /* +512 (never written here, D5) */
   int treeToChild0[32];           /* +640 (never written here, D5) */
-  int treeToChild1[32];           /* +768 (dead) */
+  int treeToChild1[32];           /* +768 (dead, but for its slots 16..31: the record below) */
   int JbogKangaringPath[4][4];    /* +896 fork-added */
+};
+
+/* D25, D27: the ring stage's record, 64 bytes at +832 of a fragment (the
+ * slots of channels 16..31 of treeToChild1). Preset writes its first word on
+ * every successful call (the magic when the record carries something, else
+ * 0), the other words only with the magic. Hashes are 32-bit FNV-1a. */
+#define REF_RECORD_OFFSET 832
+#define REF_RECORD_MAGIC (-0x2DA5EE32) /* 0xD25A11CE as an int */
+#define REF_RECORD_VERSION 1
+#define REF_RECORD_NETWORK 0x1  /* NCCOM_RING_NODE_ORDER=network */
+#define REF_RECORD_POD_NODE 0x2 /* NCCOM_RING_POD_ORDER=node */
+#define REF_RECORD_SWITCHV1 0x4 /* TRN3-SwitchV1: jbogId and virtualCoreSize are the hooks' answers */
+#define REF_RECORD_LEVELS_SHIFT 8 /* flags bits 8..11: the location's level count, 0..8 */
+#define REF_MAX_LEVELS 8
+struct nccomRingRecord {
+  int magic;            /* +0 */
+  int version;          /* +4 */
+  int rank;             /* +8  the writer's comm->rank */
+  int flags;            /* +12 */
+  uint32_t fingerprint; /* +16 FNV-1a of nChannels, then inter[0 .. 2 nChannels) */
+  int jbogId;           /* +20 */
+  int virtualCoreSize;  /* +24 */
+  uint32_t checksum;    /* +28 FNV-1a of the 16 words, this one taken as 0 */
+  uint32_t location[REF_MAX_LEVELS]; /* +32 FNV-1a of each name, outermost first; 0 past the count */
 };
 
 /* D2: ncclTopoGraph, 33080 bytes */
@@ -134,6 +160,22 @@ _Static_assert(offsetof(struct ncclTopoRanks, treeToChild0) == 640, "treeToChild
 _Static_assert(offsetof(struct ncclTopoRanks, treeToChild1) == 768, "treeToChild1 +768");
 _Static_assert(offsetof(struct ncclTopoRanks, JbogKangaringPath) == 896, "JbogKangaringPath +896");
 _Static_assert(sizeof(((struct ncclTopoRanks *)0)->JbogKangaringPath) == 64, "JbogKangaringPath is 64 B");
+
+_Static_assert(sizeof(struct nccomRingRecord) == 64, "the record is 64 B (D25)");
+_Static_assert(REF_RECORD_OFFSET == offsetof(struct ncclTopoRanks, treeToChild1) + 16 * sizeof(int),
+               "the record is treeToChild1's slots 16..31");
+_Static_assert(REF_RECORD_OFFSET + sizeof(struct nccomRingRecord) == offsetof(struct ncclTopoRanks, JbogKangaringPath),
+               "the record ends where JbogKangaringPath starts");
+_Static_assert(offsetof(struct nccomRingRecord, magic) == 0, "record.magic +0");
+_Static_assert(offsetof(struct nccomRingRecord, version) == 4, "record.version +4");
+_Static_assert(offsetof(struct nccomRingRecord, rank) == 8, "record.rank +8");
+_Static_assert(offsetof(struct nccomRingRecord, flags) == 12, "record.flags +12");
+_Static_assert(offsetof(struct nccomRingRecord, fingerprint) == 16, "record.fingerprint +16");
+_Static_assert(offsetof(struct nccomRingRecord, jbogId) == 20, "record.jbogId +20");
+_Static_assert(offsetof(struct nccomRingRecord, virtualCoreSize) == 24, "record.virtualCoreSize +24");
+_Static_assert(offsetof(struct nccomRingRecord, checksum) == 28, "record.checksum +28");
+_Static_assert(offsetof(struct nccomRingRecord, location) == 32, "record.location +32");
+_Static_assert((unsigned)REF_RECORD_MAGIC == 0xD25A11CEu, "the magic is 0xD25A11CE");
 
 _Static_assert(sizeof(struct ncclTopoGraph) == 33080, "ncclTopoGraph is 33080 B");
 _Static_assert(offsetof(struct ncclTopoGraph, id) == 0, "graph.id +0");
