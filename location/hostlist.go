@@ -2,6 +2,7 @@ package location
 
 import (
 	"fmt"
+	"github.com/nccomring/libnccomring/internal/quote"
 	"strconv"
 )
 
@@ -132,7 +133,7 @@ func parseGroup(value string, open int) ([]span, int, error) {
 		case value[i] == ',':
 			i++
 		default:
-			return nil, 0, &hostlistError{i, fmt.Sprintf("%s in a bracket group, which holds numbers and ranges (1-4) separated by commas", strconv.QuoteToASCII(value[i:i+1]))}
+			return nil, 0, &hostlistError{i, fmt.Sprintf("%s in a bracket group, which holds numbers and ranges (1-4) separated by commas", quote.String(value[i:i+1]))}
 		}
 	}
 }
@@ -147,7 +148,7 @@ func parseNumber(value string, i int) (uint64, int, error) {
 	case j == i && (i == len(value) || value[i] == ']'):
 		return 0, 0, &hostlistError{i, "a number expected in the bracket group"}
 	case j == i:
-		return 0, 0, &hostlistError{i, fmt.Sprintf("%s where a number was expected in a bracket group", strconv.QuoteToASCII(value[i:i+1]))}
+		return 0, 0, &hostlistError{i, fmt.Sprintf("%s where a number was expected in a bracket group", quote.String(value[i:i+1]))}
 	case j-i > maxDigits:
 		return 0, 0, &hostlistError{i, fmt.Sprintf("a number of %d digits; at most %d", j-i, maxDigits)}
 	}

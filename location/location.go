@@ -28,6 +28,7 @@ package location
 import (
 	"errors"
 	"fmt"
+	"github.com/nccomring/libnccomring/internal/quote"
 	"io"
 	"os"
 	"strconv"
@@ -78,7 +79,7 @@ func (e *Error) Error() string {
 func displayName(name string) string {
 	for i := range len(name) {
 		if c := name[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '\\' {
-			return strconv.QuoteToASCII(name)
+			return quote.String(name)
 		}
 	}
 	return name
@@ -88,9 +89,9 @@ func displayName(name string) string {
 func clip(s string) string {
 	const max = 40
 	if len(s) > max {
-		return strconv.QuoteToASCII(s[:max]) + "..."
+		return quote.String(s[:max]) + "..."
 	}
-	return strconv.QuoteToASCII(s)
+	return quote.String(s)
 }
 
 // Key is how host names are compared: lowercase, up to the first dot.
@@ -108,7 +109,7 @@ func checkHost(name string) error {
 		return fmt.Errorf("host name %s has %d bytes; 1 to %d", clip(name), len(name), MaxHostName)
 	}
 	if i := badNameByte(name); i >= 0 {
-		return fmt.Errorf("host name %s has %s at byte %d; only A-Z a-z 0-9 . _ : -", clip(name), strconv.QuoteToASCII(name[i:i+1]), i+1)
+		return fmt.Errorf("host name %s has %s at byte %d; only A-Z a-z 0-9 . _ : -", clip(name), quote.String(name[i:i+1]), i+1)
 	}
 	return nil
 }

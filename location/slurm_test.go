@@ -165,7 +165,7 @@ func TestSlurmMalformed(t *testing.T) {
 			"topology.conf:1: the line, with the lines that continue it, has more than the 64 KiB a line may have"},
 		{"hostlist bomb", "SwitchName=s0 Nodes=a[0-999999]b[0-9]\n", `topology.conf:1:21: Nodes="a[0-999999]b[0-9]" gives more names than the file may have (1000000, hostlists expanded)`},
 		{"bomb over lines", "SwitchName=s0 Nodes=a[0-599999]\nSwitchName=s1 Nodes=b[0-599999]\n", "topology.conf:2:22: Nodes=\"b[0-599999]\" gives more names"},
-		{"utf-8", "SwitchName=sw\u00e9 Nodes=a\n", `topology.conf:1:12: the switch name is not a location name: "sw\u00e9": name 1 has "\xc3" at byte 3`},
+		{"utf-8", "SwitchName=sw\u00e9 Nodes=a\n", `topology.conf:1:12: the switch name is not a location name: "sw\xc3\xa9": name 1 has "\xc3" at byte 3`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

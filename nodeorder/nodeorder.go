@@ -6,15 +6,17 @@
 // rank, whatever the addresses or GOMAXPROCS; no decision iterates a map.
 //
 // Limits: MaxLevels names of at most MaxName bytes each, of
-// [A-Za-z0-9._:-]. Names travel as their 32-bit FNV-1a hash, so two names
+// [A-Za-z0-9._:-]; an error quotes the value (internal/quote). Names
+// travel as their 32-bit FNV-1a hash, so two names
 // whose hashes collide are one group (2^-32 per pair).
 package nodeorder
 
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/nccomring/libnccomring/internal/quote"
 )
 
 const (
@@ -49,11 +51,11 @@ func Parse(value string) (Location, error) {
 	var l Location
 	names := strings.Split(value, "/")
 	if len(names) > MaxLevels {
-		return Location{}, fmt.Errorf("%s has %d names; at most %d", strconv.QuoteToASCII(value), len(names), MaxLevels)
+		return Location{}, fmt.Errorf("%s has %d names; at most %d", quote.String(value), len(names), MaxLevels)
 	}
 	for i, name := range names {
 		if err := checkName(name); err != nil {
-			return Location{}, fmt.Errorf("%s: name %d %w", strconv.QuoteToASCII(value), i+1, err)
+			return Location{}, fmt.Errorf("%s: name %d %w", quote.String(value), i+1, err)
 		}
 		l.Hash[i] = Hash(name)
 	}
@@ -68,7 +70,7 @@ func checkName(name string) error {
 	for i := range len(name) {
 		c := name[i]
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
-			return fmt.Errorf("has %s at byte %d; only A-Z a-z 0-9 . _ : -", strconv.QuoteToASCII(name[i:i+1]), i+1)
+			return fmt.Errorf("has %s at byte %d; only A-Z a-z 0-9 . _ : -", quote.String(name[i:i+1]), i+1)
 		}
 	}
 	return nil

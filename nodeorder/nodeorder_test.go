@@ -95,7 +95,7 @@ func TestParse(t *testing.T) {
 		strings.Repeat("x", 65): `name 1 has 65 bytes; 1 to 64`,
 		"spine 0":               `"spine 0": name 1 has " " at byte 6; only A-Z a-z 0-9 . _ : -`,
 		"a/b\nNCCL WARN forged": `"a/b\nNCCL WARN forged": name 2 has "\n" at byte 2; only A-Z a-z 0-9 . _ : -`,
-		"caf\xc3\xa9":           `"caf\u00e9": name 1 has "\xc3" at byte 4; only A-Z a-z 0-9 . _ : -`,
+		"caf\xc3\xa9":           `"caf\xc3\xa9": name 1 has "\xc3" at byte 4; only A-Z a-z 0-9 . _ : -`,
 	} {
 		_, err := nodeorder.Parse(value)
 		require.Error(t, err, "%q", value)

@@ -152,7 +152,7 @@ func parseNodeOrder(value string, set bool) (bool, error) {
 	case "rank", "":
 		return false, nil
 	}
-	return false, fmt.Errorf("%s=%s is not rank or network; stitching this rank's nodes in rank order", NodeOrderEnvVar, strconv.QuoteToASCII(value))
+	return false, fmt.Errorf("%s=%s is not rank or network; stitching this rank's nodes in rank order", NodeOrderEnvVar, quote.String(value))
 }
 
 // parseLocation: nodeorder.Parse's location; unset is none.

@@ -148,7 +148,7 @@ func TestRegistryParsers(t *testing.T) {
 		{"Network", true, ""},
 		{"network", true, ""},
 		{"net\nNCCL WARN x", false, `NCCOM_RING_NODE_ORDER="net\nNCCL WARN x" is not rank or network; stitching this rank's nodes in rank order`},
-		{"caf\u00e9", false, `NCCOM_RING_NODE_ORDER="caf\u00e9" is not rank or network; stitching this rank's nodes in rank order`},
+		{"caf\u00e9", false, `NCCOM_RING_NODE_ORDER="caf\xc3\xa9" is not rank or network; stitching this rank's nodes in rank order`},
 	})
 	leafA, err := nodeorder.Parse("spine0/leafA")
 	if err != nil {

@@ -20,12 +20,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/nccomring/libnccomring/internal/quote"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -644,8 +644,8 @@ func compareBuildRings(t *testing.T, m *ref, cl *cluster, c *abi.Comm) {
 // with docs/errors.md's text around the quoted value (the location's
 // problem as nodeorder.Parse words it; errors.md leaves it open). Values
 // that are not locations: empty names, too long, bytes outside the set,
-// too many names, control bytes and UTF-8 (quoted as Go's
-// strconv.QuoteToASCII does).
+// too many names, control bytes and UTF-8 (quoted as internal/quote does:
+// every byte outside printable ASCII as \xHH).
 func TestVariablesMatchReferenceModel(t *testing.T) {
 	m := load(t)
 	g := &abi.TopoGraph{Pattern: layout.PatternRing, NChannels: 2}
@@ -691,7 +691,7 @@ func TestVariablesMatchReferenceModel(t *testing.T) {
 	for _, v := range orders {
 		network, want := strings.EqualFold(v, "network"), ""
 		if !network && v != "" && !strings.EqualFold(v, "rank") {
-			want = "NCCOM_RING_NODE_ORDER=" + strconv.QuoteToASCII(v) + " is not rank or network; stitching this rank's nodes in rank order"
+			want = "NCCOM_RING_NODE_ORDER=" + quote.String(v) + " is not rank or network; stitching this rank's nodes in rank order"
 		}
 		for read := range 2 {
 			f, text := preset(v, "")

@@ -479,72 +479,17 @@ static int record_read(const struct ncclTopoRanks *T, int r, struct nccomRingRec
 }
 
 /* ---- "the value quoted" ----
- * errors.md quotes the values of NCCOM_RING_NODE_ORDER and
- * NCCOM_RING_LOCATION without saying how; the library writes them in
- * double quotes with ASCII escapes, the scheme of Go's strconv.QuoteToASCII:
- * printable ASCII as is but for \" and \\; \a \b \f \n \r \t \v; other bytes
- * below 0x20 and 0x7f as \xNN; a character encoded in valid UTF-8 as \uNNNN
- * (\UNNNNNNNN above U+FFFF); a byte that starts no valid UTF-8 sequence as
- * \xNN. Hex digits are lowercase. */
-
-/* The character of valid UTF-8 at s (shortest form, no surrogate, at most
- * U+10FFFF), its length in *len; -1 with *len = 1 when the byte starts none. */
-static long utf8_char(const unsigned char *s, size_t n, int *len) {
-  unsigned char b = s[0];
-  *len = 1;
-  if (b < 0x80) return b;
-  int need;
-  unsigned char lo = 0x80, hi = 0xBF;
-  long v;
-  if (b >= 0xC2 && b <= 0xDF) need = 1, v = b & 0x1F;
-  else if (b >= 0xE0 && b <= 0xEF) need = 2, v = b & 0x0F, lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
-  else if (b >= 0xF0 && b <= 0xF4) need = 3, v = b & 0x07, lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
-  else return -1;
-  if ((size_t)need >= n) return -1;
-  for (int i = 1; i <= need; i++) {
-    unsigned char c = s[i];
-    if (c < (i == 1 ? lo : 0x80) || c > (i == 1 ? hi : 0xBF)) return -1;
-    v = (v << 6) | (c & 0x3F);
-  }
-  *len = need + 1;
-  return v;
-}
-
-/* The quoted form of n bytes at p, malloc'ed (NULL when out of memory). */
+ * D25's WARNs quote values as every other: quoted() above (errors.md,
+ * Environment: printable ASCII as is but for \" and \\, \n \r \t, every
+ * other byte \xHH). */
 static char *quote(const char *p, size_t n) {
-  char *out = malloc(10 * n + 3);
-  if (out == NULL) return NULL;
-  size_t k = 0;
-  out[k++] = '"';
-  for (size_t i = 0; i < n;) {
-    int len;
-    long c = utf8_char((const unsigned char *)p + i, n - i, &len);
-    if (c < 0) {
-      k += (size_t)sprintf(out + k, "\\x%02x", (unsigned char)p[i]);
-      i++;
-      continue;
-    }
-    i += (size_t)len;
-    switch (c) {
-    case '"': k += (size_t)sprintf(out + k, "\\\""); break;
-    case '\\': k += (size_t)sprintf(out + k, "\\\\"); break;
-    case '\a': k += (size_t)sprintf(out + k, "\\a"); break;
-    case '\b': k += (size_t)sprintf(out + k, "\\b"); break;
-    case '\f': k += (size_t)sprintf(out + k, "\\f"); break;
-    case '\n': k += (size_t)sprintf(out + k, "\\n"); break;
-    case '\r': k += (size_t)sprintf(out + k, "\\r"); break;
-    case '\t': k += (size_t)sprintf(out + k, "\\t"); break;
-    case '\v': k += (size_t)sprintf(out + k, "\\v"); break;
-    default:
-      if (c >= 0x20 && c < 0x7F) out[k++] = (char)c;
-      else if (c < 0x20 || c == 0x7F) k += (size_t)sprintf(out + k, "\\x%02lx", c);
-      else if (c < 0x10000) k += (size_t)sprintf(out + k, "\\u%04lx", c);
-      else k += (size_t)sprintf(out + k, "\\U%08lx", c);
-    }
-  }
-  out[k++] = '"';
-  out[k] = '\0';
-  return out;
+  char *s = malloc(n + 1);
+  if (s == NULL) return NULL;
+  memcpy(s, p, n);
+  s[n] = '\0';
+  char *q = quoted(s);
+  free(s);
+  return q;
 }
 
 /* ---- NCCOM_RING_LOCATION (D25) ---- */
