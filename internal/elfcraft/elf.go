@@ -177,7 +177,7 @@ func Zdebug(size uint64, payload []byte) []byte {
 func ZstdZeros(n uint64) []byte {
 	const block = 128 << 10
 	out := []byte{0x28, 0xb5, 0x2f, 0xfd, // magic
-		0x00,         // frame header: no content size, no checksum, no dictionary
+		0x00,           // frame header: no content size, no checksum, no dictionary
 		(17 - 10) << 3, // window 2^17 bytes
 	}
 	for n > 0 {
