@@ -199,6 +199,26 @@ func dwarfSuffix(name string) string {
 	return ""
 }
 
+// CheckTables refuses, with a *LimitError, a symbol, string, relocation
+// or dynamic table larger than MaxSymbolTable or compressed (no linker
+// compresses one): debug/elf reads each whole when asked for symbols.
+func (l *Library) CheckTables() error {
+	for i, s := range l.File.Sections {
+		switch s.Type {
+		case elf.SHT_SYMTAB, elf.SHT_DYNSYM, elf.SHT_STRTAB, elf.SHT_REL, elf.SHT_RELA, elf.SHT_DYNAMIC:
+		default:
+			continue
+		}
+		switch {
+		case s.Flags&elf.SHF_COMPRESSED != 0:
+			return &LimitError{Path: l.Path, What: fmt.Sprintf("section %d (%s, %v) is compressed, which no linker writes; not decompressed", i, QuoteName(s.Name), s.Type)}
+		case s.FileSize > MaxSymbolTable:
+			return &LimitError{Path: l.Path, What: fmt.Sprintf("section %d (%s, %v) declares %d bytes, more than the %d bytes (MaxSymbolTable) read of a table", i, QuoteName(s.Name), s.Type, s.FileSize, MaxSymbolTable)}
+		}
+	}
+	return nil
+}
+
 // noDWARFHint points at the separate debug file a distribution may ship,
 // by build ID or .gnu_debuglink, before suggesting a rebuild.
 func (l *Library) noDWARFHint() string {

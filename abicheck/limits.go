@@ -56,15 +56,17 @@ const (
 	MaxTypeEntries = 1 << 18
 	// MaxScopeDepth bounds nested namespaces (C++ nests a few).
 	MaxScopeDepth = 64
+	// MaxSymbolTable bounds a symbol, string, relocation or dynamic
+	// table that `nccom-abi preload` reads (debug/elf keeps about four
+	// bytes per byte of a symbol table); libnccom's are a few MiB.
+	MaxSymbolTable = 64 << 20
 	// maxElfStrtab bounds .shstrtab, which debug/elf reads whole when it
 	// opens a file (real ones are a few hundred bytes); maxNote, a note
 	// section read for the build ID; maxDynamic, .dynamic read for the
-	// SONAME; maxSymbolTable, a symbol, string or relocation table that
-	// `nccom-abi preload` reads (debug/elf keeps ~4 bytes per byte).
-	maxElfStrtab   = 1 << 20
-	maxNote        = 1 << 20
-	maxDynamic     = 1 << 20
-	maxSymbolTable = 64 << 20
+	// SONAME.
+	maxElfStrtab = 1 << 20
+	maxNote      = 1 << 20
+	maxDynamic   = 1 << 20
 )
 
 // maxFieldWork bounds the attributes decoded while scanning a .debug_info

@@ -31,6 +31,7 @@ var (
 	anonymousAggregate = abicheck.AnonymousAggregate
 	compareField       = abicheck.CompareField
 	describeMismatch   = abicheck.DescribeMismatch
+	quoteName          = abicheck.QuoteName
 )
 
 // library is LIB opened as ELF.

@@ -111,6 +111,17 @@ func Unit(cu *DIE) (abbrev, info []byte, err error) {
 		}
 	}
 	layout(cu)
+	in := map[*DIE]bool{}
+	for _, d := range all {
+		in[d] = true
+	}
+	for _, d := range all {
+		for _, a := range d.Attrs {
+			if ref, ok := a.Val.(*DIE); ok && !in[ref] {
+				return nil, nil, fmt.Errorf("elfcraft: a reference to an entry (tag %v) that is not in the unit", ref.Tag)
+			}
+		}
+	}
 
 	info = make([]byte, unitHeaderLength, off)
 	le.PutUint32(info[0:], off-4)
