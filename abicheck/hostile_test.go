@@ -253,6 +253,24 @@ func TestWhatDwarfNewWouldParseIsBounded(t *testing.T) {
 		_, path, err := readCrafted(t, b)
 		requireLimit(t, err, path, "more than 131072 units (MaxUnits")
 	})
+	t.Run("entries of attributes that take no bytes", func(t *testing.T) {
+		abbrev := []byte{1, 0x11, 1, 0, 0, 2, 0x0b, 0}
+		for range 200 {
+			abbrev = append(abbrev, 0x3c, 0x19) // DW_AT_declaration, DW_FORM_flag_present
+		}
+		abbrev = append(abbrev, 0, 0, 0)
+		info := make([]byte, 11, 11+1+100000+1)
+		info = append(info, 1)
+		for range 100000 {
+			info = append(info, 2)
+		}
+		info = append(info, 0)
+		putUnitHeader(info)
+		b, err := elfcraft.AddSections(elfcraft.Minimal(), elfcraft.Section{Name: ".debug_abbrev", Data: abbrev}, elfcraft.Section{Name: ".debug_info", Data: info})
+		require.NoError(t, err)
+		_, path, err := readCrafted(t, b)
+		requireLimit(t, err, path, ".debug_info decodes to more than 1248602 attributes for its 100013 bytes")
+	})
 	t.Run("an abbreviation of many attributes", func(t *testing.T) {
 		abbrev := []byte{1, 0x11, 0}
 		for range MaxAttrsPerAbbrev + 1 {

@@ -45,14 +45,13 @@ type resolved struct {
 }
 
 type resolver struct {
-	ctx      context.Context
-	d        *DWARF
-	r        *dwarf.Reader
-	done     map[typeKey]resolved
-	onPath   map[typeKey]int // index in path
-	path     []pathStep
-	entries  int
-	addrSize int
+	ctx     context.Context
+	d       *DWARF
+	r       *dwarf.Reader
+	done    map[typeKey]resolved
+	onPath  map[typeKey]int // index in path
+	path    []pathStep
+	entries int
 }
 
 type pathStep struct {
@@ -90,7 +89,6 @@ func (rs *resolver) entry(off dwarf.Offset) (*dwarf.Entry, error) {
 	if e == nil || e.Offset != off {
 		return nil, fmt.Errorf("no DWARF entry at .debug_info+%#x", off)
 	}
-	rs.addrSize = rs.r.AddressSize()
 	return e, nil
 }
 
@@ -184,7 +182,7 @@ func (rs *resolver) resolve(key typeKey) (resolved, error) {
 		delete(rs.onPath, key)
 		rs.path = rs.path[:len(rs.path)-1]
 	}()
-	r, err := rs.build(e, key.shallow)
+	r, err := rs.build(e, key.shallow, rs.r.AddressSize())
 	if err != nil {
 		return resolved{}, err
 	}
@@ -267,9 +265,10 @@ func QuoteName(s string) string {
 	return s
 }
 
-// build makes the type of e, read just now, as dwarf.Data.Type would
-// (attributes, sizes, the zero-length-array fix), within the rules above.
-func (rs *resolver) build(e *dwarf.Entry, shallow bool) (resolved, error) {
+// build makes the type of e, read just now from a unit of addrSize-byte
+// addresses, as dwarf.Data.Type would (attributes, sizes, the
+// zero-length-array fix), within the rules above.
+func (rs *resolver) build(e *dwarf.Entry, shallow bool, addrSize int) (resolved, error) {
 	var typ dwarf.Type
 	height := 1
 	sub := func(r resolved) {
@@ -495,7 +494,7 @@ func (rs *resolver) build(e *dwarf.Entry, shallow bool) (resolved, error) {
 		case *dwarf.TypedefType:
 			size = t.Type.Size()
 		case *dwarf.PtrType:
-			size = int64(rs.addrSize)
+			size = int64(addrSize)
 		}
 	}
 	typ.Common().ByteSize = size

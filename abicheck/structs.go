@@ -43,7 +43,7 @@ func FindStructs(ctx context.Context, d *DWARF, names []string) (found map[strin
 	rs := newResolver(ctx, d)
 	var scope []string // enclosing namespaces of the current entry
 	r := d.data.Reader()
-	work, maxWork := 0, maxFieldWork(d.infoSize)
+	entries, work, maxWork := 0, 0, maxFieldWork(d.infoSize)
 	next := func() (*dwarf.Entry, error) {
 		e, err := r.Next()
 		if err != nil {
@@ -55,7 +55,7 @@ func FindStructs(ctx context.Context, d *DWARF, names []string) (found map[strin
 		if work += len(e.Field) + 1; work > maxWork {
 			return nil, errLimit(".debug_info decodes to more than %d attributes for its %d bytes (the entry at %#x is past that); a crafted file (entries of attributes that take no bytes)", maxWork, d.infoSize, e.Offset)
 		}
-		if work%64 == 0 {
+		if entries++; entries%256 == 0 {
 			if err := checkDone(ctx); err != nil {
 				return nil, err
 			}
