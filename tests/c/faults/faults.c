@@ -216,7 +216,6 @@ static void missing_fragment(struct fixture *f) {
 }
 static void postset_nranks_zero(struct fixture *f) { preset_rank1(f), f->comm->nRanks = 0; }
 static void postset_rank_out_of_range(struct fixture *f) { preset_rank1(f), f->comm->rank = 9; }
-static void postset_without_preset(struct fixture *f) { comm_for(f, 1, f->comm), f->comm->nChannels = 0; }
 static void postset_kanga_five(struct fixture *f) { preset_rank1(f), f->comm->nKangaRingChannels = 5; }
 static void ring_recv_out_of_range(struct fixture *f) { preset_rank1(f), f->frags[2].ringRecv[1] = 8; }
 static void ring_send_negative(struct fixture *f) { preset_rank1(f), f->frags[5].ringSend[0] = -1; }
@@ -413,7 +412,12 @@ static void node_with_fewer_channels(const struct row *row, struct fixture *f) {
   char warns[4096];
   int nWarn = read_warns(warns, sizeof warns);
   CHECK(res == ncclSuccess, "returned %d", (int)res);
-  CHECK(nWarn == 0, "%d WARN lines: %s", nWarn, warns);
+  /* D27: rank 1's own graph has 2 channels, the job 1: one WARN, success. */
+  CHECK(nWarn == 1 &&
+            strcmp(warns, "ncclTopoPostset: this rank's own graph has 2 channels, more than the job's 1 (the smallest "
+                          "channel count of any fragment, first held by rank 4): give its ncclTopoGetNetDev a graph of 1 "
+                          "channels, or its doubled channels use the NICs of another graph channel (D27)") == 0,
+        "%d WARN lines: %s", nWarn, warns);
   if (res != ncclSuccess) return;
   CHECK(f->nChannels == 2 && f->comm->nChannels == 2, "nChannels %d / comm %d, want 2", f->nChannels,
         f->comm->nChannels);
@@ -428,6 +432,35 @@ static void node_with_fewer_channels(const struct row *row, struct fixture *f) {
     for (int i = 0; ring->userRanks && i < 8; i++)
       CHECK(ring->userRanks[i] == want[i], "channel %d userRanks[%d] %d, want %d", ch, i,
             ring->userRanks[i], want[i]);
+  }
+}
+
+/* D27: comm->nChannels is not read. Rank 1's communicator never went
+ * through Preset (nChannels 0, the canary's 0x5A5A5A5A, 99): every time the
+ * fragments' 2 channels decide, doubled to 4: channel 0 (and 2) 1 2 3 4 5 6
+ * 7 0; channel 1 (and 3), each node reversed and stitched tail 0 -> head 7,
+ * tail 4 -> head 3: 1 0 7 6 5 4 3 2. */
+static void comm_nchannels_is_not_read(const struct row *row, struct fixture *f) {
+  (void)row;
+  static const int want[2][8] = {{1, 2, 3, 4, 5, 6, 7, 0}, {1, 0, 7, 6, 5, 4, 3, 2}};
+  const int stale[3] = {0, 0x5A5A5A5A, 99};
+  for (int k = 0; k < 3; k++) {
+    for (int ch = 0; ch < MAXCHANNELS; ch++) free(f->comm->channels[ch].ring.userRanks);
+    comm_for(f, 1, f->comm);
+    f->comm->nChannels = stale[k];
+    ncclResult_t res = ncclTopoPostset(f->comm, f->heads, f->all, &f->nChannels, &f->nNodes);
+    char warns[4096];
+    int nWarn = read_warns(warns, sizeof warns);
+    CHECK(res == ncclSuccess && nWarn == 0, "comm->nChannels %d: returned %d, %d WARN lines: %s", stale[k], (int)res,
+          nWarn, warns);
+    if (res != ncclSuccess) continue;
+    CHECK(f->nChannels == 4 && f->comm->nChannels == 4, "comm->nChannels %d: nChannels %d / comm %d, want 4", stale[k],
+          f->nChannels, f->comm->nChannels);
+    for (int ch = 0; ch < 4; ch++)
+      for (int i = 0; i < 8; i++)
+        CHECK(f->comm->channels[ch].ring.userRanks[i] == want[ch % 2][i],
+              "comm->nChannels %d: channel %d userRanks[%d] %d, want %d", stale[k], ch, i,
+              f->comm->channels[ch].ring.userRanks[i], want[ch % 2][i]);
   }
 }
 
@@ -503,8 +536,7 @@ static const struct row rows[] = {
      "ncclTopoPreset: rank 1 is not in channel 1's intra order", NULL},
     {"P2 comm->nRanks zero", POSTSET, postset_nranks_zero, ncclInvalidArgument, "ncclTopoPostset: comm->nRanks 0 is not positive", NULL},
     {"P3 comm->rank out of range", POSTSET, postset_rank_out_of_range, ncclInvalidArgument, "ncclTopoPostset: comm->rank 9 is outside [0, 8)", NULL},
-    {"P4 Postset without Preset", POSTSET, postset_without_preset, ncclInvalidArgument,
-     "ncclTopoPostset: comm->nChannels 0 is outside [1, 32] (call ncclTopoPreset first)", NULL},
+    {"D27 Postset without Preset: comm->nChannels is not read", PRESET, none, ncclSuccess, NULL, comm_nchannels_is_not_read},
     {"P5 nKangaRingChannels 5", POSTSET, postset_kanga_five, ncclInvalidArgument, "ncclTopoPostset: comm->nKangaRingChannels 5 is outside [0, 4]", NULL},
     {"P7a a fragment with no channel", POSTSET, fragment_without_channels, ncclInternalError,
      "ncclTopoPostset: rank 6: ringRecv[0] is -1, so its fragment has no channel", NULL},
