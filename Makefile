@@ -407,12 +407,12 @@ $(SELFCHECK)/host-%: tests/c/abi/selfcheck_host.c $(ABI_SRC)
 # stripped stand-in, loaded as the host's libnccom.so.2: the first Preset
 # returns within 30 s with one WARN naming the problem; and a libnccom.so.2
 # replaced after load is not read for the one mapped.
-HOSTILE     := $(ABI)/hostile
-HOSTILE_SRC := $(wildcard internal/elfcraft/*.go internal/elfcraft/mkhostile/*.go)
-$(HOSTILE)/.made: $(SELFCHECK)/stripped/libnccom.so.2 $(HOSTILE_SRC)
-	$(GO) run ./internal/elfcraft/mkhostile -base $(SELFCHECK)/stripped/libnccom.so.2 $(HOSTILE) > /dev/null
+CRAFTED     := $(ABI)/hostile
+CRAFTED_SRC := $(wildcard internal/elfcraft/*.go internal/elfcraft/mkhostile/*.go)
+$(CRAFTED)/.made: $(SELFCHECK)/stripped/libnccom.so.2 $(CRAFTED_SRC)
+	$(GO) run ./internal/elfcraft/mkhostile -base $(SELFCHECK)/stripped/libnccom.so.2 $(CRAFTED) > /dev/null
 	@touch $@
-HOSTILE_CASES := \
+CRAFTED_CASES := \
   'zstd-2g:section .debug_info (zstd-compressed, SHF_COMPRESSED) declares 2147483648 bytes, more than the 268435456 bytes (MaxSectionSize)' \
   'zstd-64g:section .debug_info (zstd-compressed, SHF_COMPRESSED) declares 68719476736 bytes' \
   'zlib-64g:section .debug_info (zlib-compressed, SHF_COMPRESSED) declares 68719476736 bytes' \
@@ -422,7 +422,7 @@ HOSTILE_CASES := \
   'anon-cycle:DWARF type cycle at .debug_info+0x7a: anonymous struct at 0x7a -> anonymous struct at 0x7a'
 
 .PHONY: test-abi-check bench-abi-check
-test-abi-check: $(SELFCHECK_LIBS) $(SELFCHECK)/host-match $(SELFCHECK)/host-moved $(ABI_TOOL) $(LIB) $(HOSTILE)/.made
+test-abi-check: $(SELFCHECK_LIBS) $(SELFCHECK)/host-match $(SELFCHECK)/host-moved $(ABI_TOOL) $(LIB) $(CRAFTED)/.made
 	$(ABI_TOOL) profile $(SELFCHECK)/moved/libnccom.so.2 > $(SELFCHECK)/moved-layout.json
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-moved refuse $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-moved refuse $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2 Bogus
@@ -432,8 +432,8 @@ test-abi-check: $(SELFCHECK_LIBS) $(SELFCHECK)/host-match $(SELFCHECK)/host-move
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-moved warn $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-match unverified
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-match unverified $(CURDIR)/$(SELFCHECK)/stripped/libnccom.so.2
-	@set -e; for c in $(HOSTILE_CASES); do name=$${c%%:*} want=$${c#*:}; \
-	  $(SELFCHECK_RUN) timeout 60 $(SELFCHECK)/host-match hostile $(CURDIR)/$(HOSTILE)/$$name.so "$$want"; done
+	@set -e; for c in $(CRAFTED_CASES); do name=$${c%%:*} want=$${c#*:}; \
+	  $(SELFCHECK_RUN) timeout 60 $(SELFCHECK)/host-match hostile $(CURDIR)/$(CRAFTED)/$$name.so "$$want"; done
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-match replaced $(CURDIR)/$(SELFCHECK)/match/libnccom.so.2 $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2
 	@echo "test-abi-check: refuse (enforce, and an unknown value), the stand-in's profile, matching stand-in, off, warn, no libnccom, no DWARF, issue 21's crafted libnccom.so.2 files, a file replaced after load: passed"
 bench-abi-check: $(SELFCHECK)/big/libnccom.so.2 $(SELFCHECK)/host-match $(LIB)
