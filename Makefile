@@ -252,9 +252,10 @@ FUZZ_TARGETS      := FuzzPreset FuzzPostset FuzzBuildRings FuzzPostsetEveryRank
 # The other packages' targets (PACKAGE:TARGET): issue 21's dump reader,
 # what reads crafted dumps and the quoting of untrusted strings (seed
 # corpora in PACKAGE/testdata/fuzz); issue 22's parsers of nccom-rings
-# locate (package location).
+# locate (package location); issue 21's DWARF walkers (abicheck).
 FUZZ_OTHER        := ./ringdump:FuzzDecode ./cmd/nccom-rings:FuzzVerify ./internal/quote:FuzzString \
-  ./location:FuzzParseEC2 ./location:FuzzParseSlurm ./location:FuzzHostlist ./location:FuzzReadLocations
+  ./location:FuzzParseEC2 ./location:FuzzParseSlurm ./location:FuzzHostlist ./location:FuzzReadLocations \
+  ./abicheck:FuzzDWARFWalk
 FUZZTIME          ?= 600000x
 LIBFUZZER_SECONDS ?= 300
 CLANG             ?= clang
@@ -379,13 +380,17 @@ test-abi-tool: $(ABI_TOOL) $(ABI_FIXTURES)
 
 # Issue 10: ASSUMED ncclComm offsets from a layout profile (NCCOM_RING_LAYOUT):
 # the moved fixture's profile runs its layout correctly; D3 refuses it; a bad
-# profile makes every export refuse.
+# profile makes every export refuse. Issue 21 (tests/c/abi/profile_check.sh):
+# a link, a FIFO, /dev/zero, a directory, a file over 64 KiB, another
+# build's profile, offsets at 2^63-4 or past the profile's own sizeof: each
+# refused, never waited on or read to its end.
 .PHONY: test-layout-profile
-test-layout-profile: $(BUILD)/boundary $(ABI_TOOL) $(ABI)/libnccom-moved.so $(LIB)
+test-layout-profile: $(BUILD)/boundary $(ABI_TOOL) $(ABI)/libnccom-moved.so $(LIB) 	  $(ABI)/selfcheck/match/libnccom.so.2 $(ABI)/selfcheck/moved/libnccom.so.2 $(ABI)/selfcheck/host-moved tests/c/abi/profile_check.sh
 	$(ABI_TOOL) profile $(ABI)/libnccom-moved.so > $(BUILD)/moved-layout.json
 	$(BOUNDARY_ENV) $(BUILD)/boundary layout-profile $(CURDIR)/$(LIB) $(CURDIR)/$(BUILD)/moved-layout.json
 	$(BOUNDARY_ENV) $(BUILD)/boundary layout-d3 $(CURDIR)/$(LIB)
 	$(BOUNDARY_ENV) $(BUILD)/boundary layout-bad $(CURDIR)/$(LIB)
+	sh tests/c/abi/profile_check.sh $(BUILD)
 
 # Issue 10: the self-check in the host process (NCCOM_RING_ABI_CHECK, E5).
 # Stand-ins from fixture.c built -g with SONAME libnccom.so.2 (the matching
@@ -409,8 +414,27 @@ $(SELFCHECK)/host-%: tests/c/abi/selfcheck_host.c $(ABI_SRC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) -D_GNU_SOURCE -Itests/c/abi $(ABI_FLAGS_$*) -o $@ $< -ldl
 
+# Issue 21: issue 21's crafted files (internal/elfcraft/mkhostile: the
+# compressed-section bombs and the three DWARF type cycles) added to the
+# stripped stand-in, loaded as the host's libnccom.so.2: the first Preset
+# returns within 30 s with one WARN naming the problem; and a libnccom.so.2
+# replaced after load is not read for the one mapped.
+CRAFTED     := $(ABI)/hostile
+CRAFTED_SRC := $(wildcard internal/elfcraft/*.go internal/elfcraft/mkhostile/*.go)
+$(CRAFTED)/.made: $(SELFCHECK)/stripped/libnccom.so.2 $(CRAFTED_SRC)
+	$(GO) run ./internal/elfcraft/mkhostile -base $(SELFCHECK)/stripped/libnccom.so.2 $(CRAFTED) > /dev/null
+	@touch $@
+CRAFTED_CASES := \
+  'zstd-2g:section .debug_info (zstd-compressed, SHF_COMPRESSED) declares 2147483648 bytes, more than the 268435456 bytes (MaxSectionSize)' \
+  'zstd-64g:section .debug_info (zstd-compressed, SHF_COMPRESSED) declares 68719476736 bytes' \
+  'zlib-64g:section .debug_info (zlib-compressed, SHF_COMPRESSED) declares 68719476736 bytes' \
+  'zdebug-64g:section .zdebug_info (zlib-compressed, .zdebug) declares 68719476736 bytes' \
+  'typedef-self:DWARF type cycle at .debug_info+0x64: typedef ncclComm at 0x64 -> typedef ncclComm at 0x64' \
+  'pointer-cycle:DWARF type cycle at .debug_info+0x85: pointer at 0x85 -> pointer at 0x7f -> pointer at 0x85' \
+  'anon-cycle:DWARF type cycle at .debug_info+0x7a: anonymous struct at 0x7a -> anonymous struct at 0x7a'
+
 .PHONY: test-abi-check bench-abi-check
-test-abi-check: $(SELFCHECK_LIBS) $(SELFCHECK)/host-match $(SELFCHECK)/host-moved $(ABI_TOOL) $(LIB)
+test-abi-check: $(SELFCHECK_LIBS) $(SELFCHECK)/host-match $(SELFCHECK)/host-moved $(ABI_TOOL) $(LIB) $(CRAFTED)/.made
 	$(ABI_TOOL) profile $(SELFCHECK)/moved/libnccom.so.2 > $(SELFCHECK)/moved-layout.json
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-moved refuse $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-moved refuse $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2 Bogus
@@ -420,7 +444,10 @@ test-abi-check: $(SELFCHECK_LIBS) $(SELFCHECK)/host-match $(SELFCHECK)/host-move
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-moved warn $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-match unverified
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-match unverified $(CURDIR)/$(SELFCHECK)/stripped/libnccom.so.2
-	@echo "test-abi-check: refuse (enforce, and an unknown value), the stand-in's profile, matching stand-in, off, warn, no libnccom, no DWARF: passed"
+	@set -e; for c in $(CRAFTED_CASES); do name=$${c%%:*} want=$${c#*:}; \
+	  $(SELFCHECK_RUN) timeout 60 $(SELFCHECK)/host-match hostile $(CURDIR)/$(CRAFTED)/$$name.so "$$want"; done
+	$(SELFCHECK_RUN) $(SELFCHECK)/host-match replaced $(CURDIR)/$(SELFCHECK)/match/libnccom.so.2 $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2
+	@echo "test-abi-check: refuse (enforce, and an unknown value), the stand-in's profile, matching stand-in, off, warn, no libnccom, no DWARF, issue 21's crafted libnccom.so.2 files, a file replaced after load: passed"
 bench-abi-check: $(SELFCHECK)/big/libnccom.so.2 $(SELFCHECK)/host-match $(LIB)
 	@for i in 1 2 3; do \
 	  $(SELFCHECK_RUN) $(SELFCHECK)/host-match bench $(CURDIR)/$(SELFCHECK)/big/libnccom.so.2; \

@@ -158,8 +158,8 @@ func CompareField(st *dwarf.StructType, f layout.Field) FieldCheck {
 	loc, err := LookupField(st, f.Name)
 	if err != nil {
 		fc.Status = StatusMissing
-		if name, at, size, typ, ok := leafAt(st, 0, int64(f.Offset)); ok {
-			fc.Note = fmt.Sprintf("LIB has %s %s at +%d (%d bytes)", CTypeName(typ), name, at, size)
+		if name, at, size, typ, ok := leafAt(st, 0, int64(f.Offset), 0); ok {
+			fc.Note = fmt.Sprintf("LIB has %s %s at +%d (%d bytes)", CTypeName(typ), QuoteName(name), at, size)
 		} else {
 			fc.Note = "LIB has nothing at that offset"
 		}
@@ -194,7 +194,8 @@ func DescribeMismatch(fc FieldCheck) string {
 }
 
 // CheckFile opens path and compares its ring-stage structs with layout/,
-// the ASSUMED ncclComm fields taken at assumed.
+// the ASSUMED ncclComm fields taken at assumed (ReadStructs: within the
+// limits and ReadTimeout).
 func CheckFile(path string, assumed layout.CommOffsets) (*Report, error) {
 	defs, buildID, err := ReadStructs(path, RingStageStructs)
 	if err != nil {

@@ -1,6 +1,7 @@
 package abicheck
 
 import (
+	"context"
 	"testing"
 
 	"github.com/nccomring/libnccomring/internal/abifixture"
@@ -30,11 +31,12 @@ func TestTypeSectionsFindWhatAllSectionsFind(t *testing.T) {
 		require.NoError(t, err)
 		lean, err := lib.DWARF()
 		require.NoError(t, err)
-		full, err := lib.File.DWARF()
+		fullData, err := lib.File.DWARF()
 		require.NoError(t, err)
-		a, err := FindRequired(lean, RingStageStructs, name)
+		full := &DWARF{data: fullData, infoSize: lean.infoSize}
+		a, err := FindRequired(context.Background(), lean, RingStageStructs, name)
 		require.NoError(t, err)
-		b, err := FindRequired(full, RingStageStructs, name)
+		b, err := FindRequired(context.Background(), full, RingStageStructs, name)
 		require.NoError(t, err)
 		for _, s := range RingStageStructs {
 			assert.Equal(t, b[s].Found, a[s].Found, "%s %s", name, s)
@@ -89,23 +91,55 @@ func TestFindBySONAME(t *testing.T) {
 	assert.False(t, ok, "a file without that SONAME is not libnccom, whatever its name")
 }
 
+// asMapped is path as the loader would report it mapped: its SONAME left
+// to the file, its build ID the file's.
+func asMapped(t *testing.T, path string) MappedObject {
+	t.Helper()
+	lib, err := Open(path)
+	require.NoError(t, err)
+	defer lib.Close()
+	return MappedObject{Path: path, BuildID: lib.BuildID()}
+}
+
 func TestCheckMapped(t *testing.T) {
-	sc := CheckMapped([]string{fixture(t, "libnccom-match.so")}, layout.D3Offsets, "D3")
+	ctx := context.Background()
+	sc := CheckMapped(ctx, []MappedObject{asMapped(t, fixture(t, "libnccom-match.so"))}, layout.D3Offsets, "D3")
 	assert.Nil(t, sc.Report)
 	assert.Equal(t, "no libnccom.so.2 is mapped in this process", sc.Why)
+	assert.False(t, sc.Warn)
 
 	stripped := fixture(t, "selfcheck/stripped/libnccom.so.2")
-	sc = CheckMapped([]string{stripped}, layout.D3Offsets, "D3")
+	sc = CheckMapped(ctx, []MappedObject{asMapped(t, stripped)}, layout.D3Offsets, "D3")
 	assert.Nil(t, sc.Report)
 	assert.Contains(t, sc.Why, stripped+" has no DWARF (.debug_info): it is stripped or was built without -g; build libnccom with -g")
 	assert.NotContains(t, sc.Why, "\n", "one log line")
+	assert.False(t, sc.Warn)
 
 	match := fixture(t, "selfcheck/match/libnccom.so.2")
-	sc = CheckMapped([]string{match}, layout.D3Offsets, "D3")
+	sc = CheckMapped(ctx, []MappedObject{asMapped(t, match)}, layout.D3Offsets, "D3")
 	require.NotNil(t, sc.Report)
 	assert.True(t, sc.Report.OK)
 	assert.Empty(t, sc.Refusal(RingStageStructs))
 	assert.Regexp(t, `^the ring-stage layout in use \(ASSUMED offsets from D3\) matches .*/match/libnccom.so.2 \(build ID [0-9a-f]{40}\): 6 structs and 43 fields read from its DWARF$`, sc.Verified())
+
+	// The SONAME as mapped decides, whatever the file's name.
+	sc = CheckMapped(ctx, []MappedObject{{Path: match, SONAME: "libother.so.1", SONAMEKnown: true, BuildID: "ab"}}, layout.D3Offsets, "D3")
+	assert.Equal(t, "no libnccom.so.2 is mapped in this process", sc.Why)
+
+	// The mapped object is not the file at its path now: not verified, a WARN.
+	moved := asMapped(t, fixture(t, "selfcheck/moved/libnccom.so.2"))
+	sc = CheckMapped(ctx, []MappedObject{{Path: match, SONAME: LibnccomSONAME, SONAMEKnown: true, BuildID: moved.BuildID}}, layout.D3Offsets, "D3")
+	assert.Nil(t, sc.Report)
+	assert.True(t, sc.Warn)
+	assert.Regexp(t, `^the file at .*/match/libnccom.so.2 \(build ID [0-9a-f]{40}\) is not the libnccom.so.2 mapped in this process \(build ID `+moved.BuildID+`\): it was replaced after it was loaded$`, sc.Why)
+
+	sc = CheckMapped(ctx, []MappedObject{{Path: match, SONAME: LibnccomSONAME, SONAMEKnown: true}}, layout.D3Offsets, "D3")
+	assert.True(t, sc.Warn)
+	assert.Equal(t, match+" as mapped has no GNU build ID, so the file at that path cannot be shown to be the library mapped (link libnccom with --build-id)", sc.Why)
+
+	sc = CheckMapped(ctx, []MappedObject{{Path: "/nonexistent/libnccom.so.2", SONAME: LibnccomSONAME, SONAMEKnown: true, BuildID: "ab"}}, layout.D3Offsets, "D3")
+	assert.True(t, sc.Warn)
+	assert.Contains(t, sc.Why, "cannot open /nonexistent/libnccom.so.2")
 }
 
 // Each refusal names the first difference in the structs an export

@@ -1,6 +1,7 @@
 package abicheck
 
 import (
+	"context"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -15,37 +16,67 @@ import (
 // mapped in the host process.
 const LibnccomSONAME = "libnccom.so.2"
 
-// FindBySONAME returns the first of paths whose ELF DT_SONAME is soname.
-// Files named like it (libnccom.so, libnccom.so.2.31.24) are looked at
-// first, so that the usual case stops at once; only when none of them
-// has it are the others read, in order, at tens of microseconds each.
-// Paths that cannot be opened as ELF (the vDSO's name, a deleted file)
-// are skipped.
-func FindBySONAME(paths []string, soname string) (string, bool) {
+// MappedObject is one object mapped in the process, as its program
+// headers in memory describe it (cmd/libnccomring/selfcheck.c reads them
+// with dl_iterate_phdr): what the loader mapped, whatever its path names
+// now.
+type MappedObject struct {
+	Path        string // as the loader has it
+	SONAME      string // its DT_SONAME as mapped; "" when it has none
+	SONAMEKnown bool   // false when the SONAME could not be read from memory
+	BuildID     string // its GNU build ID as mapped, lowercase hex; "" when it has none
+}
+
+// FindMapped returns the object mapped under soname: by the SONAME read
+// from memory, or, for an object whose SONAME could not be read there,
+// by its file's (files named like it, libnccom.so*, first; each other
+// costs tens of microseconds). Files that cannot be opened as ELF (the
+// vDSO's name, a deleted file) are skipped.
+func FindMapped(objs []MappedObject, soname string) (MappedObject, bool) {
+	for _, o := range objs {
+		if o.SONAMEKnown && o.SONAME == soname {
+			return o, true
+		}
+	}
 	stem, _, _ := strings.Cut(soname, ".so") // libnccom.so, .so.2, .so.2.31.24
 	likely := func(p string) bool { return strings.HasPrefix(filepath.Base(p), stem+".so") }
 	for _, pass := range []bool{true, false} {
-		for _, p := range paths {
-			if likely(p) == pass && hasSONAME(p, soname) {
-				return p, true
+		for _, o := range objs {
+			if !o.SONAMEKnown && likely(o.Path) == pass && hasSONAME(o.Path, soname) {
+				return o, true
 			}
 		}
 	}
-	return "", false
+	return MappedObject{}, false
 }
 
-// hasSONAME reads the ELF and section headers, .dynamic and the bytes of
-// one string: not all of .dynstr, which in a large C++ library of the same
-// process (libtorch) runs to megabytes.
+// FindBySONAME returns the first of paths whose file's ELF DT_SONAME is
+// soname (FindMapped with nothing read from memory).
+func FindBySONAME(paths []string, soname string) (string, bool) {
+	objs := make([]MappedObject, len(paths))
+	for i, p := range paths {
+		objs[i] = MappedObject{Path: p}
+	}
+	o, ok := FindMapped(objs, soname)
+	return o.Path, ok
+}
+
+// hasSONAME reads the ELF and section headers, .dynamic (within
+// maxDynamic) and the bytes of one string: not all of .dynstr, which in a
+// large C++ library of the same process (libtorch) runs to megabytes.
 func hasSONAME(path, soname string) bool {
-	f, err := elf.Open(path)
+	l, err := Open(path)
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	vals, err := f.DynValue(elf.DT_SONAME)
+	defer l.Close()
+	f := l.File
 	dyn := f.SectionByType(elf.SHT_DYNAMIC)
-	if err != nil || len(vals) == 0 || dyn == nil || int(dyn.Link) >= len(f.Sections) {
+	if dyn == nil || dyn.FileSize > maxDynamic || dyn.Flags&elf.SHF_COMPRESSED != 0 || int(dyn.Link) >= len(f.Sections) {
+		return false
+	}
+	vals, err := f.DynValue(elf.DT_SONAME)
+	if err != nil || len(vals) == 0 {
 		return false
 	}
 	want := soname + "\x00"
@@ -63,27 +94,56 @@ type SelfCheck struct {
 	Library string  // the libnccom.so.2 checked; "" when none is mapped
 	Report  *Report // nil when the layout was not verified
 	Why     string  // why not, when Report is nil
+	// Warn says that Why is worth a WARN, not an INFO line: the mapped
+	// library could not be shown to be the file read (no build ID, another
+	// build ID, a file that cannot be read), or the file was refused
+	// within the limits (limits.go) or did not finish in time. No DWARF,
+	// a struct missing or none mapped are INFO.
+	Warn bool
 
 	assumedSource string // where the ASSUMED offsets in use come from
 }
 
-// CheckMapped finds the libnccom.so.2 among paths (the objects mapped in
+// CheckMapped finds the libnccom.so.2 among objs (the objects mapped in
 // the process) and compares its ring-stage structs with layout/, the
 // ASSUMED ncclComm fields taken at assumed. assumedSource names where
 // those offsets come from ("D3", "NCCOM_RING_LAYOUT") for the messages.
-func CheckMapped(paths []string, assumed layout.CommOffsets, assumedSource string) SelfCheck {
+//
+// The file at the library's path is read only when its GNU build ID is
+// the one mapped: a file replaced after it was loaded is not the layout
+// the calls run over. The read stops at ctx's deadline.
+func CheckMapped(ctx context.Context, objs []MappedObject, assumed layout.CommOffsets, assumedSource string) SelfCheck {
 	sc := SelfCheck{assumedSource: assumedSource}
-	lib, ok := FindBySONAME(paths, LibnccomSONAME)
+	obj, ok := FindMapped(objs, LibnccomSONAME)
 	if !ok {
 		sc.Why = "no " + LibnccomSONAME + " is mapped in this process"
 		return sc
 	}
-	sc.Library = lib
-	rep, err := CheckFile(lib, assumed)
-	if err != nil {
-		sc.Why = oneLine(err)
+	sc.Library = obj.Path
+	if obj.BuildID == "" {
+		sc.Why, sc.Warn = fmt.Sprintf("%s as mapped has no GNU build ID, so the file at that path cannot be shown to be the library mapped (link libnccom with --build-id)", obj.Path), true
 		return sc
 	}
+	lib, err := Open(obj.Path)
+	if err != nil {
+		sc.Why, sc.Warn = oneLine(err), true
+		return sc
+	}
+	defer lib.Close()
+	if id := lib.BuildID(); id != obj.BuildID {
+		if id == "" {
+			id = "none"
+		}
+		sc.Why, sc.Warn = fmt.Sprintf("the file at %s (build ID %s) is not the %s mapped in this process (build ID %s): it was replaced after it was loaded", obj.Path, id, LibnccomSONAME, obj.BuildID), true
+		return sc
+	}
+	defs, err := lib.ReadStructs(ctx, RingStageStructs)
+	if err != nil {
+		sc.Why, sc.Warn = oneLine(err), IsLimit(err)
+		return sc
+	}
+	rep := Compare(defs, assumed)
+	rep.Library, rep.BuildID = obj.Path, obj.BuildID
 	sc.Report = rep
 	return sc
 }

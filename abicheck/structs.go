@@ -1,6 +1,7 @@
 package abicheck
 
 import (
+	"context"
 	"debug/dwarf"
 	"fmt"
 	"strconv"
@@ -26,10 +27,12 @@ var RingStageStructs = []string{"ncclRing", "ncclChannel", "ncclTopoRanks", "ncc
 // header. declared lists names seen only as declarations, for the message.
 //
 // The walk descends only into units and namespaces and skips the children
-// of everything else (with DW_AT_sibling that is a seek), so a 10 MB
-// library costs one pass over its top-level entries; it stops as soon as
-// every name is found.
-func FindStructs(d *dwarf.Data, names []string) (found map[string]*StructDef, declared map[string]bool, err error) {
+// of everything else (with DW_AT_sibling that is a seek; without, a count
+// of nesting, not a recursion), so a 10 MB library costs one pass over its
+// top-level entries; it stops as soon as every name is found. It stops
+// with a *LimitError past the limits (limits.go) or when ctx is done, and
+// resolves the types it finds within them (resolve.go).
+func FindStructs(ctx context.Context, d *DWARF, names []string) (found map[string]*StructDef, declared map[string]bool, err error) {
 	want := make(map[string]string, 2*len(names)) // DWARF name -> name asked for
 	for _, n := range names {
 		want[n] = n
@@ -37,12 +40,56 @@ func FindStructs(d *dwarf.Data, names []string) (found map[string]*StructDef, de
 	}
 	found = make(map[string]*StructDef, len(names))
 	declared = make(map[string]bool)
+	rs := newResolver(ctx, d)
 	var scope []string // enclosing namespaces of the current entry
-	r := d.Reader()
-	for len(found) < len(names) {
+	r := d.data.Reader()
+	entries, work, maxWork := 0, 0, maxFieldWork(d.infoSize)
+	next := func() (*dwarf.Entry, error) {
 		e, err := r.Next()
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading DWARF: %w", err)
+			return nil, fmt.Errorf("reading DWARF: %w", err)
+		}
+		if e == nil {
+			return nil, nil
+		}
+		if work += len(e.Field) + 1; work > maxWork {
+			return nil, errLimit(".debug_info decodes to more than %d attributes for its %d bytes (the entry at %#x is past that); a crafted file (entries of attributes that take no bytes)", maxWork, d.infoSize, e.Offset)
+		}
+		if entries++; entries%256 == 0 {
+			if err := checkDone(ctx); err != nil {
+				return nil, err
+			}
+		}
+		return e, nil
+	}
+	// skip passes e's children.
+	skip := func(e *dwarf.Entry) error {
+		if sib, ok := e.Val(dwarf.AttrSibling).(dwarf.Offset); ok && sib > e.Offset {
+			r.Seek(sib)
+			return nil
+		}
+		for depth := 1; depth > 0; {
+			kid, err := next()
+			if err != nil || kid == nil {
+				return err
+			}
+			switch {
+			case kid.Tag == 0:
+				depth--
+			case kid.Children:
+				if sib, ok := kid.Val(dwarf.AttrSibling).(dwarf.Offset); ok && sib > kid.Offset {
+					r.Seek(sib)
+				} else {
+					depth++
+				}
+			}
+		}
+		return nil
+	}
+	for len(found) < len(names) {
+		e, err := next()
+		if err != nil {
+			return nil, nil, err
 		}
 		if e == nil {
 			break
@@ -61,6 +108,9 @@ func FindStructs(d *dwarf.Data, names []string) (found map[string]*StructDef, de
 			continue
 		case dwarf.TagNamespace:
 			if e.Children {
+				if len(scope) > MaxScopeDepth {
+					return nil, nil, errLimit("namespaces nest more than %d deep (MaxScopeDepth) at .debug_info+%#x", MaxScopeDepth, e.Offset)
+				}
 				ns, _ := e.Val(dwarf.AttrName).(string)
 				if ns == "" {
 					ns = "(anonymous namespace)"
@@ -74,7 +124,7 @@ func FindStructs(d *dwarf.Data, names []string) (found map[string]*StructDef, de
 				if e.Val(dwarf.AttrDeclaration) != nil {
 					declared[asked] = true
 				} else {
-					def, err := structAt(d, e, asked, qualify(scope, name))
+					def, err := structAt(rs, e, asked, qualify(scope, name))
 					if err != nil {
 						return nil, nil, err
 					}
@@ -85,7 +135,9 @@ func FindStructs(d *dwarf.Data, names []string) (found map[string]*StructDef, de
 			}
 		}
 		if e.Children {
-			r.SkipChildren()
+			if err := skip(e); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	for n := range found {
@@ -99,20 +151,24 @@ func qualify(scope []string, name string) string {
 	var parts []string
 	for _, s := range scope {
 		if s != "" {
-			parts = append(parts, s)
+			parts = append(parts, QuoteName(s))
 		}
 	}
-	return strings.Join(append(parts, name), "::")
+	return strings.Join(append(parts, QuoteName(name)), "::")
 }
 
 // structAt reads the struct at e, or through the typedef at e. It returns
 // nil for a typedef of something else (a pointer: upstream's
 // `typedef struct ncclComm* ncclComm_t`) or of a struct not defined here.
-func structAt(d *dwarf.Data, e *dwarf.Entry, asked, qualified string) (*StructDef, error) {
-	t, err := d.Type(e.Offset)
+func structAt(rs *resolver, e *dwarf.Entry, asked, qualified string) (*StructDef, error) {
+	r, err := rs.resolve(typeKey{e.Offset, false})
 	if err != nil {
+		if IsLimit(err) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("reading DWARF type %s at %#x: %w", qualified, e.Offset, err)
 	}
+	t := r.t
 	if e.Tag == dwarf.TagTypedef {
 		st, ok := StripTypedefs(t).(*dwarf.StructType)
 		if !ok || st.Incomplete || st.Kind == "union" {
@@ -124,7 +180,7 @@ func structAt(d *dwarf.Data, e *dwarf.Entry, asked, qualified string) (*StructDe
 		case asked: // typedef struct ncclComm ncclComm: the struct is what counts
 			found = st.Kind + " " + strings.TrimSuffix(qualified, "_t")
 		default:
-			found += " (" + st.Kind + " " + st.StructName + ")"
+			found += " (" + st.Kind + " " + QuoteName(st.StructName) + ")"
 		}
 		return &StructDef{Name: asked, Found: found, Type: st}, nil
 	}
@@ -136,9 +192,11 @@ func structAt(d *dwarf.Data, e *dwarf.Entry, asked, qualified string) (*StructDe
 }
 
 // StripTypedefs looks through typedefs and const/volatile qualifiers, which
-// change neither size nor layout.
+// change neither size nor layout. The types FindStructs returns are trees
+// at most MaxTypeDepth high; for any other, the walk stops there too (and
+// returns what it reached, a typedef, which no caller takes for a struct).
 func StripTypedefs(t dwarf.Type) dwarf.Type {
-	for {
+	for range MaxTypeDepth + 1 {
 		switch u := t.(type) {
 		case *dwarf.TypedefType:
 			t = u.Type
@@ -148,6 +206,7 @@ func StripTypedefs(t dwarf.Type) dwarf.Type {
 			return t
 		}
 	}
+	return t
 }
 
 // AnonymousAggregate is the struct or union type of a member whose type has
@@ -194,7 +253,7 @@ func LookupField(st *dwarf.StructType, path string) (FieldLoc, error) {
 		if !ok {
 			return FieldLoc{}, fmt.Errorf("%s is not a struct", strings.Join(strings.Split(path, ".")[:i], "."))
 		}
-		off, f, ok := findMember(outer, name)
+		off, f, ok := findMember(outer, name, 0)
 		if !ok {
 			return FieldLoc{}, fmt.Errorf("no member %s", name)
 		}
@@ -217,8 +276,12 @@ func LookupField(st *dwarf.StructType, path string) (FieldLoc, error) {
 }
 
 // findMember finds name among st's members, looking inside unnamed struct
-// and union members too, and returns its offset from st's start.
-func findMember(st *dwarf.StructType, name string) (int64, *dwarf.StructField, bool) {
+// and union members too (at most MaxTypeDepth deep), and returns its
+// offset from st's start.
+func findMember(st *dwarf.StructType, name string, depth int) (int64, *dwarf.StructField, bool) {
+	if depth > MaxTypeDepth {
+		return 0, nil, false
+	}
 	for _, f := range st.Field {
 		if f.Name == name {
 			return MemberOffset(f), f, true
@@ -229,7 +292,7 @@ func findMember(st *dwarf.StructType, name string) (int64, *dwarf.StructField, b
 			continue
 		}
 		if inner, ok := StripTypedefs(f.Type).(*dwarf.StructType); ok {
-			if off, g, ok := findMember(inner, name); ok {
+			if off, g, ok := findMember(inner, name, depth+1); ok {
 				return MemberOffset(f) + off, g, true
 			}
 		}
@@ -262,8 +325,12 @@ func splitIndices(seg string) (string, []int64, error) {
 }
 
 // leafAt names the member of st that covers byte off (looking into unnamed
-// aggregates, not into named struct members), for "renamed?" hints.
-func leafAt(st *dwarf.StructType, base, off int64) (name string, at, size int64, typ dwarf.Type, ok bool) {
+// aggregates, not into named struct members, at most MaxTypeDepth deep),
+// for "renamed?" hints.
+func leafAt(st *dwarf.StructType, base, off int64, depth int) (name string, at, size int64, typ dwarf.Type, ok bool) {
+	if depth > MaxTypeDepth {
+		return "", 0, 0, nil, false
+	}
 	for _, f := range st.Field {
 		start := base + MemberOffset(f)
 		sz := f.Type.Size()
@@ -272,7 +339,7 @@ func leafAt(st *dwarf.StructType, base, off int64) (name string, at, size int64,
 		}
 		if f.Name == "" {
 			if inner, isAgg := StripTypedefs(f.Type).(*dwarf.StructType); isAgg {
-				if n, a, s, t, found := leafAt(inner, start, off); found {
+				if n, a, s, t, found := leafAt(inner, start, off, depth+1); found {
 					return n, a, s, t, true
 				}
 			}
@@ -286,8 +353,12 @@ func leafAt(st *dwarf.StructType, base, off int64) (name string, at, size int64,
 // CDecl spells a member declaration the C way, as pahole prints it: the
 // type, and the name with its array dimensions ("int", "kangaRing[4][64]").
 func CDecl(t dwarf.Type, name string) (typ, decl string) {
+	return cDecl(t, name, 0)
+}
+
+func cDecl(t dwarf.Type, name string, depth int) (typ, decl string) {
 	dims := ""
-	for {
+	for ; depth <= MaxTypeDepth; depth++ {
 		at, ok := t.(*dwarf.ArrayType)
 		if !ok {
 			break
@@ -299,27 +370,34 @@ func CDecl(t dwarf.Type, name string) (typ, decl string) {
 		}
 		t = at.Type
 	}
-	return CTypeName(t), name + dims
+	return cTypeName(t, depth), name + dims
 }
 
 // CTypeName is t's C spelling, close to pahole's ("struct ncclRing",
-// "int *", "uint64_t"). Only for display: comparisons use sizes and offsets.
-func CTypeName(t dwarf.Type) string {
+// "int *", "uint64_t"). Only for display: comparisons use sizes and
+// offsets. Names from the file are quoted when they hold control
+// characters; past MaxTypeDepth levels the rest is "...".
+func CTypeName(t dwarf.Type) string { return cTypeName(t, 0) }
+
+func cTypeName(t dwarf.Type, depth int) string {
+	if depth > MaxTypeDepth {
+		return "..."
+	}
 	switch u := t.(type) {
 	case *dwarf.StructType:
 		if u.StructName == "" {
 			return u.Kind + " {...}"
 		}
-		return u.Kind + " " + u.StructName
+		return u.Kind + " " + QuoteName(u.StructName)
 	case *dwarf.EnumType:
 		if u.EnumName == "" {
 			return "enum {...}"
 		}
-		return "enum " + u.EnumName
+		return "enum " + QuoteName(u.EnumName)
 	case *dwarf.TypedefType:
-		return u.Name
+		return QuoteName(u.Name)
 	case *dwarf.QualType:
-		return u.Qual + " " + CTypeName(u.Type)
+		return u.Qual + " " + cTypeName(u.Type, depth+1)
 	case *dwarf.PtrType:
 		if _, ok := u.Type.(*dwarf.FuncType); ok {
 			return "function pointer"
@@ -327,9 +405,9 @@ func CTypeName(t dwarf.Type) string {
 		if _, ok := u.Type.(*dwarf.VoidType); ok {
 			return "void *"
 		}
-		return CTypeName(u.Type) + " *"
+		return cTypeName(u.Type, depth+1) + " *"
 	case *dwarf.ArrayType:
-		typ, dims := CDecl(u, "")
+		typ, dims := cDecl(u, "", depth+1)
 		return typ + dims
 	case *dwarf.VoidType:
 		return "void"
@@ -337,7 +415,7 @@ func CTypeName(t dwarf.Type) string {
 		return "function"
 	default:
 		if n := t.Common().Name; n != "" {
-			return n
+			return QuoteName(n)
 		}
 		return t.String()
 	}

@@ -22,32 +22,75 @@ type CommOffsets struct {
 // D3Offsets are the offsets D3 assumes, the default.
 var D3Offsets = CommOffsets{CommTopo, CommRank, CommNRanks, CommNode, CommNNodes, CommNChannels}
 
-// MaxCommOffset bounds a profile's offsets: far beyond any ncclComm, so that
-// a typo cannot send the library to read and write at random.
+// MaxCommOffset bounds a profile's offsets and the sizeof(ncclComm) it
+// declares: far beyond any ncclComm, so that a typo cannot send the
+// library to read and write at random.
 const MaxCommOffset = 1 << 20
 
-// ParseProfile reads a layout profile, the JSON `nccom-abi profile` prints
-// ({"ncclComm": {"topo": 17552, "rank": 17616, ...}, "source": ...,
-// "buildId": ...}), and validates it (Validate). Every one of the six
-// fields must be given; unknown fields in "ncclComm" are an error.
-func ParseProfile(data []byte) (CommOffsets, error) {
+// MaxProfileSize is the most bytes a layout profile may have: the one
+// `nccom-abi profile` writes has about 300. A larger file (or /dev/zero)
+// is refused, not read to its end.
+const MaxProfileSize = 64 << 10
+
+// Profile is a layout profile, the file `nccom-abi profile LIB` writes
+// and NCCOM_RING_LAYOUT names:
+//
+//	{"ncclComm": {"topo": 17552, "rank": 17616, ...},
+//	 "sizeof": {"ncclComm": 19224},
+//	 "source": "/opt/.../libnccom.so.2",
+//	 "buildId": "9c00176c..."}
+type Profile struct {
+	Comm     CommOffsets
+	CommSize int    // sizeof(ncclComm) in the build it describes
+	BuildID  string // that build's GNU build ID, lowercase hex; "" when it has none
+	Source   string // the path it was written from, for messages
+}
+
+// ParseProfile reads a layout profile and validates it: every one of the
+// six fields given (unknown fields in "ncclComm" are an error), the
+// build's sizeof(ncclComm) given, at least CommMinSize and at most
+// MaxCommOffset, and each offset inside it (Validate, against that
+// size). The build ID is read, not checked: that needs the process's
+// mapped libnccom (cmd/libnccomring/commlayout.go).
+func ParseProfile(data []byte) (Profile, error) {
 	var file struct {
-		Comm json.RawMessage `json:"ncclComm"`
+		Comm    json.RawMessage `json:"ncclComm"`
+		Sizeof  json.RawMessage `json:"sizeof"`
+		Source  string          `json:"source"`
+		BuildID string          `json:"buildId"`
 	}
 	if err := json.Unmarshal(data, &file); err != nil {
-		return CommOffsets{}, fmt.Errorf("not a layout profile: %v", err)
+		return Profile{}, fmt.Errorf("not a layout profile: %v", err)
 	}
 	if file.Comm == nil {
-		return CommOffsets{}, fmt.Errorf("no \"ncclComm\" object")
+		return Profile{}, fmt.Errorf("no \"ncclComm\" object")
 	}
 	// Absent fields must be caught: -1 is no offset any field can have.
 	o := CommOffsets{-1, -1, -1, -1, -1, -1}
 	dec := json.NewDecoder(bytes.NewReader(file.Comm))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&o); err != nil {
-		return CommOffsets{}, fmt.Errorf("ncclComm: %v", err)
+		return Profile{}, fmt.Errorf("ncclComm: %v", err)
 	}
-	return o, o.Validate()
+	if file.Sizeof == nil {
+		return Profile{}, fmt.Errorf("no \"sizeof\" object: the profile must say the build's sizeof(ncclComm) (profiles from before issue 21 do not)")
+	}
+	sizes := struct {
+		Comm int `json:"ncclComm"`
+	}{-1}
+	dec = json.NewDecoder(bytes.NewReader(file.Sizeof))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sizes); err != nil {
+		return Profile{}, fmt.Errorf("sizeof: %v", err)
+	}
+	p := Profile{Comm: o, CommSize: sizes.Comm, BuildID: file.BuildID, Source: file.Source}
+	switch {
+	case sizes.Comm == -1:
+		return p, fmt.Errorf("sizeof.ncclComm is missing")
+	case sizes.Comm < CommMinSize || sizes.Comm > MaxCommOffset:
+		return p, fmt.Errorf("sizeof.ncclComm %d is outside [%d, %d]: the documented prefix (D3) and the bound on any ncclComm", sizes.Comm, CommMinSize, MaxCommOffset)
+	}
+	return p, o.validate(sizes.Comm, "sizeof(ncclComm) as the profile declares it")
 }
 
 // assumedFields pairs each field with its name and size.
@@ -65,14 +108,22 @@ func (o CommOffsets) assumedFields() []Field {
 // Validate checks that every offset is given, in [0, MaxCommOffset),
 // aligned to its field's size, clear of every documented ncclComm field
 // and of the other five.
-func (o CommOffsets) Validate() error {
+func (o CommOffsets) Validate() error { return o.validate(MaxCommOffset, "") }
+
+// validate is Validate with the fields inside [0, size). No sum of an
+// offset from the file is formed before it is known to be in range, so
+// nothing overflows (an offset of 2^63-4 is out of range, not negative).
+func (o CommOffsets) validate(size int, what string) error {
 	fields := o.assumedFields()
 	for i, f := range fields {
 		switch {
 		case f.Offset == -1:
 			return fmt.Errorf("ncclComm.%s is missing", f.Name)
-		case f.Offset < 0 || f.Offset+f.Size > MaxCommOffset:
-			return fmt.Errorf("ncclComm.%s at +%d is outside [0, %d)", f.Name, f.Offset, MaxCommOffset)
+		case f.Offset < 0 || f.Offset > size-f.Size:
+			if what != "" {
+				return fmt.Errorf("ncclComm.%s at +%d is outside [0, %d), the %s", f.Name, f.Offset, size, what)
+			}
+			return fmt.Errorf("ncclComm.%s at +%d is outside [0, %d)", f.Name, f.Offset, size)
 		case f.Offset%f.Size != 0:
 			return fmt.Errorf("ncclComm.%s at +%d is not aligned to its %d bytes", f.Name, f.Offset, f.Size)
 		}
@@ -90,4 +141,6 @@ func (o CommOffsets) Validate() error {
 	return nil
 }
 
+// overlaps reports whether two fields share a byte. Both are in range
+// (at most MaxCommOffset), so the sums cannot overflow.
 func overlaps(a, b Field) bool { return a.Offset < b.Offset+b.Size && b.Offset < a.Offset+a.Size }

@@ -1,7 +1,13 @@
 package layout_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -9,39 +15,100 @@ import (
 	"github.com/nccomring/libnccomring/layout"
 )
 
+// What `nccom-abi profile` prints for a build with rank and nRanks 4 bytes
+// lower than D3.
+const movedProfile = `{"ncclComm": {"topo": 17552, "rank": 17612, "nRanks": 17616, "node": 17640, "nNodes": 17644, "nChannels": 17704},
+	"sizeof": {"ncclComm": 19224}, "source": "/opt/lib/libnccom.so.2", "buildId": "9c00176c"}`
+
 func TestParseProfileReadsNccomAbiProfile(t *testing.T) {
-	// What `nccom-abi profile` prints for a build with rank and nRanks 4
-	// bytes lower than D3.
-	o, err := layout.ParseProfile([]byte(`{"ncclComm": {"topo": 17552, "rank": 17612, "nRanks": 17616, "node": 17640, "nNodes": 17644, "nChannels": 17704},
-		"source": "/opt/lib/libnccom.so.2", "buildId": "9c00176c"}`))
+	p, err := layout.ParseProfile([]byte(movedProfile))
 	require.NoError(t, err)
-	assert.Equal(t, layout.CommOffsets{Topo: 17552, Rank: 17612, NRanks: 17616, Node: 17640, NNodes: 17644, NChannels: 17704}, o)
-	assert.NotEqual(t, layout.D3Offsets, o)
+	assert.Equal(t, layout.CommOffsets{Topo: 17552, Rank: 17612, NRanks: 17616, Node: 17640, NNodes: 17644, NChannels: 17704}, p.Comm)
+	assert.Equal(t, 19224, p.CommSize)
+	assert.Equal(t, "9c00176c", p.BuildID)
+	assert.Equal(t, "/opt/lib/libnccom.so.2", p.Source)
+	assert.NotEqual(t, layout.D3Offsets, p.Comm)
 	assert.NoError(t, layout.D3Offsets.Validate())
 }
 
+func profile(offsets, sizeof string) string {
+	return fmt.Sprintf(`{"ncclComm": {%s}, "sizeof": %s, "buildId": ""}`, offsets, sizeof)
+}
+
 func TestParseProfileRefusesBadFiles(t *testing.T) {
+	const size = `{"ncclComm": 19216}`
 	for _, tc := range []struct{ name, json, err string }{
 		{"not JSON", `rank=1`, "not a layout profile: invalid character 'r' looking for beginning of value"},
 		{"no ncclComm", `{"source": "x"}`, `no "ncclComm" object`},
-		{"a field missing", `{"ncclComm": {"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644}}`,
+		{"a field missing", profile(`"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644`, size),
 			"ncclComm.nChannels is missing"},
-		{"an unknown field", `{"ncclComm": {"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704, "localRanks": 17648}}`,
+		{"an unknown field", profile(`"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704, "localRanks": 17648`, size),
 			`ncclComm: json: unknown field "localRanks"`},
-		{"negative", `{"ncclComm": {"topo": 17552, "rank": -8, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704}}`,
-			"ncclComm.rank at +-8 is outside [0, 1048576)"},
-		{"misaligned", `{"ncclComm": {"topo": 17556, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704}}`,
+		{"negative", profile(`"topo": 17552, "rank": -8, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, size),
+			"ncclComm.rank at +-8 is outside [0, 19216), the sizeof(ncclComm) as the profile declares it"},
+		{"misaligned", profile(`"topo": 17556, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, size),
 			"ncclComm.topo at +17556 is not aligned to its 8 bytes"},
-		{"on a documented field", `{"ncclComm": {"topo": 17552, "rank": 17648, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704}}`,
+		{"on a documented field", profile(`"topo": 17552, "rank": 17648, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, size),
 			"ncclComm.rank at +17648 overlaps the documented ncclComm.localRanks (+17648, 4 bytes), which no profile can move"},
-		{"inside channels", `{"ncclComm": {"topo": 17552, "rank": 100, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704}}`,
+		{"inside channels", profile(`"topo": 17552, "rank": 100, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, size),
 			"ncclComm.rank at +100 overlaps the documented ncclComm.channels (+0, 16384 bytes), which no profile can move"},
-		{"two on one int", `{"ncclComm": {"topo": 17552, "rank": 17616, "nRanks": 17616, "node": 17640, "nNodes": 17644, "nChannels": 17704}}`,
+		{"two on one int", profile(`"topo": 17552, "rank": 17616, "nRanks": 17616, "node": 17640, "nNodes": 17644, "nChannels": 17704`, size),
 			"ncclComm.nRanks at +17616 overlaps ncclComm.rank at +17616"},
+		// Issue 21: Validate overflowed at 2^63-4 and took it.
+		{"2^63-4", profile(`"topo": 17552, "rank": 9223372036854775804, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, size),
+			"ncclComm.rank at +9223372036854775804 is outside [0, 19216), the sizeof(ncclComm) as the profile declares it"},
+		{"past its own sizeof", profile(`"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 19216`, size),
+			"ncclComm.nChannels at +19216 is outside [0, 19216), the sizeof(ncclComm) as the profile declares it"},
+		{"no sizeof", `{"ncclComm": {"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704}}`,
+			`no "sizeof" object: the profile must say the build's sizeof(ncclComm) (profiles from before issue 21 do not)`},
+		{"sizeof below the prefix", profile(`"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, `{"ncclComm": 4096}`),
+			"sizeof.ncclComm 4096 is outside [19212, 1048576]: the documented prefix (D3) and the bound on any ncclComm"},
+		{"sizeof huge", profile(`"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, `{"ncclComm": 9223372036854775807}`),
+			"sizeof.ncclComm 9223372036854775807 is outside [19212, 1048576]: the documented prefix (D3) and the bound on any ncclComm"},
+		{"sizeof of another struct", profile(`"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, `{"ncclComm": 19216, "ncclRing": 24}`),
+			`sizeof: json: unknown field "ncclRing"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := layout.ParseProfile([]byte(tc.json))
 			require.EqualError(t, err, tc.err)
+		})
+	}
+	// Validate without a declared size bounds at MaxCommOffset, overflow-safe.
+	o := layout.D3Offsets
+	o.Rank = 1<<63 - 4
+	require.EqualError(t, o.Validate(), "ncclComm.rank at +9223372036854775804 is outside [0, 1048576)")
+}
+
+// The profile file may be another user's: no link followed, no wait on a
+// FIFO, no device, no unbounded read.
+func TestReadProfileRefusesHostileFiles(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "layout.json")
+	require.NoError(t, os.WriteFile(good, []byte(movedProfile), 0o644))
+	p, err := layout.ReadProfile(good)
+	require.NoError(t, err)
+	assert.Equal(t, 17612, p.Comm.Rank)
+
+	link := filepath.Join(dir, "link.json")
+	require.NoError(t, os.Symlink(good, link))
+	fifo := filepath.Join(dir, "fifo.json")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	big := filepath.Join(dir, "big.json")
+	require.NoError(t, os.WriteFile(big, []byte(strings.Repeat(" ", layout.MaxProfileSize)+movedProfile), 0o644))
+
+	for _, tc := range []struct{ name, path, err string }{
+		{"a symbolic link", link, "it is a symbolic link, which is not followed (a profile must be a regular file, named by its own path)"},
+		{"a FIFO", fifo, "it is not a regular file (a FIFO)"},
+		{"/dev/zero", "/dev/zero", "it is not a regular file (a device)"},
+		{"a directory", dir, "it is not a regular file (a directory)"},
+		{"too big", big, fmt.Sprintf("it has %d bytes, more than the 65536 a layout profile may have", layout.MaxProfileSize+len(movedProfile))},
+		{"missing", filepath.Join(dir, "none.json"), "open " + filepath.Join(dir, "none.json") + ": no such file or directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := layout.ReadProfile(tc.path)
+			require.EqualError(t, err, tc.err)
+			assert.Less(t, time.Since(start), 5*time.Second, "never a wait")
 		})
 	}
 }

@@ -1,12 +1,17 @@
 package main
 
+/*
+#include "shim.h"
+*/
+import "C"
+
 import (
 	"fmt"
-	"os"
 	"sync"
 	"unsafe"
 
 	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/abicheck"
 	"github.com/nccomring/libnccomring/layout"
 )
 
@@ -14,22 +19,58 @@ import (
 // offsets, or the layout profile (`nccom-abi profile LIB`) that
 // NCCOM_RING_LAYOUT names, read (the variable, params.go, and the file) at
 // the first call and kept for the process. A profile that cannot be read
-// or fails validation is an error every export returns (docs/errors.md E4).
+// (a link, not a regular file, larger than layout.MaxProfileSize: it is
+// another user's file as much as ours), fails validation, or was written
+// for another build than the libnccom.so.2 mapped in the process, is an
+// error every export returns (docs/errors.md E4).
 var commLayout = sync.OnceValues(func() (layout.CommOffsets, error) {
 	r, _ := layoutParam.get()
 	path, set := r.value, r.set
 	if !set {
 		return layout.D3Offsets, nil
 	}
-	data, err := os.ReadFile(path)
+	p, err := layout.ReadProfile(path)
 	if err == nil {
-		var o layout.CommOffsets
-		if o, err = layout.ParseProfile(data); err == nil {
-			return o, nil
-		}
+		err = checkProfileBuild(p, path)
 	}
-	return layout.D3Offsets, fmt.Errorf("%s=%s: %v; write one with `nccom-abi profile LIB`, or unset it for D3's offsets", LayoutEnvVar, path, err)
+	if err != nil {
+		return layout.D3Offsets, fmt.Errorf("%s=%s: %v; write one with `nccom-abi profile LIB`, or unset it for D3's offsets", LayoutEnvVar, path, err)
+	}
+	return p.Comm, nil
 })
+
+// checkProfileBuild compares the profile's build ID with the GNU build ID
+// of the libnccom.so.2 mapped in the process, as mapped (selfcheck.c
+// reads it from the loaded object's memory, not from the file at its
+// path): they must be equal, "" (no build ID) equal to "" only. With no
+// libnccom.so.2 mapped (a host that links or dlopens libnccomring
+// itself, and defines ncclComm itself) there is no build to compare: the
+// offsets are used as given, with one INFO line (ENV) saying so, as the
+// self-check then verifies nothing either.
+func checkProfileBuild(p layout.Profile, path string) error {
+	objs, err := loadedObjects()
+	if err != nil {
+		return fmt.Errorf("its build ID cannot be compared with libnccom's: %v", err)
+	}
+	lib, ok := abicheck.FindMapped(objs, abicheck.LibnccomSONAME)
+	if !ok {
+		info(C.NCCOMRING_SUBSYS_ENV, -1, fmt.Sprintf("%s=%s: no %s is mapped in this process, so the profile's build ID (%s) was compared with none; its offsets are used as given",
+			LayoutEnvVar, path, abicheck.LibnccomSONAME, orNone(p.BuildID)))
+		return nil
+	}
+	if p.BuildID != lib.BuildID {
+		return fmt.Errorf("it is for build ID %s, and the %s mapped in this process (%s) has build ID %s",
+			orNone(p.BuildID), abicheck.LibnccomSONAME, lib.Path, orNone(lib.BuildID))
+	}
+	return nil
+}
+
+func orNone(id string) string {
+	if id == "" {
+		return "none"
+	}
+	return id
+}
 
 // layoutError is the error of a bad profile for export fn, or nil.
 func layoutError(fn string) error {

@@ -102,8 +102,10 @@ var (
 		spec:  spec{C.NCCOMRING_ENV_POD_ORDER, ring.PodOrderEnvVar, wordValue, "pods refused", atFirstUse},
 		parse: ring.ParsePodOrder,
 	}
-	// A layout profile; read, with the file, at the first call of any
-	// export (commlayout.go; a bad profile is E4 at every call).
+	// A layout profile; read, with the file (no link followed, a regular
+	// file of at most layout.MaxProfileSize bytes, for the libnccom.so.2
+	// mapped), at the first call of any export (commlayout.go; a bad
+	// profile is E4 at every call).
 	layoutParam = &param[string]{
 		spec:  spec{C.NCCOMRING_ENV_LAYOUT, LayoutEnvVar, pathValue, "D3's offsets", atFirstUse},
 		parse: parsePath,

@@ -7,10 +7,11 @@ package main
 import "C"
 
 import (
+	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,9 +99,21 @@ func abiCheckModeFromEnv(rank int32) abiCheckMode {
 	return r.value
 }
 
+// selfCheckTimeout bounds the self-check in the host: the 10.5 MiB
+// stand-in takes 34-53 ms (README), a real libnccom several times that;
+// a file that takes longer is not waited for (issue 21: the first Preset
+// must return, whatever libnccom the host maps). The DWARF is read on a
+// goroutine of its own that stops at the deadline; the call waits at most
+// selfCheckTimeout and a second more.
+const selfCheckTimeout = 10 * time.Second
+
 // runABICheck finds the libnccom.so.2 mapped in the process and compares
-// its layout with the one in use, printing one INFO line (ENV) on what it
-// found. The memory it read (the library's DWARF) is handed back to the
+// its layout with the one in use, printing one line (ENV) on what it
+// found: INFO when it compared them, or when there was nothing to compare
+// (none mapped, one without DWARF); WARN when it could not verify what
+// the calls run over (the file is not the mapped library, or it was
+// refused within the limits, or the time ran out: abicheck.SelfCheck's
+// Warn). The memory it read (the library's DWARF) is handed back to the
 // system before the call goes on: the check runs once, inside a job. When
 // no libnccom's DWARF was read (none mapped, or one without debug info),
 // there is nothing worth a forced collection, and none runs (issue 13: no
@@ -109,21 +122,20 @@ func runABICheck(fn string, rank int32) (v abiVerdict) {
 	if v.mode = abiCheckModeFromEnv(rank); v.mode == abiOff {
 		return v
 	}
-	readDWARF := true // until CheckMapped says it found none to read
+	readDWARF := false
 	defer func() {
-		if r := recover(); r != nil { // a library the DWARF reader chokes on: not verified, not fatal
+		if r := recover(); r != nil { // not verified, not fatal
 			v.refusal = [numCheckedExports]string{}
-			notVerified(fn, rank, fmt.Sprintf("internal error reading it: %v", r))
+			notVerified(fn, rank, fmt.Sprintf("internal error reading it: %v", r), true)
 		}
 		if readDWARF {
 			debug.FreeOSMemory()
 		}
 	}()
 	start := time.Now()
-	paths, err := loadedObjects()
+	objs, err := loadedObjects()
 	if err != nil {
-		readDWARF = false
-		notVerified(fn, rank, err.Error())
+		notVerified(fn, rank, err.Error(), false)
 		return v
 	}
 	offs, _ := commLayout() // a bad profile was refused before (E4)
@@ -131,10 +143,10 @@ func runABICheck(fn string, rank int32) (v abiVerdict) {
 	if offs != layout.D3Offsets {
 		source = LayoutEnvVar
 	}
-	sc := abicheck.CheckMapped(paths, offs, source)
+	sc := checkWithin(objs, offs, source, selfCheckTimeout)
+	readDWARF = sc.Report != nil || sc.Warn
 	if sc.Report == nil {
-		readDWARF = false
-		notVerified(fn, rank, sc.Why)
+		notVerified(fn, rank, sc.Why, sc.Warn)
 		return v
 	}
 	info(C.NCCOMRING_SUBSYS_ENV, rank, fmt.Sprintf("%s: %s, in %.1f ms", fn, sc.Verified(), time.Since(start).Seconds()*1e3))
@@ -144,22 +156,67 @@ func runABICheck(fn string, rank int32) (v abiVerdict) {
 	return v
 }
 
-func notVerified(fn string, rank int32, why string) {
-	info(C.NCCOMRING_SUBSYS_ENV, rank, fmt.Sprintf("%s: the ring-stage layout in use was not verified against libnccom's DWARF: %s", fn, why))
+// checkWithin runs abicheck.CheckMapped on a goroutine with a deadline of
+// limit and waits for it at most limit and a second: a read that does not
+// end is "not verified" (a WARN), never a hang of the host's call.
+func checkWithin(objs []abicheck.MappedObject, offs layout.CommOffsets, source string, limit time.Duration) abicheck.SelfCheck {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel() // also stops a read still going when the wait gives up
+	done := make(chan abicheck.SelfCheck, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- abicheck.SelfCheck{Why: fmt.Sprintf("internal error reading it: %v", r), Warn: true}
+			}
+		}()
+		done <- abicheck.CheckMapped(ctx, objs, offs, source)
+	}()
+	timer := time.NewTimer(limit + time.Second)
+	defer timer.Stop()
+	select {
+	case sc := <-done:
+		return sc
+	case <-timer.C:
+		return abicheck.SelfCheck{Why: fmt.Sprintf("reading its DWARF did not finish within %v", limit), Warn: true}
+	}
 }
 
-// loadedObjects lists the paths of the objects mapped in the process
-// (selfcheck.c).
-func loadedObjects() ([]string, error) {
-	var buf *C.char
+// notVerified says why the layout in use was not verified: a WARN when
+// what the calls run over is unknown (warn), else an INFO line (ENV).
+func notVerified(fn string, rank int32, why string, warnLevel bool) {
+	text := fmt.Sprintf("%s: the ring-stage layout in use was not verified against libnccom's DWARF: %s", fn, why)
+	if warnLevel {
+		warn(rank, text)
+		return
+	}
+	info(C.NCCOMRING_SUBSYS_ENV, rank, text)
+}
+
+// loadedObjects lists the objects mapped in the process with their
+// SONAME and build ID as mapped (selfcheck.c).
+func loadedObjects() ([]abicheck.MappedObject, error) {
+	var objs *C.struct_nccomring_object
 	var n C.size_t
-	if C.nccomring_loaded_objects(&buf, &n) != 0 {
+	if C.nccomring_loaded_objects(&objs, &n) != 0 {
 		return nil, errors.New("out of memory listing the objects mapped in this process")
 	}
-	if buf == nil {
+	if objs == nil {
 		return nil, nil
 	}
-	defer C.free(unsafe.Pointer(buf))
-	raw := string(unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(n)))
-	return strings.Split(strings.TrimSuffix(raw, "\x00"), "\x00"), nil
+	defer C.nccomring_free_objects(objs, n)
+	out := make([]abicheck.MappedObject, 0, int(n))
+	for _, o := range unsafe.Slice(objs, int(n)) {
+		m := abicheck.MappedObject{
+			Path:        C.GoString(o.path),
+			SONAMEKnown: o.soname_known != 0,
+		}
+		if m.SONAMEKnown {
+			m.SONAME = C.GoString(&o.soname[0])
+		}
+		if k := int(o.build_id_len); k > 0 && k <= len(o.build_id) {
+			m.BuildID = hex.EncodeToString(C.GoBytes(unsafe.Pointer(&o.build_id[0]), C.int(k)))
+		}
+		out = append(out, m)
+	}
+	return out, nil
 }

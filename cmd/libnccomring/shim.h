@@ -28,12 +28,18 @@
  *                (AT_SECURE); one bit per variable: whether its WARN about
  *                that was printed.
  *   C, hostsym.c nothing: host symbols are looked up anew at every call.
+ *   C, selfcheck.c nothing: the mapped objects are listed anew at each ask
+ *                (the self-check's and the layout profile's, once each).
  *   Go           the values of the library's own variables, each read and
  *                kept as the registry says (params.go: NCCOM_RING_PLATFORM,
- *                _POD_ORDER, _LAYOUT, _ABI_CHECK, _GOMAXPROCS, _DUMP); the
- *                layout in use (commlayout.go); the self-check's verdict
- *                (selfcheck.go); each rank's dump as encoded, in C memory
- *                (dump.go); the runtime's GOMAXPROCS and the threads
+ *                _POD_ORDER, _LAYOUT, _ABI_CHECK, _GOMAXPROCS, _DUMP,
+ *                _NODE_ORDER, _LOCATION); the
+ *                layout in use, with the profile's build ID checked
+ *                against the libnccom.so.2 mapped (commlayout.go); the
+ *                self-check's verdict, reached within its time bound, and
+ *                the goroutine that reads the DWARF, which alone touches
+ *                what it read (selfcheck.go); each rank's dump as encoded,
+ *                in C memory (dump.go); the runtime's GOMAXPROCS and the threads
  *                retired (footprint.go);
  *                whether the first call started (support.go, enter) and
  *                the flags that keep a line to one per process
@@ -71,11 +77,23 @@ void nccomring_host_preconditions(void *caller, int rank, int *virtualCoreSize, 
 int nccomring_host_get_local_net(void *caller, struct ncclTopoSystem *sys, int rank, int *dev,
                                  ncclResult_t *result);
 
-/* The paths of the objects mapped in the process, in load order, the
- * executable left out (selfcheck.c): *paths gets *len bytes of
- * NUL-terminated paths, which the caller frees; NULL when there are none.
- * Returns -1, with nothing to free, when memory runs out. */
-int nccomring_loaded_objects(char **paths, size_t *len);
+/* One object mapped in the process as its loaded segments describe it
+ * (selfcheck.c): its path as the loader has it, and its DT_SONAME and GNU
+ * build ID read from memory, not from the file at the path. */
+struct nccomring_object {
+  char *path;
+  char soname[256];            /* "" when it has none */
+  int soname_known;            /* 0: it could not be read from memory */
+  unsigned char build_id[64];
+  size_t build_id_len;         /* 0: no GNU build ID is mapped */
+};
+
+/* The objects mapped in the process, in load order, the executable left
+ * out: *objs gets *n of them, which the caller frees with
+ * nccomring_free_objects; NULL when there are none. Returns -1, with
+ * nothing to free, when memory runs out. */
+int nccomring_loaded_objects(struct nccomring_object **objs, size_t *n);
+void nccomring_free_objects(struct nccomring_object *objs, size_t n);
 
 /* The path this library was loaded from. */
 const char *nccomring_own_path(void);

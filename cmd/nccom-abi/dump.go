@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nccomring/libnccomring/abicheck"
 	"github.com/nccomring/libnccomring/internal/cli"
 )
 
@@ -112,16 +113,20 @@ func dumpStruct(def *structDef) *dumpedStruct {
 		if def.Type.StructName == "" {
 			ds.open, ds.close = "typedef "+def.Type.Kind+" {", "} "+typedef+";"
 		} else {
-			ds.open = "/* " + def.Found + " */\n" + def.Type.Kind + " " + def.Type.StructName + " {"
+			ds.open = "/* " + def.Found + " */\n" + def.Type.Kind + " " + quoteName(def.Type.StructName) + " {"
 		}
 	}
 	return ds
 }
 
 // layoutRows lists st's members at base, recursing into members whose type
-// is an anonymous struct or union. Holes count in structs only: a union's
-// members all start at its start.
+// is an anonymous struct or union (abicheck's types nest at most
+// MaxTypeDepth; deeper is not listed). Holes count in structs only: a
+// union's members all start at its start.
 func layoutRows(st *dwarf.StructType, base int64, depth int, ds *dumpedStruct) []dumpRow {
+	if depth > abicheck.MaxTypeDepth {
+		return nil
+	}
 	fields := append([]*dwarf.StructField(nil), st.Field...)
 	sort.SliceStable(fields, func(i, j int) bool { return memberOffset(fields[i]) < memberOffset(fields[j]) })
 	var rows []dumpRow
@@ -136,7 +141,7 @@ func layoutRows(st *dwarf.StructType, base int64, depth int, ds *dumpedStruct) [
 				ds.SumHole += off - end
 			}
 		}
-		typ, decl := cDecl(f.Type, f.Name)
+		typ, decl := cDecl(f.Type, quoteName(f.Name))
 		row := dumpRow{Kind: "member", Depth: depth, Type: typ, Name: decl, Offset: off, Size: size, Bits: f.BitSize}
 		inner, inline := anonymousAggregate(f.Type)
 		row.Inline = inline

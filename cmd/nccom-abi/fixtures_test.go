@@ -179,6 +179,7 @@ func TestProfile(t *testing.T) {
 	require.Equal(t, cli.ExitOK, run([]string{"profile", fixture(t, "libnccom-moved.so")}, &out, &errOut), errOut.String())
 	var prof struct {
 		Comm    map[string]int64 `json:"ncclComm"`
+		Sizeof  map[string]int64 `json:"sizeof"`
 		Source  string           `json:"source"`
 		BuildID string           `json:"buildId"`
 	}
@@ -186,6 +187,11 @@ func TestProfile(t *testing.T) {
 	assert.Equal(t, map[string]int64{
 		"topo": 17552, "rank": 17612, "nRanks": 17616, "node": 17640, "nNodes": 17644, "nChannels": 17704,
 	}, prof.Comm)
+	assert.Equal(t, map[string]int64{"ncclComm": 19224}, prof.Sizeof)
+	parsed, err := layout.ParseProfile(out.Bytes())
+	require.NoError(t, err, "the library reads what the tool writes")
+	assert.Equal(t, prof.BuildID, parsed.BuildID)
+	assert.Equal(t, 19224, parsed.CommSize)
 	assert.True(t, filepath.IsAbs(prof.Source), prof.Source)
 	assert.Regexp(t, `^[0-9a-f]{40}$`, prof.BuildID)
 	assert.Less(t, strings.Index(out.String(), `"topo"`), strings.Index(out.String(), `"nChannels"`), "layout/'s order")

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"debug/dwarf"
+	"context"
 	"debug/elf"
 	"fmt"
 
@@ -31,6 +31,7 @@ var (
 	anonymousAggregate = abicheck.AnonymousAggregate
 	compareField       = abicheck.CompareField
 	describeMismatch   = abicheck.DescribeMismatch
+	quoteName          = abicheck.QuoteName
 )
 
 // library is LIB opened as ELF.
@@ -45,7 +46,7 @@ func openLibrary(path string) (*library, error) {
 }
 
 // dwarf returns LIB's DWARF or says why there is none and where to look.
-func (l *library) dwarf() (*dwarf.Data, error) { return l.DWARF() }
+func (l *library) dwarf() (*abicheck.DWARF, error) { return l.DWARF() }
 
 // requireSharedObject refuses anything but ET_DYN: only a shared object
 // has a dynamic symbol table that LD_PRELOAD can act on.
@@ -66,6 +67,8 @@ func readStructs(path string, names []string) (map[string]*structDef, string, er
 }
 
 // findRequired finds names in d; any missing one makes the input unusable.
-func findRequired(d *dwarf.Data, names []string, path string) (map[string]*structDef, error) {
-	return abicheck.FindRequired(d, names, path)
+func findRequired(d *abicheck.DWARF, names []string, path string) (map[string]*structDef, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), abicheck.ReadTimeout)
+	defer cancel()
+	return abicheck.FindRequired(ctx, d, names, path)
 }

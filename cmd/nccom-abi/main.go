@@ -32,7 +32,9 @@ const exitCodesHelp = `Exit codes:
      function LD_PRELOAD cannot replace everywhere; profile: a field missing
      or a documented field that differs)
   2  unusable input or usage: not an ELF file, no DWARF, a struct missing
-     entirely, a bad flag; the message says what to do
+     entirely, a bad flag; the message says what to do. Also a file beyond
+     the reader's limits (abicheck/limits.go: a DWARF section over 256 MiB,
+     compressed or not, a type that contains itself, ...), on one line
 `
 
 // command is one subcommand: its usage text and what runs it.

@@ -155,6 +155,9 @@ func preloadLibrary(path string) (*preloadReport, error) {
 	if err := lib.requireSharedObject(); err != nil {
 		return nil, err
 	}
+	if err := lib.CheckTables(); err != nil {
+		return nil, err
+	}
 	f := lib.File
 	rep := &preloadReport{Library: path, BuildID: lib.BuildID()}
 	if vals, err := f.DynValue(elf.DT_FLAGS); err == nil && len(vals) > 0 {

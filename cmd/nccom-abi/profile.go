@@ -16,11 +16,14 @@ Writes the offsets LIB's ncclComm has for the ASSUMED (D3) fields as JSON:
   {
     "ncclComm": {"topo": 17552, "rank": 17616, "nRanks": 17620,
                  "node": 17640, "nNodes": 17644, "nChannels": 17704},
+    "sizeof": {"ncclComm": 19224},
     "source": "/abs/path/of/LIB",
     "buildId": "hex GNU build ID of LIB, or empty"
   }
 
-Only the ASSUMED fields are written: the documented (D2) ones are fixed by
+The library reads the offsets only inside the sizeof it declares, and only
+over the build it names: the libnccom.so.2 mapped in the job must have
+that build ID. Only the ASSUMED fields are written: the documented (D2) ones are fixed by
 the ABI and never overridable. Exit 1, with nothing on stdout, when an
 ASSUMED field is missing or has another size than layout/'s, or when a
 documented ncclComm field or its minimum size differs (no layout file can
@@ -30,9 +33,15 @@ fix that; run nccom-abi check LIB).
 
 // layoutProfile is the file NCCOM_RING_LAYOUT names.
 type layoutProfile struct {
-	Comm    offsets `json:"ncclComm"`
-	Source  string  `json:"source"`
-	BuildID string  `json:"buildId"`
+	Comm    offsets     `json:"ncclComm"`
+	Sizeof  structSizes `json:"sizeof"`
+	Source  string      `json:"source"`
+	BuildID string      `json:"buildId"`
+}
+
+// structSizes are the sizes of the structs a profile's offsets are in.
+type structSizes struct {
+	Comm int64 `json:"ncclComm"`
 }
 
 func runProfile(args []string, stdout, stderr io.Writer) int {
@@ -70,13 +79,15 @@ func profileLibrary(path string) (*layoutProfile, []string, error) {
 		return nil, nil, err
 	}
 	comm := defs["ncclComm"].Type
-	prof := &layoutProfile{Comm: offsets{}, BuildID: buildID}
+	prof := &layoutProfile{Comm: offsets{}, Sizeof: structSizes{Comm: comm.Size()}, BuildID: buildID}
 	if prof.Source, err = filepath.Abs(path); err != nil {
 		prof.Source = path
 	}
 	var problems []string
 	if size := comm.Size(); size < int64(minSizes["ncclComm"]) {
 		problems = append(problems, fmt.Sprintf("ncclComm: sizeof is %d, layout/ needs at least %d (D3)", size, minSizes["ncclComm"]))
+	} else if size > layout.MaxCommOffset {
+		problems = append(problems, fmt.Sprintf("ncclComm: sizeof is %d, more than the %d a layout profile may declare", size, layout.MaxCommOffset))
 	}
 	for _, f := range layout.Fields {
 		if f.Struct != "ncclComm" {

@@ -30,6 +30,24 @@
  *   unverified [LIB]  no libnccom.so.2 mapped (or LIB, one without DWARF):
  *                     the stage runs and one INFO line says the layout was
  *                     not verified, and why.
+ *   hostile LIB WANT  (issue 21) LIB is a crafted libnccom.so.2 (a
+ *                     compressed-section bomb, a DWARF type cycle:
+ *                     internal/elfcraft/mkhostile): the first Preset returns
+ *                     ncclSuccess within 30 s, with one WARN that the layout
+ *                     was not verified, saying WANT; the peak RSS stays
+ *                     under 512 MB. Before, these files aborted the host
+ *                     (exit 134) or hung it.
+ *   replaced LIB OTHER (issue 21) a copy of LIB is loaded from a directory
+ *                     of its own, then the file at its path is replaced by
+ *                     OTHER (renamed over it, as an upgrade would): the
+ *                     check does not read OTHER's DWARF for the mapped LIB;
+ *                     one WARN says the file is not the library mapped,
+ *                     and the stage runs.
+ *   profile LIB PROFILE WANT (issue 21) NCCOM_RING_LAYOUT=PROFILE, a
+ *                     profile the library must refuse (a link, a FIFO,
+ *                     /dev/zero, too big, another build's, an offset at
+ *                     2^63-4): Preset returns ncclInvalidUsage within 10 s
+ *                     with the E4 WARN saying WANT, and writes nothing.
  *   bench LIB         the first call with the check and the steady state
  *                     after it: times and peak RSS (BENCHMARKS.md).
  *
@@ -415,6 +433,110 @@ static int unverified(const char *lib) {
   return failures ? 1 : 0;
 }
 
+/* ---- issue 21: crafted files ---- */
+
+static double now_ms(void);
+static long vm_kb(const char *field);
+
+static int hostile(const char *lib, const char *want_why) {
+  load_standin(lib);
+  start_log(NULL, NULL);
+  init_cluster();
+  double t0 = now_ms();
+  ncclResult_t res = preset(&comms[0], &graph, &frags[0]);
+  double took = now_ms() - t0;
+  long hwm = vm_kb("VmHWM");
+  struct news n;
+  char w[2048], want[2048];
+  read_news(&n);
+  snprintf(want, sizeof want, "ncclTopoPreset: the ring-stage layout in use was not verified against libnccom's DWARF: %s: %s",
+           lib, want_why);
+  CHECK(res == ncclSuccess, "the first Preset returned %d", res);
+  CHECK(took < 30000, "the first Preset took %.0f ms", took);
+  CHECK(n.warns == 1 && strstr(first_warn(&n, w, sizeof w), want) == w, "%d WARNs:\n  got  '%s'\n  want '%s...'", n.warns,
+        w, want);
+  CHECK(hwm > 0 && hwm < 512 * 1024, "peak RSS %ld kB", hwm);
+  check_fragment(0);
+  if (!failures)
+    printf("selfcheck: crafted %s: the first Preset returned in %.0f ms (peak RSS %ld MB), one WARN: not verified\n",
+           strrchr(lib, '/') ? strrchr(lib, '/') + 1 : lib, took, hwm / 1024);
+  return failures ? 1 : 0;
+}
+
+static int copy_file(const char *from, const char *to) {
+  FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+  int ok = in && out;
+  char buf[65536];
+  size_t got;
+  while (ok && (got = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, got, out) == got;
+  if (in) fclose(in);
+  if (out && fclose(out) != 0) ok = 0;
+  return ok ? 0 : -1;
+}
+
+static char replaced_dir[] = "/tmp/selfcheck-replaced-XXXXXX";
+static char replaced_lib[512], replaced_tmp[512];
+
+static void remove_replaced(void) {
+  unlink(replaced_lib);
+  unlink(replaced_tmp);
+  rmdir(replaced_dir);
+}
+
+static int replaced(const char *lib, const char *other) {
+  if (mkdtemp(replaced_dir) == NULL) return 2;
+  snprintf(replaced_lib, sizeof replaced_lib, "%s/libnccom.so.2", replaced_dir);
+  snprintf(replaced_tmp, sizeof replaced_tmp, "%s/libnccom.so.2.new", replaced_dir);
+  atexit(remove_replaced);
+  if (copy_file(lib, replaced_lib) != 0) return 2;
+  load_standin(replaced_lib);
+  if (copy_file(other, replaced_tmp) != 0 || rename(replaced_tmp, replaced_lib) != 0) return 2;
+  start_log(NULL, NULL);
+  init_cluster();
+  ncclResult_t res = preset(&comms[0], &graph, &frags[0]);
+  struct news n;
+  char w[2048], want[1024];
+  read_news(&n);
+  snprintf(want, sizeof want,
+           "ncclTopoPreset: the ring-stage layout in use was not verified against libnccom's DWARF: the file at %s "
+           "(build ID ",
+           replaced_lib);
+  CHECK(res == ncclSuccess, "Preset returned %d", res);
+  CHECK(n.warns == 1 && strstr(first_warn(&n, w, sizeof w), want) == w &&
+            strstr(w, ") is not the libnccom.so.2 mapped in this process (build ID ") != NULL &&
+            strstr(w, "): it was replaced after it was loaded") != NULL,
+        "%d WARNs:\n  got  '%s'\n  want '%s...'", n.warns, w, want);
+  check_fragment(0);
+  if (!failures)
+    printf("selfcheck: libnccom.so.2 replaced after load: not verified (one WARN), the other file's DWARF not read\n");
+  return failures ? 1 : 0;
+}
+
+static int refused_profile(const char *lib, const char *profile, const char *want_why) {
+  load_standin(lib);
+  start_log(NULL, profile);
+  init_cluster();
+  static ncclComm before;
+  memcpy(&before, &comms[1], sizeof before);
+  memset(&frags[1], 0xA5, sizeof frags[1]);
+  double t0 = now_ms();
+  ncclResult_t res = preset(&comms[1], &graph, &frags[1]);
+  double took = now_ms() - t0;
+  struct news n;
+  char w[2048], want[2048];
+  read_news(&n);
+  snprintf(want, sizeof want, "ncclTopoPreset: NCCOM_RING_LAYOUT=%s: %s", profile, want_why);
+  CHECK(res == ncclInvalidUsage, "Preset returned %d", res);
+  CHECK(took < 10000, "Preset took %.0f ms", took);
+  CHECK(n.warns == 1 && strstr(first_warn(&n, w, sizeof w), want) == w &&
+            strstr(w, "; write one with `nccom-abi profile LIB`, or unset it for D3's offsets") != NULL,
+        "%d WARNs:\n  got  '%s'\n  want '%s...'", n.warns, w, want);
+  CHECK(memcmp(&before, &comms[1], sizeof before) == 0 && frags[1].ringRecv[0] == (int)0xA5A5A5A5,
+        "a refused call wrote");
+  if (!failures) printf("selfcheck: NCCOM_RING_LAYOUT refused: %s\n", want_why);
+  return failures ? 1 : 0;
+}
+
 /* ---- bench ---- */
 
 static double now_ms(void) {
@@ -473,7 +595,10 @@ int main(int argc, char **argv) {
   if (argc == 3 && (strcmp(argv[1], "off") == 0 || strcmp(argv[1], "warn") == 0)) return proceed(argv[2], argv[1]);
   if (argc >= 2 && argc <= 3 && strcmp(argv[1], "unverified") == 0) return unverified(argc == 3 ? argv[2] : NULL);
   if (argc == 3 && strcmp(argv[1], "bench") == 0) return bench(argv[2]);
+  if (argc == 4 && strcmp(argv[1], "hostile") == 0) return hostile(argv[2], argv[3]);
+  if (argc == 4 && strcmp(argv[1], "replaced") == 0) return replaced(argv[2], argv[3]);
+  if (argc == 5 && strcmp(argv[1], "profile") == 0) return refused_profile(argv[2], argv[3], argv[4]);
   fprintf(stderr, "usage: selfcheck-host-{match,moved} refuse LIB [VALUE] | run LIB [PROFILE] | off LIB | warn LIB | "
-                  "unverified [LIB] | bench LIB\n");
+                  "unverified [LIB] | bench LIB | hostile LIB WANT | replaced LIB OTHER | profile LIB PROFILE WANT\n");
   return 2;
 }

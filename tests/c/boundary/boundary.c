@@ -425,7 +425,7 @@ static int layout_bad(const char *lib) {
   int fd = mkstemp(path), lfd = mkstemp(logPath);
   if (fd < 0 || lfd < 0) return 2;
   const char *bad = "{\"ncclComm\": {\"topo\": 17552, \"rank\": 17648, \"nRanks\": 17620, \"node\": 17640, "
-                    "\"nNodes\": 17644, \"nChannels\": 17704}}";
+                    "\"nNodes\": 17644, \"nChannels\": 17704}, \"sizeof\": {\"ncclComm\": 19216}}";
   if (write(fd, bad, strlen(bad)) < 0) return 2;
   close(fd);
   close(lfd);

@@ -1,0 +1,51 @@
+#!/bin/sh
+# profile_check.sh BUILD - issue 21's attacks on the layout profile
+# (NCCOM_RING_LAYOUT), through a host that preloads libnccomring and maps
+# the moved stand-in libnccom.so.2 (selfcheck_host.c, mode profile): each
+# profile is refused at the first Preset with the E4 WARN naming what is
+# wrong, within 10 s (a FIFO is never waited on, /dev/zero never read),
+# and nothing is written. Part of `make test-layout-profile`.
+set -u
+build=$(cd "$1" && pwd)
+sc=$build/abi/selfcheck
+lib=$sc/moved/libnccom.so.2
+host=$sc/host-moved
+tool=$build/nccom-abi
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail=0
+run() {
+  profile=$1
+  want=$2
+  env -u NCCOM_RING_PLATFORM -u NCCOM_RING_POD_ORDER -u NCCOM_RING_DUMP -u NCCL_DEBUG -u NCCL_DEBUG_FILE \
+    -u NCCOM_RING_LAYOUT -u NCCOM_RING_ABI_CHECK -u NCCL_DEBUG_SUBSYS LD_PRELOAD="$build/libnccomring.so" \
+    timeout 60 "$host" profile "$lib" "$profile" "$want" || fail=1
+}
+
+"$tool" profile "$lib" > "$dir/moved.json" || exit 1
+"$tool" profile "$sc/match/libnccom.so.2" > "$dir/match.json" || exit 1
+ln -s "$dir/moved.json" "$dir/link.json"
+mkfifo "$dir/fifo.json"
+head -c 70000 /dev/zero | tr '\0' ' ' > "$dir/big.json"
+cat "$dir/moved.json" >> "$dir/big.json"
+sed 's/"rank": [0-9]*/"rank": 9223372036854775804/' "$dir/moved.json" > "$dir/huge-offset.json"
+sed 's/"nChannels": [0-9]*/"nChannels": 19224/' "$dir/moved.json" > "$dir/past-sizeof.json"
+match_id=$(sed -n 's/.*"buildId": "\([0-9a-f]*\)".*/\1/p' "$dir/match.json")
+moved_id=$(sed -n 's/.*"buildId": "\([0-9a-f]*\)".*/\1/p' "$dir/moved.json")
+printf '{"ncclComm": {"topo": 17552, "rank": 17612, "nRanks": 17616, "node": 17640, "nNodes": 17644, "nChannels": 17704}, "buildId": "%s"}\n' \
+  "$moved_id" > "$dir/no-sizeof.json"
+
+run "$dir/link.json" "it is a symbolic link, which is not followed"
+run "$dir/fifo.json" "it is not a regular file (a FIFO)"
+run /dev/zero "it is not a regular file (a device)"
+run "$dir" "it is not a regular file (a directory)"
+run "$dir/big.json" "it has $(wc -c < "$dir/big.json" | tr -d ' ') bytes, more than the 65536 a layout profile may have"
+run "$dir/match.json" "it is for build ID $match_id, and the libnccom.so.2 mapped in this process ($lib) has build ID $moved_id"
+run "$dir/huge-offset.json" "ncclComm.rank at +9223372036854775804 is outside [0, 19224), the sizeof(ncclComm) as the profile declares it"
+run "$dir/past-sizeof.json" "ncclComm.nChannels at +19224 is outside [0, 19224), the sizeof(ncclComm) as the profile declares it"
+run "$dir/no-sizeof.json" "no \"sizeof\" object"
+if [ $fail -ne 0 ]; then
+  echo "profile_check: FAILED"
+  exit 1
+fi
+echo "test-layout-profile: a link, a FIFO, /dev/zero, a directory, a 70 KB file, another build's profile, an offset at 2^63-4, one past its own sizeof, no sizeof: each refused (E4) within 10 s"
