@@ -1,0 +1,35 @@
+package ring_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/ring"
+)
+
+// Preset finds a rank listed twice with an open-addressing table of 512
+// slots (preset.go's positionSet), which ranks 512 apart share: 0, 512,
+// 1024 and 1536 all hash to slot 0, so each is stored one slot past the
+// last, and a rank listed again is found after probing past the others.
+func TestPresetIntraRanksSharingAHashSlot(t *testing.T) {
+	preset := func(rank int32, intra ...int32) (*abi.TopoRanks, error) {
+		comm := &abi.Comm{Rank: rank, NRanks: 2048, LocalRanks: 4}
+		graph := &abi.TopoGraph{Pattern: 4, NChannels: 1}
+		copy(graph.Intra[:], intra)
+		frag := new(abi.TopoRanks)
+		return frag, ring.Preset(comm, graph, frag, generic)
+	}
+
+	frag, err := preset(1024, 0, 512, 1024, 1536)
+	require.NoError(t, err)
+	assert.Equal(t, [4]int32{0, 1536, 512, 1536}, [4]int32{frag.RingRecv[0], frag.RingSend[0], frag.RingPrev[0], frag.RingNext[0]},
+		"head, tail, prev, next of rank 1024")
+
+	_, err = preset(0, 0, 512, 1024, 512)
+	requireNCCLError(t, err, abi.InvalidArgument, "ncclTopoPreset: channel 0 lists rank 512 twice (positions 1 and 3)")
+	_, err = preset(0, 0, 512, 1024, 1024)
+	requireNCCLError(t, err, abi.InvalidArgument, "ncclTopoPreset: channel 0 lists rank 1024 twice (positions 2 and 3)")
+}
