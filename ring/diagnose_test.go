@@ -123,6 +123,12 @@ func TestDiagnosisRules(t *testing.T) {
 		{"the rank reached by nobody is rank 0", []int{4}, [][]int{{1, 0, 2, 3}},
 			[]edit{{1, 3, 2}},
 			"ncclTopoPostset: rank 1, channel 1: ringNext is 2 but rank 2's ringPrev is 0; rank 0 is reached by nobody", nil},
+		// The same node and rank 1's ringNext, and the tail 3's ringNext
+		// (which the stitch replaces) is 0: rank 0 names 1 as its ringPrev
+		// but is rank 3's ringNext, so no rank is reached by nobody.
+		{"a rank that some ringNext names is reached", []int{4}, [][]int{{1, 0, 2, 3}},
+			[]edit{{1, 3, 2}, {3, 3, 0}},
+			"ncclTopoPostset: rank 1, channel 1: ringNext is 2 but rank 2's ringPrev is 0", nil},
 		// Node 0 runs 0 1 2 3; rank 0's ringNext is 3 and its own ringPrev
 		// 0. Ranks 0 and 1 both name 0 as their ringPrev and are nobody's
 		// ringNext: the lower, 0, is the one reached by nobody.
