@@ -76,6 +76,14 @@ func TestDiagnosisRules(t *testing.T) {
 		{"agreed head: a marked value wins over the first rank's", []int{4}, [][]int{{1, 2, 3, 0}},
 			[]edit{{0, 0, 3}, {2, 0, 3}},
 			"ncclTopoPostset: rank 0, channel 1: ringRecv (head) is 3 but node 0's head is 1 (held by 2 of its 4 ranks)", nil},
+		// Node 0 runs 1 2 3 0. Rank 0 says the head is 2, and the head 1's
+		// own ringPrev (which the stitch replaces) is 3: 1 is held by
+		// three ranks, none of the held values has ringPrev -1 and the
+		// first rank's value is not among them, so the head is 1. Rank 0
+		// is the one rank named.
+		{"agreed head: the most held value, none marked, not the first rank's", []int{4}, [][]int{{1, 2, 3, 0}},
+			[]edit{{0, 0, 2}, {1, 2, 3}},
+			"ncclTopoPostset: rank 0, channel 1: ringRecv (head) is 2 but node 0's head is 1 (held by 3 of its 4 ranks)", nil},
 		// Nodes {0,1} {2,3} {4,5}, each run backwards on channel 1. Both
 		// ranks of node 1 say its head is 4, a rank of node 2: rank 4 is
 		// named once (its node), rank 3 once (ringPrev -1 although it is

@@ -141,6 +141,8 @@ func TestPostsetErrors(t *testing.T) {
 			"ncclTopoPostset: comm->nRanks 0 is not positive"},
 		{"P3 rank out of range", func(f *postsetFixture) { f.comm.Rank = 9 }, generic, 0, abi.InvalidArgument,
 			"ncclTopoPostset: comm->rank 9 is outside [0, 8)"},
+		{"P3 rank at nRanks", func(f *postsetFixture) { f.comm.Rank = 8 }, generic, 0, abi.InvalidArgument,
+			"ncclTopoPostset: comm->rank 8 is outside [0, 8)"},
 		{"P5 kangaRing count 5", func(f *postsetFixture) { f.comm.NKangaRingChannels = 5 }, generic, 0, abi.InvalidArgument,
 			"ncclTopoPostset: comm->nKangaRingChannels 5 is outside [0, 4]"},
 		{"P6 unknown platform", func(f *postsetFixture) {}, failingPlatform{&kanga.UnknownPlatformError{Value: "x"}}, 0, abi.InvalidUsage,

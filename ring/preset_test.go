@@ -33,3 +33,28 @@ func TestPresetIntraRanksSharingAHashSlot(t *testing.T) {
 	_, err = preset(0, 0, 512, 1024, 1024)
 	requireNCCLError(t, err, abi.InvalidArgument, "ncclTopoPreset: channel 0 lists rank 1024 twice (positions 2 and 3)")
 }
+
+// The largest node Preset takes: 256 local ranks (S6) on 32 channels (S7),
+// which fill graph->intra's 8192 entries (S8's bound) exactly. Channel c
+// runs the node's ranks from rank c: rank 5 is at position 5 - c.
+func TestPresetTakes256LocalRanksOn32Channels(t *testing.T) {
+	comm := &abi.Comm{Rank: 5, NRanks: 256, LocalRanks: 256}
+	graph := &abi.TopoGraph{Pattern: 4, NChannels: 32}
+	for c := range 32 {
+		for i := range 256 {
+			graph.Intra[c*256+i] = int32((c + i) % 256)
+		}
+	}
+	frag := new(abi.TopoRanks)
+	require.NoError(t, ring.Preset(comm, graph, frag, generic))
+	assert.EqualValues(t, 32, comm.NChannels)
+	for _, tc := range []struct{ c, head, tail, prev, next int32 }{
+		{0, 0, 255, 4, 6},  // position 5
+		{5, 5, 4, -1, 6},   // position 0: the head
+		{6, 6, 5, 4, -1},   // position 255: the tail
+		{31, 31, 30, 4, 6}, // position 230
+	} {
+		got := [4]int32{frag.RingRecv[tc.c], frag.RingSend[tc.c], frag.RingPrev[tc.c], frag.RingNext[tc.c]}
+		assert.Equal(t, [4]int32{tc.head, tc.tail, tc.prev, tc.next}, got, "channel %d: head, tail, prev, next", tc.c)
+	}
+}

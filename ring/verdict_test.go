@@ -252,6 +252,21 @@ func TestLongWalkIsCutAfter64Ranks(t *testing.T) {
 	assert.Equal(t, want+" ... (36 more)", out[0].walks[0])
 }
 
+// The walk is cut after 64 ranks even when the 65th is rank 0 again:
+// rank 63's ringNext 0 closes 0..63 on itself in a node of 100.
+func TestWalkCutWhereItComesBackToRankZero(t *testing.T) {
+	j := gatherCluster(t, newCluster(100).channel(0, seq(0, 100), 0, 0).channels(1))
+	j.fragments[63].RingNext[0] = 0
+	out := postsetEveryRank(t, j)
+	v := oneVerdict(t, out)
+	assert.Equal(t, "ncclTopoPostset: rank 63, channel 0: ringNext is 0, its node's head", v.text)
+	want := "Channel 00/01 : "
+	for r := range 64 {
+		want += fmt.Sprintf(" %3d", r)
+	}
+	assert.Equal(t, []string{want + " ... (36 more)"}, out[0].walks)
+}
+
 func TestFragmentWithNoChannelIsAnInternalError(t *testing.T) {
 	j := gatherCluster(t, newCluster(2, 2).channel(0, []int{0, 1}, 0, 0).channels(1))
 	j.fragments[3].RingRecv[0] = -1
