@@ -490,6 +490,24 @@ $(BUILD)/libnccomring-evil.so: tests/c/security/evil.c
 test-security: $(BUILD)/security-host $(BUILD)/libnccomring-evil.so $(LIB) $(BUILD)/$(SONAME) $(PRELOAD) $(BUILD)/ringstage $(RINGS_TOOL)
 	sh tests/c/security/check.sh $(CURDIR)/$(BUILD)
 
+# Issue 20: mutation testing of ring/, kanga/ and netdev/ with gremlins
+# (docs/mutation.md), not part of `make test`: it runs a package's tests
+# once per mutant, some 35 minutes here. mk/mutate.sh installs gremlins at
+# GREMLINS_VERSION into $(BUILD)/tools through the Go module proxy if it is
+# not there, writes $(BUILD)/mutate-PKG.txt and .json, prints the survivors
+# and one line per package, and fails under 90% test efficacy or 85%
+# mutator coverage. Two workers on a 2-core machine; a mutant is stopped
+# after 20 times the duration of the coverage run (an endless loop; on a
+# machine busy with other work, now and then a slow mutant too).
+GREMLINS_VERSION           := v0.6.0
+MUTATE_PACKAGES            ?= ring kanga netdev
+MUTATE_WORKERS             ?= 2
+MUTATE_TIMEOUT_COEFFICIENT ?= 20
+.PHONY: mutate
+mutate:
+	@GO=$(GO) GREMLINS_VERSION=$(GREMLINS_VERSION) MUTATE_WORKERS=$(MUTATE_WORKERS) \
+	  MUTATE_TIMEOUT_COEFFICIENT=$(MUTATE_TIMEOUT_COEFFICIENT) sh mk/mutate.sh $(BUILD) $(MUTATE_PACKAGES)
+
 TEST_STEPS := test-go test-header test-c test-example test-dump test-graphs test-mpi test-boundary test-preload test-glibc test-abi-tool \
   test-layout-profile test-abi-check test-conformance-timeout test-hostile test-security test-sanitizers test-fuzz test-bench \
   test-footprint test-conformance test-proofs test-cmake test-install

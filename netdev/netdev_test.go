@@ -54,6 +54,8 @@ func TestGetNetDevErrors(t *testing.T) {
 		{"G7 count zero", 0, 3, 0, "ncclTopoGetNetDev: sys->nodes[0].count 0 is outside [1, 256]"},
 		{"G7 count too big", 257, 3, 0, "ncclTopoGetNetDev: sys->nodes[0].count 257 is outside [1, 256]"},
 		{"G8 past intra", 256, 40, 33, "ncclTopoGetNetDev: channel 33 x count 256 reaches past graph->intra[8192]"},
+		// 32 x 256 is intra[8192] itself, one past the last (G8 before G9).
+		{"G8 at intra's end", 256, 40, 32, "ncclTopoGetNetDev: channel 32 x count 256 reaches past graph->intra[8192]"},
 		{"G9 past inter", 1, 40, 32, "ncclTopoGetNetDev: channel 32 reaches past graph->inter[64]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

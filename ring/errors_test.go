@@ -148,6 +148,8 @@ func TestPostsetErrors(t *testing.T) {
 			"ncclTopoPostset: comm->nRanks 0 is not positive"},
 		{"P3 rank out of range", func(f *postsetFixture) { f.comm.Rank = 9 }, generic, abi.InvalidArgument,
 			"ncclTopoPostset: comm->rank 9 is outside [0, 8)"},
+		{"P3 rank at nRanks", func(f *postsetFixture) { f.comm.Rank = 8 }, generic, abi.InvalidArgument,
+			"ncclTopoPostset: comm->rank 8 is outside [0, 8)"},
 		{"P5 kangaRing count 5", func(f *postsetFixture) { f.comm.NKangaRingChannels = 5 }, generic, abi.InvalidArgument,
 			"ncclTopoPostset: comm->nKangaRingChannels 5 is outside [0, 4]"},
 		{"P6 unknown platform", func(f *postsetFixture) {}, failingPlatform{&kanga.UnknownPlatformError{Value: "x"}}, abi.InvalidUsage,
@@ -156,6 +158,11 @@ func TestPostsetErrors(t *testing.T) {
 			"ncclTopoPostset: allTopoRanks[6] is NULL"},
 		{"P8 ringRecv out of range", setField(2, 0, 1, 8), generic, abi.InvalidArgument, "ncclTopoPostset: rank 2, channel 1: ringRecv is 8, outside [0, 8)"},
 		{"P8 ringSend negative", setField(5, 1, 0, -1), generic, abi.InvalidArgument, "ncclTopoPostset: rank 5, channel 0: ringSend is -1, outside [0, 8)"},
+		{"P8 ringSend of a whole node at nRanks on the last channel", func(f *postsetFixture) {
+			for r := 4; r < 8; r++ {
+				f.frags[r].RingSend[1] = 8
+			}
+		}, generic, abi.InvalidArgument, "ncclTopoPostset: rank 4, channel 1: ringSend is 8, outside [0, 8)"},
 		{"P9 ringPrev below -1", setField(0, 2, 1, -2), generic, abi.InvalidArgument, "ncclTopoPostset: rank 0, channel 1: ringPrev is -2, outside [-1, 8)"},
 		{"P9 ringNext past nRanks", setField(7, 3, 0, 8), generic, abi.InvalidArgument, "ncclTopoPostset: rank 7, channel 0: ringNext is 8, outside [-1, 8)"},
 		{"P10 head: ranks of a node disagree on a head", setField(6, 0, 1, 6), generic, abi.InternalError, "ncclTopoPostset: rank 6, channel 1: ringRecv (head) is 6 but node 1's head is 7 (held by 3 of its 4 ranks)"},

@@ -276,6 +276,7 @@ func TestBuildRingsErrors(t *testing.T) {
 		{"B5 rank out of range", 1, 4, 4, ints(1, 2, 3, 0), abi.InvalidArgument, "ncclBuildRings: rank 4 is outside [0, 4)"},
 		{"B6 next out of range", 1, 0, 4, ints(1, 7, 3, 0), abi.InternalError, "Error : ring 0: rank 1 has next 7, outside [0, 4)"},
 		{"B6 negative next", 1, 0, 4, ints(1, -1, 3, 0), abi.InternalError, "Error : ring 0: rank 1 has next -1, outside [0, 4)"},
+		{"B6 next at nranks", 1, 0, 4, ints(1, 4, 3, 0), abi.InternalError, "Error : ring 0: rank 1 has next 4, outside [0, 4)"},
 		// 0>1>2>1>2: never returns to 0; after 4 steps cur is 1... 0,1,2,1 then next(1)=2.
 		{"B7 no loop back", 1, 0, 4, ints(1, 2, 1, 0), abi.InternalError, "Error : ring 0 does not loop back to start (2 != 0)"},
 		// 0>1>0>1>0 loops back after 4 steps but misses 2 and 3.
