@@ -4,9 +4,12 @@ import (
 	"debug/dwarf"
 	"fmt"
 	"io"
+	"reflect"
 	"sort"
 	"strings"
+	"unsafe"
 
+	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/abicheck"
 	"github.com/nccomring/libnccomring/internal/cli"
 )
@@ -21,6 +24,11 @@ indented. STRUCT names a struct, class or typedef'd struct (any, not only
 the ring stage's); the default is the six the ring stage touches:
 ` + "  ncclRing ncclChannel ncclTopoRanks ncclTopoGraph ncclTopoSystem ncclComm" + `
 
+In ncclTopoRanks (a fragment), the member over +832..+895 is followed by
+the words of the ring stage's record (D25, struct nccomRingRecord in
+include/nccom_ring.h) that this library keeps there, or by a note saying
+which member of LIB is there instead.
+
 Flags:
   --json   the listing as JSON: per struct its rows (member, hole, padding)
            with depth, name, type, offset and size
@@ -29,7 +37,10 @@ Flags:
 
 // dumpRow is one line of a listing.
 type dumpRow struct {
-	Kind   string `json:"kind"` // "member", "hole" (before the next member) or "padding" (at the end)
+	// "member", "hole" (before the next member), "padding" (at the end), or
+	// in ncclTopoRanks "record" (a word of the record, D25) or "note"
+	// (the record's bytes are not one member of LIB's; Name says why).
+	Kind   string `json:"kind"`
 	Depth  int    `json:"depth"`
 	Type   string `json:"type,omitempty"`
 	Name   string `json:"name,omitempty"` // with array dimensions; "" for an anonymous struct or union
@@ -106,6 +117,9 @@ func dumpLibrary(path string, names []string) ([]*dumpedStruct, error) {
 func dumpStruct(def *structDef) *dumpedStruct {
 	ds := &dumpedStruct{Struct: def.Name, FoundAs: def.Found, Size: def.Type.Size(), Members: len(def.Type.Field)}
 	ds.Rows = layoutRows(def.Type, 0, 0, ds)
+	if def.Name == "ncclTopoRanks" {
+		ds.Rows = annotateRecord(ds.Rows)
+	}
 	// Spell the head as the source would: a typedef'd anonymous struct as
 	// pahole prints it, a typedef of a named struct as that struct.
 	ds.open, ds.close = def.Found+" {", "};"
@@ -162,6 +176,58 @@ func layoutRows(st *dwarf.StructType, base int64, depth int, ds *dumpedStruct) [
 	return rows
 }
 
+// recordWords are struct nccomRingRecord's words (include/nccom_ring.h),
+// from its Go mirror so that the listing cannot drift from the header.
+var recordWords = func() []dumpRow {
+	var rows []dumpRow
+	t := reflect.TypeOf(abi.Record{})
+	for i := range t.NumField() {
+		f := t.Field(i)
+		typ, name := "int", f.Name
+		elem := f.Type
+		if elem.Kind() == reflect.Array {
+			name = fmt.Sprintf("%s[%d]", name, elem.Len())
+			elem = elem.Elem()
+		}
+		if elem.Kind() == reflect.Uint32 {
+			typ = "unsigned"
+		}
+		// The header's names are the mirror's with a lower-case first
+		// letter (JbogID is the one initialism: jbogId).
+		name = strings.ToLower(name[:1]) + strings.Replace(name[1:], "ID", "Id", 1)
+		rows = append(rows, dumpRow{Kind: "record", Type: typ, Name: name,
+			Offset: abi.RecordOffset + int64(f.Offset), Size: int64(f.Type.Size())})
+	}
+	return rows
+}()
+
+// annotateRecord puts the record's words (D25) after the member of
+// ncclTopoRanks whose bytes hold all of +832..+895 (treeToChild1 in
+// libnccom 2.31.24), one level deeper; when no member does, a note naming
+// what LIB has at +832.
+func annotateRecord(rows []dumpRow) []dumpRow {
+	first, size := int64(abi.RecordOffset), int64(unsafe.Sizeof(abi.Record{}))
+	for i, r := range rows {
+		if r.Kind != "member" || r.Inline || r.Offset > first || r.Offset+r.Size < first+size {
+			continue
+		}
+		words := make([]dumpRow, len(recordWords))
+		for j, w := range recordWords {
+			w.Depth = r.Depth + 1
+			words[j] = w
+		}
+		return append(rows[:i+1], append(words, rows[i+1:]...)...)
+	}
+	what := "nothing"
+	for _, r := range rows {
+		if r.Kind == "member" && !r.Inline && r.Offset <= first && first < r.Offset+r.Size {
+			what = fmt.Sprintf("%s at +%d (%d bytes)", r.Name, r.Offset, r.Size)
+		}
+	}
+	note := fmt.Sprintf("the ring stage's record (D25) needs +%d..+%d inside one member; LIB has %s there", first, first+size-1, what)
+	return append(rows, dumpRow{Kind: "note", Name: note, Offset: first, Size: size})
+}
+
 // printDump prints ds in pahole's shape: an inline aggregate opens with
 // "union {" and closes with "} name;" carrying its offset and size.
 func printDump(w io.Writer, ds *dumpedStruct) {
@@ -174,13 +240,24 @@ func printDump(w io.Writer, ds *dumpedStruct) {
 			printLine(w, r.Depth, "}", r.Name, r.Offset, r.Size)
 		}
 	}
+	inRecord := false
 	for _, r := range ds.Rows {
 		closeTo(r.Depth)
+		inRecord = inRecord && r.Kind == "record"
 		switch r.Kind {
 		case "hole":
 			fmt.Fprintf(w, "\n%s/* XXX %d bytes hole */\n\n", indent(r.Depth), r.Size)
 		case "padding":
 			fmt.Fprintf(w, "\n%s/* XXX %d bytes padding */\n", indent(r.Depth), r.Size)
+		case "record":
+			if !inRecord {
+				fmt.Fprintf(w, "%s/* libnccomring's record (D25), struct nccomRingRecord: */\n", indent(r.Depth))
+				inRecord = true
+			}
+			fmt.Fprintf(w, "%s/* %-8s %-18s %5d %5d */\n", indent(r.Depth), r.Type, r.Name+";", r.Offset, r.Size)
+			continue
+		case "note":
+			fmt.Fprintf(w, "\n%s/* XXX %s */\n", indent(r.Depth), r.Name)
 		case "member":
 			if r.Inline {
 				fmt.Fprintf(w, "%s%s {\n", indent(r.Depth), strings.TrimSuffix(r.Type, " {...}"))

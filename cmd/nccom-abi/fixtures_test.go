@@ -357,6 +357,32 @@ func TestDumpAgreesWithPahole(t *testing.T) {
 	}
 }
 
+// dump shows the record (D25) over treeToChild1's slots 16..31 in a
+// fragment of libnccom 2.31.24's shape, and says so in the listing.
+func TestDumpShowsTheRecordInAFragment(t *testing.T) {
+	dumps, err := dumpLibrary(fixture(t, "libnccom-match.so"), []string{"ncclTopoRanks"})
+	require.NoError(t, err)
+	rows := dumps[0].Rows
+	at := -1
+	for i, r := range rows {
+		if r.Name == "treeToChild1[32]" {
+			at = i
+		}
+	}
+	require.GreaterOrEqual(t, at, 0)
+	require.Greater(t, len(rows), at+len(recordWords)+1)
+	for i, w := range recordWords {
+		r := rows[at+1+i]
+		assert.Equal(t, "record", r.Kind)
+		assert.Equal(t, w.Name, r.Name)
+		assert.Equal(t, w.Offset, r.Offset)
+	}
+	assert.Equal(t, "JbogKangaringPath[4][4]", rows[at+1+len(recordWords)].Name)
+	var out bytes.Buffer
+	printDump(&out, dumps[0])
+	assert.Contains(t, out.String(), "\t\t/* unsigned location[8];         864    32 */\n")
+}
+
 // cTypeName is display only, but pahole's spelling helps people compare.
 func TestCTypeNames(t *testing.T) {
 	defs := structsOf(t, "libnccom-match.so")

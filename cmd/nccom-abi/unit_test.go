@@ -82,3 +82,50 @@ func TestParseArgsTakesFlagsAnywhere(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, []string{"lib.so", "-odd-struct"}, ops)
 }
+
+// The record's words as include/nccom_ring.h declares them (D25), written
+// out by hand: a field renamed, moved or resized in the mirror shows here.
+func TestRecordWordsAreTheHeaders(t *testing.T) {
+	type word struct {
+		typ, name    string
+		offset, size int64
+	}
+	want := []word{
+		{"int", "magic", 832, 4}, {"int", "version", 836, 4}, {"int", "rank", 840, 4},
+		{"int", "flags", 844, 4}, {"unsigned", "fingerprint", 848, 4}, {"int", "jbogId", 852, 4},
+		{"int", "virtualCoreSize", 856, 4}, {"unsigned", "checksum", 860, 4},
+		{"unsigned", "location[8]", 864, 32},
+	}
+	var got []word
+	for _, r := range recordWords {
+		got = append(got, word{r.Type, r.Name, r.Offset, r.Size})
+	}
+	assert.Equal(t, want, got)
+}
+
+// A library whose ncclTopoRanks has no one member over +832..+895 gets a
+// note naming what it has at +832, and no record words.
+func TestRecordNoteWhenNoMemberHoldsIt(t *testing.T) {
+	rows := []dumpRow{
+		{Kind: "member", Type: "int", Name: "treeToChild0[32]", Offset: 640, Size: 128},
+		{Kind: "member", Type: "int", Name: "treeToChild1[28]", Offset: 768, Size: 112},
+		{Kind: "member", Type: "int", Name: "JbogKangaringPath[4][4]", Offset: 880, Size: 64},
+	}
+	got := annotateRecord(append([]dumpRow(nil), rows...))
+	require.Len(t, got, 4)
+	assert.Equal(t, rows, got[:3])
+	assert.Equal(t, dumpRow{Kind: "note", Offset: 832, Size: 64,
+		Name: "the ring stage's record (D25) needs +832..+895 inside one member; LIB has treeToChild1[28] at +768 (112 bytes) there"}, got[3])
+
+	// One member covering exactly +832..+895 takes the words, a level in.
+	rows = []dumpRow{{Kind: "member", Type: "int", Name: "spare[16]", Offset: 832, Size: 64}, rows[2]}
+	got = annotateRecord(append([]dumpRow(nil), rows...))
+	require.Len(t, got, 2+len(recordWords))
+	assert.Equal(t, rows[0], got[0])
+	assert.Equal(t, rows[1], got[len(got)-1])
+	for i, w := range got[1 : len(got)-1] {
+		assert.Equal(t, "record", w.Kind)
+		assert.Equal(t, 1, w.Depth)
+		assert.Equal(t, recordWords[i].Offset, w.Offset)
+	}
+}
