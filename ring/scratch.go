@@ -9,9 +9,10 @@ import "github.com/nccomring/libnccomring/abi"
 // do) and running out of it is an answer (ncclSystemError), not Go's fatal
 // "out of memory".
 //
-// The first few blocks are held in the struct itself, so that a call's
-// bookkeeping allocates nothing on the Go heap either (issue 13); only the
-// diagnosis of a failure, which may take more, appends beyond them.
+// The blocks are held in the struct itself, so that a call's bookkeeping
+// allocates nothing on the Go heap either (issue 13). Postset takes four at
+// most (the gathered tables, D25's locations and order, the diagnosis);
+// more, which no caller takes today, would append to a Go slice.
 type scratch struct {
 	alloc  Allocator
 	first  [4]uintptr
