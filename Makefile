@@ -358,7 +358,7 @@ ABI_FIXTURES := $(patsubst %,$(ABI)/libnccom-%.so,$(ABI_VARIANTS)) \
   $(ABI)/libnccom-stripped.so $(ABI)/not-elf.so $(ABI)/libnccom-big.so
 ABI_BIG_STRUCTS ?= 11000
 
-$(ABI_TOOL): $(wildcard cmd/nccom-abi/*.go internal/cli/*.go abicheck/*.go layout/*.go version/*.go) go.mod
+$(ABI_TOOL): $(wildcard cmd/nccom-abi/*.go abi/*.go internal/cli/*.go abicheck/*.go layout/*.go version/*.go) go.mod
 	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-abi
 $(ABI)/libnccom-%.so: $(ABI_SRC)
 	@mkdir -p $(ABI)

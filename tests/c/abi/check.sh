@@ -128,7 +128,7 @@ want 'size: 19224, members: 62, holes: 2, sum holes: 9, padding: 0'
 # A fragment shows the ring stage's record (D25) over treeToChild1[16..31].
 run "dump match ncclTopoRanks" "$tool" dump "$dir/libnccom-match.so" ncclTopoRanks
 want_rc 0
-want 'record (D25), struct nccomRingRecord'
+want 'record \(D25\), struct nccomRingRecord'
 want 'int      magic; .* 832     4'
 
 # check on a >= 10 MB library with debug info, in under 2 s.
