@@ -272,11 +272,31 @@ static void preset_raw(struct input *in) {
     for (int c = 0; c < n; c++)
       if (frag.ringRecv[c] != g.intra[c * L] || frag.ringSend[c] != g.intra[c * L + L - 1])
         die("Preset head/tail are not intra[c*L] / intra[c*L+L-1]");
-    if (memcmp(&frag.treeToParent, &canary.treeToParent, 3 * sizeof frag.treeToParent) != 0)
+    /* The dead tree region up to the record (D25): +512..+831. */
+    if (memcmp(&frag.treeToParent, &canary.treeToParent, NCCOM_RING_RECORD_OFFSET - 512) != 0)
       die("Preset wrote the tree region");
+    /* The record: its first word always (D25); with no NCCOM_RING_* set here it
+     * carries nothing, so the magic is 0 and the other 60 bytes are untouched. */
+    const unsigned char *rec = (const unsigned char *)&frag + NCCOM_RING_RECORD_OFFSET;
+    const unsigned char *old = (const unsigned char *)&canary + NCCOM_RING_RECORD_OFFSET;
+    int magic;
+    memcpy(&magic, rec, sizeof magic);
+    if (magic != 0) die("Preset's record magic is not 0 with no NCCOM_RING_* variable set");
+    if (memcmp(rec + sizeof magic, old + sizeof magic, sizeof(struct nccomRingRecord) - sizeof magic) != 0)
+      die("Preset wrote record words past a 0 magic");
   }
   free(before);
   free(comm);
+}
+
+/* The record (D25) a Preset writes depends on these; mode 3 expects none. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc, (void)argv;
+  unsetenv("NCCOM_RING_NODE_ORDER");
+  unsetenv("NCCOM_RING_LOCATION");
+  unsetenv("NCCOM_RING_POD_ORDER");
+  return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
