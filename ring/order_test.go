@@ -246,7 +246,8 @@ func TestNodeLocationIsTheMostCarried(t *testing.T) {
 }
 
 // Policies not applied (D25): with enablePod on several nodes or on
-// TRN3-SwitchV1, D8's order and one INFO line.
+// TRN3-SwitchV1, D8's order and one INFO line; with enablePod on one node
+// the policy applies.
 func TestNetworkOrderIsNotAppliedToPodsOrOnSwitchV1(t *testing.T) {
 	cl := orderCluster(4)
 	loc := func(m int) string { return []string{"s/b", "s/a", "s/b", "s/a"}[m] }
@@ -267,6 +268,18 @@ func TestNetworkOrderIsNotAppliedToPodsOrOnSwitchV1(t *testing.T) {
 	v = oneVerdict(t, postsetEveryRank(t, j))
 	require.Equal(t, abi.Success, v.code, v.text)
 	assert.Equal(t, ring.Order{Asked: true, Info: "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied on TRN3-SwitchV1: stitching in rank order"}, v.order)
+
+	// enablePod on one node is no pod job (D15 is for more than one node):
+	// the policy applies, to a sequence of one node.
+	one := orderCluster(1)
+	j = orderJob(t, one, everyRank, loc)
+	for _, c := range j.comms {
+		c.EnablePod = 1
+	}
+	v = oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+	assert.Equal(t, ring.Order{Asked: true, Network: true, Sequence: []int32{0},
+		Summary: "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0; per ring, level 1: 0 crossings of 1 groups, level 2: 0 crossings of 1 groups"}, v.order)
 }
 
 // D27: on TRN3-SwitchV1, a node whose JBOG id is 4 fails every rank, the
