@@ -1,6 +1,7 @@
 package ring_test
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -452,5 +453,31 @@ func TestNetworkOrderWorkingMemory(t *testing.T) {
 		}
 		assert.Equal(t, want, sc.ints, "network %v", network)
 		assert.Empty(t, sc.live, "all freed")
+	}
+}
+
+// P7b for the node order's working memory: when the block of the
+// locations ((9+2) x 32 + (9+1) x 8 + 1 = 433 ints) or of the order
+// ((8+3) x 8 = 88 ints) cannot be had, Postset is ncclSystemError naming
+// the bytes, writes nothing and frees what it took.
+func TestNetworkOrderWithoutWorkingMemoryIsASystemError(t *testing.T) {
+	j := orderJob(t, orderCluster(8), everyRank, alternating)
+	var all []*abi.TopoRanks
+	for r := range j.fragments {
+		all = append(all, &j.fragments[r])
+	}
+	for _, tc := range []struct {
+		blocks int // given before the one that fails
+		bytes  int
+	}{{1, 4 * 433}, {2, 4 * 88}} {
+		comm := *j.comms[5]
+		before := bytes.Clone(bytesOf(&comm))
+		heads := make([]int32, 32)
+		sc := &failAfter{inner: newGoAlloc(), after: tc.blocks}
+		_, err := ring.Postset(&comm, heads, all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc(), Scratch: sc})
+		requireNCCLError(t, err, abi.SystemError, fmt.Sprintf("ncclTopoPostset: malloc of %d bytes of working memory for 32 ranks x 2 channels failed", tc.bytes))
+		assert.Equal(t, before, bytesOf(&comm))
+		assert.Equal(t, make([]int32, 32), heads)
+		assert.Empty(t, sc.inner.live, "working memory freed")
 	}
 }
