@@ -2,6 +2,7 @@ package nodeorder_test
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -209,5 +210,55 @@ func TestSequenceMatchesModelOnRandomTrees(t *testing.T) {
 			require.EqualValues(t, i, m, "trial %d: a grouped order was reordered: %v", trial, again)
 		}
 		require.Equal(t, unplaced, unplacedAgain)
+	}
+}
+
+// Every byte value as a one-byte name: exactly the 66 characters the
+// README lists are accepted, the range ends included ('A' and 'Z', 'a' and
+// 'z', '0' and '9'), and their neighbours ('@', '[', '`', '{', ';', ...)
+// refused. '/' separates names, so it is the one byte not tried.
+func TestParseAcceptsExactlyTheNameCharacters(t *testing.T) {
+	const allowed = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-"
+	for b := range 256 {
+		if b == '/' {
+			continue
+		}
+		name := string([]byte{byte(b)})
+		l, err := nodeorder.Parse(name)
+		if strings.IndexByte(allowed, byte(b)) >= 0 {
+			require.NoError(t, err, "byte %#x", b)
+			assert.Equal(t, nodeorder.Location{Levels: 1, Hash: [8]uint32{nodeorder.Hash(name)}}, l)
+		} else {
+			require.Error(t, err, "byte %#x", b)
+			assert.Contains(t, err.Error(), "at byte 1; only A-Z a-z 0-9 . _ : -", "byte %#x", b)
+		}
+	}
+}
+
+// A location that has ended at a level is a group of its own there, apart
+// from every name, even one whose hash is 0, 1 or 0xffffffff (names travel
+// as their 32-bit hash; the mark for "ended" must be no hash at all). The
+// names below were found by a meet-in-the-middle search; the standard
+// library's FNV-1a confirms their hashes. Node 2 ("s0") ends at level 2
+// and must not join node 0's group whatever node 0's name there hashes
+// to: the sequence keeps D8's order and level 2 has three groups.
+func TestAnEndedLocationIsNoName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		hash uint32
+	}{{"BR42qf", 0}, {"5G17qk", 1}, {"-rdXSf", 0xffffffff}} {
+		h := fnv.New32a()
+		h.Write([]byte(tc.name))
+		require.Equal(t, tc.hash, h.Sum32(), tc.name)
+		require.Equal(t, tc.hash, nodeorder.Hash(tc.name), tc.name)
+
+		locs := locations(t, "s0/"+tc.name, "s0/x", "s0")
+		seq, g, unplaced := sequence(locs)
+		assert.Equal(t, []int32{0, 1, 2}, seq, tc.name)
+		assert.Zero(t, unplaced)
+		assert.Equal(t, []int32{0, 1, 2}, g.Group[1], "level 2: each node a group of its own")
+		crossings, groups := nodeorder.Crossings(g, seq)
+		assert.Equal(t, [8]int{0, 3}, crossings)
+		assert.Equal(t, [8]int{1, 3}, groups)
 	}
 }

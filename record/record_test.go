@@ -139,3 +139,37 @@ func TestFingerprint(t *testing.T) {
 	neg := &abi.TopoGraph{NChannels: -2}
 	assert.Equal(t, fnvOfWords(0xfffffffe), record.Fingerprint(neg))
 }
+
+// Each field alone makes a record (Carries is an "or" of the four), and
+// Read gives back exactly what was written: every flag on its own, so a
+// flag read as set when it is not shows; no location (0 levels) and the
+// most levels, 8, are both valid.
+func TestEveryFieldAloneRoundTrips(t *testing.T) {
+	eight, err := nodeorder.Parse("a/b/c/d/e/f/g/h")
+	require.NoError(t, err)
+	require.EqualValues(t, 8, eight.Levels)
+	one, err := nodeorder.Parse("leaf")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name  string
+		f     record.Fields
+		flags uint32 // word 3 as the header lays it out
+	}{
+		{"network only", record.Fields{Rank: 2, Network: true}, 0x1},
+		{"pod order only", record.Fields{Rank: 2, PodNode: true}, 0x2},
+		{"SwitchV1 only", record.Fields{Rank: 2, SwitchV1: true, JbogID: 3, VirtualCore: 1}, 0x4},
+		{"a location of 1 level only", record.Fields{Rank: 2, Location: one}, 1 << 8},
+		{"a location of 8 levels only", record.Fields{Rank: 2, Location: eight}, 8 << 8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var frag abi.TopoRanks
+			record.Write(&frag, &tc.f)
+			b := fragmentBytes(&frag)
+			assert.Equal(t, []byte{0xCE, 0x11, 0x5A, 0xD2}, b[832:836], "written: the magic")
+			assert.Equal(t, tc.flags, binary.LittleEndian.Uint32(b[832+12:]), "flags")
+			got, ok := record.Read(&frag, 2)
+			require.True(t, ok)
+			assert.Equal(t, tc.f, got)
+		})
+	}
+}

@@ -178,6 +178,13 @@ func TestPostsetErrors(t *testing.T) {
 			withRecords(f, func(r int) record.Fields { return record.Fields{PodNode: r != 5} })
 		}, generic, abi.InvalidUsage,
 			"ncclTopoPostset: comm->enablePod is 1 on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 5 did not)"},
+		{"P12 pods refused: one rank's valid record does not say node (D27)", func(f *postsetFixture) {
+			// Every rank asks for the network order, so rank 5 carries a
+			// record all the same: it is read, and it says no.
+			f.comm.EnablePod = 1
+			withRecords(f, func(r int) record.Fields { return record.Fields{Network: true, PodNode: r != 5} })
+		}, generic, abi.InvalidUsage,
+			"ncclTopoPostset: comm->enablePod is 1 on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 5 did not)"},
 		{"P13 virtual core size of the first failing rank, before its JBOG id (D27)", func(f *postsetFixture) {
 			withRecords(f, func(r int) record.Fields {
 				return record.Fields{SwitchV1: true, VirtualCore: []int32{0, 0, 0, 0, 0, 0, 2, 3}[r], JbogID: []int32{1, 2, 3, 1, 2, 3, 0, 1}[r]}

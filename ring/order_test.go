@@ -1,6 +1,7 @@
 package ring_test
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -141,6 +142,9 @@ func TestNetworkOrderFallsBackToRankOrderOnEveryRank(t *testing.T) {
 		{"one rank of 32 without NCCOM_RING_NODE_ORDER", func() *job {
 			return orderJob(t, cl, func(r int) bool { return r != 13 }, alternating)
 		}, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 13 does not ask for it (1 of 32 ranks do not, or carry no valid record): stitching in rank order (D9) on every rank", true},
+		{"ranks 0 and 21 without NCCOM_RING_NODE_ORDER: the first named", func() *job {
+			return orderJob(t, cl, func(r int) bool { return r != 0 && r != 21 }, alternating)
+		}, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 0 does not ask for it (2 of 32 ranks do not, or carry no valid record): stitching in rank order (D9) on every rank", true},
 		{"a node whose graph has other NICs", func() *job {
 			odd := orderCluster(8)
 			odd.graphs[5].Inter[1] = 9
@@ -243,7 +247,8 @@ func TestNodeLocationIsTheMostCarried(t *testing.T) {
 }
 
 // Policies not applied (D25): with enablePod on several nodes or on
-// TRN3-SwitchV1, D8's order and one INFO line.
+// TRN3-SwitchV1, D8's order and one INFO line; with enablePod on one node
+// the policy applies.
 func TestNetworkOrderIsNotAppliedToPodsOrOnSwitchV1(t *testing.T) {
 	cl := orderCluster(4)
 	loc := func(m int) string { return []string{"s/b", "s/a", "s/b", "s/a"}[m] }
@@ -264,6 +269,18 @@ func TestNetworkOrderIsNotAppliedToPodsOrOnSwitchV1(t *testing.T) {
 	v = oneVerdict(t, postsetEveryRank(t, j))
 	require.Equal(t, abi.Success, v.code, v.text)
 	assert.Equal(t, ring.Order{Asked: true, Info: "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied on TRN3-SwitchV1: stitching in rank order"}, v.order)
+
+	// enablePod on one node is no pod job (D15 is for more than one node):
+	// the policy applies, to a sequence of one node.
+	one := orderCluster(1)
+	j = orderJob(t, one, everyRank, loc)
+	for _, c := range j.comms {
+		c.EnablePod = 1
+	}
+	v = oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+	assert.Equal(t, ring.Order{Asked: true, Network: true, Sequence: []int32{0},
+		Summary: "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0; per ring, level 1: 0 crossings of 1 groups, level 2: 0 crossings of 1 groups"}, v.order)
 }
 
 // D27: on TRN3-SwitchV1, a node whose JBOG id is 4 fails every rank, the
@@ -308,5 +325,159 @@ func TestNetworkOrderIsTheSameWhereverTheFragmentsLie(t *testing.T) {
 		runtime.GOMAXPROCS(old)
 		assert.Equal(t, want, got, "GOMAXPROCS %d", procs)
 		assert.True(t, strings.HasPrefix(got.order.Summary, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 "))
+	}
+}
+
+// A broken ring under the network order: the verdict is D24's, the same on
+// every rank, and rank 0's walk follows the stitch Postset made, the
+// location order (node 0, then node 2 = ranks 8-11), not D8's (node 1 =
+// ranks 4-7 after rank 3). Rank 10's ringNext 9 sends channel 0 back and
+// forth between 9 and 10. This call takes five blocks of working memory
+// (the link tables, the locations, the order, the diagnosis, the walks):
+// one more than the scratch holds in itself.
+func TestBrokenRingUnderTheNetworkOrder(t *testing.T) {
+	j := orderJob(t, orderCluster(8), everyRank, alternating)
+	j.fragments[10].RingNext[0] = 9
+	out := postsetEveryRank(t, j)
+	v := oneVerdict(t, out)
+	assert.Equal(t, "ncclTopoPostset: rank 10, channel 0: ringNext is 9 but rank 9's ringPrev is 8; rank 11 is reached by nobody", v.text)
+	// 32 steps: 0 1 2 3 8 9 10, then 9 10 twelve times, then 9.
+	want := "Channel 00/02 :    0   1   2   3   8   9  10"
+	for range 12 {
+		want += "   9  10"
+	}
+	assert.Equal(t, []string{want + "   9"}, out[0].walks)
+}
+
+// Eight levels, the most a location has: node m of 16 sits under
+// z/z/z/z/z, then a<bit 0 of m>/b<bit 1>/c<bit 2>. Grouping level 6 first
+// (even nodes, then odd), then 7, then 8 gives the nodes in bit-reversed
+// order; each ring crosses the 2, 4 and 8 groups of levels 6-8 once each.
+// The summary shows 16 nodes in full and cuts a 17th (node 16, under
+// node 0's location, so right after it).
+func TestNetworkOrderOfEightLevels(t *testing.T) {
+	loc := func(m int) string {
+		return fmt.Sprintf("z/z/z/z/z/a%d/b%d/c%d", m%2, m/2%2, m/4%2)
+	}
+	levels := ", level 1: 0 crossings of 1 groups, level 2: 0 crossings of 1 groups, level 3: 0 crossings of 1 groups, level 4: 0 crossings of 1 groups, level 5: 0 crossings of 1 groups, " +
+		"level 6: 2 crossings of 2 groups, level 7: 4 crossings of 4 groups, level 8: 8 crossings of 8 groups"
+	for _, tc := range []struct {
+		nodes   int
+		seq     []int32
+		summary string
+	}{
+		{16, []int32{0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15},
+			"ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 8:32 4:16 12:48 2:8 10:40 6:24 14:56 1:4 9:36 5:20 13:52 3:12 11:44 7:28 15:60; per ring" + levels},
+		{17, []int32{0, 8, 16, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15},
+			"ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 8:32 16:64 4:16 12:48 2:8 10:40 6:24 14:56 1:4 9:36 5:20 13:52 3:12 11:44 7:28 ... (1 more); per ring" + levels},
+	} {
+		t.Run(fmt.Sprint(tc.nodes, " nodes"), func(t *testing.T) {
+			v := oneVerdict(t, postsetEveryRank(t, orderJob(t, orderCluster(tc.nodes), everyRank, loc)))
+			require.Equal(t, abi.Success, v.code, v.text)
+			assert.Equal(t, tc.seq, v.order.Sequence)
+			assert.Equal(t, tc.summary, v.order.Summary)
+			var want []int
+			for _, m := range tc.seq {
+				want = append(want, int(m))
+			}
+			assert.Equal(t, want, nodeRing(v.rings[0]))
+		})
+	}
+}
+
+// Nodes of one rank each (one process per host), 2 to 9 of them,
+// alternating between two leaves: the even nodes, then the odd ones. Each
+// node's location is its one rank's; the ranks' and the nodes' locations
+// share one block of working memory, laid out for any ratio of the two.
+func TestNetworkOrderOfSingleRankNodes(t *testing.T) {
+	for nodes := 2; nodes <= 9; nodes++ {
+		sizes := make([]int, nodes)
+		for m := range sizes {
+			sizes[m] = 1
+		}
+		cl := newCluster(sizes...).channel(0, []int{0}, 0, 1).channels(1)
+		j := gatherWith(t, nodes, func(int) int { return 1 }, func(r int) *abi.TopoGraph { return cl.graphs[r] },
+			func(r int) ring.PresetOptions {
+				l, err := nodeorder.Parse(alternating(r))
+				require.NoError(t, err)
+				return ring.PresetOptions{Platforms: generic, Network: true, Location: l}
+			}, 0)
+		v := oneVerdict(t, postsetEveryRank(t, j))
+		require.Equal(t, abi.Success, v.code, v.text)
+		var want []int32
+		for m := 0; m < nodes; m += 2 {
+			want = append(want, int32(m))
+		}
+		for m := 1; m < nodes; m += 2 {
+			want = append(want, int32(m))
+		}
+		assert.Equal(t, want, v.order.Sequence, "%d nodes", nodes)
+		assert.Equal(t, [][]int32{want, want}, v.rings, "%d nodes: the ring is the sequence (channel 0 and its double)", nodes)
+	}
+}
+
+// countingScratch is a Postset Scratch over Go memory that adds up the
+// ints asked of it.
+type countingScratch struct {
+	goAlloc
+	ints int
+}
+
+func (s *countingScratch) AllocInts(n int) uintptr {
+	s.ints += n
+	return s.goAlloc.AllocInts(n)
+}
+
+// The network order's working memory is linear in ranks and nodes, and
+// small: per rank a location (9 ints: the level count and 8 hashes), its
+// node and its place among its node's ranks; per node a location, its
+// place in a count, the groups of 8 levels, a sort's work, the sequence
+// and the heads in order. On D25's 8 nodes of 4 ranks, 2 channels:
+// (2+2x2)x32 ints of link tables, (9+2)x32 + (9+1)x8 + 1 for the
+// locations, (8+3)x8 for the order: 192 + 433 + 88 = 713 ints.
+func TestNetworkOrderWorkingMemory(t *testing.T) {
+	for _, network := range []bool{false, true} {
+		j := orderJob(t, orderCluster(8), func(int) bool { return network }, alternating)
+		var all []*abi.TopoRanks
+		for r := range j.fragments {
+			all = append(all, &j.fragments[r])
+		}
+		sc := &countingScratch{goAlloc: *newGoAlloc()}
+		comm := *j.comms[3]
+		res, err := ring.Postset(&comm, make([]int32, 32), all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc(), Scratch: sc})
+		require.NoError(t, err)
+		require.Equal(t, network, res.Order.Network)
+		want := 192 // the link tables alone
+		if network {
+			want = 713
+		}
+		assert.Equal(t, want, sc.ints, "network %v", network)
+		assert.Empty(t, sc.live, "all freed")
+	}
+}
+
+// P7b for the node order's working memory: when the block of the
+// locations ((9+2) x 32 + (9+1) x 8 + 1 = 433 ints) or of the order
+// ((8+3) x 8 = 88 ints) cannot be had, Postset is ncclSystemError naming
+// the bytes, writes nothing and frees what it took.
+func TestNetworkOrderWithoutWorkingMemoryIsASystemError(t *testing.T) {
+	j := orderJob(t, orderCluster(8), everyRank, alternating)
+	var all []*abi.TopoRanks
+	for r := range j.fragments {
+		all = append(all, &j.fragments[r])
+	}
+	for _, tc := range []struct {
+		blocks int // given before the one that fails
+		bytes  int
+	}{{1, 4 * 433}, {2, 4 * 88}} {
+		comm := *j.comms[5]
+		before := bytes.Clone(bytesOf(&comm))
+		heads := make([]int32, 32)
+		sc := &failAfter{inner: newGoAlloc(), after: tc.blocks}
+		_, err := ring.Postset(&comm, heads, all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc(), Scratch: sc})
+		requireNCCLError(t, err, abi.SystemError, fmt.Sprintf("ncclTopoPostset: malloc of %d bytes of working memory for 32 ranks x 2 channels failed", tc.bytes))
+		assert.Equal(t, before, bytesOf(&comm))
+		assert.Equal(t, make([]int32, 32), heads)
+		assert.Empty(t, sc.inner.live, "working memory freed")
 	}
 }
