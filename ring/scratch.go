@@ -10,9 +10,11 @@ import "github.com/nccomring/libnccomring/abi"
 // "out of memory".
 //
 // The blocks are held in the struct itself, so that a call's bookkeeping
-// allocates nothing on the Go heap either (issue 13). Postset takes four at
-// most (the gathered tables, D25's locations and order, the diagnosis);
-// more, which no caller takes today, would append to a Go slice.
+// allocates nothing on the Go heap either (issue 13). A Postset that
+// succeeds takes three at most (the gathered tables, D25's locations and
+// order); one that fails adds the diagnosis and rank 0's walk lines, and a
+// fifth block goes to a Go slice: the heap is touched only on that path
+// (TestBrokenRingUnderTheNetworkOrder takes it).
 type scratch struct {
 	alloc  Allocator
 	first  [4]uintptr
