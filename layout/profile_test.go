@@ -98,9 +98,9 @@ func TestReadProfileRefusesHostileFiles(t *testing.T) {
 
 	for _, tc := range []struct{ name, path, err string }{
 		{"a symbolic link", link, "it is a symbolic link, which is not followed (a profile must be a regular file, named by its own path)"},
-		{"a FIFO", fifo, "it is not a regular file (a FIFO)"},
-		{"/dev/zero", "/dev/zero", "it is not a regular file (a device)"},
-		{"a directory", dir, "it is not a regular file (a directory)"},
+		{"a FIFO", fifo, "it is a FIFO, not a regular file"},
+		{"/dev/zero", "/dev/zero", "it is a character device, not a regular file"},
+		{"a directory", dir, "it is a directory, not a regular file"},
 		{"too big", big, fmt.Sprintf("it has %d bytes, more than the 65536 a layout profile may have", layout.MaxProfileSize+len(movedProfile))},
 		{"missing", filepath.Join(dir, "none.json"), "open " + filepath.Join(dir, "none.json") + ": no such file or directory"},
 	} {

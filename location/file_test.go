@@ -96,7 +96,7 @@ func TestReadLocationsFile(t *testing.T) {
 	_, err = location.ReadLocationsFile(filepath.Join(dir, "none"))
 	assert.EqualError(t, err, filepath.Join(dir, "none")+": no such file")
 	_, err = location.ReadLocationsFile(dir)
-	assert.EqualError(t, err, dir+": not a regular file (d---------)")
+	assert.EqualError(t, err, dir+": is a directory, not a regular file")
 
 	odd := filepath.Join(dir, "odd\nname")
 	require.NoError(t, os.WriteFile(odd, []byte("x"), 0o644))
@@ -143,7 +143,7 @@ func TestReadInstanceID(t *testing.T) {
 	link := filepath.Join(dir, "link")
 	require.NoError(t, os.Symlink(filepath.Join(dir, "tag"), link))
 	_, err = location.ReadInstanceID(link)
-	assert.EqualError(t, err, link+": is a symbolic link, not the kernel's file; pass this instance's id with --instance")
+	assert.EqualError(t, err, link+": is a symbolic link, not a regular file; pass this instance's id with --instance")
 }
 
 func TestKey(t *testing.T) {

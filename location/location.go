@@ -28,13 +28,14 @@ package location
 import (
 	"errors"
 	"fmt"
-	"github.com/nccomring/libnccomring/internal/quote"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/nccomring/libnccomring/internal/quote"
+	"github.com/nccomring/libnccomring/internal/safefile"
 	"github.com/nccomring/libnccomring/nodeorder"
 )
 
@@ -184,27 +185,24 @@ func (t *Topology) add(h Host) (index int, added bool) {
 }
 
 // ReadFile reads the file at path whole: a regular file (or a pipe, for
-// "-", standard input) of at most MaxFileSize bytes. Symbolic links are
-// followed: the operator names the file.
+// "-", standard input) of at most MaxFileSize bytes, under
+// internal/safefile's rules. Symbolic links are followed: the operator
+// names the file.
 func ReadFile(path string) ([]byte, error) {
 	if path == "-" {
 		return readBounded("-", os.Stdin)
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-	if err != nil {
+	data, err := safefile.Read(path, safefile.FollowLinks, MaxFileSize)
+	var big *safefile.TooBigError
+	switch {
+	case errors.As(err, &big) && big.Size >= 0:
+		return nil, &Error{File: path, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", big.Size, MaxFileSize>>20)}
+	case big != nil:
+		return nil, &Error{File: path, Msg: fmt.Sprintf("has more than the %d MiB a file may have", MaxFileSize>>20)}
+	case err != nil:
 		return nil, &Error{File: path, Msg: openReason(err)}
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return nil, &Error{File: path, Msg: err.Error()}
-	case !fi.Mode().IsRegular():
-		return nil, &Error{File: path, Msg: "not a regular file (" + fi.Mode().Type().String() + ")"}
-	case fi.Size() > MaxFileSize:
-		return nil, &Error{File: path, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", fi.Size(), MaxFileSize>>20)}
-	}
-	return readBounded(path, f)
+	return data, nil
 }
 
 // readBounded reads r to its end, refusing more than MaxFileSize bytes.
@@ -243,26 +241,15 @@ func ReadInstanceID(path string) (string, error) {
 	fail := func(why string) error {
 		return &Error{File: path, Msg: why + "; pass this instance's id with --instance"}
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-	if err != nil {
-		if errors.Is(err, syscall.ENOENT) {
-			return "", fail("no such file: not an EC2 Nitro instance, or /sys is not mounted")
-		}
-		if errors.Is(err, syscall.ELOOP) {
-			return "", fail("is a symbolic link, not the kernel's file")
-		}
-		return "", fail(openReason(err))
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", fail("not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return "", fail(err.Error())
-	}
-	if len(data) > limit {
+	data, err := safefile.Read(path, safefile.NoLinks, limit)
+	var big *safefile.TooBigError
+	switch {
+	case errors.Is(err, syscall.ENOENT):
+		return "", fail("no such file: not an EC2 Nitro instance, or /sys is not mounted")
+	case errors.As(err, &big):
 		return "", fail(fmt.Sprintf("has more than %d bytes", limit))
+	case err != nil:
+		return "", fail(openReason(err))
 	}
 	id := strings.TrimRight(string(data), "\n\r\t ")
 	if !isInstanceID(id) {

@@ -26,7 +26,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,6 +35,7 @@ import (
 	"syscall"
 
 	"github.com/nccomring/libnccomring/internal/quote"
+	"github.com/nccomring/libnccomring/internal/safefile"
 )
 
 // FormatVersion is the value of every dump's "format" field. A reader
@@ -485,50 +485,17 @@ func Read(path string) (*Dump, error) {
 }
 
 func readFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, &FileError{path, errors.New("is a symbolic link, not a regular file")}
-		}
-		return nil, pathError(path, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
+	data, err := safefile.Read(path, safefile.NoLinks, MaxFileSize)
+	var big *safefile.TooBigError
 	switch {
+	case errors.As(err, &big) && big.Size >= 0:
+		return nil, &FileError{path, fmt.Errorf("is %d bytes, more than the %d MiB a dump may have", big.Size, MaxFileSize>>20)}
+	case big != nil:
+		return nil, &FileError{path, fmt.Errorf("grew past the %d MiB a dump may have while it was read", MaxFileSize>>20)}
 	case err != nil:
 		return nil, pathError(path, err)
-	case !fi.Mode().IsRegular():
-		return nil, &FileError{path, fmt.Errorf("is %s, not a regular file", kind(fi.Mode()))}
-	case fi.Size() > MaxFileSize:
-		return nil, &FileError{path, fmt.Errorf("is %d bytes, more than the %d MiB a dump may have", fi.Size(), MaxFileSize>>20)}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, pathError(path, err)
-	}
-	if len(data) > MaxFileSize {
-		return nil, &FileError{path, fmt.Errorf("grew past the %d MiB a dump may have while it was read", MaxFileSize>>20)}
 	}
 	return data, nil
-}
-
-// kind names what a file that is not a regular one is.
-func kind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "not a regular file"
 }
 
 // Decode parses data, the contents of the dump file path (used in errors

@@ -278,7 +278,7 @@ func TestLocateLimits(t *testing.T) {
 	assert.Equal(t, "nccom-rings locate: "+filepath.Join(dir, "none")+": no such file\n", errOut)
 	code, _, errOut = runTool("locate", "--all", "slurm:"+dir)
 	assert.Equal(t, cli.ExitUnusable, code)
-	assert.Contains(t, errOut, ": not a regular file")
+	assert.Equal(t, "nccom-rings locate: "+dir+": is a directory, not a regular file\n", errOut)
 }
 
 func TestLocateStandardInput(t *testing.T) {

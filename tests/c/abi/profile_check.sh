@@ -36,9 +36,9 @@ printf '{"ncclComm": {"topo": 17552, "rank": 17612, "nRanks": 17616, "node": 176
   "$moved_id" > "$dir/no-sizeof.json"
 
 run "$dir/link.json" "it is a symbolic link, which is not followed"
-run "$dir/fifo.json" "it is not a regular file (a FIFO)"
-run /dev/zero "it is not a regular file (a device)"
-run "$dir" "it is not a regular file (a directory)"
+run "$dir/fifo.json" "it is a FIFO, not a regular file"
+run /dev/zero "it is a character device, not a regular file"
+run "$dir" "it is a directory, not a regular file"
 run "$dir/big.json" "it has $(wc -c < "$dir/big.json" | tr -d ' ') bytes, more than the 65536 a layout profile may have"
 run "$dir/match.json" "it is for build ID $match_id, and the libnccom.so.2 mapped in this process ($lib) has build ID $moved_id"
 run "$dir/huge-offset.json" "ncclComm.rank at +9223372036854775804 is outside [0, 19224), the sizeof(ncclComm) as the profile declares it"

@@ -1,49 +1,31 @@
-//go:build unix
-
 package abicheck
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/nccomring/libnccomring/internal/safefile"
 )
 
-// openRegular opens path for reading without blocking (a FIFO at the
-// path would block an ordinary open until a writer came) and accepts
-// regular files only. The size is the file's when it was opened.
+// openRegular opens path under internal/safefile's rules, following a
+// link (the operator names the library): a FIFO at the path is not waited
+// on, and only a regular file is accepted. The size is the file's when it
+// was opened.
 func openRegular(path string) (*os.File, int64, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, 0, openError(path, &os.PathError{Op: "open", Path: path, Err: err})
-	}
-	f := os.NewFile(uintptr(fd), path)
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, openError(path, err)
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
+	f, fi, err := safefile.Open(path, safefile.FollowLinks)
+	var notRegular *safefile.NotRegularError
+	switch {
+	case errors.As(err, &notRegular):
 		return nil, 0, &UnusableError{
-			What: fmt.Sprintf("%s is not a regular file (%s)", path, fileKind(st.Mode())),
+			What: fmt.Sprintf("%s %v", path, err),
 			Hint: "give the path of the libnccom shared object itself",
 		}
+	case err != nil:
+		return nil, 0, openError(path, err)
 	}
-	return f, st.Size(), nil
-}
-
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "mode " + m.String()
+	return f, fi.Size(), nil
 }
 
 // mapFile maps f (of size bytes) read-only, so that DWARF sections are

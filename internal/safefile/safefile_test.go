@@ -1,0 +1,83 @@
+package safefile_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/internal/safefile"
+)
+
+// Every kind of path another user could leave where a file is expected,
+// with the text each gives. A FIFO without a writer would block an
+// ordinary open for ever; here it must return at once.
+func TestReadRefusesWhatIsNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, []byte("twelve bytes"), 0o600))
+	link := filepath.Join(dir, "link")
+	require.NoError(t, os.Symlink(file, link))
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+
+	for _, c := range []struct {
+		path   string
+		follow safefile.Follow
+		want   string
+	}{
+		{link, safefile.NoLinks, "is a symbolic link, not a regular file"},
+		{fifo, safefile.FollowLinks, "is a FIFO, not a regular file"},
+		{"/dev/zero", safefile.FollowLinks, "is a character device, not a regular file"},
+		{dir, safefile.FollowLinks, "is a directory, not a regular file"},
+		{filepath.Join(dir, "none"), safefile.FollowLinks, "open " + filepath.Join(dir, "none") + ": no such file or directory"},
+	} {
+		_, err := safefile.Read(c.path, c.follow, 1<<20)
+		assert.EqualError(t, err, c.want, c.path)
+	}
+	_, err := safefile.Read(link, safefile.NoLinks, 1<<20)
+	assert.ErrorIs(t, err, safefile.ErrLink)
+	data, err := safefile.Read(link, safefile.FollowLinks, 1<<20)
+	require.NoError(t, err)
+	assert.Equal(t, "twelve bytes", string(data))
+}
+
+// The bound: a file of exactly max bytes is read; one byte more is
+// refused before anything is read, with its size; a file that says it is
+// empty but has more (a /proc file) is cut at max+1 and refused.
+func TestReadBound(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, []byte("twelve bytes"), 0o600))
+	data, err := safefile.Read(file, safefile.NoLinks, 12)
+	require.NoError(t, err)
+	assert.Len(t, data, 12)
+
+	_, err = safefile.Read(file, safefile.NoLinks, 11)
+	var big *safefile.TooBigError
+	require.True(t, errors.As(err, &big), "%v", err)
+	assert.Equal(t, safefile.TooBigError{Size: 12, Max: 11}, *big)
+	assert.EqualError(t, err, "is 12 bytes, more than 11")
+
+	_, err = safefile.Read("/proc/self/status", safefile.NoLinks, 16)
+	require.True(t, errors.As(err, &big), "%v", err)
+	assert.Equal(t, safefile.TooBigError{Size: -1, Max: 16}, *big)
+	assert.EqualError(t, err, "grew past 16 bytes while it was read")
+}
+
+func TestKind(t *testing.T) {
+	for mode, want := range map[os.FileMode]string{
+		os.ModeNamedPipe:                  "a FIFO",
+		os.ModeDevice | os.ModeCharDevice: "a character device",
+		os.ModeDevice:                     "a block device",
+		os.ModeDir:                        "a directory",
+		os.ModeSocket:                     "a socket",
+		os.ModeSymlink:                    "a symbolic link",
+		os.ModeIrregular:                  "mode ?---------",
+	} {
+		assert.Equal(t, want, safefile.Kind(mode), "%v", mode)
+	}
+}
