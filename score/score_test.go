@@ -1,0 +1,186 @@
+package score_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/location"
+	"github.com/nccomring/libnccomring/ringdump"
+	"github.com/nccomring/libnccomring/score"
+)
+
+// d25Job is D25's example (docs/spec/DECISIONS.md): 8 nodes of 4 ranks
+// (ranks 4m..4m+3 on node m) under one spine, alternating between leafA
+// (even nodes) and leafB (odd nodes) in rank order. Channel 0 is the ring
+// in rank order (nodes 0 1 2 ... 7), channel 1 the network order (nodes 0 2
+// 4 6 1 3 5 7), each node's ranks in local order. NICs: on channel 0 a
+// node's first rank uses NIC 0 and the others NIC 1, so every inter-node
+// edge leaves on NIC 1 and enters on NIC 0; on channel 1 every rank uses
+// NIC 2.
+func d25Job() *score.Job {
+	j := &score.Job{NRanks: 32, NNodes: 8, NetDev: make([]int, 2*32)}
+	for r := range 32 {
+		j.Node = append(j.Node, r/4)
+		j.NetDev[r] = 1
+		if r%4 == 0 {
+			j.NetDev[r] = 0
+		}
+		j.NetDev[32+r] = 2
+	}
+	for m := range 8 {
+		j.Host = append(j.Host, []string{"a", "b", "c", "d", "e", "f", "g", "h"}[m])
+		j.Location = append(j.Location, []string{"spine0/leafA", "spine0/leafB"}[m%2])
+	}
+	var rankOrder, network []int
+	for r := range 32 {
+		rankOrder = append(rankOrder, r)
+	}
+	for _, m := range []int{0, 2, 4, 6, 1, 3, 5, 7} {
+		network = append(network, 4*m, 4*m+1, 4*m+2, 4*m+3)
+	}
+	j.Rings = [][]int{rankOrder, network}
+	return j
+}
+
+func TestScoreOfD25sExample(t *testing.T) {
+	s, err := score.Compute(d25Job())
+	require.NoError(t, err)
+	assert.Equal(t, 2, s.Depth)
+	assert.Equal(t, 8, s.Located)
+	require.Len(t, s.Channels, 2)
+
+	// Rank order: every one of the 8 inter-node edges changes leaf (the
+	// wrap-around 7 -> 0 too); one spine, so none crosses level 1.
+	c0 := s.Channels[0]
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7}, c0.Sequence)
+	assert.Equal(t, 8, c0.InterNodeEdges)
+	assert.Equal(t, []score.Level{
+		{Level: 1, Groups: 1, Crossings: 0, Minimum: 0, Excess: 0},
+		{Level: 2, Groups: 2, Crossings: 8, Minimum: 2, Excess: 6},
+	}, c0.Levels)
+	assert.Equal(t, 8, c0.NICMismatches, "every edge leaves on NIC 1 and enters on NIC 0")
+
+	// Network order: leafA's four nodes, then leafB's: 6 -> 1 and 7 -> 0
+	// change leaf, the fewest a cycle through two groups can.
+	c1 := s.Channels[1]
+	assert.Equal(t, []int{0, 2, 4, 6, 1, 3, 5, 7}, c1.Sequence)
+	assert.Equal(t, score.Level{Level: 2, Groups: 2, Crossings: 2, Minimum: 2, Excess: 0}, c1.Levels[1])
+	assert.Equal(t, 0, c1.NICMismatches)
+
+	assert.Equal(t, []int{0, 6}, s.MaxExcess)
+	level, excess, ok := s.Exceeds(5)
+	assert.True(t, ok)
+	assert.Equal(t, []int{2, 6}, []int{level, excess})
+	_, _, ok = s.Exceeds(6)
+	assert.False(t, ok)
+
+	assert.Equal(t, 8, s.NICMismatches())
+	require.Len(t, s.Mismatches, 8)
+	assert.Equal(t, score.Mismatch{Channel: 0, From: 3, To: 4, FromDev: 1, ToDev: 0}, s.Mismatches[0])
+	assert.Equal(t, score.Mismatch{Channel: 0, From: 31, To: 0, FromDev: 1, ToDev: 0}, s.Mismatches[7])
+	// Each node: NIC 0 receives and NIC 1 sends on channel 0, NIC 2 both
+	// on channel 1.
+	for m := range 8 {
+		assert.Equal(t, []score.NICShare{{Dev: 0, Channels: 1}, {Dev: 1, Channels: 1}, {Dev: 2, Channels: 1}}, s.NICs[m], "node %d", m)
+	}
+}
+
+func TestScoreWithoutLocationsOrOnOneNode(t *testing.T) {
+	j := d25Job()
+	for m := range j.Location {
+		j.Location[m] = ""
+	}
+	s, err := score.Compute(j)
+	require.NoError(t, err)
+	assert.Equal(t, 0, s.Depth)
+	assert.Empty(t, s.Channels[0].Levels)
+	assert.Equal(t, 8, s.Channels[0].InterNodeEdges)
+
+	// One node: no inter-node edge, nothing to cross.
+	one := &score.Job{NRanks: 2, NNodes: 1, Node: []int{0, 0}, Host: []string{"a"}, Location: []string{"s/l"},
+		Rings: [][]int{{1, 0}}, NetDev: []int{-1, -1}}
+	s, err = score.Compute(one)
+	require.NoError(t, err)
+	assert.Equal(t, []int{0}, s.Channels[0].Sequence)
+	assert.Equal(t, 0, s.Channels[0].InterNodeEdges)
+	assert.Equal(t, []score.Level{{Level: 1, Groups: 1}, {Level: 2, Groups: 1}}, s.Channels[0].Levels)
+}
+
+func TestScoreStartsInsideANodesRun(t *testing.T) {
+	// A ring from rank 1 of node 0 (ranks 0,1) through node 1 (2,3): the
+	// two halves of node 0's run are one visit, so 2 inter-node edges.
+	j := &score.Job{NRanks: 4, NNodes: 2, Node: []int{0, 0, 1, 1}, Host: []string{"a", "b"},
+		Location: []string{"s/x", "s/y"}, Rings: [][]int{{1, 2, 3, 0}}, NetDev: []int{5, 5, -1, 5}}
+	s, err := score.Compute(j)
+	require.NoError(t, err)
+	c := s.Channels[0]
+	assert.Equal(t, []int{0, 1}, c.Sequence)
+	assert.Equal(t, 2, c.InterNodeEdges)
+	assert.Equal(t, 2, c.Levels[1].Crossings)
+	assert.Equal(t, 0, c.Levels[1].Excess)
+	assert.Equal(t, 1, c.NICUnknown, "1 -> 2 has no NIC for rank 2")
+	assert.Equal(t, 0, c.NICMismatches, "3 -> 0: NIC 5 both")
+}
+
+func TestScoreRefusesWhatItCannotIndex(t *testing.T) {
+	for name, edit := range map[string]func(j *score.Job){
+		"a node out of range":  func(j *score.Job) { j.Node[3] = 8 },
+		"a rank twice":         func(j *score.Job) { j.Rings[0][1] = 0 },
+		"a short ring":         func(j *score.Job) { j.Rings[1] = j.Rings[1][:31] },
+		"a short NIC table":    func(j *score.Job) { j.NetDev = j.NetDev[:40] },
+		"no channel":           func(j *score.Job) { j.Rings = nil },
+		"a bad location":       func(j *score.Job) { j.Location[2] = "spine0//leafA" },
+		"a rank outside":       func(j *score.Job) { j.Rings[0][5] = 32 },
+		"more nodes than rank": func(j *score.Job) { j.NNodes = 33 },
+	} {
+		j := d25Job()
+		edit(j)
+		_, err := score.Compute(j)
+		assert.Error(t, err, name)
+	}
+}
+
+// dumpsOf writes j's dumps as a job would: each rank its node, its
+// NICs, the ring from itself, and its node's location.
+func dumpsOf(j *score.Job) []ringdump.File {
+	var files []ringdump.File
+	for r := range j.NRanks {
+		d := &ringdump.Dump{Format: 1, Rank: r, NRanks: j.NRanks, ResultName: "ncclSuccess", Host: j.Host[j.Node[r]],
+			Wiring: &ringdump.Wiring{NNodes: j.NNodes, Node: j.Node[r], NChannels: len(j.Rings), GraphChannels: len(j.Rings),
+				Order: &ringdump.Order{Asked: "rank", Location: j.Location[j.Node[r]]}}}
+		for c, ring := range j.Rings {
+			d.Channels = append(d.Channels, ringdump.Channel{Channel: c, UserRanks: ring})
+			d.SetNetDev(c, j.NetDev[c*j.NRanks+r])
+		}
+		files = append(files, ringdump.File{Path: "rank", Dump: d})
+	}
+	return files
+}
+
+func TestFromDumps(t *testing.T) {
+	want := d25Job()
+	files := dumpsOf(want)
+	// One rank of node 2 says another leaf: most of the node's ranks win.
+	files[9].Dump.Order.Location = "spine0/leafB"
+	j, err := score.FromDumps(files)
+	require.NoError(t, err)
+	assert.Equal(t, want, j)
+
+	// A tie goes to the node's lowest rank.
+	files[8].Dump.Order.Location = "spine0/leafB"
+	j, err = score.FromDumps(files)
+	require.NoError(t, err)
+	assert.Equal(t, "spine0/leafB", j.Location[2])
+
+	missing := j.SetLocations([]location.Entry{{Host: "A.ec2.internal", Location: "x/1"}, {Host: "c", Location: "x/2"}})
+	assert.Equal(t, []int{1, 3, 4, 5, 6, 7}, missing)
+	assert.Equal(t, []string{"x/1", "", "x/2", "", "", "", "", ""}, j.Location)
+
+	_, err = score.FromDumps(append(files[:5:5], files[6:]...))
+	assert.EqualError(t, err, "rank 5 has no dump (of 32 ranks)")
+	files[7].Dump.Wiring, files[7].Dump.ResultName = nil, "ncclInvalidArgument"
+	_, err = score.FromDumps(files)
+	assert.EqualError(t, err, "rank 7's ncclTopoPostset failed (ncclInvalidArgument): no rings to score")
+}
