@@ -1,0 +1,96 @@
+package plan
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/nccomring/libnccomring/internal/quote"
+	"github.com/nccomring/libnccomring/location"
+)
+
+// Host is one host line of a hostfile.
+type Host struct {
+	Name string // the line's first field, without an MPICH ":N" suffix
+	Line int    // 1-based
+	Text string // the whole line, comments and all, as EmitHostfile writes it back
+}
+
+// ReadHostfile reads a launcher's hostfile: one host a line, its first
+// blank-separated field, what follows ignored (OpenMPI's "slots=4"), an
+// MPICH "host:4" read as "host"; '#' comments and blank lines skipped. A
+// host listed twice (location.Key) is refused: a plan gives each host one
+// node. The file is read under location.ReadFile's limits; at most
+// MaxRanks hosts.
+func ReadHostfile(path string) ([]Host, error) {
+	data, err := location.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var hosts []Host
+	first := map[string]int{}
+	for i, raw := range bytes.Split(data, []byte("\n")) {
+		text := strings.TrimSuffix(string(raw), "\r")
+		body, _, _ := strings.Cut(text, "#")
+		fields := strings.Fields(body)
+		if len(fields) == 0 {
+			continue
+		}
+		name := fields[0]
+		if at := strings.LastIndexByte(name, ':'); at > 0 && isDigits(name[at+1:]) {
+			name = name[:at]
+		}
+		line := i + 1
+		if at, dup := first[location.Key(name)]; dup {
+			return nil, &location.Error{File: path, Line: line, Col: 1, Msg: fmt.Sprintf("host %s again; first on line %d", quote.String(name), at)}
+		}
+		if len(hosts) == MaxRanks {
+			return nil, &location.Error{File: path, Line: line, Msg: fmt.Sprintf("more than %d hosts", MaxRanks)}
+		}
+		first[location.Key(name)] = line
+		hosts = append(hosts, Host{Name: name, Line: line, Text: text})
+	}
+	if len(hosts) == 0 {
+		return nil, &location.Error{File: path, Msg: "no host in the file"}
+	}
+	return hosts, nil
+}
+
+func isDigits(s string) bool {
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// Locate gives each host the location entries give its name
+// (location.Key), "" when none; missing lists the hosts without one.
+func Locate(hosts []Host, entries []location.Entry) (locations []string, missing []int) {
+	byKey := make(map[string]string, len(entries))
+	for _, e := range entries {
+		byKey[location.Key(e.Host)] = e.Location
+	}
+	for i, h := range hosts {
+		l, ok := byKey[location.Key(h.Name)]
+		if !ok {
+			missing = append(missing, i)
+		}
+		locations = append(locations, l)
+	}
+	return locations, missing
+}
+
+// EmitHostfile is the hostfile whose order follows order (NetworkOrder):
+// a comment saying so, then each host's line as the file had it.
+func EmitHostfile(source string, hosts []Host, order []int) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# the hosts of %s in D25's network order (nccom-rings plan --emit-hostfile):\n", quote.String(source))
+	b.WriteString("# rank order of a launcher that keeps this order follows the network\n")
+	for _, m := range order {
+		b.WriteString(hosts[m].Text)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}

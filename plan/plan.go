@@ -1,0 +1,236 @@
+// Package plan runs the ring stage of a cluster that is only described,
+// not running: the hosts in launch order, each with its location (D25) and
+// L ranks, every node with the same graph. It calls the same Go the
+// library runs (ring.Preset on every rank, the AllGather, ring.Postset on
+// every rank, netdev.GetNetDev on every channel), so what it returns is
+// what a job would build, without a job. Pure Go, no cgo.
+//
+// Limits: at most MaxRanks ranks (Postset on every rank costs
+// O(nRanks^2 * channels), as ringstage's simulator, which has the same
+// bound); 1 to layout.MaxLocalRanks ranks a node; a hostfile holds at
+// most MaxRanks hosts and is read under location.ReadFile's limits.
+package plan
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/kanga"
+	"github.com/nccomring/libnccomring/layout"
+	"github.com/nccomring/libnccomring/netdev"
+	"github.com/nccomring/libnccomring/nodeorder"
+	"github.com/nccomring/libnccomring/ring"
+	"github.com/nccomring/libnccomring/ringdump"
+	"github.com/nccomring/libnccomring/score"
+	"github.com/nccomring/libnccomring/version"
+)
+
+// MaxRanks bounds a plan: ringstage's bound (MAX_HOST_RANKS).
+const MaxRanks = 4096
+
+// DefaultGraphName says which graph a plan without one uses.
+const DefaultGraphName = "the embedded default cluster's graph (as ringstage's: 8 ring channels, min(8, L) NICs, core i on NIC i*NICs/L, channel c from core c*L/8, forward for even c, backward for odd c; tests/c/common/cluster.c)"
+
+// Cluster is a described cluster: node m is Hosts[m], at Locations[m]
+// ("" none), with ranks m*RanksPerNode .. (m+1)*RanksPerNode-1, the
+// node-major numbering a launcher gives a hostfile's hosts.
+type Cluster struct {
+	Hosts        []string
+	Locations    []string
+	RanksPerNode int
+}
+
+// DefaultGraph is node m's graph of the embedded default cluster
+// (cluster_default_sized in tests/c/common/cluster.c, the graph `make
+// demo` runs): 8 channels over the node's cores = L ranks from first,
+// min(8, L) NICs with core i on NIC i*NICs/L; channel c starts at core
+// c*L/8 and runs forward for even c, backward for odd c, entering on its
+// first core's NIC and leaving on its last's.
+func DefaultGraph(first, cores int) *abi.TopoGraph {
+	const channels, maxNICs = 8, 8
+	nics := min(cores, maxNICs)
+	g := &abi.TopoGraph{Pattern: 4, MinChannels: 1, MaxChannels: layout.MaxChannels, NChannels: channels}
+	for i := range g.Inter {
+		g.Inter[i] = -1
+	}
+	for c := range channels {
+		start, step := (c*cores/channels)%cores, 1
+		if c%2 == 1 {
+			step = cores - 1
+		}
+		for i := range cores {
+			g.Intra[c*cores+i] = int32(first + (start+i*step)%cores)
+		}
+		g.Inter[2*c] = int32((start % cores) * nics / cores)
+		g.Inter[2*c+1] = int32(((start + (cores-1)*step) % cores) * nics / cores)
+	}
+	return g
+}
+
+// Result is one plan: the job to score, and what Postset decided about the
+// node order (the same on every rank).
+type Result struct {
+	Job   *score.Job
+	Order ring.Order
+	// GraphChannels and NChannels are Postset's: before and after
+	// doubling (D10).
+	GraphChannels, NChannels int
+}
+
+// Run plans cl with every rank asking for the network order (network) or
+// not, every rank's NCCOM_RING_LOCATION its node's. dump, when not nil,
+// is given every rank's dump as the library would write it, in rank
+// order; its error stops the plan. An error of the ring stage names the
+// call and the rank, with the library's WARN text.
+func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, error) {
+	nNodes, local := len(cl.Hosts), cl.RanksPerNode
+	switch {
+	case nNodes < 1:
+		return nil, fmt.Errorf("no host")
+	case len(cl.Locations) != nNodes:
+		return nil, fmt.Errorf("%d locations for %d hosts", len(cl.Locations), nNodes)
+	case local < 1 || local > layout.MaxLocalRanks:
+		return nil, fmt.Errorf("%d ranks a node: outside [1, %d]", local, layout.MaxLocalRanks)
+	case nNodes*local > MaxRanks:
+		return nil, fmt.Errorf("%d hosts x %d ranks = %d ranks: more than the %d a plan runs", nNodes, local, nNodes*local, MaxRanks)
+	}
+	nRanks := nNodes * local
+	locs := make([]nodeorder.Location, nNodes)
+	for m, text := range cl.Locations {
+		if text == "" {
+			continue
+		}
+		l, err := nodeorder.Parse(text)
+		if err != nil {
+			return nil, fmt.Errorf("host %s: %w", cl.Hosts[m], err)
+		}
+		locs[m] = l
+	}
+	graphs := make([]*abi.TopoGraph, nNodes)
+	for m := range graphs {
+		graphs[m] = DefaultGraph(m*local, local)
+	}
+	platform := kanga.Fixed{} // not TRN3-SwitchV1: D25 does not apply there
+
+	// Preset on every rank into its fragment: what the AllGather gathers.
+	frags := make([]abi.TopoRanks, nRanks)
+	all := make([]*abi.TopoRanks, nRanks)
+	comm := new(abi.Comm)
+	for r := range nRanks {
+		*comm = abi.Comm{}
+		comm.Rank, comm.NRanks, comm.LocalRanks = int32(r), int32(nRanks), int32(local)
+		opt := ring.PresetOptions{Platforms: platform, Network: network, Location: locs[r/local]}
+		if err := ring.Preset(comm, graphs[r/local], &frags[r], opt); err != nil {
+			return nil, fmt.Errorf("rank %d: %w", r, err)
+		}
+		all[r] = &frags[r]
+	}
+
+	// Postset on every rank, one communicator reused: Postset reads of it
+	// only the rank, the rank count and the userRanks buffers (D24, D27),
+	// which are this plan's Go memory, kept alive below.
+	res := &Result{Job: &score.Job{NRanks: nRanks, NNodes: 0, Node: make([]int, nRanks)}}
+	buffers := make([]int32, layout.MaxChannels*nRanks)
+	heads := make([]int32, nRanks)
+	sys := &abi.TopoSystem{Nodes0Count: int32(local)}
+	for r := range nRanks {
+		*comm = abi.Comm{}
+		comm.Rank, comm.NRanks, comm.LocalRanks = int32(r), int32(nRanks), int32(local)
+		for c := range comm.Channels {
+			comm.Channels[c].Ring.UserRanks = abi.Address(buffers[c*nRanks : (c+1)*nRanks])
+		}
+		out, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: platform})
+		runtime.KeepAlive(buffers)
+		if err != nil {
+			return nil, fmt.Errorf("rank %d: %w", r, err)
+		}
+		j := res.Job
+		if r == 0 {
+			res.Order, res.GraphChannels, res.NChannels = out.Order, out.GraphChannels, out.NChannels
+			j.NNodes = out.NNodes
+			j.Host, j.Location = make([]string, out.NNodes), make([]string, out.NNodes)
+			j.NetDev = make([]int, out.NChannels*nRanks)
+			for c := range out.NChannels {
+				j.Rings = append(j.Rings, ints(buffers[c*nRanks:(c+1)*nRanks]))
+			}
+		}
+		m := int(comm.Node)
+		j.Node[r] = m
+		// D8 numbers nodes by their lowest rank; with node-major ranks
+		// that is the host's place, but say it from the rank itself.
+		j.Host[m], j.Location[m] = cl.Hosts[r/local], cl.Locations[r/local]
+		d := &ringdump.Dump{Rank: r, NRanks: nRanks, ResultName: abi.Success.String(),
+			Version: version.Library, Host: cl.Hosts[r/local]}
+		for c := range out.NChannels {
+			dev, err := netdev.GetNetDev(sys, int32(r), graphs[r/local], int32(c))
+			if err != nil {
+				return nil, fmt.Errorf("rank %d: %w", r, err)
+			}
+			j.NetDev[c*nRanks+r] = int(dev)
+			d.SetNetDev(c, int(dev))
+		}
+		if dump == nil {
+			continue
+		}
+		d.Wiring = &ringdump.Wiring{NNodes: out.NNodes, Node: m, NodesFirstRank: ints(heads[:out.NNodes]),
+			GraphChannels: out.GraphChannels, NChannels: out.NChannels}
+		for c := range out.NChannels {
+			ch := comm.Channels[c].Ring
+			d.Channels = append(d.Channels, ringdump.Channel{Channel: c, Prev: int(ch.Prev), Next: int(ch.Next),
+				UserRanks: ints(buffers[c*nRanks : (c+1)*nRanks])})
+		}
+		d.Order = orderOf(out.Order, network, cl.Locations[r/local])
+		if err := dump(d); err != nil {
+			return nil, err
+		}
+	}
+	return res, res.Job.Check()
+}
+
+// orderOf is the dump's view of the node order, as the library writes it
+// (cmd/libnccomring/dump.go): nil when nothing asked for an order and the
+// rank has no location.
+func orderOf(o ring.Order, network bool, location string) *ringdump.Order {
+	if !o.Asked && !network && location == "" {
+		return nil
+	}
+	d := &ringdump.Order{Asked: "rank", Location: location, Network: o.Network, Note: o.Warn + o.Info}
+	if network {
+		d.Asked = "network"
+	}
+	if len(o.Sequence) > 0 {
+		d.Sequence = ints(o.Sequence)
+	}
+	return d
+}
+
+func ints(s []int32) []int {
+	out := make([]int, len(s))
+	for i, v := range s {
+		out[i] = int(v)
+	}
+	return out
+}
+
+// NetworkOrder is the hosts' places in D25's node sequence: Sequence over
+// the hosts' locations, hosts without one last. A hostfile in this order
+// makes rank order itself follow the network.
+func NetworkOrder(locations []string) ([]int, error) {
+	locs := make([]nodeorder.Location, len(locations))
+	for m, text := range locations {
+		if text == "" {
+			continue
+		}
+		l, err := nodeorder.Parse(text)
+		if err != nil {
+			return nil, fmt.Errorf("host %d: %w", m, err)
+		}
+		locs[m] = l
+	}
+	n := len(locs)
+	groups := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*n), make([]int32, n))
+	seq := make([]int32, n)
+	nodeorder.Sequence(locs, groups, seq)
+	return ints(seq), nil
+}
