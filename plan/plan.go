@@ -30,7 +30,7 @@ import (
 const MaxRanks = 4096
 
 // DefaultGraphName says which graph a plan without one uses.
-const DefaultGraphName = "the embedded default cluster's graph (as ringstage's: 8 ring channels, min(8, L) NICs, core i on NIC i*NICs/L, channel c from core c*L/8, forward for even c, backward for odd c; tests/c/common/cluster.c)"
+const DefaultGraphName = "the embedded default cluster's (ringstage's: 8 ring channels, min(8, L) NICs)"
 
 // Cluster is a described cluster: node m is Hosts[m], at Locations[m]
 // ("" none), with ranks m*RanksPerNode .. (m+1)*RanksPerNode-1, the
@@ -122,7 +122,7 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 		comm.Rank, comm.NRanks, comm.LocalRanks = int32(r), int32(nRanks), int32(local)
 		opt := ring.PresetOptions{Platforms: platform, Network: network, Location: locs[r/local]}
 		if err := ring.Preset(comm, graphs[r/local], &frags[r], opt); err != nil {
-			return nil, fmt.Errorf("rank %d: %w", r, err)
+			return nil, &StageError{Rank: r, Err: err}
 		}
 		all[r] = &frags[r]
 	}
@@ -143,7 +143,7 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 		out, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: platform})
 		runtime.KeepAlive(buffers)
 		if err != nil {
-			return nil, fmt.Errorf("rank %d: %w", r, err)
+			return nil, &StageError{Rank: r, Err: err}
 		}
 		j := res.Job
 		if r == 0 {
@@ -165,7 +165,7 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 		for c := range out.NChannels {
 			dev, err := netdev.GetNetDev(sys, int32(r), graphs[r/local], int32(c))
 			if err != nil {
-				return nil, fmt.Errorf("rank %d: %w", r, err)
+				return nil, &StageError{Rank: r, Err: err}
 			}
 			j.NetDev[c*nRanks+r] = int(dev)
 			d.SetNetDev(c, int(dev))
@@ -187,6 +187,18 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 	}
 	return res, res.Job.Check()
 }
+
+// StageError is the ring stage refusing the cluster on one rank: the
+// library's error (an *abi.Error or a *ring.RingsError, its text the WARN
+// a job would print).
+type StageError struct {
+	Rank int
+	Err  error
+}
+
+func (e *StageError) Error() string { return fmt.Sprintf("rank %d: %v", e.Rank, e.Err) }
+
+func (e *StageError) Unwrap() error { return e.Err }
 
 // orderOf is the dump's view of the node order, as the library writes it
 // (cmd/libnccomring/dump.go): nil when nothing asked for an order and the

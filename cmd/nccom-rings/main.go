@@ -5,6 +5,8 @@
 //	nccom-rings verify [--json] DIR                do all ranks agree on every ring?
 //	nccom-rings show [--channel C] [--json | --dot] DIR   one channel across ranks
 //	nccom-rings locate ec2:FILE|slurm:FILE [--all]  a host's NCCOM_RING_LOCATION
+//	nccom-rings score [--locations FILE] DIR        the rings against the network
+//	nccom-rings plan --locations F --hosts H --ranks-per-node L   a job without a job
 //
 // Exit codes: 0 nothing to report, 1 a finding (a rank that disagrees, a
 // missing or failed rank, two files for one rank), 2 unusable input or
@@ -47,6 +49,10 @@ func exitCodesHelpOf(name string) string {
 		return showExitCodesHelp
 	case "locate":
 		return locateExitCodesHelp
+	case "score":
+		return scoreExitCodesHelp
+	case "plan":
+		return planExitCodesHelp
 	}
 	return exitCodesHelp
 }
@@ -56,6 +62,9 @@ const topHelp = `nccom-rings: check the per-rank wiring dumps of a job (NCCOM_RI
 Usage: nccom-rings verify [--json] DIR
        nccom-rings show [--channel C] [--json | --dot] DIR
        nccom-rings locate [--host NAME | --instance ID | --all] ec2:FILE | slurm:FILE
+       nccom-rings score [--locations FILE] [--max-excess N] [--json] DIR
+       nccom-rings plan --locations FILE --hosts HOSTFILE --ranks-per-node L
+                        [--order rank|network]... [--dump DIR] [--emit-hostfile FILE] [--json]
        nccom-rings COMMAND --help
        nccom-rings --version
 
@@ -65,6 +74,10 @@ Commands:
   show     one channel across ranks: a table, JSON, or Graphviz (--dot)
   locate   a host's NCCOM_RING_LOCATION (or every host's) from an EC2
            instance-topology JSON or a Slurm topology.conf
+  score    each channel's crossings of each network level against the fewest
+           a ring can have, NIC-index mismatches, channels per NIC index
+  plan     what a described cluster's job would build, each --order's score
+           side by side, its dumps, a hostfile in network order
 
 DIR holds one rank-NNNNNN.<host>.<pid>.json file per rank, written by
 libnccomring's ncclTopoPostset when the job ran with NCCOM_RING_DUMP=DIR.
@@ -125,6 +138,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runShow(args[1:], stdout, stderr)
 	case "locate":
 		return runLocate(args[1:], stdout, stderr)
+	case "score":
+		return runScore(args[1:], stdout, stderr)
+	case "plan":
+		return runPlan(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "nccom-rings: unknown command %q\n\n%s%s", args[0], topHelp, exitCodesHelp)
 	return cli.ExitUnusable

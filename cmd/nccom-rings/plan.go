@@ -1,0 +1,267 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/internal/quote"
+	"github.com/nccomring/libnccomring/location"
+	"github.com/nccomring/libnccomring/plan"
+	"github.com/nccomring/libnccomring/ringdump"
+	"github.com/nccomring/libnccomring/score"
+)
+
+const planHelp = `Usage: nccom-rings plan --locations FILE --hosts HOSTFILE --ranks-per-node L
+                        [--order rank|network]... [--dump DIR]
+                        [--emit-hostfile FILE] [--json]
+
+What a job would build, without a job: runs the library's ring stage (its
+Go code, no cgo) for every rank of the described cluster, once per --order
+(default: rank, then network), and prints each order's score side by side
+(see score --help): for each level the most crossings any ring has against
+the fewest a ring can have, the NIC-index mismatches and the node sequence.
+
+The cluster: the hosts of HOSTFILE in its order, L ranks each, numbered as a
+launcher that keeps the hostfile's order numbers them (the first host ranks
+0..L-1); each host's NCCOM_RING_LOCATION the one FILE gives it. Every node
+has the graph of the embedded default cluster (ringstage's, said in the
+output): 8 ring channels, min(8, L) NICs. At most 4,096 ranks.
+
+  --locations FILE      "HOST LOCATION" lines (nccom-rings locate --all); a
+                        host it does not list has no location
+  --hosts HOSTFILE      one host a line, first field ("host slots=4" and
+                        MPICH's "host:4" read as host); '#' comments
+  --ranks-per-node L    ranks on each host, 1 to 256
+  --order rank|network  NCCOM_RING_NODE_ORDER for every rank; repeatable
+  --dump DIR            write the dumps the job would (NCCOM_RING_DUMP=DIR);
+                        with two orders, into DIR/rank and DIR/network
+  --emit-hostfile FILE  write HOSTFILE's lines in D25's network order: a
+                        launcher that keeps that order gets, in rank order,
+                        the rings the network order gives
+  --json                {"hosts", "ranksPerNode", "nRanks", "graph",
+                        "locations", "unlocated", "emittedHostfile", "plans":
+                        [{"order", "networkApplied", "note", "sequence",
+                        "graphChannels", "nChannels", "dump", "score"}]}
+                        ("score" as score --json's)
+
+`
+
+const planExitCodesHelp = `Exit codes:
+  0  every order was planned
+  1  an order the ring stage refused or did not apply (its WARN printed)
+  2  unusable input or usage: a missing or bad hostfile or locations file, a
+     bad --ranks-per-node or --order, more than 4,096 ranks, a dump
+     directory that cannot be written, a bad flag
+`
+
+// orders is --order, repeatable.
+type orders []string
+
+func (o *orders) String() string { return strings.Join(*o, ",") }
+
+func (o *orders) Set(v string) error {
+	if v != "rank" && v != "network" {
+		return fmt.Errorf("%s is not rank or network", quote.String(v))
+	}
+	*o = append(*o, v)
+	return nil
+}
+
+// planned is one order's plan in plan's --json document.
+type planned struct {
+	Order          string       `json:"order"`
+	NetworkApplied bool         `json:"networkApplied"`
+	Note           string       `json:"note,omitempty"`
+	Sequence       []int        `json:"sequence"` // channel 0's nodes
+	GraphChannels  int          `json:"graphChannels"`
+	NChannels      int          `json:"nChannels"`
+	Dump           string       `json:"dump,omitempty"`
+	Score          *score.Score `json:"score"`
+	Error          string       `json:"error,omitempty"`
+}
+
+type planReport struct {
+	Hosts           string    `json:"hosts"`
+	RanksPerNode    int       `json:"ranksPerNode"`
+	NRanks          int       `json:"nRanks"`
+	Graph           string    `json:"graph"`
+	Locations       string    `json:"locations"`
+	Unlocated       []string  `json:"unlocated"`
+	EmittedHostfile string    `json:"emittedHostfile,omitempty"`
+	Plans           []planned `json:"plans"`
+}
+
+func runPlan(args []string, stdout, stderr io.Writer) int {
+	fs := cli.NewFlagSet("plan")
+	locations := fs.String("locations", "", "")
+	hostfile := fs.String("hosts", "", "")
+	local := fs.Int("ranks-per-node", 0, "")
+	var ords orders
+	fs.Var(&ords, "order", "")
+	dumpDir := fs.String("dump", "", "")
+	emit := fs.String("emit-hostfile", "", "")
+	asJSON := fs.Bool("json", false, "")
+	operands, code, ok := parseArgs(fs, planHelp, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "nccom-rings plan: %s\n\n%s%s", fmt.Sprintf(format, a...), planHelp, planExitCodesHelp)
+		return cli.ExitUnusable
+	}
+	switch {
+	case len(operands) > 0:
+		return usage("no operand expected, got %s", quote.String(operands[0]))
+	case *locations == "" || *hostfile == "" || *local == 0:
+		return usage("--locations, --hosts and --ranks-per-node are needed")
+	}
+	if len(ords) == 0 {
+		ords = orders{"rank", "network"}
+	}
+	hosts, err := plan.ReadHostfile(*hostfile)
+	if err != nil {
+		fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
+		return cli.ExitUnusable
+	}
+	entries, err := location.ReadLocationsFile(*locations)
+	if err != nil {
+		fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
+		return cli.ExitUnusable
+	}
+	locs, missing := plan.Locate(hosts, entries)
+	cl := plan.Cluster{RanksPerNode: *local, Locations: locs}
+	for _, h := range hosts {
+		cl.Hosts = append(cl.Hosts, h.Name)
+	}
+	rep := planReport{Hosts: *hostfile, RanksPerNode: *local, NRanks: len(hosts) * *local, Graph: plan.DefaultGraphName,
+		Locations: *locations, Unlocated: []string{}, Plans: []planned{}}
+	for _, m := range missing {
+		rep.Unlocated = append(rep.Unlocated, hosts[m].Name)
+	}
+
+	finding := false
+	for _, o := range ords {
+		p := planned{Order: o}
+		var write func(*ringdump.Dump) error
+		if *dumpDir != "" {
+			p.Dump = *dumpDir
+			if len(ords) > 1 {
+				p.Dump = filepath.Join(*dumpDir, o)
+			}
+			write = func(d *ringdump.Dump) error { _, err := ringdump.Write(p.Dump, d); return err }
+		}
+		res, err := plan.Run(cl, o == "network", write)
+		if err != nil {
+			// A refusal of the ring stage is a finding about the
+			// cluster; anything else (its shape, a dump not written) is
+			// input this cannot use.
+			var stage *plan.StageError
+			if !errors.As(err, &stage) {
+				fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
+				return cli.ExitUnusable
+			}
+			p.Error, finding = err.Error(), true
+			rep.Plans = append(rep.Plans, p)
+			continue
+		}
+		p.NetworkApplied, p.Note = res.Order.Network, res.Order.Warn+res.Order.Info
+		p.GraphChannels, p.NChannels = res.GraphChannels, res.NChannels
+		finding = finding || (o == "network" && !res.Order.Network)
+		if p.Score, err = score.Compute(res.Job); err != nil {
+			fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
+			return cli.ExitUnusable
+		}
+		p.Sequence = p.Score.Channels[0].Sequence
+		rep.Plans = append(rep.Plans, p)
+	}
+	if *emit != "" {
+		order, err := plan.NetworkOrder(locs)
+		if err == nil {
+			err = os.WriteFile(*emit, plan.EmitHostfile(*hostfile, hosts, order), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "nccom-rings plan: --emit-hostfile: %v\n", err)
+			return cli.ExitUnusable
+		}
+		rep.EmittedHostfile = *emit
+	}
+	if *asJSON {
+		writeJSON(stdout, rep)
+	} else {
+		writePlan(stdout, rep)
+	}
+	if finding {
+		return cli.ExitFinding
+	}
+	return cli.ExitOK
+}
+
+// writePlan prints the plans side by side: one row per order, one column
+// per level.
+func writePlan(w io.Writer, rep planReport) {
+	fmt.Fprintf(w, "nccom-rings plan: %s x %d ranks = %s; graph: %s\n",
+		count(rep.NRanks/max(rep.RanksPerNode, 1), "host"), rep.RanksPerNode, count(rep.NRanks, "rank"), plan.DefaultGraphName)
+	if len(rep.Unlocated) > 0 {
+		fmt.Fprintf(w, "  %s without a location in %s (first %s)\n", count(len(rep.Unlocated), "host"), quote.String(rep.Locations), quote.String(rep.Unlocated[0]))
+	}
+	depth := 0
+	for _, p := range rep.Plans {
+		if p.Score != nil {
+			depth = max(depth, p.Score.Depth)
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "ORDER\tCHANNELS")
+	for l := range depth {
+		fmt.Fprintf(tw, "\tLEVEL %d CROSSINGS/RING", l+1)
+	}
+	fmt.Fprint(tw, "\tNIC-INDEX MISMATCHES\tNODE SEQUENCE (CHANNEL 0)\n")
+	for _, p := range rep.Plans {
+		if p.Score == nil {
+			fmt.Fprintf(tw, "%s\trefused: %s\n", p.Order, quote.String(p.Error))
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d -> %d", p.Order, p.GraphChannels, p.NChannels)
+		for l := range depth {
+			most, fewest := 0, 0
+			for _, c := range p.Score.Channels {
+				if l < len(c.Levels) {
+					most, fewest = max(most, c.Levels[l].Crossings), c.Levels[l].Minimum
+				}
+			}
+			fmt.Fprintf(tw, "\t%d (fewest %d)", most, fewest)
+		}
+		edges := 0
+		for _, c := range p.Score.Channels {
+			edges += c.InterNodeEdges
+		}
+		fmt.Fprintf(tw, "\t%d of %d edges\t%s\n", p.Score.NICMismatches(), edges, head(p.Sequence, 16))
+	}
+	tw.Flush()
+	for _, p := range rep.Plans {
+		if p.Note != "" {
+			fmt.Fprintf(w, "  %s: %s\n", p.Order, quote.String(p.Note))
+		}
+		if p.Dump != "" && p.Score != nil {
+			fmt.Fprintf(w, "  %s: dumps written to %s\n", p.Order, quote.String(p.Dump))
+		}
+	}
+	if rep.EmittedHostfile != "" {
+		fmt.Fprintf(w, "  hostfile in network order written to %s: plan it with --order rank to check\n", quote.String(rep.EmittedHostfile))
+	}
+}
+
+// head is the first n of v, space-separated, then "..." when there are more.
+func head(v []int, n int) string {
+	s := strings.Trim(fmt.Sprint(v[:min(len(v), n)]), "[]")
+	if len(v) > n {
+		s += fmt.Sprintf(" ... (%d more)", len(v)-n)
+	}
+	return s
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/internal/quote"
+	"github.com/nccomring/libnccomring/location"
+	"github.com/nccomring/libnccomring/score"
+)
+
+const scoreHelp = `Usage: nccom-rings score DIR [--locations FILE] [--max-excess N] [--json]
+
+Scores the rings of the job whose dumps DIR holds against the network
+(D25, package score). For each channel and each level of the locations (level
+1 the outermost name): the inter-node edges whose two nodes are in different
+groups at that level (a group: the nodes whose locations share that
+level's prefix) against the fewest a ring through every node can have, the
+number of groups when two or more, else 0. Then the NIC-index mismatches:
+inter-node edges whose sender uses another NIC index on that channel than
+the receiver (from the ncclTopoGetNetDev answers in the dumps; equal
+indices are not proof of one rail, so this says index), and, per node, how
+many channels carry inter-node edges through each NIC index.
+
+The rings are the lowest rank's; score does not check that the ranks agree
+(verify does). Each node's location is the NCCOM_RING_LOCATION most of its
+ranks recorded, or with --locations the one FILE gives its host.
+
+  --locations FILE  "HOST LOCATION" lines (nccom-rings locate --all), matched
+                    by the dumps' host names (lowercase, up to the first dot)
+  --max-excess N    exit 1 when some level of some channel crosses more than
+                    N times over its fewest (for CI)
+  --json            {"dir", "locationsFrom", "unlocated", "maxExcessAllowed",
+                    "exceeded", "score": {"nRanks", "nNodes", "depth",
+                    "located", "channels": [{"channel", "sequence",
+                    "interNodeEdges", "levels": [{"level", "groups",
+                    "crossings", "minimum", "excess"}], "nicMismatches",
+                    "nicUnknown"}], "maxExcess", "mismatches": [{"channel",
+                    "from", "to", "fromDev", "toDev"}], "nics": [[{"dev",
+                    "channels"}]]}}
+
+`
+
+const scoreExitCodesHelp = `Exit codes:
+  0  scored (and no level over --max-excess)
+  1  with --max-excess N: some level crosses more than N times over its fewest
+  2  unusable input or usage: no such directory, no dumps, a file that is not
+     a dump, a missing or failed rank, a bad locations file, a bad flag
+`
+
+// scoreReport is score's --json document.
+type scoreReport struct {
+	Dir           string       `json:"dir"`
+	LocationsFrom string       `json:"locationsFrom"` // "dumps" or the file
+	Unlocated     []int        `json:"unlocated"`     // nodes without a location
+	MaxExcess     *int         `json:"maxExcessAllowed"`
+	Exceeded      bool         `json:"exceeded"`
+	Score         *score.Score `json:"score"`
+}
+
+func runScore(args []string, stdout, stderr io.Writer) int {
+	fs := cli.NewFlagSet("score")
+	locations := fs.String("locations", "", "")
+	maxExcess := fs.Int("max-excess", -1, "")
+	asJSON := fs.Bool("json", false, "")
+	operands, code, ok := parseArgs(fs, scoreHelp, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	dir, files, unusable, ok := readDumps("score", scoreHelp, operands, stderr)
+	if !ok {
+		return cli.ExitUnusable
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "nccom-rings score: %s: %v\n", quote.String(dir), err)
+		return cli.ExitUnusable
+	}
+	job, err := score.FromDumps(files)
+	if err != nil {
+		return fail(err)
+	}
+	rep := scoreReport{Dir: dir, LocationsFrom: "dumps", Unlocated: []int{}}
+	if *locations != "" {
+		entries, err := location.ReadLocationsFile(*locations)
+		if err != nil {
+			fmt.Fprintf(stderr, "nccom-rings score: %v\n", err)
+			return cli.ExitUnusable
+		}
+		job.SetLocations(entries)
+		rep.LocationsFrom = *locations
+	}
+	for m, l := range job.Location {
+		if l == "" {
+			rep.Unlocated = append(rep.Unlocated, m)
+		}
+	}
+	rep.Score, err = score.Compute(job)
+	if err != nil {
+		return fail(err)
+	}
+	if *maxExcess >= 0 {
+		rep.MaxExcess = maxExcess
+		_, _, rep.Exceeded = rep.Score.Exceeds(*maxExcess)
+	}
+	if *asJSON {
+		writeJSON(stdout, rep)
+	} else {
+		writeScore(stdout, rep, job.Host)
+	}
+	switch {
+	case unusable > 0:
+		return cli.ExitUnusable
+	case rep.Exceeded:
+		return cli.ExitFinding
+	}
+	return cli.ExitOK
+}
+
+// writeScore prints a score: a header, one line per channel, the NIC
+// lines and the verdict of --max-excess.
+func writeScore(w io.Writer, rep scoreReport, hosts []string) {
+	s := rep.Score
+	from := "the dumps"
+	if rep.LocationsFrom != "dumps" {
+		from = quote.String(rep.LocationsFrom)
+	}
+	fmt.Fprintf(w, "nccom-rings score: %s, %s, %s; locations from %s: %d of %d nodes located, %s\n",
+		count(s.NRanks, "rank"), count(s.NNodes, "node"), count(len(s.Channels), "channel"), from, s.Located, s.NNodes, count(s.Depth, "level"))
+	if len(rep.Unlocated) > 0 {
+		fmt.Fprintf(w, "  without a location: nodes %s (host %s first)\n", spans(rep.Unlocated), quote.String(hosts[rep.Unlocated[0]]))
+	}
+	// Channels that score alike share a line: the doubled half repeats
+	// the first (D10), and a job's channels often cross alike.
+	var lines []string
+	channels := map[string][]int{}
+	for _, c := range s.Channels {
+		var b strings.Builder
+		b.WriteString(count(c.InterNodeEdges, "inter-node edge"))
+		for _, l := range c.Levels {
+			fmt.Fprintf(&b, "; level %d: %s (%s: fewest %d", l.Level, count(l.Crossings, "crossing"), count(l.Groups, "group"), l.Minimum)
+			if l.Excess > 0 {
+				fmt.Fprintf(&b, "; %d over", l.Excess)
+			}
+			b.WriteString(")")
+		}
+		fmt.Fprintf(&b, "; %d %s", c.NICMismatches, plural(c.NICMismatches, "NIC-index mismatch", "NIC-index mismatches"))
+		if c.NICUnknown > 0 {
+			fmt.Fprintf(&b, ", %d without a NIC answer", c.NICUnknown)
+		}
+		k := b.String()
+		if _, ok := channels[k]; !ok {
+			lines = append(lines, k)
+		}
+		channels[k] = append(channels[k], c.Channel)
+	}
+	for _, k := range lines {
+		fmt.Fprintf(w, "  %s %s: %s\n", plural(len(channels[k]), "channel", "channels"), spans(channels[k]), k)
+	}
+	edges := 0
+	for _, c := range s.Channels {
+		edges += c.InterNodeEdges
+	}
+	fmt.Fprintf(w, "  NIC-index mismatches: %d of %d inter-node edges", s.NICMismatches(), edges)
+	if len(s.Mismatches) > 0 {
+		m := s.Mismatches[0]
+		fmt.Fprintf(w, ", first on channel %d: rank %d (NIC index %d) -> rank %d (NIC index %d)", m.Channel, m.From, m.FromDev, m.To, m.ToDev)
+	}
+	fmt.Fprintln(w)
+	writeNICShares(w, s.NICs)
+	for l, e := range s.MaxExcess {
+		if e > 0 {
+			fmt.Fprintf(w, "  level %d: up to %d crossings over the fewest a ring can have (nccom-rings plan --order network shows what D25's order would give)\n", l+1, e)
+		}
+	}
+	if rep.MaxExcess != nil {
+		if level, excess, over := s.Exceeds(*rep.MaxExcess); over {
+			fmt.Fprintf(w, "nccom-rings score: level %d is %d over its fewest, more than --max-excess %d\n", level, excess, *rep.MaxExcess)
+		}
+	}
+}
+
+// writeNICShares prints the channels each NIC index carries, one line per
+// distinct set of nodes that share the same counts.
+func writeNICShares(w io.Writer, nics [][]score.NICShare) {
+	var keys []string
+	nodes := map[string][]int{}
+	for m, shares := range nics {
+		var b strings.Builder
+		for i, s := range shares {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "NIC index %d: %s", s.Dev, count(s.Channels, "channel"))
+		}
+		if b.Len() == 0 {
+			b.WriteString("none")
+		}
+		k := b.String()
+		if _, ok := nodes[k]; !ok {
+			keys = append(keys, k)
+		}
+		nodes[k] = append(nodes[k], m)
+	}
+	for _, k := range keys {
+		fmt.Fprintf(w, "  channels per NIC index, nodes %s: %s\n", spans(nodes[k]), k)
+	}
+}
+
+// spans is an increasing list of ints as ranges: "0-3 5 7-8".
+func spans(v []int) string {
+	var parts []string
+	for i := 0; i < len(v); {
+		j := i
+		for j+1 < len(v) && v[j+1] == v[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", v[i], v[j]))
+		} else {
+			parts = append(parts, fmt.Sprint(v[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, " ")
+}

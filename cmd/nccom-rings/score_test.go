@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/internal/cli"
+)
+
+// D25's example (docs/spec/DECISIONS.md D25; testdata/d25 says so): 8
+// hosts of 4 ranks alternating between spine0/leafA and spine0/leafB in
+// the hostfile's order.
+const (
+	d25Hosts     = "testdata/d25/hosts"
+	d25Locations = "testdata/d25/locations"
+)
+
+// planD25 plans D25's example with both orders into dir/rank and
+// dir/network, and the hostfile in network order into dir/hosts.
+func planD25(t *testing.T) (dir string, rep planReport) {
+	t.Helper()
+	dir = t.TempDir()
+	code, out, errOut := runTool("plan", "--locations", d25Locations, "--hosts", d25Hosts, "--ranks-per-node", "4",
+		"--dump", dir, "--emit-hostfile", filepath.Join(dir, "hosts"), "--json")
+	require.Equal(t, cli.ExitOK, code, errOut)
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	return dir, rep
+}
+
+// leafCrossings is level 2's crossings of every channel of a score.
+func leafCrossings(t *testing.T, channels int, got func(c int) int) []int {
+	t.Helper()
+	var v []int
+	for c := range channels {
+		v = append(v, got(c))
+	}
+	return v
+}
+
+func repeat(n, v int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+func TestPlanAndScoreOfD25sExample(t *testing.T) {
+	dir, rep := planD25(t)
+	assert.Equal(t, 32, rep.NRanks)
+	assert.Empty(t, rep.Unlocated)
+	require.Len(t, rep.Plans, 2)
+	rank, network := rep.Plans[0], rep.Plans[1]
+	assert.Equal(t, "rank", rank.Order)
+	assert.False(t, rank.NetworkApplied)
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7}, rank.Sequence)
+	assert.Equal(t, "network", network.Order)
+	assert.True(t, network.NetworkApplied)
+	assert.Equal(t, []int{0, 2, 4, 6, 1, 3, 5, 7}, network.Sequence)
+	// The default graph's 8 channels, doubled to 16 (D10): 8 leaf
+	// crossings on every ring in rank order, 2 in network order.
+	assert.Equal(t, repeat(16, 8), leafCrossings(t, 16, func(c int) int { return rank.Score.Channels[c].Levels[1].Crossings }))
+	assert.Equal(t, repeat(16, 2), leafCrossings(t, 16, func(c int) int { return network.Score.Channels[c].Levels[1].Crossings }))
+
+	// score on the dumps plan wrote says the same, from the dumps'
+	// locations.
+	code, out, errOut := runTool("score", filepath.Join(dir, "rank"))
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Equal(t, "nccom-rings score: 32 ranks, 8 nodes, 16 channels; locations from the dumps: 8 of 8 nodes located, 2 levels\n"+
+		"  channels 0-15: 8 inter-node edges; level 1: 0 crossings (1 group: fewest 0); level 2: 8 crossings (2 groups: fewest 2; 6 over); 8 NIC-index mismatches\n"+
+		"  NIC-index mismatches: 128 of 128 inter-node edges, first on channel 0: rank 3 (NIC index 3) -> rank 4 (NIC index 0)\n"+
+		"  channels per NIC index, nodes 0-7: NIC index 0: 8 channels, NIC index 1: 8 channels, NIC index 2: 8 channels, NIC index 3: 8 channels\n"+
+		"  level 2: up to 6 crossings over the fewest a ring can have (nccom-rings plan --order network shows what D25's order would give)\n", out)
+	code, out, _ = runTool("score", filepath.Join(dir, "network"), "--json")
+	assert.Equal(t, cli.ExitOK, code)
+	var sr scoreReport
+	require.NoError(t, json.Unmarshal([]byte(out), &sr))
+	assert.Equal(t, "dumps", sr.LocationsFrom)
+	assert.Equal(t, repeat(16, 2), leafCrossings(t, 16, func(c int) int { return sr.Score.Channels[c].Levels[1].Crossings }))
+	assert.Equal(t, []int{0, 0}, sr.Score.MaxExcess)
+
+	// The emitted hostfile, planned in rank order, gives the network
+	// order's 2 (trn001 trn003 trn005 trn007, then the even ones).
+	hosts, err := os.ReadFile(filepath.Join(dir, "hosts"))
+	require.NoError(t, err)
+	assert.Contains(t, string(hosts), "trn001 slots=4\ntrn003 slots=4\ntrn005 slots=4\ntrn007 slots=4\ntrn002 slots=4\n")
+	code, out, errOut = runTool("plan", "--locations", d25Locations, "--hosts", filepath.Join(dir, "hosts"), "--ranks-per-node", "4", "--order", "rank", "--json")
+	require.Equal(t, cli.ExitOK, code, errOut)
+	var again planReport
+	require.NoError(t, json.Unmarshal([]byte(out), &again))
+	require.Len(t, again.Plans, 1)
+	assert.Equal(t, repeat(16, 2), leafCrossings(t, 16, func(c int) int { return again.Plans[0].Score.Channels[c].Levels[1].Crossings }))
+
+	// The side-by-side table.
+	code, out, _ = runTool("plan", "--locations", d25Locations, "--hosts", d25Hosts, "--ranks-per-node", "4")
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Contains(t, out, "graph: the embedded default cluster's (ringstage's: 8 ring channels, min(8, L) NICs)\n")
+	assert.Contains(t, out, "rank     8 -> 16   0 (fewest 0)            8 (fewest 2)            128 of 128 edges      0 1 2 3 4 5 6 7\n")
+	assert.Contains(t, out, "network  8 -> 16   0 (fewest 0)            2 (fewest 2)            128 of 128 edges      0 2 4 6 1 3 5 7\n")
+}
+
+func TestScoreMaxExcessAndLocationsFile(t *testing.T) {
+	dir, _ := planD25(t)
+	rankDir := filepath.Join(dir, "rank")
+	code, out, _ := runTool("score", rankDir, "--max-excess", "5")
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.True(t, strings.HasSuffix(out, "nccom-rings score: level 2 is 6 over its fewest, more than --max-excess 5\n"), out)
+	code, _, _ = runTool("score", rankDir, "--max-excess", "6")
+	assert.Equal(t, cli.ExitOK, code)
+
+	// A file that puts the first four hosts under one leaf and the last
+	// four under another: rank order crosses leaves twice (trn004 ->
+	// trn005 and the wrap-around), the fewest; trn009 is no host of the
+	// job, and TRN008.ec2.internal is trn008.
+	locs := filepath.Join(t.TempDir(), "locations")
+	require.NoError(t, os.WriteFile(locs, []byte("trn001 s/a\ntrn002 s/a\ntrn003 s/a\ntrn004 s/a\ntrn005 s/b\ntrn006 s/b\ntrn007 s/b\nTRN008.ec2.internal s/b\ntrn009 s/c\n"), 0o644))
+	code, out, errOut := runTool("score", rankDir, "--locations", locs, "--max-excess", "0", "--json")
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	var sr scoreReport
+	require.NoError(t, json.Unmarshal([]byte(out), &sr))
+	assert.Equal(t, locs, sr.LocationsFrom)
+	assert.Equal(t, []int{}, sr.Unlocated)
+	assert.Equal(t, repeat(16, 2), leafCrossings(t, 16, func(c int) int { return sr.Score.Channels[c].Levels[1].Crossings }))
+
+	// Without trn003 in the file, node 2 has no location: a group of its
+	// own at every level (level 1: s and none, 2 groups).
+	require.NoError(t, os.WriteFile(locs, []byte("trn001 s/a\ntrn002 s/a\ntrn004 s/a\ntrn005 s/b\ntrn006 s/b\ntrn007 s/b\ntrn008 s/b\n"), 0o644))
+	code, out, _ = runTool("score", rankDir, "--locations", locs)
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Contains(t, out, "  without a location: nodes 2 (host \"trn003\" first)\n")
+	assert.Contains(t, out, "level 1: 2 crossings (2 groups: fewest 2); level 2: 4 crossings (3 groups: fewest 3; 1 over)")
+}
+
+func TestScoreRefusesUnusableInput(t *testing.T) {
+	dir, _ := planD25(t)
+	rankDir := filepath.Join(dir, "rank")
+	names, err := filepath.Glob(filepath.Join(rankDir, "rank-000005.*"))
+	require.NoError(t, err)
+	require.Len(t, names, 1)
+
+	code, _, errOut := runTool("score", rankDir, "--locations", filepath.Join(dir, "none"))
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, "no such file")
+
+	require.NoError(t, os.WriteFile(names[0], []byte(`{"format":1,`), 0o644))
+	code, _, errOut = runTool("score", rankDir)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, "not a ring dump")
+	assert.Contains(t, errOut, "rank 5 has no dump (of 32 ranks)")
+
+	code, _, _ = runTool("score")
+	assert.Equal(t, cli.ExitUnusable, code)
+	code, out, _ := runTool("score", "--help")
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Contains(t, out, "--max-excess N")
+}
+
+func TestPlanRefusesUnusableInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"plan", "--hosts", d25Hosts, "--ranks-per-node", "4"},
+		{"plan", "--locations", d25Locations, "--hosts", d25Hosts, "--ranks-per-node", "4", "--order", "leaf"},
+		{"plan", "--locations", d25Locations, "--hosts", d25Hosts, "--ranks-per-node", "257"},
+		{"plan", "--locations", d25Locations, "--hosts", "testdata/d25/none", "--ranks-per-node", "4"},
+		{"plan", "--locations", d25Hosts, "--hosts", d25Hosts, "--ranks-per-node", "4"},
+	} {
+		code, _, errOut := runTool(args...)
+		assert.Equal(t, cli.ExitUnusable, code, args)
+		assert.NotEmpty(t, errOut, args)
+	}
+}
