@@ -148,7 +148,7 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 		j := res.Job
 		if r == 0 {
 			res.Order, res.GraphChannels, res.NChannels = out.Order, out.GraphChannels, out.NChannels
-			j.NNodes = out.NNodes
+			j.NNodes, j.GraphChannels = out.NNodes, out.GraphChannels
 			j.Host, j.Location = make([]string, out.NNodes), make([]string, out.NNodes)
 			j.NetDev = make([]int, out.NChannels*nRanks)
 			for c := range out.NChannels {

@@ -54,7 +54,7 @@ func FromDumps(files []ringdump.File) (*Job, error) {
 		return nil, fmt.Errorf("rank 0's dump has %d channels: outside [1, %d]", nChannels, MaxChannels)
 	}
 	j := &Job{
-		NRanks: nRanks, NNodes: nNodes,
+		NRanks: nRanks, NNodes: nNodes, GraphChannels: ref.GraphChannels,
 		Node:     make([]int, nRanks),
 		Host:     make([]string, nNodes),
 		Location: make([]string, nNodes),

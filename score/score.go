@@ -38,7 +38,10 @@ type Job struct {
 	// none.
 	Location []string
 	// Rings[c] is channel c's ring: every rank once, in ring order.
-	Rings [][]int
+	// GraphChannels is the channel count before doubling (D10): channel
+	// c >= GraphChannels repeats c-GraphChannels; 0 when unknown.
+	Rings         [][]int
+	GraphChannels int
 	// NetDev[c*NRanks+r] is rank r's NIC index on channel c
 	// (ncclTopoGetNetDev); -1 unknown.
 	NetDev []int

@@ -162,6 +162,7 @@ func dumpsOf(j *score.Job) []ringdump.File {
 func TestFromDumps(t *testing.T) {
 	want := d25Job()
 	files := dumpsOf(want)
+	want.GraphChannels = 2
 	// One rank of node 2 says another leaf: most of the node's ranks win.
 	files[9].Dump.Order.Location = "spine0/leafB"
 	j, err := score.FromDumps(files)

@@ -7,6 +7,7 @@
 //	nccom-rings locate ec2:FILE|slurm:FILE [--all]  a host's NCCOM_RING_LOCATION
 //	nccom-rings score [--locations FILE] DIR        the rings against the network
 //	nccom-rings plan --locations F --hosts H --ranks-per-node L   a job without a job
+//	nccom-rings diff [--json] DIR_A DIR_B           what changed between two jobs
 //
 // Exit codes: 0 nothing to report, 1 a finding (a rank that disagrees, a
 // missing or failed rank, two files for one rank), 2 unusable input or
@@ -53,6 +54,8 @@ func exitCodesHelpOf(name string) string {
 		return scoreExitCodesHelp
 	case "plan":
 		return planExitCodesHelp
+	case "diff":
+		return diffExitCodesHelp
 	}
 	return exitCodesHelp
 }
@@ -65,6 +68,7 @@ Usage: nccom-rings verify [--json] DIR
        nccom-rings score [--locations FILE] [--max-excess N] [--json] DIR
        nccom-rings plan --locations FILE --hosts HOSTFILE --ranks-per-node L
                         [--order rank|network]... [--dump DIR] [--emit-hostfile FILE] [--json]
+       nccom-rings diff [--json] DIR_A DIR_B
        nccom-rings COMMAND --help
        nccom-rings --version
 
@@ -78,6 +82,8 @@ Commands:
            a ring can have, NIC-index mismatches, channels per NIC index
   plan     what a described cluster's job would build, each --order's score
            side by side, its dumps, a hostfile in network order
+  diff     what changed between two jobs' dumps: placement, channel count,
+           node sequence, rings, NIC indices; one line per kind
 
 DIR holds one rank-NNNNNN.<host>.<pid>.json file per rank, written by
 libnccomring's ncclTopoPostset when the job ran with NCCOM_RING_DUMP=DIR.
@@ -142,6 +148,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runScore(args[1:], stdout, stderr)
 	case "plan":
 		return runPlan(args[1:], stdout, stderr)
+	case "diff":
+		return runDiff(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "nccom-rings: unknown command %q\n\n%s%s", args[0], topHelp, exitCodesHelp)
 	return cli.ExitUnusable
