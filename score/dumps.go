@@ -3,6 +3,9 @@ package score
 import (
 	"fmt"
 
+	"github.com/nccomring/libnccomring/internal/quote"
+	"github.com/nccomring/libnccomring/nodeorder"
+
 	"github.com/nccomring/libnccomring/location"
 	"github.com/nccomring/libnccomring/ringdump"
 )
@@ -42,7 +45,7 @@ func FromDumps(files []ringdump.File) (*Job, error) {
 		case d == nil:
 			return nil, fmt.Errorf("rank %d has no dump (of %d ranks)", r, nRanks)
 		case d.Result != 0 || d.Wiring == nil:
-			return nil, fmt.Errorf("rank %d's ncclTopoPostset failed (%s): no rings to score", r, d.ResultName)
+			return nil, fmt.Errorf("rank %d's ncclTopoPostset failed (%s): no rings to score", r, quote.String(d.ResultName))
 		}
 	}
 	ref := byRank[0]
@@ -88,9 +91,13 @@ func FromDumps(files []ringdump.File) (*Job, error) {
 			return nil, fmt.Errorf("node %d has no rank", m)
 		}
 		j.Host[m] = byRank[ranks[0]].Host
+		// A location Preset could not parse is none, as the library
+		// takes it (D25: one WARN on that rank, then no location).
 		j.Location[m] = majority(ranks, func(r int) string {
 			if o := byRank[r].Order; o != nil {
-				return o.Location
+				if _, err := nodeorder.Parse(o.Location); err == nil {
+					return o.Location
+				}
 			}
 			return ""
 		})

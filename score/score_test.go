@@ -169,6 +169,13 @@ func TestFromDumps(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want, j)
 
+	// A location the library could not parse is none (D25).
+	files[10].Dump.Order.Location = "spine0/leaf\x1bB"
+	files[11].Dump.Order.Location = "spine0/leaf\x1bB"
+	j, err = score.FromDumps(files)
+	require.NoError(t, err)
+	assert.Equal(t, "spine0/leafA", j.Location[2], "ranks 10 and 11 have none: rank 8's leafA and rank 9's leafB tie, the lowest rank's wins")
+
 	// A tie goes to the node's lowest rank.
 	files[8].Dump.Order.Location = "spine0/leafB"
 	j, err = score.FromDumps(files)
@@ -183,5 +190,5 @@ func TestFromDumps(t *testing.T) {
 	assert.EqualError(t, err, "rank 5 has no dump (of 32 ranks)")
 	files[7].Dump.Wiring, files[7].Dump.ResultName = nil, "ncclInvalidArgument"
 	_, err = score.FromDumps(files)
-	assert.EqualError(t, err, "rank 7's ncclTopoPostset failed (ncclInvalidArgument): no rings to score")
+	assert.EqualError(t, err, `rank 7's ncclTopoPostset failed ("ncclInvalidArgument"): no rings to score`)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/ringdump"
 )
 
 // D25's example (docs/spec/DECISIONS.md D25; testdata/d25 says so): 8
@@ -173,4 +174,32 @@ func TestPlanRefusesUnusableInput(t *testing.T) {
 		assert.Equal(t, cli.ExitUnusable, code, args)
 		assert.NotEmpty(t, errOut, args)
 	}
+}
+
+// Crafted dumps (docs/security.md): a dump claiming 2^31-1 ranks is
+// refused before anything is sized by it, and a host name with a
+// terminal escape is printed quoted.
+func TestScoreAndDiffOfCraftedDumps(t *testing.T) {
+	dir := t.TempDir()
+	d := &ringdump.Dump{Rank: 0, NRanks: 1<<31 - 1, ResultName: "ncclSuccess", Version: "x", Host: "h", PID: 1,
+		Wiring: &ringdump.Wiring{NNodes: 1, NodesFirstRank: []int{0}, GraphChannels: 1, NChannels: 2}}
+	_, err := ringdump.Write(dir, d)
+	require.NoError(t, err)
+	code, _, errOut := runTool("score", dir)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, "rank 0's dump says 2147483647 ranks: outside [1, 262144]")
+	code, _, errOut = runTool("diff", dir, dir)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, "outside [1, 262144]")
+
+	dir, paths := identityJob(t)
+	for _, p := range paths {
+		edit(t, p, func(d *ringdump.Dump) { d.Host = "\x1b[2Jh" })
+	}
+	locs := filepath.Join(t.TempDir(), "locations")
+	require.NoError(t, os.WriteFile(locs, []byte("other s/a\n"), 0o644))
+	code, out, _ := runTool("score", dir, "--locations", locs)
+	assert.Equal(t, cli.ExitOK, code)
+	assert.NotContains(t, out, "\x1b")
+	assert.Contains(t, out, `without a location: nodes 0-1 (host "\x1b[2Jh" first)`)
 }
