@@ -466,7 +466,7 @@ demo:
 # writes under NCCOM_RING_DUMP (ringdump/); test-dump runs ringstage with it
 # and checks the tool's verdicts (tests/dump/ringstage_dump.sh).
 RINGS_TOOL := $(BUILD)/nccom-rings
-$(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go internal/cli/*.go ringdump/*.go version/*.go location/*.go nodeorder/*.go) go.mod
+$(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go internal/cli/*.go internal/quote/*.go internal/safefile/*.go ringdump/*.go version/*.go location/*.go nodeorder/*.go score/*.go plan/*.go ring/*.go abi/*.go kanga/*.go layout/*.go netdev/*.go record/*.go) go.mod
 	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-rings
 .PHONY: test-dump
 test-dump: $(BUILD)/ringstage $(RINGS_TOOL)
