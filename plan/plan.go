@@ -152,7 +152,7 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 			j.Host, j.Location = make([]string, out.NNodes), make([]string, out.NNodes)
 			j.NetDev = make([]int, out.NChannels*nRanks)
 			for c := range out.NChannels {
-				j.Rings = append(j.Rings, ints(buffers[c*nRanks:(c+1)*nRanks]))
+				j.Rings = append(j.Rings, ringdump.Ints(buffers[c*nRanks:(c+1)*nRanks]))
 			}
 		}
 		m := int(comm.Node)
@@ -173,14 +173,15 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 		if dump == nil {
 			continue
 		}
-		d.Wiring = &ringdump.Wiring{NNodes: out.NNodes, Node: m, NodesFirstRank: ints(heads[:out.NNodes]),
+		d.Wiring = &ringdump.Wiring{NNodes: out.NNodes, Node: m, NodesFirstRank: ringdump.Ints(heads[:out.NNodes]),
 			GraphChannels: out.GraphChannels, NChannels: out.NChannels}
 		for c := range out.NChannels {
 			ch := comm.Channels[c].Ring
 			d.Channels = append(d.Channels, ringdump.Channel{Channel: c, Prev: int(ch.Prev), Next: int(ch.Next),
-				UserRanks: ints(buffers[c*nRanks : (c+1)*nRanks])})
+				UserRanks: ringdump.Ints(buffers[c*nRanks : (c+1)*nRanks])})
 		}
-		d.Order = orderOf(out.Order, network, cl.Locations[r/local])
+		o := out.Order
+		d.Order = ringdump.OrderOf(network, cl.Locations[r/local], o.Asked, o.Network, o.Warn+o.Info, o.Sequence)
 		if err := dump(d); err != nil {
 			return nil, err
 		}
@@ -199,31 +200,6 @@ type StageError struct {
 func (e *StageError) Error() string { return fmt.Sprintf("rank %d: %v", e.Rank, e.Err) }
 
 func (e *StageError) Unwrap() error { return e.Err }
-
-// orderOf is the dump's view of the node order, as the library writes it
-// (cmd/libnccomring/dump.go): nil when nothing asked for an order and the
-// rank has no location.
-func orderOf(o ring.Order, network bool, location string) *ringdump.Order {
-	if !o.Asked && !network && location == "" {
-		return nil
-	}
-	d := &ringdump.Order{Asked: "rank", Location: location, Network: o.Network, Note: o.Warn + o.Info}
-	if network {
-		d.Asked = "network"
-	}
-	if len(o.Sequence) > 0 {
-		d.Sequence = ints(o.Sequence)
-	}
-	return d
-}
-
-func ints(s []int32) []int {
-	out := make([]int, len(s))
-	for i, v := range s {
-		out[i] = int(v)
-	}
-	return out
-}
 
 // NetworkOrder is the hosts' places in D25's node sequence: Sequence over
 // the hosts' locations, hosts without one last. A hostfile in this order
@@ -244,5 +220,5 @@ func NetworkOrder(locations []string) ([]int, error) {
 	groups := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*n), make([]int32, n))
 	seq := make([]int32, n)
 	nodeorder.Sequence(locs, groups, seq)
-	return ints(seq), nil
+	return ringdump.Ints(seq), nil
 }

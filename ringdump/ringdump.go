@@ -96,6 +96,35 @@ type Order struct {
 	Sequence []int `json:"sequence,omitempty"`
 }
 
+// OrderOf is the dump's view of the node order (D25), as the library and
+// a planner write it: this rank's own settings (network: it asked for
+// NCCOM_RING_NODE_ORDER=network; location: its NCCOM_RING_LOCATION as
+// set) and what its Postset decided (someAsked: some rank's record asked
+// for the network order; applied, note and sequence: ring.Order's Network,
+// Warn+Info and Sequence). nil when none of them says anything.
+func OrderOf(network bool, location string, someAsked, applied bool, note string, sequence []int32) *Order {
+	if !someAsked && !network && location == "" {
+		return nil
+	}
+	o := &Order{Asked: "rank", Location: location, Network: applied, Note: note}
+	if network {
+		o.Asked = "network"
+	}
+	if len(sequence) > 0 {
+		o.Sequence = Ints(sequence)
+	}
+	return o
+}
+
+// Ints is s as the dump's ints.
+func Ints(s []int32) []int {
+	out := make([]int, len(s))
+	for i, v := range s {
+		out[i] = int(v)
+	}
+	return out
+}
+
 // Channel is one channel's ring as this rank sees it.
 type Channel struct {
 	Channel int `json:"channel"`

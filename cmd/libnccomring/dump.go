@@ -202,43 +202,24 @@ func wiringOf(comm *abi.Comm, nodesFirstRank []int32, res ring.PostsetResult) *r
 	nRanks := int(comm.NRanks)
 	w := &ringdump.Wiring{
 		NNodes: res.NNodes, Node: int(comm.Node),
-		NodesFirstRank: ints(nodesFirstRank[:res.NNodes]),
+		NodesFirstRank: ringdump.Ints(nodesFirstRank[:res.NNodes]),
 		GraphChannels:  res.GraphChannels, NChannels: res.NChannels,
 		Channels: make([]ringdump.Channel, res.NChannels),
 	}
 	for c := range w.Channels {
 		r := &comm.Channels[c].Ring
-		w.Channels[c] = ringdump.Channel{Channel: c, Prev: int(r.Prev), Next: int(r.Next), UserRanks: ints(abi.Ints(r.UserRanks, nRanks))}
+		w.Channels[c] = ringdump.Channel{Channel: c, Prev: int(r.Prev), Next: int(r.Next), UserRanks: ringdump.Ints(abi.Ints(r.UserRanks, nRanks))}
 	}
 	w.Order = orderOf(res.Order)
 	return w
 }
 
 // orderOf is the dump's view of the node order (D25): this rank's own
-// settings as its environment holds them, and Postset's decision; nil when
-// none of them says anything.
+// settings as its environment holds them, and Postset's decision.
 func orderOf(o ring.Order) *ringdump.Order {
 	network, _ := nodeOrderParam.get()
 	location, _ := locationParam.seen()
-	if !o.Asked && !network.value && location == "" {
-		return nil
-	}
-	d := &ringdump.Order{Asked: "rank", Location: location, Network: o.Network, Note: o.Warn + o.Info, Sequence: ints(o.Sequence)}
-	if network.value {
-		d.Asked = "network"
-	}
-	if len(d.Sequence) == 0 {
-		d.Sequence = nil
-	}
-	return d
-}
-
-func ints(s []int32) []int {
-	out := make([]int, len(s))
-	for i, v := range s {
-		out[i] = int(v)
-	}
-	return out
+	return ringdump.OrderOf(network.value, location, o.Asked, o.Network, o.Warn+o.Info, o.Sequence)
 }
 
 // dumpNetDev adds a successful GetNetDev answer to rank's dump, when this
