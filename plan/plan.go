@@ -127,10 +127,12 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 		all[r] = &frags[r]
 	}
 
-	// Postset on every rank, one communicator reused: Postset reads of it
-	// only the rank, the rank count and the userRanks buffers (D24, D27),
-	// which are this plan's Go memory, kept alive below.
-	res := &Result{Job: &score.Job{NRanks: nRanks, NNodes: 0, Node: make([]int, nRanks)}}
+	// Postset on every rank, one communicator reused: of a communicator
+	// Postset reads the rank, the rank count, enablePod and
+	// nKangaRingChannels (zero, as a host allocates it) and the userRanks
+	// buffers, here this plan's Go memory, kept alive below; never what
+	// Preset wrote into it (D24, D27: the rings come from the fragments).
+	res := &Result{Job: &score.Job{NRanks: nRanks, Node: make([]int, nRanks)}}
 	buffers := make([]int32, layout.MaxChannels*nRanks)
 	heads := make([]int32, nRanks)
 	sys := &abi.TopoSystem{Nodes0Count: int32(local)}

@@ -6,6 +6,7 @@ import (
 	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/nodeorder"
 
+	"github.com/nccomring/libnccomring/layout"
 	"github.com/nccomring/libnccomring/location"
 	"github.com/nccomring/libnccomring/ringdump"
 )
@@ -53,8 +54,8 @@ func FromDumps(files []ringdump.File) (*Job, error) {
 	switch {
 	case nNodes < 1 || nNodes > nRanks:
 		return nil, fmt.Errorf("rank 0's dump says %d nodes: outside [1, %d]", nNodes, nRanks)
-	case nChannels < 1 || nChannels > MaxChannels:
-		return nil, fmt.Errorf("rank 0's dump has %d channels: outside [1, %d]", nChannels, MaxChannels)
+	case nChannels < 1 || nChannels > layout.MaxChannels:
+		return nil, fmt.Errorf("rank 0's dump has %d channels: outside [1, %d]", nChannels, layout.MaxChannels)
 	}
 	j := &Job{
 		NRanks: nRanks, NNodes: nNodes, GraphChannels: ref.GraphChannels,

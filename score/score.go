@@ -6,7 +6,7 @@
 // and never verifies it: a job whose ranks disagree is verify's to report.
 // Pure Go, no cgo; the tools only format what it returns.
 //
-// Limits: a Job has at most MaxRanks ranks and layout.MaxChannels
+// Limits: a Job has at most MaxRanks ranks and layout.MaxChannels (32)
 // channels; every index in it is checked before use (Check), so a crafted
 // dump cannot make a computation index out of range.
 package score
@@ -15,15 +15,13 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/nccomring/libnccomring/layout"
 	"github.com/nccomring/libnccomring/nodeorder"
 )
 
 // MaxRanks bounds a Job: the largest job a dump directory describes
 // (ringdump's 64 MiB file holds about 260,000 ranks of one channel).
 const MaxRanks = 1 << 18
-
-// MaxChannels is ncclMaxNchannels(), the most channels a job has.
-const MaxChannels = 32
 
 // Job is what scoring needs of a job, in flat arrays as NCCL's src/graph
 // keeps them.
@@ -58,8 +56,8 @@ func (j *Job) Check() error {
 		return fmt.Errorf("%d node indices for %d ranks", len(j.Node), j.NRanks)
 	case len(j.Host) != j.NNodes || len(j.Location) != j.NNodes:
 		return fmt.Errorf("%d hosts and %d locations for %d nodes", len(j.Host), len(j.Location), j.NNodes)
-	case len(j.Rings) < 1 || len(j.Rings) > MaxChannels:
-		return fmt.Errorf("%d channels: outside [1, %d]", len(j.Rings), MaxChannels)
+	case len(j.Rings) < 1 || len(j.Rings) > layout.MaxChannels:
+		return fmt.Errorf("%d channels: outside [1, %d]", len(j.Rings), layout.MaxChannels)
 	case len(j.NetDev) != len(j.Rings)*j.NRanks:
 		return fmt.Errorf("%d NIC entries for %d channels of %d ranks", len(j.NetDev), len(j.Rings), j.NRanks)
 	}

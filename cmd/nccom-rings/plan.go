@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -69,7 +70,9 @@ func (o *orders) Set(v string) error {
 	if v != "rank" && v != "network" {
 		return fmt.Errorf("%s is not rank or network", quote.String(v))
 	}
-	*o = append(*o, v)
+	if !slices.Contains(*o, v) { // one plan, one dump directory, per order
+		*o = append(*o, v)
+	}
 	return nil
 }
 

@@ -203,3 +203,20 @@ func TestScoreAndDiffOfCraftedDumps(t *testing.T) {
 	assert.NotContains(t, out, "\x1b")
 	assert.Contains(t, out, `without a location: nodes 0-1 (host "\x1b[2Jh" first)`)
 }
+
+func TestPlanWithAHostWithoutALocation(t *testing.T) {
+	// trn008 (node 7) is not in the file: the network order puts it last
+	// (0 2 4 6 | 1 3 5 | 7), a group of its own at both levels: level 1
+	// crosses 5 -> 7 and 7 -> 0 (2 groups), level 2 also 6 -> 1 (3
+	// groups), the fewest each time.
+	locs := filepath.Join(t.TempDir(), "locations")
+	data, err := os.ReadFile(d25Locations)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(locs, []byte(strings.Replace(string(data), "trn008 spine0/leafB\n", "", 1)), 0o644))
+	code, out, errOut := runTool("plan", "--locations", locs, "--hosts", d25Hosts, "--ranks-per-node", "4", "--order", "network", "--order", "network")
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Contains(t, out, "  1 host without a location in \""+locs+"\" (first \"trn008\")\n")
+	assert.Contains(t, out, "network  8 -> 16   2 (fewest 2)            3 (fewest 3)            128 of 128 edges      0 2 4 6 1 3 5 7\n")
+	assert.Contains(t, out, `  network: "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: node 7 (head rank 28) has no location (1 of 8 nodes have none`)
+	assert.NotContains(t, out, "\nrank ", "one plan: --order network given twice")
+}
