@@ -5,7 +5,8 @@
 # one rank's channel-0 next changed, a rank's file deleted, a file cut short,
 # every Postset failing (--pod without NCCOM_RING_POD_ORDER) each give the
 # finding or exit code they must; a directory that cannot be created costs
-# one WARN per rank and not the result.
+# one WARN per rank and not the result; D25's network order over 8 nodes is
+# recorded, verified, and planned alike by nccom-rings plan (issue 23).
 set -u
 build=$1
 ringstage=$build/ringstage
@@ -116,6 +117,20 @@ want '^nccom-rings: 256 ranks, 16 channels, 8 nodes: every rank agrees$'
 if ! grep -q '"order":{"asked":"network","location":"spine0/leafB","network":true,"sequence":\[0,2,4,6,1,3,5,7\]}' "$tmp"/order/rank-000033.*.json; then
   echo "FAIL: rank 33's dump does not record the network order"; fail=1
 fi
+# Issue 23: plan (the Go ring stage, without a job) builds what
+# ringstage's job built through the C ABI: diff finds only the host names
+# (ringstage runs every rank on this host, plan's hosts are the node
+# indices); score gives D25's 2 leaf crossings per ring, the fewest.
+printf '0\n1\n2\n3\n4\n5\n6\n7\n' > "$tmp/hosts"
+run "plan --order network" "$tool" plan --locations "$locs" --hosts "$tmp/hosts" --ranks-per-node 32 --order network --dump "$tmp/plan"
+want_rc 0
+run "diff of ringstage's job and plan's" "$tool" diff "$tmp/order" "$tmp/plan"
+want_rc 1
+want '^nccom-rings diff: placement: node 0 on host ".*" -> "0"; 0 ranks on another node, 8 of 8 nodes on another host$'
+if [ "$(wc -l < "$out")" -ne 1 ]; then echo "FAIL: $desc: more than the host names differ"; sed 's/^/  | /' "$out"; fail=1; fi
+run "score, network order" "$tool" score --max-excess 0 "$tmp/order"
+want_rc 0
+want 'level 2: 2 crossings \(2 groups: fewest 2\)'
 run "edit rank 8's location" python3 -c '
 import glob, json, sys
 p = glob.glob(sys.argv[1] + "/rank-000008.*.json")[0]
@@ -130,4 +145,4 @@ want '^nccom-rings: rank 8: NCCOM_RING_LOCATION is "spine0/leafB", but most rank
 if [ "$fail" -ne 0 ]; then
   exit 1
 fi
-echo "test-dump: 128 ranks dumped and verified; a changed next, a deleted file, a cut file, a failed Postset and an unwritable directory each reported; the network order recorded and checked: passed"
+echo "test-dump: 128 ranks dumped and verified; a changed next, a deleted file, a cut file, a failed Postset and an unwritable directory each reported; the network order recorded and checked, and planned alike in Go (plan, diff, score): passed"
