@@ -16,6 +16,7 @@ import (
 	"runtime"
 
 	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/layout"
 	"github.com/nccomring/libnccomring/netdev"
@@ -34,11 +35,13 @@ const DefaultGraphName = "the embedded default cluster's (ringstage's: 8 ring ch
 
 // Cluster is a described cluster: node m is Hosts[m], at Locations[m]
 // ("" none), with ranks m*RanksPerNode .. (m+1)*RanksPerNode-1, the
-// node-major numbering a launcher gives a hostfile's hosts.
+// node-major numbering a launcher gives a hostfile's hosts. Every node has
+// Graph's graph, or DefaultGraph's when Graph is nil.
 type Cluster struct {
 	Hosts        []string
 	Locations    []string
 	RanksPerNode int
+	Graph        *GraphFile
 }
 
 // DefaultGraph is node m's graph of the embedded default cluster
@@ -92,6 +95,8 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 		return nil, fmt.Errorf("%d locations for %d hosts", len(cl.Locations), nNodes)
 	case local < 1 || local > layout.MaxLocalRanks:
 		return nil, fmt.Errorf("%d ranks a node: outside [1, %d]", local, layout.MaxLocalRanks)
+	case cl.Graph != nil && cl.Graph.LocalRanks != local:
+		return nil, fmt.Errorf("%d ranks a node, but the graph of %s has %d", local, quote.String(cl.Graph.Path), cl.Graph.LocalRanks)
 	case nNodes*local > MaxRanks:
 		return nil, fmt.Errorf("%d hosts x %d ranks = %d ranks: more than the %d a plan runs", nNodes, local, nNodes*local, MaxRanks)
 	}
@@ -109,7 +114,11 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 	}
 	graphs := make([]*abi.TopoGraph, nNodes)
 	for m := range graphs {
-		graphs[m] = DefaultGraph(m*local, local)
+		if cl.Graph != nil {
+			graphs[m] = cl.Graph.Graph(m * local)
+		} else {
+			graphs[m] = DefaultGraph(m*local, local)
+		}
 	}
 	platform := kanga.Fixed{} // not TRN3-SwitchV1: D25 does not apply there
 

@@ -66,7 +66,7 @@ Usage: nccom-rings verify [--json] DIR
        nccom-rings show [--channel C] [--json | --dot] DIR
        nccom-rings locate [--host NAME | --instance ID | --all] ec2:FILE | slurm:FILE
        nccom-rings score [--locations FILE] [--max-excess N] [--json] DIR
-       nccom-rings plan --locations FILE --hosts HOSTFILE --ranks-per-node L
+       nccom-rings plan --locations FILE --hosts HOSTFILE --ranks-per-node L [--graph FILE]
                         [--order rank|network]... [--dump DIR] [--emit-hostfile FILE] [--json]
        nccom-rings diff [--json] DIR_A DIR_B
        nccom-rings COMMAND --help

@@ -19,7 +19,7 @@ import (
 )
 
 const planHelp = `Usage: nccom-rings plan --locations FILE --hosts HOSTFILE --ranks-per-node L
-                        [--order rank|network]... [--dump DIR]
+                        [--graph FILE] [--order rank|network]... [--dump DIR]
                         [--emit-hostfile FILE] [--json]
 
 What a job would build, without a job: runs the library's ring stage (its
@@ -31,14 +31,19 @@ the fewest a ring can have, the NIC-index mismatches and the node sequence.
 The cluster: the hosts of HOSTFILE in its order, L ranks each, numbered as a
 launcher that keeps the hostfile's order numbers them (the first host ranks
 0..L-1); each host's NCCOM_RING_LOCATION the one FILE gives it. Every node
-has the graph of the embedded default cluster (ringstage's, said in the
-output): 8 ring channels, min(8, L) NICs. At most 4,096 ranks.
+has the RING graph of --graph, or else the embedded default cluster's
+(ringstage's, said in the output): 8 ring channels, min(8, L) NICs. At most
+4,096 ranks.
 
   --locations FILE      "HOST LOCATION" lines (nccom-rings locate --all); a
                         host it does not list has no location
   --hosts HOSTFILE      one host a line, first field ("host slots=4" and
                         MPICH's "host:4" read as host); '#' comments
-  --ranks-per-node L    ranks on each host, 1 to 256
+  --ranks-per-node L    ranks on each host, 1 to 256; with --graph, its
+                        ranks a node when not given
+  --graph FILE          an NCCL_GRAPH_FILE (NCCL_GRAPH_DUMP_FILE's XML): its
+                        first pattern="4" graph, read as ringstage --graph
+                        reads it, on every node
   --order rank|network  NCCOM_RING_NODE_ORDER for every rank; repeatable
   --dump DIR            write the dumps the job would (NCCOM_RING_DUMP=DIR);
                         with two orders, into DIR/rank and DIR/network
@@ -105,6 +110,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	locations := fs.String("locations", "", "")
 	hostfile := fs.String("hosts", "", "")
 	local := fs.Int("ranks-per-node", 0, "")
+	graphFile := fs.String("graph", "", "")
 	var ords orders
 	fs.Var(&ords, "order", "")
 	dumpDir := fs.String("dump", "", "")
@@ -121,8 +127,21 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(operands) > 0:
 		return usage("no operand expected, got %s", quote.String(operands[0]))
-	case *locations == "" || *hostfile == "" || *local == 0:
-		return usage("--locations, --hosts and --ranks-per-node are needed")
+	case *locations == "" || *hostfile == "" || (*local == 0 && *graphFile == ""):
+		return usage("--locations, --hosts and --ranks-per-node (or --graph) are needed")
+	}
+	graphName := plan.DefaultGraphName
+	var graph *plan.GraphFile
+	if *graphFile != "" {
+		var err error
+		if graph, err = plan.ReadGraphFile(*graphFile); err != nil {
+			fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
+			return cli.ExitUnusable
+		}
+		if *local == 0 {
+			*local = graph.LocalRanks
+		}
+		graphName = fmt.Sprintf("%s's RING graph (%d ranks a node, %d channels)", quote.String(*graphFile), graph.LocalRanks, graph.NChannels)
 	}
 	if len(ords) == 0 {
 		ords = orders{"rank", "network"}
@@ -138,11 +157,11 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return cli.ExitUnusable
 	}
 	locs, missing := plan.Locate(hosts, entries)
-	cl := plan.Cluster{RanksPerNode: *local, Locations: locs}
+	cl := plan.Cluster{RanksPerNode: *local, Locations: locs, Graph: graph}
 	for _, h := range hosts {
 		cl.Hosts = append(cl.Hosts, h.Name)
 	}
-	rep := planReport{Hosts: *hostfile, RanksPerNode: *local, NRanks: len(hosts) * *local, Graph: plan.DefaultGraphName,
+	rep := planReport{Hosts: *hostfile, RanksPerNode: *local, NRanks: len(hosts) * *local, Graph: graphName,
 		Locations: *locations, Unlocated: []string{}, Plans: []planned{}}
 	for _, m := range missing {
 		rep.Unlocated = append(rep.Unlocated, hosts[m].Name)
@@ -209,7 +228,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 // per level.
 func writePlan(w io.Writer, rep planReport) {
 	fmt.Fprintf(w, "nccom-rings plan: %s x %d ranks = %s; graph: %s\n",
-		count(rep.NRanks/max(rep.RanksPerNode, 1), "host"), rep.RanksPerNode, count(rep.NRanks, "rank"), plan.DefaultGraphName)
+		count(rep.NRanks/max(rep.RanksPerNode, 1), "host"), rep.RanksPerNode, count(rep.NRanks, "rank"), rep.Graph)
 	if len(rep.Unlocated) > 0 {
 		fmt.Fprintf(w, "  %s without a location in %s (first %s)\n", count(len(rep.Unlocated), "host"), quote.String(rep.Locations), quote.String(rep.Unlocated[0]))
 	}

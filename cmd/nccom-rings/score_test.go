@@ -220,3 +220,20 @@ func TestPlanWithAHostWithoutALocation(t *testing.T) {
 	assert.Contains(t, out, `  network: "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: node 7 (head rank 28) has no location (1 of 8 nodes have none`)
 	assert.NotContains(t, out, "\nrank ", "one plan: --order network given twice")
 }
+
+func TestPlanWithAGraphFile(t *testing.T) {
+	// testdata/graphs/03 (NVIDIA/nccl#524): 4 ranks a node, two channels
+	// entering on NIC 3 and leaving on NIC 0, doubled to 4: D25's example
+	// still gives 8 and 2 leaf crossings; every one of the 4 x 8
+	// inter-node edges leaves on NIC index 0 and enters on 3.
+	const graph = "../../testdata/graphs/03_nccl524_4gpu_4nic_graph.xml"
+	code, out, errOut := runTool("plan", "--locations", d25Locations, "--hosts", d25Hosts, "--graph", graph)
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Contains(t, out, `graph: "`+graph+`"'s RING graph (4 ranks a node, 2 channels)`+"\n")
+	assert.Contains(t, out, "rank     2 -> 4    0 (fewest 0)            8 (fewest 2)            32 of 32 edges        0 1 2 3 4 5 6 7\n")
+	assert.Contains(t, out, "network  2 -> 4    0 (fewest 0)            2 (fewest 2)            32 of 32 edges        0 2 4 6 1 3 5 7\n")
+
+	code, _, errOut = runTool("plan", "--locations", d25Locations, "--hosts", d25Hosts, "--graph", graph, "--ranks-per-node", "8")
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, `8 ranks a node, but the graph of "`+graph+`" has 4`)
+}
