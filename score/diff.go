@@ -26,8 +26,8 @@ const maxSequenceShown = 16
 // of Change.Kind's list; none when they are the same job. Rings and NICs
 // are compared only between jobs of one rank count, channel by channel
 // over the channels both have, each ring from rank 0 (a ring is a cycle:
-// where a dump's userRanks start does not matter). Cost: O(channels *
-// ranks).
+// where a dump's userRanks start does not matter). a and b pass Check
+// (FromDumps checks what it returns). Cost: O(channels * ranks).
 func Diff(a, b *Job) []Change {
 	var out []Change
 	add := func(kind string, n int, format string, args ...any) {

@@ -1,0 +1,45 @@
+package score_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/nccomring/libnccomring/ringdump"
+	"github.com/nccomring/libnccomring/score"
+)
+
+// FuzzFromDumps: no set of dumps, one JSON document a line, makes
+// FromDumps, Compute or Diff panic; a job FromDumps accepts is scored.
+func FuzzFromDumps(f *testing.F) {
+	var seed bytes.Buffer
+	for _, file := range dumpsOf(d25Job()) {
+		line, err := json.Marshal(file.Dump)
+		if err != nil {
+			f.Fatal(err)
+		}
+		seed.Write(line)
+		seed.WriteByte('\n')
+	}
+	f.Add(seed.Bytes())
+	f.Add([]byte(`{"format":1,"rank":0,"nRanks":1,"nNodes":1,"node":0,"channels":[{"userRanks":[0]}],"netDevs":[{"channel":5,"dev":1}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var files []ringdump.File
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if d, err := ringdump.Decode("fuzz", line); err == nil {
+				files = append(files, ringdump.File{Path: "fuzz", Dump: d})
+			}
+		}
+		j, err := score.FromDumps(files)
+		if err != nil {
+			return
+		}
+		if _, err := score.Compute(j); err != nil && j.Check() != nil {
+			t.Fatalf("FromDumps returned a job Check refuses: %v", err)
+		}
+		if d := score.Diff(j, j); len(d) != 0 {
+			t.Fatalf("a job differs from itself: %v", d)
+		}
+		score.Diff(j, d25Job())
+	})
+}
