@@ -252,10 +252,11 @@ FUZZ_TARGETS      := FuzzPreset FuzzPostset FuzzBuildRings FuzzPostsetEveryRank
 # The other packages' targets (PACKAGE:TARGET): issue 21's dump reader,
 # what reads crafted dumps and the quoting of untrusted strings (seed
 # corpora in PACKAGE/testdata/fuzz); issue 22's parsers of nccom-rings
-# locate (package location); issue 21's DWARF walkers (abicheck).
+# locate (package location); issue 21's DWARF walkers (abicheck); issue
+# 23's reading of dumps into a job to score and compare (package score).
 FUZZ_OTHER        := ./ringdump:FuzzDecode ./cmd/nccom-rings:FuzzVerify ./internal/quote:FuzzString \
   ./location:FuzzParseEC2 ./location:FuzzParseSlurm ./location:FuzzHostlist ./location:FuzzReadLocations \
-  ./abicheck:FuzzDWARFWalk
+  ./abicheck:FuzzDWARFWalk ./score:FuzzFromDumps
 FUZZTIME          ?= 600000x
 LIBFUZZER_SECONDS ?= 300
 CLANG             ?= clang
