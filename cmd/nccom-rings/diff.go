@@ -20,7 +20,8 @@ each channel. One line per kind of change, with its first instance and how
 many differ. Each job is read as score reads it: one successful dump per
 rank, the rings of its lowest rank; diff does not verify (verify does).
 
-  --json   {"a", "b", "same", "changes": [{"kind", "text", "count"}]}
+  --json   {"a", "b", "same", "changes": [{"kind", "text", "count"}]}; on
+           unusable input the same with "error" (exit 2)
 
 `
 
@@ -36,6 +37,9 @@ type diffReport struct {
 	B       string         `json:"b"`
 	Same    bool           `json:"same"`
 	Changes []score.Change `json:"changes"`
+	// Error says why there is no comparison (exit 2); the details are on
+	// stderr. --json prints a document either way.
+	Error string `json:"error,omitempty"`
 }
 
 func runDiff(args []string, stdout, stderr io.Writer) int {
@@ -69,6 +73,9 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		jobs[i] = job
 	}
 	if jobs[0] == nil || jobs[1] == nil {
+		if *asJSON {
+			writeJSON(stdout, diffReport{A: operands[0], B: operands[1], Changes: []score.Change{}, Error: "unusable input (named on stderr)"})
+		}
 		return cli.ExitUnusable
 	}
 	rep := diffReport{A: operands[0], B: operands[1], Changes: score.Diff(jobs[0], jobs[1])}

@@ -49,3 +49,23 @@ func TestDiffRefusesUnusableInputAndReadsBoth(t *testing.T) {
 	assert.Equal(t, cli.ExitOK, code)
 	assert.Contains(t, out, "DIR_A DIR_B")
 }
+
+// --json prints a document on unusable input too, so that a script that
+// parses it always can.
+func TestScoreAndDiffPrintJSONOnUnusableInput(t *testing.T) {
+	empty := t.TempDir()
+	code, out, _ := runTool("score", "--json", empty)
+	assert.Equal(t, cli.ExitUnusable, code)
+	var sr scoreReport
+	require.NoError(t, json.Unmarshal([]byte(out), &sr))
+	assert.Equal(t, empty, sr.Dir)
+	assert.Equal(t, "unusable input (named on stderr)", sr.Error)
+	assert.Nil(t, sr.Score)
+
+	code, out, _ = runTool("diff", "--json", empty, empty)
+	assert.Equal(t, cli.ExitUnusable, code)
+	var dr diffReport
+	require.NoError(t, json.Unmarshal([]byte(out), &dr))
+	assert.Equal(t, "unusable input (named on stderr)", dr.Error)
+	assert.False(t, dr.Same)
+}

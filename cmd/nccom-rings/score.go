@@ -39,7 +39,8 @@ ranks recorded, or with --locations the one FILE gives its host.
                     "crossings", "minimum", "excess"}], "nicMismatches",
                     "nicUnknown"}], "maxExcess", "mismatches": [{"channel",
                     "from", "to", "fromDev", "toDev"}], "nics": [[{"dev",
-                    "channels"}]]}}
+                    "channels"}]]}}; on unusable input a document with
+                    "error" and no "score" (exit 2)
 
 `
 
@@ -58,6 +59,9 @@ type scoreReport struct {
 	MaxExcess     *int         `json:"maxExcessAllowed"`
 	Exceeded      bool         `json:"exceeded"`
 	Score         *score.Score `json:"score"`
+	// Error says why there is no score (exit 2); the details are on
+	// stderr. --json prints a document either way.
+	Error string `json:"error,omitempty"`
 }
 
 func runScore(args []string, stdout, stderr io.Writer) int {
@@ -69,24 +73,34 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	dir, files, unusable, ok := readDumps("score", scoreHelp, operands, stderr)
-	if !ok {
+	rep := scoreReport{LocationsFrom: "dumps", Unlocated: []int{}}
+	// unusable ends the command with exit 2, after err's line on stderr
+	// and, with --json, a document that says so.
+	unusable := func(err error) int {
+		if err != nil {
+			fmt.Fprintf(stderr, "nccom-rings score: %v\n", err)
+		}
+		if *asJSON {
+			rep.Error = "unusable input (named on stderr)"
+			writeJSON(stdout, rep)
+		}
 		return cli.ExitUnusable
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "nccom-rings score: %s: %v\n", quote.String(dir), err)
-		return cli.ExitUnusable
+	if len(operands) == 1 {
+		rep.Dir = operands[0]
+	}
+	dir, files, bad, ok := readDumps("score", scoreHelp, operands, stderr)
+	if !ok {
+		return unusable(nil)
 	}
 	job, err := score.FromDumps(files)
 	if err != nil {
-		return fail(err)
+		return unusable(fmt.Errorf("%s: %w", quote.String(dir), err))
 	}
-	rep := scoreReport{Dir: dir, LocationsFrom: "dumps", Unlocated: []int{}}
 	if *locations != "" {
 		entries, err := location.ReadLocationsFile(*locations)
 		if err != nil {
-			fmt.Fprintf(stderr, "nccom-rings score: %v\n", err)
-			return cli.ExitUnusable
+			return unusable(err)
 		}
 		job.SetLocations(entries)
 		rep.LocationsFrom = *locations
@@ -98,7 +112,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	}
 	rep.Score, err = score.Compute(job)
 	if err != nil {
-		return fail(err)
+		return unusable(fmt.Errorf("%s: %w", quote.String(dir), err))
 	}
 	if *maxExcess >= 0 {
 		rep.MaxExcess = maxExcess
@@ -110,8 +124,8 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 		writeScore(stdout, rep, job.Host)
 	}
 	switch {
-	case unusable > 0:
-		return cli.ExitUnusable
+	case bad > 0:
+		return cli.ExitUnusable // the score is the other files'
 	case rep.Exceeded:
 		return cli.ExitFinding
 	}
