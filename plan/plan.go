@@ -101,16 +101,9 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 		return nil, fmt.Errorf("%d hosts x %d ranks = %d ranks: more than the %d a plan runs", nNodes, local, nNodes*local, MaxRanks)
 	}
 	nRanks := nNodes * local
-	locs := make([]nodeorder.Location, nNodes)
-	for m, text := range cl.Locations {
-		if text == "" {
-			continue
-		}
-		l, err := nodeorder.Parse(text)
-		if err != nil {
-			return nil, fmt.Errorf("host %s: %w", cl.Hosts[m], err)
-		}
-		locs[m] = l
+	locs, err := score.ParseLocations(cl.Locations)
+	if err != nil {
+		return nil, err
 	}
 	graphs := make([]*abi.TopoGraph, nNodes)
 	for m := range graphs {
@@ -216,16 +209,9 @@ func (e *StageError) Unwrap() error { return e.Err }
 // the hosts' locations, hosts without one last. A hostfile in this order
 // makes rank order itself follow the network.
 func NetworkOrder(locations []string) ([]int, error) {
-	locs := make([]nodeorder.Location, len(locations))
-	for m, text := range locations {
-		if text == "" {
-			continue
-		}
-		l, err := nodeorder.Parse(text)
-		if err != nil {
-			return nil, fmt.Errorf("host %d: %w", m, err)
-		}
-		locs[m] = l
+	locs, err := score.ParseLocations(locations)
+	if err != nil {
+		return nil, err
 	}
 	n := len(locs)
 	groups := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*n), make([]int32, n))

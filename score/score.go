@@ -152,17 +152,14 @@ func Compute(j *Job) (*Score, error) {
 		return nil, err
 	}
 	s := &Score{NRanks: j.NRanks, NNodes: j.NNodes}
-	locs := make([]nodeorder.Location, j.NNodes)
-	for m, text := range j.Location {
-		if text == "" {
-			continue
+	locs, err := ParseLocations(j.Location)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range locs {
+		if l.Found() {
+			s.Located++
 		}
-		l, err := nodeorder.Parse(text)
-		if err != nil {
-			return nil, fmt.Errorf("node %d: %w", m, err)
-		}
-		locs[m] = l
-		s.Located++
 	}
 	groups := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*j.NNodes), make([]int32, j.NNodes))
 	s.Depth = groups.Depth
@@ -248,6 +245,23 @@ func Compute(j *Job) (*Score, error) {
 		s.Mismatches = []Mismatch{}
 	}
 	return s, nil
+}
+
+// ParseLocations is each node's location as nodeorder computes with it:
+// texts[m] parsed, none for "".
+func ParseLocations(texts []string) ([]nodeorder.Location, error) {
+	locs := make([]nodeorder.Location, len(texts))
+	for m, text := range texts {
+		if text == "" {
+			continue
+		}
+		l, err := nodeorder.Parse(text)
+		if err != nil {
+			return nil, fmt.Errorf("node %d: %w", m, err)
+		}
+		locs[m] = l
+	}
+	return locs, nil
 }
 
 // Exceeds reports the first level whose excess is more than n on some
