@@ -237,3 +237,13 @@ func TestPlanWithAGraphFile(t *testing.T) {
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Contains(t, errOut, `8 ranks a node, but the graph of "`+graph+`" has 4`)
 }
+
+func TestPlanOfAGraphTheRingStageRefuses(t *testing.T) {
+	// nchannels="0" reaches Preset as such (as with ringstage --graph),
+	// and the library's refusal is the finding, with its WARN text.
+	graph := filepath.Join(t.TempDir(), "graph.xml")
+	require.NoError(t, os.WriteFile(graph, []byte(`<graphs version="1"><graph id="0" pattern="4" nchannels="0"></graph></graphs>`), 0o644))
+	code, out, errOut := runTool("plan", "--locations", d25Locations, "--hosts", d25Hosts, "--graph", graph, "--order", "rank")
+	assert.Equal(t, cli.ExitFinding, code, errOut)
+	assert.Contains(t, out, "rank   refused: \"rank 0: ncclTopoPreset: graph->nChannels 0 is outside [1, 32]\"\n")
+}
