@@ -168,6 +168,14 @@ GLIBC_FLOOR := 2.17
 test-glibc: $(LIB) $(PRELOAD)
 	sh mk/glibc-floor.sh $(GLIBC_FLOOR) $(LIB) $(PRELOAD)
 
+# The logger on its own (tests/c/log): the one formatter of both line
+# styles (D21, D26) and the style and level a process gets.
+.PHONY: test-log
+$(BUILD)/log-test: tests/c/log/log_test.c $(PRELOAD_SHARED) cmd/libnccomring/log.h cmd/libnccomring/env.h cmd/libnccomring/hostsym.h
+	$(CC) $(CSTD) -Icmd/libnccomring -o $@ tests/c/log/log_test.c $(PRELOAD_SHARED) -ldl -lpthread
+test-log: $(BUILD)/log-test $(BUILD)/preload-standin/libnccom.so.2
+	$(BUILD)/log-test $(CURDIR)/$(BUILD)/preload-standin/libnccom.so.2
+
 # The preload shim from outside and from inside processes under it
 # (tests/c/preload/check.sh): symbols and machine code, ulimit -v 300000,
 # 1 thread when never called, conformance and boundary through it, fork
@@ -175,8 +183,12 @@ test-glibc: $(LIB) $(PRELOAD)
 .PHONY: test-preload
 $(BUILD)/preload-probe: tests/c/preload/preload_probe.c tests/c/common/cluster.c $(COMMON_H)
 	$(CC) $(CSTD) $(INCLUDES) -o $@ tests/c/preload/preload_probe.c tests/c/common/cluster.c -ldl -lpthread
+# A stand-in named libnccom.so.2 (D26: a libnccom loaded in the process).
+$(BUILD)/preload-standin/libnccom.so.2: tests/c/preload/standin_libnccom.c include/nccom_ring.h
+	@mkdir -p $(BUILD)/preload-standin
+	$(CC) $(CSTD) $(INCLUDES) -fPIC -shared -Wl,-soname,libnccom.so.2 -o $@ $< -ldl
 test-preload: $(PRELOAD) $(LIB) $(BUILD)/$(SONAME) $(BUILD)/preload-probe $(BUILD)/conformance $(REFLIB) \
-	  $(BUILD)/boundary $(BUILD)/libnccom-hooks.so $(BUILD)/libnccom-hooks-cxx.so
+	  $(BUILD)/boundary $(BUILD)/libnccom-hooks.so $(BUILD)/libnccom-hooks-cxx.so $(BUILD)/preload-standin/libnccom.so.2
 	sh tests/c/preload/check.sh $(CURDIR)/$(BUILD)
 
 # The fault catalogue through the C ABI; -rdynamic: its platform hooks.
