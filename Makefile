@@ -179,7 +179,8 @@ test-log: $(BUILD)/log-test $(BUILD)/preload-standin/libnccom.so.2
 # The preload shim from outside and from inside processes under it
 # (tests/c/preload/check.sh): symbols and machine code, ulimit -v 300000,
 # 1 thread when never called, conformance and boundary through it, fork
-# before the first call, unusable libraries; prints the README's figures.
+# before the first call, unusable libraries, the line style over a
+# stand-in libnccom.so.2 (D26); prints the README's figures.
 .PHONY: test-preload
 $(BUILD)/preload-probe: tests/c/preload/preload_probe.c tests/c/common/cluster.c $(COMMON_H)
 	$(CC) $(CSTD) $(INCLUDES) -o $@ tests/c/preload/preload_probe.c tests/c/common/cluster.c -ldl -lpthread

@@ -305,7 +305,7 @@ static int mode_race(void) {
   return 0;
 }
 
-/* ---- a library that cannot be used ---- */
+/* ---- calls from a stand-in libnccom (D26) ---- */
 
 static int mode_standin(const char *lib) {
   void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
@@ -324,7 +324,12 @@ static int mode_standin(const char *lib) {
   return rc == 0 ? 0 : 1;
 }
 
+/* ---- a library that cannot be used ---- */
+
 static int mode_missing(const char *want) {
+  /* The lines read below are NCCL's (D21): so chosen, not left to whether
+   * a libnccom happens to be loaded (D26). */
+  setenv("NCCOM_RING_LOG_STYLE", "nccl", 1);
   resolve(1);
   fflush(stderr);
   FILE *log = tmpfile();
