@@ -320,7 +320,8 @@ test-bench: $(LIB) $(REFLIB) $(BUILD)/bench
 # was 35. bench-footprint: BENCHMARKS.md's table, at 1,024 and 65,536 ranks,
 # GOMAXPROCS unset and 128.
 FOOTPRINT_MAX_THREADS := 6
-FOOTPRINT_ENV := env -u NCCL_DEBUG -u NCCL_DEBUG_FILE -u NCCL_DEBUG_SUBSYS -u NCCOM_RING_GOMAXPROCS -u GODEBUG
+FOOTPRINT_ENV := env -u NCCL_DEBUG -u NCCL_DEBUG_FILE -u NCCL_DEBUG_SUBSYS -u NCCOM_RING_GOMAXPROCS -u GODEBUG \
+  NCCOM_RING_LOG_STYLE=nccl
 $(BUILD)/footprint: tests/c/bench/footprint.c tests/c/bench/bench_shape.h include/nccom_ring.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ tests/c/bench/footprint.c -ldl

@@ -15,8 +15,11 @@ out=$tmp/out
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 desc=
-# The library's log is ours to read here, not a file of the host's.
+# The library's log is ours to read here, not a file of the host's; its
+# lines are NCCL's (D21), chosen rather than left to whether a libnccom is
+# loaded (D26).
 unset NCCL_DEBUG NCCL_DEBUG_FILE NCCL_DEBUG_SUBSYS NCCOM_RING_PLATFORM NCCOM_RING_POD_ORDER NCCOM_RING_LAYOUT
+export NCCOM_RING_LOG_STYLE=nccl
 
 # run, want_rc, want
 . "$(dirname "$0")/../lib/expect.sh"

@@ -58,7 +58,9 @@ func ringstage(t *testing.T, env []string, args ...string) run {
 }
 
 // cleanEnv is this process's environment without the variables the library
-// reads, so the developer's shell cannot change a test's outcome.
+// reads, so the developer's shell cannot change a test's outcome, and with
+// the line style these tests read, NCCL's (D21), chosen rather than left
+// to whether a libnccom is loaded (D26).
 func cleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -67,7 +69,7 @@ func cleanEnv() []string {
 		}
 		env = append(env, kv)
 	}
-	return env
+	return append(env, "NCCOM_RING_LOG_STYLE=nccl")
 }
 
 var linePrefix = regexp.MustCompile(`^[^:]+:\d+:\d+ \[(-?\d+)\] NCCL (WARN|INFO) (.*)$`)
