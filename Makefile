@@ -522,7 +522,7 @@ mutate:
 	@GO=$(GO) GREMLINS_VERSION=$(GREMLINS_VERSION) MUTATE_WORKERS=$(MUTATE_WORKERS) \
 	  MUTATE_TIMEOUT_COEFFICIENT=$(MUTATE_TIMEOUT_COEFFICIENT) sh mk/mutate.sh $(BUILD) $(MUTATE_PACKAGES)
 
-TEST_STEPS := test-go test-header test-c test-example test-dump test-graphs test-mpi test-boundary test-preload test-glibc test-abi-tool \
+TEST_STEPS := test-go test-header test-c test-example test-dump test-graphs test-mpi test-boundary test-log test-preload test-glibc test-abi-tool \
   test-layout-profile test-abi-check test-conformance-timeout test-hostile test-security test-sanitizers test-fuzz test-bench \
   test-footprint test-conformance test-proofs test-cmake test-install
 
