@@ -362,6 +362,9 @@ void nccomring_log_at(const char *file, size_t file_len, int line_no, int level,
       .kind = level == NCCOMRING_LOG_WARN ? "WARN" : level == NCCOMRING_LOG_TRACE ? "TRACE" : "INFO",
       .text = text,
   };
+  /* libnccom's lines carry the local time. localtime_r reads the zone
+   * (TZ, else /etc/localtime) at its first use in the process, as the
+   * host's own logging does, and only reads. */
   struct tm tm;
   if (l.style == NCCOMRING_STYLE_CCOM) {
     struct timespec now;
