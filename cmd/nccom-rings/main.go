@@ -93,7 +93,7 @@ the most contradicted rank first (ties: the lowest rank), after the
 findings about files. Each finding is one line, then what to check next:
 
   nccom-rings: rank 3: channel 0 next is 1, but rank 1's prev is 0; 5 of 6 views have 0 after 3
-    check: most views contradict this rank's ring: check this rank first ...
+    check: this rank first, as most views contradict it: its libnccomring ...
 
 then one summary line (or one line when every rank agrees).
 

@@ -67,28 +67,29 @@ const (
 	kindLocation  = "location"  // D25: a rank whose location is not its node's
 )
 
-// hints is what to check next, one short line per kind (README, "nccom-rings
+// hints is what to check next, one short line per kind, read after
+// "check: " (README, "nccom-rings
 // verify"; docs/errors.md "nccom-rings verify").
 var hints = map[string]string{
-	kindUnusable:  "the library writes each dump whole (a rename), so a cut or unreadable file was damaged after the job: copy it again from the rank's host, or rerun with NCCOM_RING_DUMP",
-	kindNRanks:    "the file is from another job: use one directory per run (NCCOM_RING_DUMP=DIR/<job id>)",
-	kindRankRange: "the file is from another job: use one directory per run (NCCOM_RING_DUMP=DIR/<job id>)",
-	kindDuplicate: "two runs wrote into one directory (the pid in each name tells them apart): use one directory per run",
-	kindFailed:    "read the WARN in docs/errors.md; a Postset diagnosis (\"rank S, channel c\") names the rank whose fragment is wrong: check that rank first",
-	kindNoRings:   "the file is damaged or from another writer: compare it with the rank's log (NCCL_DEBUG=INFO prints 'dump written')",
-	kindMissing:   "check that rank's log for a 'cannot write rank N's wiring dump' WARN and that it reached ncclTopoPostset; on several hosts, that every host's files were gathered",
-	kindShape:     "the rank built another job: check its libnccomring version (VERSION line) and that every node was given the same graph",
-	kindRange:     "a rank outside the job is a damaged dump or another build: check this rank's libnccomring version",
-	kindNext:      "most views contradict this rank's ring: check this rank first (its libnccomring version and log; a rank that gathered other fragments builds other rings)",
-	kindPrev:      "most views contradict this rank's ring: check this rank first (its libnccomring version and log; a rank that gathered other fragments builds other rings)",
-	kindLink:      "no view has a majority here: check both ranks' libnccomring versions and logs",
-	kindUserRanks: "userRanks is the rank's own walk of every next: stale ones come from other fragments (an earlier communicator, a dump not rewritten after the last Postset); check this rank's Postset calls",
-	kindCycle:     "every rank agrees on rings that miss ranks, so the stitch itself is wrong: check nodesFirstRank and each node's graph, and report the dumps",
-	kindDoubling:  "a doubled channel repeats its graph channel (D10): check this rank's libnccomring version",
-	kindDecision:  "the decision comes from the gathered records alone, so the ranks saw different fragments: check the AllGather, or dumps of two runs in one directory",
-	kindAsked:     "the network order applies only when every rank asks for it: export NCCOM_RING_NODE_ORDER to every rank (docs/node-order.md)",
-	kindSequence:  "a library that stitched in another order: check each rank's libnccomring version",
-	kindLocation:  "set one location per host: nccom-rings locate",
+	kindUnusable:  "how the file got there: the library writes each dump whole, as a regular file, so a cut, oversized, linked or FIFO file was changed after the job; copy it again from the rank's host, or rerun with NCCOM_RING_DUMP",
+	kindNRanks:    "where the file came from: it is another job's; use one directory per run (NCCOM_RING_DUMP=DIR/<job id>)",
+	kindRankRange: "where the file came from: it is another job's; use one directory per run (NCCOM_RING_DUMP=DIR/<job id>)",
+	kindDuplicate: "the pid in each name: two runs wrote into one directory; use one directory per run",
+	kindFailed:    "the WARN in docs/errors.md; a Postset diagnosis (\"rank S, channel c\") names the rank whose fragment is wrong, so look at rank S first",
+	kindNoRings:   "the rank's log (NCCL_DEBUG=INFO prints 'dump written'): the file is damaged or from another writer",
+	kindMissing:   "that rank's log for a 'cannot write rank N's wiring dump' WARN and that it reached ncclTopoPostset; on several hosts, that every host's files were gathered",
+	kindShape:     "this rank's libnccomring version (its VERSION line) and that every node was given the same graph: the rank built another job",
+	kindRange:     "this rank's libnccomring version: a rank outside the job is a damaged dump or another build",
+	kindNext:      "this rank first, as most views contradict it: its libnccomring version and log (a rank that gathered other fragments builds other rings)",
+	kindPrev:      "this rank first, as most views contradict it: its libnccomring version and log (a rank that gathered other fragments builds other rings)",
+	kindLink:      "both ranks' libnccomring versions and logs: no view has a majority here",
+	kindUserRanks: "this rank's Postset calls: userRanks is its own walk of every next, so stale ones come from other fragments (an earlier communicator, a dump not rewritten after the last Postset)",
+	kindCycle:     "nodesFirstRank and each node's graph, and report the dumps: every rank agrees on rings that miss ranks, so the stitch itself is wrong",
+	kindDoubling:  "this rank's libnccomring version: a doubled channel repeats its graph channel (D10)",
+	kindDecision:  "the AllGather, or dumps of two runs in one directory: the decision comes from the gathered records alone, so the ranks saw different fragments",
+	kindAsked:     "that NCCOM_RING_NODE_ORDER is exported to every rank: the network order applies only when every rank asks for it (docs/node-order.md)",
+	kindSequence:  "each rank's libnccomring version: a library stitched in another order",
+	kindLocation:  "NCCOM_RING_LOCATION: set one location per host (nccom-rings locate)",
 }
 
 // maxFindings bounds a report: one wrong next spoils every rank's
@@ -742,7 +743,7 @@ func verifyDir(dir string, stderr io.Writer) Report {
 		fmt.Fprintf(stderr, "nccom-rings verify: %v\n", err)
 		rep := Report{Dir: dir, Unusable: 1, Findings: []Finding{}}
 		rep.add(Finding{Kind: kindUnusable, Rank: -1, Channel: -1, Other: -1, Message: err.Error(),
-			Hint: "give the directory the job's NCCOM_RING_DUMP named, readable by this user"})
+			Hint: "that DIR is the directory the job's NCCOM_RING_DUMP named, and readable by this user"})
 		return rep
 	}
 	return verify(dir, files, bad)
