@@ -72,6 +72,24 @@ if [ "$(head -1 "$out")" != "nccom-rings: rank 7: channel 0 next is 9, but rank 
   fail=1
 fi
 
+# Rank 3's channel-0 prev changed: before issue 23 the first line blamed
+# rank 2, whose next disagrees with it; by plurality (129 of the 130 views
+# of pred(3) say 2) rank 3 is named first.
+copy prev
+run "edit rank 3" python3 -c '
+import glob, json, sys
+path = glob.glob(sys.argv[1] + "/rank-000003.*.json")[0]
+d = json.load(open(path))
+d["channels"][0]["prev"] = 1
+json.dump(d, open(path, "w"))' "$tmp/prev"
+want_rc 0
+run "verify, rank 3's prev changed" "$tool" verify "$tmp/prev"
+want_rc 1
+if [ "$(head -1 "$out")" != "nccom-rings: rank 3: channel 0 prev is 1, but rank 1's next is 2; 129 of 130 views have 2 before 3" ]; then
+  echo "FAIL: $desc: first line is '$(head -1 "$out")'"
+  fail=1
+fi
+
 copy missing
 rm "$tmp"/missing/rank-000009.*.json
 run "verify, rank 9 deleted" "$tool" verify "$tmp/missing"
