@@ -97,7 +97,7 @@ func TestVerifyNamesTheRankWhoseNextChanged(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.False(t, rep.OK)
 	require.NotEmpty(t, rep.Findings)
-	assert.Equal(t, Finding{Kind: kindNext, Rank: 1, Channel: 0, Other: -1, Message: "rank 1: channel 0 next is 3, but rank 3's prev is 2; 5 of 6 views have 2 after 1", Hint: hints[kindNext]}, rep.Findings[0])
+	assert.Equal(t, Finding{Kind: kindNext, Rank: 1, Channel: 0, Other: 3, Message: "rank 1: channel 0 next is 3, but rank 3's prev is 2; 5 of 6 views have 2 after 1", Hint: hints[kindNext]}, rep.Findings[0])
 }
 
 func TestVerifyNamesTheMissingRank(t *testing.T) {

@@ -551,7 +551,11 @@ func (k *ringCheck) link(r, c int, kind string, v int, a agreement, back func(s 
 	}
 	switch want, ok := a.agreed(r); {
 	case ok && v != want:
-		k.addDev(deviation{kind: kind, rank: r, channel: c, other: -1, v: [5]int{v, b, want},
+		other := -1 // v, when its own field says otherwise (the message names it)
+		if b >= 0 && b != r && v != r {
+			other = v
+		}
+		k.addDev(deviation{kind: kind, rank: r, channel: c, other: other, v: [5]int{v, b, want},
 			weight: int(a.support[r]), support: int(a.support[r]), total: int(a.total[r])})
 	case !ok && b >= 0 && b != r:
 		k.addDev(deviation{kind: kindLink, rank: r, channel: c, other: v, v: [5]int{fieldOf(kind), v, b}, weight: 1})
