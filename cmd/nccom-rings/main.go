@@ -82,8 +82,9 @@ node list (the ones most files give); then per channel, over every rank
 whose dump is usable: each rank's next and prev, each rank's userRanks
 starting at it and following the ring (stale userRanks), one cycle through
 every rank, and each doubled channel c >= graphChannels repeating channel
-c-graphChannels. A file that cannot be read is one finding; the other ranks
-are still checked.
+c-graphChannels. Where the dumps carry D25's node order: one policy and
+one node sequence on every rank, and one location per node. A file that
+cannot be read is one finding; the other ranks are still checked.
 
 Blame: every rank's next, the prev of the rank it names and every rank's
 userRanks are views of who follows whom; the value more than half of them
