@@ -168,15 +168,28 @@ GLIBC_FLOOR := 2.17
 test-glibc: $(LIB) $(PRELOAD)
 	sh mk/glibc-floor.sh $(GLIBC_FLOOR) $(LIB) $(PRELOAD)
 
+# The logger on its own (tests/c/log): the one formatter of both line
+# styles (D21, D26) and the style and level a process gets.
+.PHONY: test-log
+$(BUILD)/log-test: tests/c/log/log_test.c $(PRELOAD_SHARED) cmd/libnccomring/log.h cmd/libnccomring/env.h cmd/libnccomring/hostsym.h
+	$(CC) $(CSTD) -Icmd/libnccomring -o $@ tests/c/log/log_test.c $(PRELOAD_SHARED) -ldl -lpthread
+test-log: $(BUILD)/log-test $(BUILD)/preload-standin/libnccom.so.2
+	$(BUILD)/log-test $(CURDIR)/$(BUILD)/preload-standin/libnccom.so.2
+
 # The preload shim from outside and from inside processes under it
 # (tests/c/preload/check.sh): symbols and machine code, ulimit -v 300000,
 # 1 thread when never called, conformance and boundary through it, fork
-# before the first call, unusable libraries; prints the README's figures.
+# before the first call, unusable libraries, the line style over a
+# stand-in libnccom.so.2 (D26); prints the README's figures.
 .PHONY: test-preload
 $(BUILD)/preload-probe: tests/c/preload/preload_probe.c tests/c/common/cluster.c $(COMMON_H)
 	$(CC) $(CSTD) $(INCLUDES) -o $@ tests/c/preload/preload_probe.c tests/c/common/cluster.c -ldl -lpthread
+# A stand-in named libnccom.so.2 (D26: a libnccom loaded in the process).
+$(BUILD)/preload-standin/libnccom.so.2: tests/c/preload/standin_libnccom.c include/nccom_ring.h
+	@mkdir -p $(BUILD)/preload-standin
+	$(CC) $(CSTD) $(INCLUDES) -fPIC -shared -Wl,-soname,libnccom.so.2 -o $@ $< -ldl
 test-preload: $(PRELOAD) $(LIB) $(BUILD)/$(SONAME) $(BUILD)/preload-probe $(BUILD)/conformance $(REFLIB) \
-	  $(BUILD)/boundary $(BUILD)/libnccom-hooks.so $(BUILD)/libnccom-hooks-cxx.so
+	  $(BUILD)/boundary $(BUILD)/libnccom-hooks.so $(BUILD)/libnccom-hooks-cxx.so $(BUILD)/preload-standin/libnccom.so.2
 	sh tests/c/preload/check.sh $(CURDIR)/$(BUILD)
 
 # The fault catalogue through the C ABI; -rdynamic: its platform hooks.
@@ -308,7 +321,8 @@ test-bench: $(LIB) $(REFLIB) $(BUILD)/bench
 # was 35. bench-footprint: BENCHMARKS.md's table, at 1,024 and 65,536 ranks,
 # GOMAXPROCS unset and 128.
 FOOTPRINT_MAX_THREADS := 6
-FOOTPRINT_ENV := env -u NCCL_DEBUG -u NCCL_DEBUG_FILE -u NCCL_DEBUG_SUBSYS -u NCCOM_RING_GOMAXPROCS -u GODEBUG
+FOOTPRINT_ENV := env -u NCCL_DEBUG -u NCCL_DEBUG_FILE -u NCCL_DEBUG_SUBSYS -u NCCOM_RING_GOMAXPROCS -u GODEBUG \
+  NCCOM_RING_LOG_STYLE=nccl
 $(BUILD)/footprint: tests/c/bench/footprint.c tests/c/bench/bench_shape.h include/nccom_ring.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ tests/c/bench/footprint.c -ldl
@@ -509,7 +523,7 @@ mutate:
 	@GO=$(GO) GREMLINS_VERSION=$(GREMLINS_VERSION) MUTATE_WORKERS=$(MUTATE_WORKERS) \
 	  MUTATE_TIMEOUT_COEFFICIENT=$(MUTATE_TIMEOUT_COEFFICIENT) sh mk/mutate.sh $(BUILD) $(MUTATE_PACKAGES)
 
-TEST_STEPS := test-go test-header test-c test-example test-dump test-graphs test-mpi test-boundary test-preload test-glibc test-abi-tool \
+TEST_STEPS := test-go test-header test-c test-example test-dump test-graphs test-mpi test-boundary test-log test-preload test-glibc test-abi-tool \
   test-layout-profile test-abi-check test-conformance-timeout test-hostile test-security test-sanitizers test-fuzz test-bench \
   test-footprint test-conformance test-proofs test-cmake test-install
 

@@ -8,10 +8,11 @@
  * variable's name and attributes, indexed by the ids below. params.go is
  * the registry of the library's own variables (their defaults, parsers and
  * when each is read), row by row against these ids, and its test checks
- * that the two tables agree. log.c parses the NCCL_DEBUG variables and the
- * preload shim NCCOMRING_LIBRARY. Nothing here keeps state but one bit
- * per variable, whether its secure-execution WARN was claimed: each reader
- * keeps what it read, for as long as its variable's read time says.
+ * that the two tables agree. log.c parses the NCCL_DEBUG variables and
+ * NCCOM_RING_LOG_STYLE, the preload shim NCCOMRING_LIBRARY. Nothing here
+ * keeps state but one bit per variable, whether its secure-execution WARN
+ * was claimed: each reader keeps what it read, for as long as its
+ * variable's read time says.
  *
  * Secure execution (docs/security.md): in a process the kernel marks
  * AT_SECURE (set-user-ID, set-group-ID, or an executable with file
@@ -33,6 +34,7 @@ enum nccomring_env_id {
   NCCOMRING_ENV_NCCL_DEBUG,        /* log.c */
   NCCOMRING_ENV_NCCL_DEBUG_SUBSYS, /* log.c */
   NCCOMRING_ENV_NCCL_DEBUG_FILE,   /* log.c */
+  NCCOMRING_ENV_LOG_STYLE,         /* log.c: NCCOM_RING_LOG_STYLE (D26) */
   NCCOMRING_ENV_LIBRARY,           /* the preload shim: NCCOMRING_LIBRARY */
   NCCOMRING_ENV_PLATFORM,          /* the rest: params.go */
   NCCOMRING_ENV_POD_ORDER,

@@ -119,5 +119,6 @@ func logFootprint(fn string, rank int32) {
 	line = strconv.AppendUint(line, v(5), 10)
 	line = append(line, " bytes allocated so far\x00"...)
 	footprintMu.Unlock()
-	C.nccomring_log(C.NCCOMRING_LOG_TRACE, C.NCCOMRING_SUBSYS_ALLOC, C.int(rank), (*C.char)(cline))
+	file, n, at := sourceLine(0)
+	C.nccomring_log_at(file, n, at, C.NCCOMRING_LOG_TRACE, C.NCCOMRING_SUBSYS_ALLOC, C.int(rank), (*C.char)(cline))
 }

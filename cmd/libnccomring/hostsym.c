@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <stddef.h>
+#include <string.h>
 
 /* True when addr lies inside the object this file is linked into: its own
  * definitions never count as the host's (D19). */
@@ -79,3 +80,21 @@ void *nccomring_host_symbol(void *caller, const char *name, const char *cxxName)
   }
   return symbol_in(RTLD_DEFAULT, name, cxxName);
 }
+
+/* dl_iterate_phdr's callback for nccomring_libnccom_mapped. The name is
+ * the path the loader opened: for a DT_NEEDED entry or a dlopen by name,
+ * the SONAME searched for; a link named libnccom.so keeps its own name.
+ * The file's name, not its DT_SONAME read from memory (selfcheck.c does
+ * that, for the layout check): the logger is compiled into the preload
+ * shim too, and a name is all the line style needs. */
+static int is_libnccom(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  (void)data;
+  const char *name = info->dlpi_name;
+  if (name == NULL) return 0;
+  const char *slash = strrchr(name, '/');
+  const char *base = slash ? slash + 1 : name;
+  return strncmp(base, "libnccom.so", strlen("libnccom.so")) == 0; /* nonzero stops the walk */
+}
+
+int nccomring_libnccom_mapped(void) { return dl_iterate_phdr(is_libnccom, NULL) != 0; }

@@ -1,4 +1,4 @@
-/* log.c - NCCL-style logging (log.h; D21, P14, P15; docs/errors.md Environment). */
+/* log.c - NCCL-style logging (log.h; D21, D26, P14, P15; docs/errors.md Environment). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* gethostname, strtok_r, strcasecmp, syscall, flockfile */
 #endif
@@ -22,6 +22,7 @@
 
 int nccomring_log_level = NCCOMRING_LOG_NONE;
 int nccomring_log_subsys = NCCOMRING_SUBSYS_INIT | NCCOMRING_SUBSYS_ENV;
+int nccomring_log_style = NCCOMRING_STYLE_NCCL;
 
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -101,23 +102,50 @@ __attribute__((format(printf, 1, 2))) static void add_pending(const char *fmt, .
   va_end(ap);
 }
 
-static void parse_level(void) {
+/* Returns nonzero when NCCL_DEBUG is set, and so sets the level whatever
+ * the line style (D26). */
+static int parse_level(void) {
   static const struct { const char *name; int level; } levels[] = {
       {"VERSION", NCCOMRING_LOG_VERSION}, {"WARN", NCCOMRING_LOG_WARN},
       {"INFO", NCCOMRING_LOG_INFO},       {"ABORT", NCCOMRING_LOG_ABORT},
       {"TRACE", NCCOMRING_LOG_TRACE}};
   const char *v = nccomring_env(NCCOMRING_ENV_NCCL_DEBUG);
-  if (v == NULL) return; /* unset or empty */
+  if (v == NULL) return 0; /* unset or empty */
   for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
     if (strcasecmp(v, levels[i].name) == 0) {
       nccomring_log_level = levels[i].level;
-      return;
+      return 1;
     }
   }
   nccomring_log_level = NCCOMRING_LOG_WARN;
   char shown[SHOWN];
   add_pending("NCCL_DEBUG=%s is not one of VERSION, WARN, INFO, ABORT, TRACE; using WARN",
               nccomring_quote(shown, sizeof shown, v));
+  return 1;
+}
+
+/* The line style (D26): NCCOM_RING_LOG_STYLE when it is nccl or ccom (any
+ * case), else CCOM when a libnccom is loaded in the process (hostsym.c:
+ * by the loaded objects' names, looked at once, here) and NCCL when none
+ * is. The first call comes from libnccom in the preload case, so it is
+ * loaded by then. In the CCOM style WARN lines print without NCCL_DEBUG,
+ * as libnccom's do; a NCCL_DEBUG that is set still sets the level. */
+static void parse_style(int level_given) {
+  const char *v = nccomring_env(NCCOMRING_ENV_LOG_STYLE);
+  if (v != NULL && strcasecmp(v, "nccl") == 0) {
+    nccomring_log_style = NCCOMRING_STYLE_NCCL;
+  } else if (v != NULL && strcasecmp(v, "ccom") == 0) {
+    nccomring_log_style = NCCOMRING_STYLE_CCOM;
+  } else {
+    int loaded = nccomring_libnccom_mapped();
+    nccomring_log_style = loaded ? NCCOMRING_STYLE_CCOM : NCCOMRING_STYLE_NCCL;
+    if (v != NULL) {
+      char shown[SHOWN];
+      add_pending("NCCOM_RING_LOG_STYLE=%s is not nccl or ccom; using %s", nccomring_quote(shown, sizeof shown, v),
+                  loaded ? "ccom, as a libnccom is loaded" : "nccl, as no libnccom is loaded");
+    }
+  }
+  if (nccomring_log_style == NCCOMRING_STYLE_CCOM && !level_given) nccomring_log_level = NCCOMRING_LOG_WARN;
 }
 
 static void parse_subsys(void) {
@@ -258,8 +286,9 @@ static void init_once(void) {
   log_host[sizeof log_host - 1] = '\0';
   char *dot = strchr(log_host, '.');
   if (dot) *dot = '\0'; /* NCCL prints the short host name */
-  parse_level();
+  int level_given = parse_level();
   parse_subsys();
+  parse_style(level_given);
   note_ignored();
   host_stream = (FILE **)nccomring_host_symbol(init_caller, "ncclDebugFile", NULL);
   if (host_stream == NULL) open_file();
@@ -298,22 +327,59 @@ static const char *one_line(const char *text) {
   return out;
 }
 
-void nccomring_log(int level, int subsys, int rank, const char *raw) {
+int nccomring_log_format(char *out, size_t size, const struct nccomring_log_line *l) {
+  if (l->style != NCCOMRING_STYLE_CCOM)
+    return snprintf(out, size, "%s:%d:%d [%d] NCCL %s %s\n", l->host, l->pid, l->tid, l->rank, l->kind, l->text);
+  /* English month names: strftime's %b follows the host's locale. */
+  static const char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  const struct tm *tm = l->tm;
+  const char *month = tm->tm_mon >= 0 && tm->tm_mon < 12 ? months[tm->tm_mon] : "???";
+  /* The source file's last component, as libnccom's lines show theirs. */
+  size_t start = l->file_len;
+  while (start > 0 && l->file[start - 1] != '/') start--;
+  long frac = l->nsec >= 0 && l->nsec < 1000000000L ? l->nsec / 100000L : 0;
+  return snprintf(out, size, "%04d-%s-%02d %02d:%02d:%02d.%04ld %d:%d [%d] %.*s:%d CCOM %s libnccomring: %s\n",
+                  tm->tm_year + 1900, month, tm->tm_mday, tm->tm_hour, tm->tm_min, tm->tm_sec, frac, l->pid,
+                  l->tid, l->rank, (int)(l->file_len - start), l->file + start, l->line, l->kind, l->text);
+}
+
+void nccomring_log_at(const char *file, size_t file_len, int line_no, int level, int subsys, int rank,
+                      const char *raw) {
   if (nccomring_log_level < level) return;
   if (level >= NCCOMRING_LOG_INFO && !(nccomring_log_subsys & subsys)) return;
   const char *text = one_line(raw);
   if (text == NULL) return;
-  const char *kind = level == NCCOMRING_LOG_WARN ? "WARN" : level == NCCOMRING_LOG_TRACE ? "TRACE" : "INFO";
+  struct nccomring_log_line l = {
+      .style = nccomring_log_style,
+      .host = log_host,
+      .pid = (int)getpid(),
+      .tid = (int)syscall(SYS_gettid),
+      .rank = rank,
+      .file = file,
+      .file_len = file_len,
+      .line = line_no,
+      .kind = level == NCCOMRING_LOG_WARN ? "WARN" : level == NCCOMRING_LOG_TRACE ? "TRACE" : "INFO",
+      .text = text,
+  };
+  /* libnccom's lines carry the local time. localtime_r reads the zone
+   * (TZ, else /etc/localtime) at its first use in the process, as the
+   * host's own logging does, and only reads. */
+  struct tm tm;
+  if (l.style == NCCOMRING_STYLE_CCOM) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    localtime_r(&now.tv_sec, &tm);
+    l.tm = &tm, l.nsec = now.tv_nsec;
+  }
   /* The whole line first, so that it leaves in one piece. */
   char small[1024], *line = small;
-  int n = snprintf(small, sizeof small, "%s:%d:%d [%d] NCCL %s %s\n", log_host, (int)getpid(),
-                   (int)syscall(SYS_gettid), rank, kind, text);
+  int n = nccomring_log_format(small, sizeof small, &l);
   if (n < 0) goto out;
   if ((size_t)n >= sizeof small) {
     line = malloc((size_t)n + 1);
     if (line == NULL) goto out;
-    snprintf(line, (size_t)n + 1, "%s:%d:%d [%d] NCCL %s %s\n", log_host, (int)getpid(),
-             (int)syscall(SYS_gettid), rank, kind, text);
+    nccomring_log_format(line, (size_t)n + 1, &l);
   }
   FILE *stream = host_stream ? *host_stream : NULL;
   if (stream) {

@@ -1,17 +1,19 @@
 /*
- * log.h - NCCL-style logging (internal; D21, P14, P15; README "Where the
- * log lines go", docs/errors.md Environment).
+ * log.h - NCCL-style logging (internal; D21, D26, P14, P15; README "Where
+ * the log lines go", docs/errors.md Environment).
  *
  * One implementation, compiled into the library (log.c in its package) and
- * into the preload shim. It reads NCCL_DEBUG, NCCL_DEBUG_SUBSYS and
- * NCCL_DEBUG_FILE once per process, at nccomring_log_init, and owns what it
- * read: the level, the subsystem mask, the host name, the stream or file
- * the lines go to, and the lock around stdout or stderr.
+ * into the preload shim. It reads NCCL_DEBUG, NCCL_DEBUG_SUBSYS,
+ * NCCL_DEBUG_FILE and NCCOM_RING_LOG_STYLE once per process, at
+ * nccomring_log_init, and owns what it read: the level, the subsystem mask,
+ * the line style, the host name, the stream or file the lines go to, and
+ * the lock around stdout or stderr.
  */
 #ifndef NCCOMRING_LOG_H
 #define NCCOMRING_LOG_H
 
 #include <stddef.h>
+#include <time.h>
 
 /* NCCL_DEBUG levels (D21). */
 enum {
@@ -43,9 +45,14 @@ enum {
  * as NCCL; stderr for the preload shim. */
 enum nccomring_log_fallback { NCCOMRING_LOG_TO_STDOUT, NCCOMRING_LOG_TO_STDERR };
 
-/* Set once per process by nccomring_log_init; NONE before it. */
+/* Line styles (D26): NCCL's (D21), or libnccom's when a libnccom is loaded
+ * in the process (or NCCOM_RING_LOG_STYLE says so). */
+enum { NCCOMRING_STYLE_NCCL = 0, NCCOMRING_STYLE_CCOM = 1 };
+
+/* Set once per process by nccomring_log_init; NONE and NCCL before it. */
 extern int nccomring_log_level;
 extern int nccomring_log_subsys;
+extern int nccomring_log_style;
 
 /* Reads the variables, once per process (later calls return at once), and
  * prints the WARNs about their values. caller: a code address in the
@@ -61,12 +68,41 @@ void nccomring_log_init(void *caller, enum nccomring_log_fallback fallback);
  * WARN texts: a newline or a terminal escape in one shows as text. */
 char *nccomring_quote(char *out, size_t size, const char *in);
 
-/* Prints one line "<host>:<pid>:<tid> [<rank>] NCCL WARN|INFO|TRACE <text>".
- * WARN lines print at level >= WARN whatever the subsystem; INFO and TRACE
- * lines need their level and subsys enabled; a VERSION line prints at level
- * >= VERSION, as INFO. Nothing before nccomring_log_init. A control
- * character left in text (values should be quoted already) is printed as
- * \xHH: one call, one line. */
-void nccomring_log(int level, int subsys, int rank, const char *text);
+/* The parts of one line, as nccomring_log_format puts them together. */
+struct nccomring_log_line {
+  int style;            /* NCCOMRING_STYLE_* */
+  const struct tm *tm;  /* CCOM: the local time, */
+  long nsec;            /* and its nanoseconds (four digits are shown) */
+  const char *host;     /* NCCL: the short host name */
+  int pid, tid, rank;
+  const char *file;     /* CCOM: the source file that printed it (its */
+  size_t file_len;      /* last component is shown), file_len bytes, */
+  int line;             /* and the line */
+  const char *kind;     /* "WARN", "INFO" or "TRACE" */
+  const char *text;     /* one line already: no control characters */
+};
+
+/* Writes the line, with its '\n', into out (size bytes, NUL-terminated) and
+ * returns its length as snprintf does (>= size: it was cut). The styles:
+ *   NCCL  "<host>:<pid>:<tid> [<rank>] NCCL <kind> <text>"
+ *   CCOM  "<yyyy>-<Mon>-<dd> <hh>:<mm>:<ss>.<4 digits> <pid>:<tid> [<rank>]
+ *          <file>:<line> CCOM <kind> libnccomring: <text>"
+ * (the month in English whatever the locale). The one formatter of both
+ * styles; nccomring_log_at calls it, and the test of the logger. */
+int nccomring_log_format(char *out, size_t size, const struct nccomring_log_line *l);
+
+/* Prints one line, in the style of the process (nccomring_log_format),
+ * at file:line (file_len bytes of file, not NUL-terminated when it comes
+ * from Go). WARN lines print at level >= WARN whatever the subsystem; INFO
+ * and TRACE lines need their level and subsys enabled; a VERSION line
+ * prints at level >= VERSION, as INFO. Nothing before nccomring_log_init.
+ * A control character left in text (values should be quoted already) is
+ * printed as \xHH: one call, one line. */
+void nccomring_log_at(const char *file, size_t file_len, int line, int level, int subsys, int rank,
+                      const char *text);
+
+/* nccomring_log_at at the line of C that calls it. */
+#define nccomring_log(level, subsys, rank, text) \
+  nccomring_log_at(__FILE__, sizeof __FILE__ - 1, __LINE__, (level), (subsys), (rank), (text))
 
 #endif

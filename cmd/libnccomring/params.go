@@ -53,9 +53,12 @@ import (
 // already); the ENV line says "ignored".
 //
 // The variables of the logger (NCCL_DEBUG, NCCL_DEBUG_SUBSYS,
-// NCCL_DEBUG_FILE: log.c) and of the preload shim (NCCOMRING_LIBRARY) are
-// read in C, through env.c's table too, and documented beside these in the
-// README.
+// NCCL_DEBUG_FILE, and NCCOM_RING_LOG_STYLE, D26: nccl or ccom, else the
+// style a loaded libnccom implies) and of the preload shim
+// (NCCOMRING_LIBRARY) are read in C, through env.c's table too, and
+// documented beside these in the README. The logger's are read once per
+// process, at the first call of any export, before Go is entered
+// (log.c's nccomring_log_init); the shim's once, at its first call.
 
 // readTime is when a variable is read.
 type readTime int

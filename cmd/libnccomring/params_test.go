@@ -14,7 +14,7 @@ import (
 // id, with the same name and, when path-valued, the path attribute; env.c's
 // other rows are the variables C parses itself.
 func TestRegistryMatchesEnvTable(t *testing.T) {
-	readInC := map[string]bool{"NCCL_DEBUG": true, "NCCL_DEBUG_SUBSYS": true, "NCCL_DEBUG_FILE": true, "NCCOMRING_LIBRARY": true}
+	readInC := map[string]bool{"NCCL_DEBUG": true, "NCCL_DEBUG_SUBSYS": true, "NCCL_DEBUG_FILE": true, "NCCOM_RING_LOG_STYLE": true, "NCCOMRING_LIBRARY": true}
 	byID := map[int]*spec{}
 	for _, v := range registry {
 		s := v.row()

@@ -16,8 +16,9 @@
  *                call boundary: whether the process's first call into Go
  *                has ended (then goFirstCallEnded runs, once). Set at load,
  *                at fork, per thread, at the first call.
- *   C, log.c     NCCL_DEBUG, NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE as parsed:
- *                the level and subsystem mask (Go reads them), the host
+ *   C, log.c     NCCL_DEBUG, NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE and
+ *                NCCOM_RING_LOG_STYLE as parsed: the level, subsystem mask
+ *                and line style (D26; Go reads them), the host
  *                name, libnccom's ncclDebugFile or the opened file (a
  *                regular file only: docs/security.md), the lock around
  *                stdout. Once per process, at the first call of any

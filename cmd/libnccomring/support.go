@@ -84,7 +84,7 @@ func fail(rank int32, err error) C.ncclResult_t {
 	e := abiError(err)
 	var unknown *kanga.UnknownPlatformError
 	if !errors.As(err, &unknown) || platformWarned.CompareAndSwap(false, true) {
-		warn(rank, e.Text)
+		warnAt(1, rank, e.Text) // the export's line that failed, in libnccom's style
 	}
 	return C.ncclResult_t(e.Code)
 }
@@ -115,11 +115,17 @@ func rankOf(comm *abi.Comm) int32 {
 	return comm.Rank
 }
 
-func warn(rank int32, text string) {
+// warn prints a WARN line. In libnccom's style (D26) the line names the
+// file and line that called warn.
+func warn(rank int32, text string) { warnAt(1, rank, text) }
+
+// warnAt is warn naming the line skip frames above its own caller (0: the
+// caller of warnAt).
+func warnAt(skip int, rank int32, text string) {
 	if C.nccomring_log_level < C.NCCOMRING_LOG_WARN {
 		return
 	}
-	logLine(C.NCCOMRING_LOG_WARN, 0, rank, text)
+	logLine(skip+2, C.NCCOMRING_LOG_WARN, 0, rank, text)
 }
 
 func infoEnabled(subsys C.int) bool {
@@ -128,14 +134,33 @@ func infoEnabled(subsys C.int) bool {
 
 func info(subsys C.int, rank int32, text string) {
 	if infoEnabled(subsys) {
-		logLine(C.NCCOMRING_LOG_INFO, subsys, rank, text)
+		logLine(2, C.NCCOMRING_LOG_INFO, subsys, rank, text)
 	}
 }
 
-func logLine(level, subsys C.int, rank int32, text string) {
+// logLine prints one line; skip is runtime.Caller's, from logLine, of the
+// line the CCOM style names (1: logLine's caller).
+func logLine(skip int, level, subsys C.int, rank int32, text string) {
+	file, n, line := sourceLine(skip)
 	s := C.CString(text)
 	defer C.free(unsafe.Pointer(s))
-	C.nccomring_log(level, subsys, C.int(rank), s)
+	C.nccomring_log_at(file, n, line, level, subsys, C.int(rank), s)
+}
+
+// sourceLine is the file and line of the caller skip frames above
+// sourceLine's caller (0: that caller), as nccomring_log_at takes them:
+// the runtime's own bytes of the file name, no copy (they are in the
+// binary, not on the Go heap, and not NUL-terminated), and their length.
+// Only the CCOM style shows them (D26); in NCCL's the runtime is not asked.
+func sourceLine(skip int) (file *C.char, n C.size_t, line C.int) {
+	if C.nccomring_log_style != C.NCCOMRING_STYLE_CCOM {
+		return nil, 0, 0
+	}
+	_, f, l, ok := runtime.Caller(skip + 1)
+	if !ok || f == "" {
+		f, l = "?", 0
+	}
+	return (*C.char)(unsafe.Pointer(unsafe.StringData(f))), C.size_t(len(f)), C.int(l)
 }
 
 // logChannelCount prints D23's INFO line: the channel count every rank

@@ -33,7 +33,10 @@ const exitCodesHelp = `Exit codes:
   1  a finding: ranks that disagree on a ring, a missing rank, a rank whose
      ncclTopoPostset failed, two files for one rank
   2  unusable input or usage: no such directory, no dump files in it, a file
-     that is not a dump (named, with the byte offset), a bad flag
+     that is not a dump (named, with the byte offset), a bad flag. verify
+     reports an unusable file as one finding among the others, checks every
+     other rank, and exits 2 even when it also found something: the verdict
+     misses that rank, so fix the input first
 `
 
 // showExitCodesHelp is show's: it reports no findings, only the channel.
@@ -94,16 +97,31 @@ const verifyHelp = `Usage: nccom-rings verify [--json] DIR
 
 Reads every rank's dump in DIR and checks the job as a whole: one file per
 rank of nRanks, every Postset succeeded, one rank count, channel count and
-node list; then per channel: r.next == s exactly when s.prev == r, one cycle
-through every rank, each rank's userRanks starting at it and following next,
-and each doubled channel c >= graphChannels repeating channel c-graphChannels.
-Prints one line per finding (the first is the first rank and channel that
-disagree), or one summary line when every rank agrees.
+node list (the ones most files give); then per channel, over every rank
+whose dump is usable: each rank's next and prev, each rank's userRanks
+starting at it and following the ring (stale userRanks), one cycle through
+every rank, and each doubled channel c >= graphChannels repeating channel
+c-graphChannels. Where the dumps carry D25's node order: one policy and
+one node sequence on every rank, and one location per node. A file that
+cannot be read is one finding; the other ranks are still checked.
 
-  --json   the report as JSON: {"dir", "files", "ranks", "channels", "nodes",
-           "ok", "findings": [{"rank", "channel", "other", "ranks", "files",
-           "message"}], "omitted"}; -1 where a finding is not about one rank,
-           channel or other rank
+Blame: every rank's next, the prev of the rank it names and every rank's
+userRanks are views of who follows whom; the value more than half of them
+give is the agreed one, and a rank whose field differs is a finding
+weighed by the views that contradict it. Ring findings come rank by rank,
+the most contradicted rank first (ties: the lowest rank), after the
+findings about files. Each finding is one line, then what to check next:
+
+  nccom-rings: rank 3: channel 0 next is 1, but rank 1's prev is 0; 5 of 6 views have 0 after 3
+    check: this rank first, as most views contradict it: its libnccomring ...
+
+then one summary line (or one line when every rank agrees).
+
+  --json   the report as one JSON document, whatever the input: {"dir",
+           "files", "unusable", "ranks", "channels", "nodes", "ok",
+           "findings": [{"kind", "rank", "channel", "other", "ranks",
+           "files", "message", "hint"}], "omitted"}; -1 where a finding is
+           not about one rank, channel or other rank
 
 `
 
@@ -207,37 +225,17 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	dir, files, unusable, ok := readDumps("verify", verifyHelp, operands, stderr)
-	if !ok {
+	if len(operands) != 1 {
+		fmt.Fprintf(stderr, "nccom-rings verify: want one directory, got %d operands\n\n%s%s", len(operands), verifyHelp, exitCodesHelp)
 		return cli.ExitUnusable
 	}
-	rep := verify(dir, files)
+	rep := verifyDir(operands[0], stderr)
 	if *asJSON {
 		writeJSON(stdout, rep)
 	} else {
-		for _, f := range rep.Findings {
-			fmt.Fprintf(stdout, "nccom-rings: %s\n", f.Message)
-		}
-		if rep.Omitted > 0 {
-			fmt.Fprintf(stdout, "nccom-rings: and %d more %s\n", rep.Omitted, plural(rep.Omitted, "finding", "findings"))
-		}
-		but := ""
-		if unusable > 0 {
-			but = fmt.Sprintf(", and %s unusable (named on stderr)", count(unusable, "file"))
-		}
-		if rep.OK {
-			fmt.Fprintf(stdout, "nccom-rings: %s, %s, %s: every rank agrees%s\n", count(rep.Ranks, "rank"), count(rep.Channels, "channel"), count(rep.Nodes, "node"), but)
-		} else {
-			fmt.Fprintf(stdout, "nccom-rings: %s: %d %s%s\n", quote.String(dir), rep.count(), plural(rep.count(), "finding", "findings"), but)
-		}
+		writeReport(stdout, rep)
 	}
-	switch {
-	case unusable > 0:
-		return cli.ExitUnusable
-	case !rep.OK:
-		return cli.ExitFinding
-	}
-	return cli.ExitOK
+	return verifyExit(rep)
 }
 
 func writeJSON(w io.Writer, v any) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,18 +22,32 @@ import (
 // rank's file.
 func identityJob(t *testing.T) (string, []string) {
 	t.Helper()
+	return ringJob(t, 2, 2)
+}
+
+// ringJob is identityJob's job on nodes x perNode ranks: n = nodes*perNode,
+// rank r has prev (r+n-1)%n, next (r+1)%n and userRanks r, r+1, ... mod n
+// on both channels.
+func ringJob(t *testing.T, nodes, perNode int) (string, []string) {
+	t.Helper()
 	dir := t.TempDir()
+	n := nodes * perNode
+	first := make([]int, nodes)
+	for m := range first {
+		first[m] = m * perNode
+	}
 	var paths []string
-	for r := range 4 {
+	for r := range n {
 		d := &ringdump.Dump{
-			Rank: r, NRanks: 4, ResultName: "ncclSuccess", Version: "test", Host: "host", PID: 100,
-			Wiring: &ringdump.Wiring{NNodes: 2, Node: r / 2, NodesFirstRank: []int{0, 2}, GraphChannels: 1, NChannels: 2},
+			Rank: r, NRanks: n, ResultName: "ncclSuccess", Version: "test", Host: "host", PID: 100,
+			Wiring: &ringdump.Wiring{NNodes: nodes, Node: r / perNode, NodesFirstRank: first, GraphChannels: 1, NChannels: 2},
 		}
 		for c := range 2 {
-			d.Channels = append(d.Channels, ringdump.Channel{
-				Channel: c, Prev: (r + 3) % 4, Next: (r + 1) % 4,
-				UserRanks: []int{r, (r + 1) % 4, (r + 2) % 4, (r + 3) % 4},
-			})
+			u := make([]int, n)
+			for i := range u {
+				u[i] = (r + i) % n
+			}
+			d.Channels = append(d.Channels, ringdump.Channel{Channel: c, Prev: (r + n - 1) % n, Next: (r + 1) % n, UserRanks: u})
 		}
 		d.SetNetDev(0, r%2)
 		path, err := ringdump.Write(dir, d)
@@ -71,9 +86,10 @@ func TestVerifyNamesTheRankWhoseNextChanged(t *testing.T) {
 	edit(t, paths[1], func(d *ringdump.Dump) { d.Channels[0].Next = 3 })
 	code, out, _ := runTool("verify", dir)
 	assert.Equal(t, cli.ExitFinding, code)
-	assert.Contains(t, out, "nccom-rings: rank 1: channel 0 next is 3, but rank 3's prev is 2\n")
+	// Succ(1) has 6 views: rank 1's next (3), rank 2's prev (1: 2 follows
+	// 1) and the 4 userRanks (2 follows 1): 5 hold 2.
 	first, _, _ := bytes.Cut([]byte(out), []byte("\n"))
-	assert.Equal(t, "nccom-rings: rank 1: channel 0 next is 3, but rank 3's prev is 2", string(first))
+	assert.Equal(t, "nccom-rings: rank 1: channel 0 next is 3, but rank 3's prev is 2; 5 of 6 views have 2 after 1", string(first))
 
 	code, out, _ = runTool("verify", "--json", dir)
 	assert.Equal(t, cli.ExitFinding, code)
@@ -81,7 +97,7 @@ func TestVerifyNamesTheRankWhoseNextChanged(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.False(t, rep.OK)
 	require.NotEmpty(t, rep.Findings)
-	assert.Equal(t, Finding{Rank: 1, Channel: 0, Other: 3, Message: "rank 1: channel 0 next is 3, but rank 3's prev is 2"}, rep.Findings[0])
+	assert.Equal(t, Finding{Kind: kindNext, Rank: 1, Channel: 0, Other: 3, Message: "rank 1: channel 0 next is 3, but rank 3's prev is 2; 5 of 6 views have 2 after 1", Hint: hints[kindNext]}, rep.Findings[0])
 }
 
 func TestVerifyNamesTheMissingRank(t *testing.T) {
@@ -119,29 +135,43 @@ func TestVerifyChecksUserRanksAndDoubling(t *testing.T) {
 	edit(t, paths[2], func(d *ringdump.Dump) { d.Channels[0].UserRanks = []int{2, 3, 1, 0} })
 	code, out, _ := runTool("verify", dir)
 	assert.Equal(t, cli.ExitFinding, code)
-	assert.Contains(t, out, "rank 2: channel 0 userRanks[2] is 1, but rank 3's next is 0\n")
+	// Succ(3): rank 3's next, rank 0's prev, 3 userRanks say 0; rank 2's
+	// userRanks says 1.
+	assert.Contains(t, out, "rank 2: channel 0 userRanks[2] is 1, but 5 of 6 views have 0 after 3 (stale userRanks)\n")
 	assert.Contains(t, out, "rank 2: channel 1 (prev 1, next 3) differs from channel 0 (prev 1, next 3), which it repeats (D10)\n")
 }
 
 func TestVerifyFindsTwoCycles(t *testing.T) {
 	dir, paths := identityJob(t)
-	// 0 <-> 1 and 2 <-> 3 on channel 0: prev and next agree, but two rings.
+	// 0 <-> 1 and 2 <-> 3 on channel 0 in every view: prev and next agree,
+	// and each userRanks is what BuildRings walks along them (0 1 0 1 from
+	// rank 0), so the ring every rank agrees on misses two ranks. (Before
+	// issue 23 the userRanks were left 0 1 2 3: those 4 views now outvote
+	// the 2 of each next, and each rank's next is the finding.)
 	for r, path := range paths {
 		edit(t, path, func(d *ringdump.Dump) {
-			d.Channels[0].Next, d.Channels[0].Prev = r^1, r^1
+			for c := range 2 { // channel 1 repeats channel 0 (D10)
+				d.Channels[c].Next, d.Channels[c].Prev = r^1, r^1
+				d.Channels[c].UserRanks = []int{r, r ^ 1, r, r ^ 1}
+			}
 		})
 	}
 	code, out, _ := runTool("verify", dir)
 	assert.Equal(t, cli.ExitFinding, code)
-	assert.Contains(t, out, "rank 0: channel 0 is a ring of 2 ranks, not of all 4")
+	cycle := func(c int) string {
+		return fmt.Sprintf("nccom-rings: rank 0: channel %d is a ring of 2 ranks, not of all 4: following next from rank 0 comes back after 2\n  check: %s\n", c, hints[kindCycle])
+	}
+	assert.Equal(t, cycle(0)+cycle(1)+"nccom-rings: \""+dir+"\": 2 findings\n", out)
 }
 
 func TestVerifyRefusesUnusableInput(t *testing.T) {
 	dir, paths := identityJob(t)
 	require.NoError(t, os.WriteFile(paths[1], []byte(`{"format":1,"rank":1,"nRanks":4,,}`), 0o644))
-	code, _, errOut := runTool("verify", dir)
+	code, out, errOut := runTool("verify", dir)
 	assert.Equal(t, cli.ExitUnusable, code)
-	assert.Contains(t, errOut, `"`+paths[1]+`": not a ring dump: at byte 33:`, "the second comma is the 33rd byte")
+	// A finding on stdout since issue 23, no longer a line on stderr.
+	assert.Empty(t, errOut)
+	assert.Contains(t, out, `nccom-rings: rank 1: "`+paths[1]+`": not a ring dump: at byte 33:`, "the second comma is the 33rd byte")
 
 	code, _, errOut = runTool("verify", filepath.Join(dir, "nonexistent"))
 	assert.Equal(t, cli.ExitUnusable, code)

@@ -26,25 +26,36 @@ func checkOrder(rep *Report, byRank []*ringdump.Dump) {
 	if !any {
 		return
 	}
-	ref := orders[0]
+	// The reference is what most ranks decided (ties: the lowest rank's),
+	// so that one rank that decided otherwise is the one named.
+	at, held := plurality(len(orders), func(i, j int) bool { return sameDecision(orders[i], orders[j]) })
+	ref := orders[at]
 	for r, o := range orders {
-		if o.Network != ref.Network || o.Note != ref.Note || !slices.Equal(o.Sequence, ref.Sequence) {
-			rep.addf(r, -1, 0, "rank %d: its Postset decided %s, but rank 0's %s: the decision comes from the gathered records alone, so the ranks saw different fragments (check the AllGather, or dumps of two runs in one directory)",
-				r, describe(o), describe(ref))
-			return
+		if !sameDecision(o, ref) {
+			rep.addf(kindDecision, r, -1, at, "rank %d: its Postset decided %s, but %d of %d ranks decided %s",
+				r, describe(o), held, len(orders), describe(ref))
 		}
 	}
+	if rep.count() > 0 {
+		return
+	}
+	at, held = plurality(len(orders), func(i, j int) bool { return orders[i].Asked == orders[j].Asked })
 	for r, o := range orders {
-		if o.Asked != ref.Asked {
-			rep.addf(r, -1, 0, "rank %d asked NCCOM_RING_NODE_ORDER=%s, but rank 0 %s: the network order applies only when every rank asks for it (export it to every rank; docs/node-order.md)",
-				r, o.Asked, ref.Asked)
-			break
+		if o.Asked != orders[at].Asked {
+			rep.addf(kindAsked, r, -1, at, "rank %d asked NCCOM_RING_NODE_ORDER=%s, but %d of %d ranks asked %s",
+				r, o.Asked, held, len(orders), orders[at].Asked)
 		}
 	}
 	if ref.Network {
 		checkSequence(rep, byRank, ref.Sequence)
 	}
 	checkLocations(rep, byRank, orders)
+}
+
+// sameDecision: a and b are the same decision of Postset (not what each
+// rank asked).
+func sameDecision(a, b ringdump.Order) bool {
+	return a.Network == b.Network && a.Note == b.Note && slices.Equal(a.Sequence, b.Sequence)
 }
 
 // describe is a decision in a few words, its strings quoted.
@@ -75,7 +86,7 @@ func checkSequence(rep *Report, byRank []*ringdump.Dump, seq []int) {
 		}
 		at := slices.Index(seq, visited[0])
 		if at < 0 || len(visited) != len(seq) || !slices.Equal(visited, append(slices.Clone(seq[at:]), seq[:at]...)) {
-			rep.addf(0, c, -1, "channel %d: the ring visits the nodes %v, not in the sequence %v every rank decided (a library that stitched in another order? check each rank's library version)",
+			rep.addf(kindSequence, 0, c, -1, "channel %d: the ring visits the nodes %v, not in the sequence %v every rank decided",
 				c, visited, seq)
 			return
 		}
@@ -106,7 +117,7 @@ func checkLocations(rep *Report, byRank []*ringdump.Dump, orders []ringdump.Orde
 		}
 		for _, r := range ranks {
 			if l := orders[r].Location; l != best {
-				rep.addf(r, -1, ranks[0], "rank %d: NCCOM_RING_LOCATION is %s, but most ranks of its node %d say %s (set one location per host: nccom-rings locate)",
+				rep.addf(kindLocation, r, -1, ranks[0], "rank %d: NCCOM_RING_LOCATION is %s, but most ranks of its node %d say %s",
 					r, quote.String(l), m, quote.String(best))
 			}
 		}

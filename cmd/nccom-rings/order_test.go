@@ -34,15 +34,20 @@ func TestVerifyChecksTheNodeOrder(t *testing.T) {
 		rank  int
 		edit  func(d *ringdump.Dump)
 		first string
+		kind  string // its hint is the second line
 	}{
 		{"a rank that decided another sequence", 3, func(d *ringdump.Dump) { d.Order.Sequence = []int{1, 0} },
-			"nccom-rings: rank 3: its Postset decided the network order [1 0], but rank 0's the network order [0 1]: the decision comes from the gathered records alone, so the ranks saw different fragments (check the AllGather, or dumps of two runs in one directory)"},
+			"nccom-rings: rank 3: its Postset decided the network order [1 0], but 3 of 4 ranks decided the network order [0 1]", kindDecision},
+		// Rank 0 is no reference: the decision most ranks reached is, so
+		// rank 0 is named, not rank 1 (as before issue 23).
+		{"rank 0 decided another sequence", 0, func(d *ringdump.Dump) { d.Order.Sequence = []int{1, 0} },
+			"nccom-rings: rank 0: its Postset decided the network order [1 0], but 3 of 4 ranks decided the network order [0 1]", kindDecision},
 		{"a rank that fell back", 1, func(d *ringdump.Dump) { d.Order.Network, d.Order.Sequence, d.Order.Note = false, nil, "fell\nback" },
-			`nccom-rings: rank 1: its Postset decided rank order ("fell\nback"), but rank 0's the network order [0 1]: the decision comes from the gathered records alone, so the ranks saw different fragments (check the AllGather, or dumps of two runs in one directory)`},
+			`nccom-rings: rank 1: its Postset decided rank order ("fell\nback"), but 3 of 4 ranks decided the network order [0 1]`, kindDecision},
 		{"a rank that asked for rank order", 2, func(d *ringdump.Dump) { d.Order.Asked = "rank" },
-			"nccom-rings: rank 2 asked NCCOM_RING_NODE_ORDER=rank, but rank 0 network: the network order applies only when every rank asks for it (export it to every rank; docs/node-order.md)"},
+			"nccom-rings: rank 2 asked NCCOM_RING_NODE_ORDER=rank, but 3 of 4 ranks asked network", kindAsked},
 		{"a rank whose location is not its node's", 1, func(d *ringdump.Dump) { d.Order.Location = "s/b" },
-			`nccom-rings: rank 1: NCCOM_RING_LOCATION is "s/b", but most ranks of its node 0 say "s/a" (set one location per host: nccom-rings locate)`},
+			`nccom-rings: rank 1: NCCOM_RING_LOCATION is "s/b", but most ranks of its node 0 say "s/a"`, kindLocation},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, paths := orderedJob(t)
@@ -50,6 +55,7 @@ func TestVerifyChecksTheNodeOrder(t *testing.T) {
 			code, out, _ := runTool("verify", dir)
 			assert.Equal(t, cli.ExitFinding, code)
 			assert.Equal(t, tc.first+"\n", firstLine(out))
+			assert.Equal(t, tc.first+"\n  check: "+hints[tc.kind]+"\n", firstFinding(out))
 		})
 	}
 
@@ -60,7 +66,14 @@ func TestVerifyChecksTheNodeOrder(t *testing.T) {
 	}
 	code, out, _ = runTool("verify", dir)
 	assert.Equal(t, cli.ExitFinding, code)
-	assert.Equal(t, "nccom-rings: channel 0: the ring visits the nodes [0 1], not in the sequence [0 1 0] every rank decided (a library that stitched in another order? check each rank's library version)\n", firstLine(out))
+	assert.Equal(t, "nccom-rings: channel 0: the ring visits the nodes [0 1], not in the sequence [0 1 0] every rank decided\n  check: "+hints[kindSequence]+"\n", firstFinding(out))
+}
+
+// firstFinding is the first finding of verify's text output: its line and
+// its hint's.
+func firstFinding(s string) string {
+	line := firstLine(s)
+	return line + firstLine(s[len(line):])
 }
 
 func firstLine(s string) string {

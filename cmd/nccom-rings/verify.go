@@ -1,10 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/ringdump"
 )
@@ -12,25 +16,80 @@ import (
 // Finding is one way the ranks' dumps disagree with each other or with a
 // ring. Rank, Channel and Other are -1 when the finding is not about one.
 type Finding struct {
+	Kind    string   `json:"kind"` // one of the kind* constants
 	Rank    int      `json:"rank"`
 	Channel int      `json:"channel"`
 	Other   int      `json:"other"`           // the rank it disagrees with
 	Ranks   []int    `json:"ranks,omitempty"` // the missing ranks (the lowest 1000)
 	Files   []string `json:"files,omitempty"` // the files involved
 	Message string   `json:"message"`
+	Hint    string   `json:"hint"` // what to check next: hints[Kind]
 }
 
 // Report is verify's verdict on one dump directory.
 type Report struct {
-	Dir      string    `json:"dir"`
-	Files    int       `json:"files"`
-	Ranks    int       `json:"ranks"`    // nRanks of the lowest rank's file
-	Channels int       `json:"channels"` // nChannels of the lowest successful rank
-	Nodes    int       `json:"nodes"`
-	OK       bool      `json:"ok"`
+	Dir      string `json:"dir"`
+	Files    int    `json:"files"`    // dump files read
+	Unusable int    `json:"unusable"` // dump files (or the directory) that could not be used
+	Ranks    int    `json:"ranks"`    // the nRanks most files say
+	Channels int    `json:"channels"` // the nChannels most successful ranks have
+	Nodes    int    `json:"nodes"`
+	OK       bool   `json:"ok"`
+	// Findings come in three groups: the files (unusable, foreign,
+	// duplicated, failed, missing, misshapen ranks) in rank order; then the
+	// rings, the most contradicted rank first (blame); then the node order.
 	Findings []Finding `json:"findings"`
 	// Omitted counts the findings past maxFindings that were left out.
 	Omitted int `json:"omitted"`
+}
+
+// The kinds of finding. Each has one hint (hints), so that every finding
+// says what to check next.
+const (
+	kindUnusable  = "unusable"  // a dump file (or DIR) that could not be read as a dump
+	kindNRanks    = "nranks"    // a file whose nRanks is not most files'
+	kindRankRange = "rank"      // a file whose rank is outside [0, nRanks)
+	kindDuplicate = "duplicate" // two files for one rank
+	kindFailed    = "failed"    // the rank's Postset failed
+	kindNoRings   = "no-rings"  // success without rings
+	kindMissing   = "missing"   // ranks with no file at all
+	kindShape     = "shape"     // channel count, nodes or layout not most ranks'
+	kindRange     = "range"     // a next, prev or userRanks entry outside [0, nRanks)
+	kindNext      = "next"      // a next that most views contradict
+	kindPrev      = "prev"      // a prev that most views contradict
+	kindLink      = "link"      // r.next and s.prev disagree and no view has a majority
+	kindUserRanks = "userRanks" // stale userRanks: not from the rank, or not the agreed ring
+	kindCycle     = "cycle"     // the agreed ring does not reach every rank
+	kindDoubling  = "doubling"  // a doubled channel that is not its graph channel (D10)
+	kindDecision  = "decision"  // D25: ranks decided different node orders
+	kindAsked     = "asked"     // D25: ranks asked different policies
+	kindSequence  = "sequence"  // D25: a ring that does not follow the sequence
+	kindLocation  = "location"  // D25: a rank whose location is not its node's
+)
+
+// hints is what to check next, one short line per kind, read after
+// "check: " (README, "nccom-rings
+// verify"; docs/errors.md "nccom-rings verify").
+var hints = map[string]string{
+	kindUnusable:  "how the file got there: the library writes each dump whole, as a regular file, so a cut, oversized, linked or FIFO file was changed after the job; copy it again from the rank's host, or rerun with NCCOM_RING_DUMP",
+	kindNRanks:    "where the file came from: it is another job's; use one directory per run (NCCOM_RING_DUMP=DIR/<job id>)",
+	kindRankRange: "where the file came from: it is another job's; use one directory per run (NCCOM_RING_DUMP=DIR/<job id>)",
+	kindDuplicate: "the pid in each name: two runs wrote into one directory; use one directory per run",
+	kindFailed:    "the WARN in docs/errors.md; a Postset diagnosis (\"rank S, channel c\") names the rank whose fragment is wrong, so look at rank S first",
+	kindNoRings:   "the rank's log (NCCL_DEBUG=INFO prints 'dump written'): the file is damaged or from another writer",
+	kindMissing:   "that rank's log for a 'cannot write rank N's wiring dump' WARN and that it reached ncclTopoPostset; on several hosts, that every host's files were gathered",
+	kindShape:     "this rank's libnccomring version (its VERSION line) and that every node was given the same graph: the rank built another job",
+	kindRange:     "this rank's libnccomring version: a rank outside the job is a damaged dump or another build",
+	kindNext:      "this rank first, as most views contradict it: its libnccomring version and log (a rank that gathered other fragments builds other rings)",
+	kindPrev:      "this rank first, as most views contradict it: its libnccomring version and log (a rank that gathered other fragments builds other rings)",
+	kindLink:      "both ranks' libnccomring versions and logs: no view has a majority here",
+	kindUserRanks: "this rank's Postset calls: userRanks is its own walk of every next, so stale ones come from other fragments (an earlier communicator, a dump not rewritten after the last Postset)",
+	kindCycle:     "nodesFirstRank and each node's graph, and report the dumps: every rank agrees on rings that miss ranks, so the stitch itself is wrong",
+	kindDoubling:  "this rank's libnccomring version: a doubled channel repeats its graph channel (D10)",
+	kindDecision:  "the AllGather, or dumps of two runs in one directory: the decision comes from the gathered records alone, so the ranks saw different fragments",
+	kindAsked:     "that NCCOM_RING_NODE_ORDER is exported to every rank: the network order applies only when every rank asks for it (docs/node-order.md)",
+	kindSequence:  "each rank's libnccomring version: a library stitched in another order",
+	kindLocation:  "NCCOM_RING_LOCATION: set one location per host (nccom-rings locate)",
 }
 
 // maxFindings bounds a report: one wrong next spoils every rank's
@@ -42,49 +101,70 @@ func (r *Report) add(f Finding) {
 		r.Omitted++
 		return
 	}
+	if f.Hint == "" {
+		f.Hint = hints[f.Kind]
+	}
 	r.Findings = append(r.Findings, f)
 }
 
-func (r *Report) addf(rank, channel, other int, format string, args ...any) {
-	r.add(Finding{Rank: rank, Channel: channel, Other: other, Message: fmt.Sprintf(format, args...)})
+func (r *Report) addf(kind string, rank, channel, other int, format string, args ...any) {
+	r.add(Finding{Kind: kind, Rank: rank, Channel: channel, Other: other, Message: fmt.Sprintf(format, args...)})
 }
 
 func (r *Report) count() int { return len(r.Findings) + r.Omitted }
 
-// verify checks the job as a whole from its ranks' dumps (files is never
-// empty): first that there is exactly one successful dump per rank and that
-// they agree on the rank count, channel counts and nodes; only then, as
-// every later check would repeat such a finding, each channel: r.next == s
-// exactly when s.prev == r, one cycle through every rank, userRanks from
-// the rank along next, and each doubled channel the same as the one it
-// repeats (D10); and then the inter-node order (D25, order.go).
-func verify(dir string, files []ringdump.File) Report {
+// verify checks the job as a whole from its ranks' dumps (files: those
+// that could be read, sorted by rank; bad: ReadDir's errors for the
+// others). It never stops at one bad file: each unusable, foreign,
+// duplicated, failed or misshapen rank is one finding and is left out of
+// the ring checks, which then check every other rank (checkRings). The
+// node order (D25, order.go) is checked when nothing else was found.
+func verify(dir string, files []ringdump.File, bad []error) Report {
 	rep := Report{Dir: dir, Files: len(files), Findings: []Finding{}}
-	byRank, ok := checkRanks(&rep, files)
-	if ok {
-		for c := range rep.Channels {
-			checkChannel(&rep, byRank, c)
-		}
-		if rep.count() == 0 {
-			checkOrder(&rep, byRank)
-		}
+	byRank := checkFiles(&rep, files, bad)
+	if byRank != nil {
+		checkRings(&rep, byRank)
+	}
+	if rep.count() == 0 && byRank != nil {
+		checkOrder(&rep, byRank)
 	}
 	rep.OK = rep.count() == 0
 	return rep
 }
 
-// checkRanks checks the files as a set and returns the dump of every rank
-// when they are one successful dump per rank that agree on the shape of
-// the job. Its work and memory follow the files present, never nRanks,
-// which any file may set to anything: a count above the files found is a
-// finding (the missing ranks), not an allocation.
-func checkRanks(rep *Report, files []ringdump.File) ([]*ringdump.Dump, bool) {
-	first := files[0].Dump // ReadDir sorts by rank
-	n := first.NRanks
+// checkFiles reports the files that cannot take part in the ring checks
+// and returns the dump of every rank that can, indexed by rank (nil for the
+// others), or nil when there is none. The job's shape (nRanks, channels,
+// nodes) is the one most files give, so that one wrong file is named
+// rather than every file that disagrees with it. Its work and memory
+// follow the files present, never nRanks, which any file may set to
+// anything: a count above the files found is a finding (the missing
+// ranks), not an allocation.
+func checkFiles(rep *Report, files []ringdump.File, bad []error) []*ringdump.Dump {
+	var unusableRanks []int // ranks named by an unusable file's name
+	for _, err := range bad {
+		rank, path := badFile(err)
+		f := Finding{Kind: kindUnusable, Rank: rank, Channel: -1, Other: -1, Message: err.Error()}
+		if rank >= 0 {
+			f.Message = fmt.Sprintf("rank %d: %v", rank, err)
+			unusableRanks = append(unusableRanks, rank)
+		}
+		if path != "" {
+			f.Files = []string{path}
+		}
+		rep.Unusable++
+		rep.add(f)
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	at, held := plurality(len(files), func(i, j int) bool { return files[i].Dump.NRanks == files[j].Dump.NRanks })
+	n := files[at].Dump.NRanks
 	rep.Ranks = n
 	if n <= 0 {
-		rep.addf(first.Rank, -1, -1, "rank %d: nRanks is %d (%s)", first.Rank, n, quote.String(files[0].Path))
-		return nil, false
+		rep.add(Finding{Kind: kindNRanks, Rank: -1, Channel: -1, Other: -1,
+			Message: fmt.Sprintf("nRanks is %d in %d of %d files", n, held, len(files))})
+		return nil
 	}
 	paths := map[int][]string{}
 	byRank := map[int]*ringdump.Dump{}
@@ -92,10 +172,10 @@ func checkRanks(rep *Report, files []ringdump.File) ([]*ringdump.Dump, bool) {
 		d := f.Dump
 		switch {
 		case d.NRanks != n:
-			rep.add(Finding{Rank: d.Rank, Channel: -1, Other: first.Rank, Files: []string{f.Path},
-				Message: fmt.Sprintf("rank %d: nRanks is %d (%s), but %s says %d (dumps of two jobs in one directory? use one directory per run)", d.Rank, d.NRanks, quote.String(f.Path), quote.String(files[0].Path), n)})
+			rep.add(Finding{Kind: kindNRanks, Rank: d.Rank, Channel: -1, Other: -1, Files: []string{f.Path},
+				Message: fmt.Sprintf("rank %d: nRanks is %d (%s), but %d of %d files say %d", d.Rank, d.NRanks, quote.String(f.Path), held, len(files), n)})
 		case d.Rank < 0 || d.Rank >= n:
-			rep.add(Finding{Rank: d.Rank, Channel: -1, Other: -1, Files: []string{f.Path},
+			rep.add(Finding{Kind: kindRankRange, Rank: d.Rank, Channel: -1, Other: -1, Files: []string{f.Path},
 				Message: fmt.Sprintf("rank %d is outside [0, %d) (%s)", d.Rank, n, quote.String(f.Path))})
 		default:
 			paths[d.Rank] = append(paths[d.Rank], f.Path)
@@ -107,39 +187,105 @@ func checkRanks(rep *Report, files []ringdump.File) ([]*ringdump.Dump, bool) {
 		present = append(present, r)
 	}
 	slices.Sort(present)
+	var good []int // one successful dump with rings
 	for _, r := range present {
 		switch d := byRank[r]; {
 		case len(paths[r]) > 1:
-			rep.add(Finding{Rank: r, Channel: -1, Other: -1, Files: paths[r],
-				Message: fmt.Sprintf("rank %d: %d files, %s (two runs into one directory? use one directory per run)", r, len(paths[r]), quoteList(paths[r]))})
+			rep.add(Finding{Kind: kindDuplicate, Rank: r, Channel: -1, Other: -1, Files: paths[r],
+				Message: fmt.Sprintf("rank %d: %d files, %s", r, len(paths[r]), quoteList(paths[r]))})
 		case d.Result != 0:
-			rep.add(Finding{Rank: r, Channel: -1, Other: -1, Files: paths[r],
+			rep.add(Finding{Kind: kindFailed, Rank: r, Channel: -1, Other: -1, Files: paths[r],
 				Message: fmt.Sprintf("rank %d: ncclTopoPostset failed with %s (%d): %s", r, quote.String(d.ResultName), d.Result, quote.String(d.Warn))})
 		case d.Wiring == nil:
-			rep.add(Finding{Rank: r, Channel: -1, Other: -1, Files: paths[r],
+			rep.add(Finding{Kind: kindNoRings, Rank: r, Channel: -1, Other: -1, Files: paths[r],
 				Message: fmt.Sprintf("rank %d: the dump says ncclTopoPostset succeeded but holds no rings (%s)", r, quote.String(paths[r][0]))})
+		default:
+			good = append(good, r)
 		}
 	}
-	if missing, listed := missingRanks(present, n); missing > 0 {
-		rep.add(Finding{Rank: -1, Channel: -1, Other: -1, Ranks: listed,
+	// A rank whose only file is unusable is that finding, not a missing one.
+	accounted := slices.Clone(present)
+	for _, r := range unusableRanks {
+		if r < n {
+			accounted = append(accounted, r)
+		}
+	}
+	slices.Sort(accounted)
+	accounted = slices.Compact(accounted)
+	if missing, listed := missingRanks(accounted, n); missing > 0 {
+		rep.add(Finding{Kind: kindMissing, Rank: -1, Channel: -1, Other: -1, Ranks: listed,
 			Message: fmt.Sprintf("missing %s %s (of %d)", plural(missing, "rank", "ranks"), rankList(listed, missing), n)})
 	}
-	if rep.count() > 0 {
-		return nil, false
+	if len(good) == 0 {
+		return nil
 	}
-	// Every rank of [0, n) has exactly one file: n is at most the files.
-	all := make([]*ringdump.Dump, n)
-	for r, d := range byRank {
-		all[r] = d
-	}
-	ref := all[0]
+	at, shared := plurality(len(good), func(i, j int) bool { return sameShape(byRank[good[i]], byRank[good[j]]) })
+	ref := byRank[good[at]]
 	rep.Channels, rep.Nodes = ref.NChannels, ref.NNodes
-	for r, d := range all {
-		if msg := shapeDifference(d, ref, n); msg != "" {
-			rep.add(Finding{Rank: r, Channel: -1, Other: 0, Files: paths[r], Message: fmt.Sprintf("rank %d: %s", r, msg)})
+	var checked []int
+	for _, r := range good {
+		if msg := shapeDifference(byRank[r], ref, shared, len(good), n); msg != "" {
+			rep.add(Finding{Kind: kindShape, Rank: r, Channel: -1, Other: -1, Files: paths[r], Message: fmt.Sprintf("rank %d: %s", r, msg)})
+			continue
+		}
+		checked = append(checked, r)
+	}
+	if len(checked) == 0 {
+		return nil
+	}
+	// Every checked dump holds n userRanks per channel, so a slice of n
+	// is no larger than one file's contents.
+	all := make([]*ringdump.Dump, n)
+	for _, r := range checked {
+		all[r] = byRank[r]
+	}
+	return all
+}
+
+// badFile is the path of a file ReadDir could not use and the rank its
+// name gives (-1 when none).
+func badFile(err error) (rank int, path string) {
+	var fe *ringdump.FileError
+	var fmtErr *ringdump.FormatError
+	switch {
+	case errors.As(err, &fmtErr):
+		path = fmtErr.Path
+	case errors.As(err, &fe):
+		path = fe.Path
+	default:
+		return -1, ""
+	}
+	if r, _, _, ok := ringdump.ParseFileName(filepath.Base(path)); ok {
+		return r, path
+	}
+	return -1, path
+}
+
+// plurality is the index in [0, n) whose value (compared with same) is
+// held by the most indices, ties going to the lowest such index, and how
+// many hold it. It takes n*k comparisons for k distinct values: few, for
+// the files of one job.
+func plurality(n int, same func(i, j int) bool) (best, held int) {
+	var reps, counts []int // one representative index per distinct value
+	for i := range n {
+		k := slices.IndexFunc(reps, func(j int) bool { return same(i, j) })
+		if k < 0 {
+			reps, counts = append(reps, i), append(counts, 0)
+			k = len(reps) - 1
+		}
+		counts[k]++
+		// Only strictly more holders overtake: among values tied for
+		// most, the one first held, by the lowest index, stays.
+		if counts[k] > held {
+			best, held = reps[k], counts[k]
 		}
 	}
-	return all, rep.count() == 0
+	return best, held
+}
+
+// sameShape: a and b agree on the job's channels and nodes.
+func sameShape(a, b *ringdump.Dump) bool {
+	return a.NChannels == b.NChannels && a.GraphChannels == b.GraphChannels && a.NNodes == b.NNodes && slices.Equal(a.NodesFirstRank, b.NodesFirstRank)
 }
 
 // maxListedMissing bounds the missing ranks a finding lists (its message
@@ -174,16 +320,17 @@ func quoteList(paths []string) string {
 	return strings.Join(q, ", ")
 }
 
-// shapeDifference says how d's job differs from ref's (rank 0's), or
-// returns "" when d is well formed and they agree.
-func shapeDifference(d, ref *ringdump.Dump, n int) string {
+// shapeDifference says how d's job differs from ref's (the shape held by
+// held of total ranks), or returns "" when d is well formed and they agree.
+func shapeDifference(d, ref *ringdump.Dump, held, total, n int) string {
+	most := fmt.Sprintf("%d of %d ranks", held, total)
 	switch {
 	case d.NChannels != ref.NChannels:
-		return fmt.Sprintf("%d channels, but rank 0 has %d", d.NChannels, ref.NChannels)
+		return fmt.Sprintf("%d channels, but %s have %d", d.NChannels, most, ref.NChannels)
 	case d.GraphChannels != ref.GraphChannels:
-		return fmt.Sprintf("%d graph channels before doubling, but rank 0 has %d", d.GraphChannels, ref.GraphChannels)
+		return fmt.Sprintf("%d graph channels before doubling, but %s have %d", d.GraphChannels, most, ref.GraphChannels)
 	case d.NNodes != ref.NNodes || !slices.Equal(d.NodesFirstRank, ref.NodesFirstRank):
-		return fmt.Sprintf("nodes' first ranks %v, but rank 0's are %v", d.NodesFirstRank, ref.NodesFirstRank)
+		return fmt.Sprintf("nodes' first ranks %v, but %s have %v", d.NodesFirstRank, most, ref.NodesFirstRank)
 	case d.Node < 0 || d.Node >= d.NNodes:
 		return fmt.Sprintf("node %d is outside [0, %d)", d.Node, d.NNodes)
 	case d.GraphChannels < 1 || d.NChannels < d.GraphChannels || d.NChannels != min(2*d.GraphChannels, 32):
@@ -202,59 +349,366 @@ func shapeDifference(d, ref *ringdump.Dump, n int) string {
 	return ""
 }
 
-// checkChannel checks channel c across every rank (byRank: one well-formed
-// dump per rank).
-func checkChannel(rep *Report, byRank []*ringdump.Dump, c int) {
+// The ring checks (checkRings) and their blame.
+//
+// A channel's ring is held many times over: rank r's next says who follows
+// r, the prev of that rank says it again from the other side, and every
+// rank's userRanks is the whole ring as that rank walked it. Each of these
+// is a view; for every rank x, the agreed next of x is the one more than
+// half of the views of x's next give (and the agreed prev likewise). A
+// rank's field that differs from the agreed value is a finding about that
+// rank, weighed by how many views hold the agreed value: the number of
+// others that contradict it. Where no value has a majority, a next and a
+// prev that disagree are a finding about both ranks (weight 1 each), as
+// the library's diagnosis counts a contradiction for both the ranks that
+// could explain it (D24). The findings are printed by rank, the rank with
+// the largest total weight first (ties: the lowest rank), so that the
+// rank whose dump is wrong comes before the neighbours it contradicts.
+
+// agreement is the agreed value of one direction (next or prev) for every
+// rank on one channel, found with a majority vote (Boyer and Moore) in two
+// passes over the views: O(n) memory whatever the number of views.
+type agreement struct {
+	cand    []int32 // the candidate; after tally, the agreed value if held by a majority
+	support []int32 // the views holding cand
+	total   []int32 // the views of this rank's value
+}
+
+func newAgreement(n int) agreement {
+	return agreement{make([]int32, n), make([]int32, n), make([]int32, n)}
+}
+
+func (a agreement) reset() {
+	clear(a.support)
+	clear(a.total)
+}
+
+// vote is the first pass: support counts the candidate's lead.
+func (a agreement) vote(x, v int) {
+	switch {
+	case a.support[x] == 0:
+		a.cand[x], a.support[x] = int32(v), 1
+	case a.cand[x] == int32(v):
+		a.support[x]++
+	default:
+		a.support[x]--
+	}
+}
+
+// tally is the second pass (after support is cleared): the views holding
+// the candidate, and all views.
+func (a agreement) tally(x, v int) {
+	a.total[x]++
+	if a.cand[x] == int32(v) {
+		a.support[x]++
+	}
+}
+
+// agreed is x's agreed value, when more than half of its views hold it.
+func (a agreement) agreed(x int) (v int, ok bool) {
+	if 2*a.support[x] > a.total[x] {
+		return int(a.cand[x]), true
+	}
+	return -1, false
+}
+
+// deviation is one ring finding before it is formatted (only the
+// maxFindings printed are). v holds its values, by kind (finding).
+type deviation struct {
+	kind          string
+	rank, channel int
+	other         int // the other rank of a link finding, else -1
+	v             [5]int
+	weight        int  // what it adds to its rank's blame (and other's, for kindLink)
+	support       int  // the views holding the agreed value (kindNext, kindPrev, kindUserRanks)
+	total         int  // all views of that value
+	channelWide   bool // about the channel, not one rank (kindCycle)
+}
+
+// ringCheck is the state of checkRings over one job.
+type ringCheck struct {
+	n      int
+	byRank []*ringdump.Dump // nil: a rank not checked
+	next   agreement
+	prev   agreement
+	perm   []bool // perm[r]: r's userRanks on this channel is a permutation of [0, n)
+	seen   []int  // seen[x] == stamp: x was seen in the userRanks isPermutation reads
+	stamp  int    // one per isPermutation call
+	devs   []deviation
+	score  []int
+}
+
+// checkRings checks every channel across the ranks of byRank and reports
+// what it finds in blame order.
+func checkRings(rep *Report, byRank []*ringdump.Dump) {
 	n := len(byRank)
-	at := func(r int) ringdump.Channel { return byRank[r].Channels[c] }
-	before := rep.count()
-	for r := range n {
-		ch := at(r)
+	k := &ringCheck{n: n, byRank: byRank, next: newAgreement(n), prev: newAgreement(n),
+		perm: make([]bool, n), seen: make([]int, n), score: make([]int, n)}
+	for c := range rep.Channels {
+		k.channel(c)
+	}
+	// Rank findings by blame, then the channel-wide ones; each rank's in
+	// channel order.
+	slices.SortStableFunc(k.devs, func(a, b deviation) int {
 		switch {
-		case ch.Next < 0 || ch.Next >= n:
-			rep.addf(r, c, -1, "rank %d: channel %d next is %d, outside [0, %d)", r, c, ch.Next, n)
-		case ch.Prev < 0 || ch.Prev >= n:
-			rep.addf(r, c, -1, "rank %d: channel %d prev is %d, outside [0, %d)", r, c, ch.Prev, n)
-		case at(ch.Next).Prev != r:
-			rep.addf(r, c, ch.Next, "rank %d: channel %d next is %d, but rank %d's prev is %d", r, c, ch.Next, ch.Next, at(ch.Next).Prev)
-		case at(ch.Prev).Next != r:
-			rep.addf(r, c, ch.Prev, "rank %d: channel %d prev is %d, but rank %d's next is %d", r, c, ch.Prev, ch.Prev, at(ch.Prev).Next)
+		case a.channelWide != b.channelWide:
+			if a.channelWide {
+				return 1
+			}
+			return -1
+		case a.channelWide:
+			return 0
+		case k.score[a.rank] != k.score[b.rank]:
+			return k.score[b.rank] - k.score[a.rank]
 		}
-	}
-	if rep.count() > before {
-		return // the walks below would repeat these
-	}
-	// next is now a permutation: one cycle exactly when the walk from rank
-	// 0 needs n steps to come back.
-	steps, cur := 1, at(0).Next
-	for ; cur != 0; steps++ {
-		cur = at(cur).Next
-	}
-	if steps != n {
-		rep.addf(0, c, -1, "rank 0: channel %d is a ring of %d ranks, not of all %d: following next from rank 0 comes back after %d", c, steps, n, steps)
-		return
-	}
-	for r := range n {
-		u := at(r).UserRanks
-		if u[0] != r {
-			rep.addf(r, c, -1, "rank %d: channel %d userRanks starts with %d, not with the rank", r, c, u[0])
+		return a.rank - b.rank
+	})
+	for _, d := range k.devs {
+		if len(rep.Findings) >= maxFindings { // count it, format none past the bound
+			rep.Omitted++
 			continue
 		}
-		for i := 1; i < n; i++ {
-			if want := at(u[i-1]).Next; u[i] != want {
-				rep.addf(r, c, u[i-1], "rank %d: channel %d userRanks[%d] is %d, but rank %d's next is %d", r, c, i, u[i], u[i-1], want)
-				break
+		rep.add(d.finding())
+	}
+}
+
+func (k *ringCheck) at(r, c int) ringdump.Channel { return k.byRank[r].Channels[c] }
+
+func (k *ringCheck) in(v int) bool { return v >= 0 && v < k.n }
+
+// views calls visit(a, b) for every view that says b follows a on channel
+// c: each checked rank's next and prev, and each userRanks that is a
+// permutation (one that names a rank twice says nothing reliable).
+func (k *ringCheck) views(c int, visit func(a, b int)) {
+	n := k.n
+	for r, d := range k.byRank {
+		if d == nil {
+			continue
+		}
+		ch := d.Channels[c]
+		if k.in(ch.Next) {
+			visit(r, ch.Next)
+		}
+		if k.in(ch.Prev) {
+			visit(ch.Prev, r)
+		}
+		if k.perm[r] {
+			u := ch.UserRanks
+			for i := range n {
+				visit(u[i], u[(i+1)%n])
 			}
 		}
 	}
-	if g := byRank[0].GraphChannels; c >= g {
-		for r := range n {
-			dup, orig := at(r), byRank[r].Channels[c-g]
-			if dup.Prev != orig.Prev || dup.Next != orig.Next || !slices.Equal(dup.UserRanks, orig.UserRanks) {
-				rep.addf(r, c, -1, "rank %d: channel %d (prev %d, next %d) differs from channel %d (prev %d, next %d), which it repeats (D10)", r, c, dup.Prev, dup.Next, c-g, orig.Prev, orig.Next)
+}
+
+// isPermutation reports whether u holds every rank of [0, n) once.
+func (k *ringCheck) isPermutation(u []int) bool {
+	k.stamp++
+	for _, x := range u {
+		if !k.in(x) || k.seen[x] == k.stamp {
+			return false
+		}
+		k.seen[x] = k.stamp
+	}
+	return true
+}
+
+// channel finds channel c's agreed ring and each checked rank's deviations
+// from it.
+func (k *ringCheck) channel(c int) {
+	for r, d := range k.byRank {
+		k.perm[r] = d != nil && k.isPermutation(d.Channels[c].UserRanks)
+	}
+	k.next.reset()
+	k.prev.reset()
+	k.views(c, func(a, b int) { k.next.vote(a, b); k.prev.vote(b, a) })
+	k.next.reset()
+	k.prev.reset()
+	k.views(c, func(a, b int) { k.next.tally(a, b); k.prev.tally(b, a) })
+	for r, d := range k.byRank {
+		if d == nil {
+			continue
+		}
+		k.link(r, c, kindNext, d.Channels[c].Next, k.next, func(s int) int { return k.at(s, c).Prev })
+		k.link(r, c, kindPrev, d.Channels[c].Prev, k.prev, func(s int) int { return k.at(s, c).Next })
+		k.userRanks(r, c)
+		k.doubling(r, c)
+	}
+	k.cycle(c)
+}
+
+// link checks rank r's next or prev (kind, its value v): against the
+// agreed value of that direction (a), or where there is none, against the
+// field of rank v that points back to r (back).
+func (k *ringCheck) link(r, c int, kind string, v int, a agreement, back func(s int) int) {
+	if !k.in(v) {
+		k.addDev(deviation{kind: kindRange, rank: r, channel: c, other: -1, v: [5]int{fieldOf(kind), v, k.n}, weight: 1})
+		return
+	}
+	b := -1 // what v's field pointing back says, when v is checked
+	if k.byRank[v] != nil {
+		b = back(v)
+	}
+	switch want, ok := a.agreed(r); {
+	case ok && v != want:
+		other := -1 // v, when its own field says otherwise (the message names it)
+		if b >= 0 && b != r && v != r {
+			other = v
+		}
+		k.addDev(deviation{kind: kind, rank: r, channel: c, other: other, v: [5]int{v, b, want},
+			weight: int(a.support[r]), support: int(a.support[r]), total: int(a.total[r])})
+	case !ok && b >= 0 && b != r:
+		k.addDev(deviation{kind: kindLink, rank: r, channel: c, other: v, v: [5]int{fieldOf(kind), v, b}, weight: 1})
+	}
+}
+
+// addDev keeps d and adds its weight to the blame of its rank, and of its
+// other rank for a link that no majority settles (D24 votes for both).
+func (k *ringCheck) addDev(d deviation) {
+	k.devs = append(k.devs, d)
+	if d.channelWide {
+		return
+	}
+	k.score[d.rank] += d.weight
+	if d.kind == kindLink {
+		k.score[d.other] += d.weight
+	}
+}
+
+// fields are the fields a finding names, by fieldOf.
+var fields = [...]string{"next", "prev", "userRanks"}
+
+// fieldOf is kind's index in fields (kindNext or kindPrev).
+func fieldOf(kind string) int {
+	if kind == kindNext {
+		return 0
+	}
+	return 1
+}
+
+// userRanks checks that r's userRanks start at r and follow the agreed
+// ring; the first place they do not is a finding (stale userRanks).
+func (k *ringCheck) userRanks(r, c int) {
+	u := k.at(r, c).UserRanks
+	for i, x := range u {
+		d := deviation{rank: r, channel: c, other: -1, weight: 1}
+		switch {
+		case !k.in(x):
+			d.kind, d.v = kindRange, [5]int{2, x, k.n, i}
+		case i == 0 && x != r:
+			d.kind, d.v = kindUserRanks, [5]int{x}
+		case i == 0:
+			continue
+		default:
+			want, ok := k.next.agreed(u[i-1])
+			if !ok || x == want {
+				continue
 			}
+			s := int(k.next.support[u[i-1]])
+			d.kind, d.v = kindUserRanks, [5]int{x, i, u[i-1], want}
+			d.weight, d.support, d.total = s, s, int(k.next.total[u[i-1]])
+		}
+		k.addDev(d)
+		return
+	}
+}
+
+// doubling checks that channel c >= graphChannels repeats channel
+// c - graphChannels on rank r (D10).
+func (k *ringCheck) doubling(r, c int) {
+	g := k.byRank[r].GraphChannels
+	if c < g {
+		return
+	}
+	dup, orig := k.at(r, c), k.at(r, c-g)
+	if dup.Prev != orig.Prev || dup.Next != orig.Next || !slices.Equal(dup.UserRanks, orig.UserRanks) {
+		k.addDev(deviation{kind: kindDoubling, rank: r, channel: c, other: -1, v: [5]int{dup.Prev, dup.Next, c - g, orig.Prev, orig.Next}, weight: 1})
+	}
+}
+
+// cycle follows the agreed ring (a checked rank's own next where there is
+// no majority) from rank 0 and reports a ring that does not come back
+// after exactly n steps. It says nothing where neither is known.
+func (k *ringCheck) cycle(c int) {
+	step := func(x int) (int, bool) {
+		if v, ok := k.next.agreed(x); ok {
+			return v, true
+		}
+		if d := k.byRank[x]; d != nil && k.in(d.Channels[c].Next) {
+			return d.Channels[c].Next, true
+		}
+		return -1, false
+	}
+	cur, steps := 0, 0
+	for {
+		v, ok := step(cur)
+		if !ok {
+			return
+		}
+		cur, steps = v, steps+1
+		if cur == 0 || steps == k.n {
+			break
 		}
 	}
+	if cur == 0 && steps == k.n {
+		return
+	}
+	back := 0
+	if cur == 0 {
+		back = 1
+	}
+	k.addDev(deviation{kind: kindCycle, rank: 0, channel: c, other: -1, v: [5]int{steps, k.n, back}, channelWide: true})
+}
+
+// finding formats d. The values in d.v, by kind: kindRange: the field
+// (fields), the value, n, and the index in userRanks; kindNext, kindPrev:
+// the value, what the rank it names says back (-1: not checked), the
+// agreed value; kindLink: the field, the value, what it says back;
+// kindUserRanks: the entry, its index, the rank before it, the agreed next
+// of that rank (only the entry when it is the first); kindDoubling: prev,
+// next, the channel repeated, its prev and next; kindCycle: the steps
+// taken, n, 1 when the walk came back to rank 0.
+func (d deviation) finding() Finding {
+	f := Finding{Kind: d.kind, Rank: d.rank, Channel: d.channel, Other: d.other, Hint: hints[d.kind]}
+	v := d.v
+	agreed := func(neighbour, x int, before bool) string {
+		where := "after"
+		if before {
+			where = "before"
+		}
+		return fmt.Sprintf("%d of %d views have %d %s %d", d.support, d.total, neighbour, where, x)
+	}
+	switch d.kind {
+	case kindRange:
+		if v[0] == 2 {
+			f.Message = fmt.Sprintf("rank %d: channel %d userRanks[%d] is %d, outside [0, %d)", d.rank, d.channel, v[3], v[1], v[2])
+		} else {
+			f.Message = fmt.Sprintf("rank %d: channel %d %s is %d, outside [0, %d)", d.rank, d.channel, fields[v[0]], v[1], v[2])
+		}
+	case kindNext, kindPrev:
+		f.Message = fmt.Sprintf("rank %d: channel %d %s is %d, but ", d.rank, d.channel, d.kind, v[0])
+		if v[1] >= 0 && v[1] != d.rank {
+			f.Message += fmt.Sprintf("rank %d's %s is %d; ", v[0], fields[1-fieldOf(d.kind)], v[1])
+		}
+		f.Message += agreed(v[2], d.rank, d.kind == kindPrev)
+	case kindLink:
+		f.Message = fmt.Sprintf("rank %d: channel %d %s is %d, but rank %d's %s is %d", d.rank, d.channel, fields[v[0]], v[1], v[1], fields[1-v[0]], v[2])
+	case kindUserRanks:
+		if d.total == 0 {
+			f.Message = fmt.Sprintf("rank %d: channel %d userRanks starts with %d, not with the rank (stale userRanks)", d.rank, d.channel, v[0])
+		} else {
+			f.Message = fmt.Sprintf("rank %d: channel %d userRanks[%d] is %d, but %s (stale userRanks)", d.rank, d.channel, v[1], v[0], agreed(v[3], v[2], false))
+		}
+	case kindDoubling:
+		f.Message = fmt.Sprintf("rank %d: channel %d (prev %d, next %d) differs from channel %d (prev %d, next %d), which it repeats (D10)", d.rank, d.channel, v[0], v[1], v[2], v[3], v[4])
+	case kindCycle:
+		if v[2] == 1 {
+			f.Message = fmt.Sprintf("rank 0: channel %d is a ring of %d ranks, not of all %d: following next from rank 0 comes back after %d", d.channel, v[0], v[1], v[0])
+		} else {
+			f.Message = fmt.Sprintf("rank 0: channel %d: following next from rank 0 does not come back to it in %d steps", d.channel, v[1])
+		}
+	}
+	return f
 }
 
 // rankList is "5, 9": the first 20 of ranks, then how many more of total.
@@ -278,4 +732,56 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// verifyDir reads dir's dumps and verifies them (verify). A dir that
+// cannot be read, or holds no dump file, is a report of one unusable
+// finding, also printed on stderr: --json prints a document whatever the
+// input.
+func verifyDir(dir string, stderr io.Writer) Report {
+	files, bad, err := ringdump.ReadDir(dir)
+	if err == nil && len(files) == 0 && len(bad) == 0 {
+		err = fmt.Errorf("%s holds no rank-*.json dump files (did the job run with NCCOM_RING_DUMP=%s?)", quote.String(dir), quote.String(dir))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "nccom-rings verify: %v\n", err)
+		rep := Report{Dir: dir, Unusable: 1, Findings: []Finding{}}
+		rep.add(Finding{Kind: kindUnusable, Rank: -1, Channel: -1, Other: -1, Message: err.Error(),
+			Hint: "that DIR is the directory the job's NCCOM_RING_DUMP named, and readable by this user"})
+		return rep
+	}
+	return verify(dir, files, bad)
+}
+
+// verifyExit is verify's exit code: 2 when some input could not be used,
+// even with other findings, as the verdict then misses those ranks (the
+// findings are printed all the same); else 1 for a finding, 0 for none.
+func verifyExit(rep Report) int {
+	switch {
+	case rep.Unusable > 0:
+		return cli.ExitUnusable
+	case !rep.OK:
+		return cli.ExitFinding
+	}
+	return cli.ExitOK
+}
+
+// writeReport prints rep as text: each finding on a line of its own, its
+// hint indented under it, then one summary line.
+func writeReport(w io.Writer, rep Report) {
+	for _, f := range rep.Findings {
+		fmt.Fprintf(w, "nccom-rings: %s\n  check: %s\n", f.Message, f.Hint)
+	}
+	if rep.Omitted > 0 {
+		fmt.Fprintf(w, "nccom-rings: and %d more %s\n", rep.Omitted, plural(rep.Omitted, "finding", "findings"))
+	}
+	if rep.OK {
+		fmt.Fprintf(w, "nccom-rings: %s, %s, %s: every rank agrees\n", count(rep.Ranks, "rank"), count(rep.Channels, "channel"), count(rep.Nodes, "node"))
+		return
+	}
+	unusable := ""
+	if rep.Unusable > 0 {
+		unusable = fmt.Sprintf(", %s unusable", count(rep.Unusable, "input"))
+	}
+	fmt.Fprintf(w, "nccom-rings: %s: %d %s%s\n", quote.String(rep.Dir), rep.count(), plural(rep.count(), "finding", "findings"), unusable)
 }

@@ -16,8 +16,11 @@ out=$tmp/out
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 desc=
-# The library's log is ours to read here, not a file of the host's.
+# The library's log is ours to read here, not a file of the host's; its
+# lines are NCCL's (D21), chosen rather than left to whether a libnccom is
+# loaded (D26).
 unset NCCL_DEBUG NCCL_DEBUG_FILE NCCL_DEBUG_SUBSYS NCCOM_RING_PLATFORM NCCOM_RING_POD_ORDER NCCOM_RING_LAYOUT
+export NCCOM_RING_LOG_STYLE=nccl
 
 # run, want_rc, want
 . "$(dirname "$0")/../lib/expect.sh"
@@ -55,7 +58,9 @@ run "show --dot" "$tool" show --dot "$tmp/ok"
 want_rc 0
 want 'subgraph cluster_node3'
 
-# Rank 7's channel-0 next moved one rank on: rank 7 is named first.
+# Rank 7's channel-0 next moved one rank on: rank 7 is named first (issue
+# 23: by the views of succ(7), rank 7's next, rank 8's prev and the 128
+# userRanks, 129 of which say 8).
 copy next
 run "edit rank 7" python3 -c '
 import glob, json, sys
@@ -66,7 +71,25 @@ json.dump(d, open(path, "w"))' "$tmp/next"
 want_rc 0
 run "verify, rank 7's next changed" "$tool" verify "$tmp/next"
 want_rc 1
-if [ "$(head -1 "$out")" != "nccom-rings: rank 7: channel 0 next is 9, but rank 9's prev is 8" ]; then
+if [ "$(head -1 "$out")" != "nccom-rings: rank 7: channel 0 next is 9, but rank 9's prev is 8; 129 of 130 views have 8 after 7" ]; then
+  echo "FAIL: $desc: first line is '$(head -1 "$out")'"
+  fail=1
+fi
+
+# Rank 3's channel-0 prev changed: before issue 23 the first line blamed
+# rank 2, whose next disagrees with it; by plurality (129 of the 130 views
+# of pred(3) say 2) rank 3 is named first.
+copy prev
+run "edit rank 3" python3 -c '
+import glob, json, sys
+path = glob.glob(sys.argv[1] + "/rank-000003.*.json")[0]
+d = json.load(open(path))
+d["channels"][0]["prev"] = 1
+json.dump(d, open(path, "w"))' "$tmp/prev"
+want_rc 0
+run "verify, rank 3's prev changed" "$tool" verify "$tmp/prev"
+want_rc 1
+if [ "$(head -1 "$out")" != "nccom-rings: rank 3: channel 0 prev is 1, but rank 1's next is 2; 129 of 130 views have 2 before 3" ]; then
   echo "FAIL: $desc: first line is '$(head -1 "$out")'"
   fail=1
 fi
@@ -80,10 +103,23 @@ want '^nccom-rings: missing rank 9 \(of 128\)$'
 copy cut
 f=$(ls "$tmp"/cut/rank-000011.*.json)
 head -c 100 "$f" > "$tmp/half" && mv "$tmp/half" "$f"
+# Issue 23: the cut file is one finding (not also a missing rank), the
+# other 127 ranks are checked and agree, exit 2; --json is one document.
 run "verify, rank 11's file cut short" "$tool" verify "$tmp/cut"
 want_rc 2
-want 'rank-000011\..*\.json": not a ring dump: at byte 100'
-want '^nccom-rings: missing rank 11 \(of 128\)$'
+want '^nccom-rings: rank 11: ".*/rank-000011\..*\.json": not a ring dump: at byte 100'
+want '^nccom-rings: ".*": 1 finding, 1 input unusable$'
+if grep -q missing "$out"; then echo "FAIL: $desc: rank 11 is also reported missing"; fail=1; fi
+run "verify --json, rank 11's file cut short" "$tool" verify --json "$tmp/cut"
+want_rc 2
+if ! python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["unusable"] == 1 and r["files"] == 127 and not r["ok"], r
+assert [(f["kind"], f["rank"]) for f in r["findings"]] == [("unusable", 11)], r["findings"]
+assert r["findings"][0]["hint"]' "$out"; then
+  echo "FAIL: $desc: not the one-finding JSON document"; fail=1
+fi
 
 run "verify, no such directory" "$tool" verify "$tmp/none"
 want_rc 2
@@ -154,4 +190,4 @@ want '^nccom-rings: rank 8: NCCOM_RING_LOCATION is "spine0/leafB", but most rank
 if [ "$fail" -ne 0 ]; then
   exit 1
 fi
-echo "test-dump: 128 ranks dumped and verified; a changed next, a deleted file, a cut file, a failed Postset and an unwritable directory each reported; the network order recorded and checked, and planned alike in Go (plan, diff, score): passed"
+echo "test-dump: 128 ranks dumped and verified; a changed next (its rank named first), a deleted file, a cut file (the other ranks still checked), a failed Postset and an unwritable directory each reported; the network order recorded and checked, and planned alike in Go (plan, diff, score): passed"

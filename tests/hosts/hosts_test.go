@@ -58,7 +58,9 @@ func ringstage(t *testing.T, env []string, args ...string) run {
 }
 
 // cleanEnv is this process's environment without the variables the library
-// reads, so the developer's shell cannot change a test's outcome.
+// reads, so the developer's shell cannot change a test's outcome, and with
+// the line style these tests read, NCCL's (D21), chosen rather than left
+// to whether a libnccom is loaded (D26).
 func cleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -67,7 +69,7 @@ func cleanEnv() []string {
 		}
 		env = append(env, kv)
 	}
-	return env
+	return append(env, "NCCOM_RING_LOG_STYLE=nccl")
 }
 
 var linePrefix = regexp.MustCompile(`^[^:]+:\d+:\d+ \[(-?\d+)\] NCCL (WARN|INFO) (.*)$`)
@@ -400,4 +402,27 @@ func TestRingstageOrdersNodesByLocation(t *testing.T) {
 	out, code := ringstageStderr(t, "--nodes", "8", "--locations", bad)
 	assert.Equal(t, 2, code)
 	assert.Equal(t, "ringstage: "+bad+":2: expected \"NODE LOCATION\" with NODE in [0, 8)\n", out)
+}
+
+// ccomLine is a line in libnccom's form (D26): the local time to a
+// ten-thousandth of a second, pid:tid, the rank, the library's file:line,
+// CCOM and the level, and the text after "libnccomring: ".
+var ccomLine = regexp.MustCompile(`^\d{4}-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-\d{2} \d{2}:\d{2}:\d{2}\.\d{4} \d+:\d+ \[(-?\d+)\] [a-z_]+\.go:\d+ CCOM (WARN|INFO) libnccomring: (.*)$`)
+
+// D26 chosen by the variable, in a process with no libnccom: with
+// NCCOM_RING_LOG_STYLE=ccom and NCCL_DEBUG unset, a failing Postset's WARN
+// is printed, in libnccom's form; no line is in NCCL's.
+func TestCcomStylePrintsAFailingPostsetsWarnWithoutNCCLDebug(t *testing.T) {
+	r := ringstage(t, []string{"NCCOM_RING_LOG_STYLE=ccom"}, "--quiet", "--pod")
+	assert.Equal(t, 1, r.exit)
+	var warns []string
+	for _, l := range strings.Split(strings.TrimSuffix(r.log, "\n"), "\n") {
+		m := ccomLine.FindStringSubmatch(l)
+		require.NotNil(t, m, "not a CCOM line: %q", l)
+		assert.Equal(t, "WARN", m[3], "NCCL_DEBUG unset: WARN lines only: %q", l)
+		warns = append(warns, m[4])
+	}
+	require.NotEmpty(t, warns)
+	assert.Equal(t, "ncclTopoPostset: comm->enablePod is 1 on 4 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 0 did not)", warns[0])
+	assert.NotContains(t, r.log, " NCCL WARN ")
 }

@@ -125,7 +125,8 @@ func load(t *testing.T) *ref {
 
 // warn returns the text of the WARN lines the model printed since the last
 // call, without the "host:pid:tid [rank] NCCL WARN " prefix; the INFO texts
-// of the same lines are left in m.info.
+// of the same lines are left in m.info. (The model writes D21's line form
+// only: it has no D26 style to choose.)
 func (m *ref) warn() string {
 	var out []string
 	m.info = nil

@@ -459,6 +459,9 @@ static int layout_bad(const char *lib) {
 }
 
 int main(int argc, char **argv) {
+  /* The lines this test reads are NCCL's (D21): chosen here, not left to
+   * whether a libnccom is loaded in the process (D26). */
+  setenv("NCCOM_RING_LOG_STYLE", "nccl", 1);
   if (argc == 4 && strcmp(argv[1], "layout-profile") == 0) return layout_profile(argv[2], argv[3]);
   if (argc == 3 && strcmp(argv[1], "layout-d3") == 0) return layout_profile(argv[2], NULL);
   if (argc == 3 && strcmp(argv[1], "layout-bad") == 0) return layout_bad(argv[2]);

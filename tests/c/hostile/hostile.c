@@ -334,6 +334,9 @@ static int mode_early(void) {
 }
 
 int main(int argc, char **argv) {
+  /* The lines this test reads are NCCL's (D21): chosen here, not left to
+   * whether a libnccom is loaded in the process (D26). */
+  setenv("NCCOM_RING_LOG_STYLE", "nccl", 1);
   if (argc != 3) {
     fprintf(stderr, "usage: hostile LIB threads|signals-before|signals-after|signals-nostack|fork|early\n");
     return 2;

@@ -3,7 +3,8 @@
 # preload shim (preload/), checked from outside and from inside processes
 # that run under it. BUILD is an absolute directory holding the shim, the Go
 # library (libnccomring.so and its SONAME link), preload-probe, conformance,
-# libnccomref.so, boundary and libnccom-hooks{,-cxx}.so. Every check can
+# libnccomref.so, boundary, libnccom-hooks{,-cxx}.so and
+# preload-standin/libnccom.so.2 (the line style, D26). Every check can
 # fail; the run fails when any did. Figures are printed for the README.
 set -u
 b=${1:?usage: check.sh BUILD}
@@ -14,8 +15,10 @@ failed=0
 fail() { echo "test-preload: FAIL: $*"; failed=1; }
 pass() { echo "test-preload: ok: $*"; }
 # Nothing from the caller's environment changes what is measured.
+# The line style (D26) is NCCL's in these processes, which load no
+# libnccom, unless a check sets NCCOM_RING_LOG_STYLE or loads the stand-in.
 clean="env -u LD_PRELOAD -u NCCOMRING_LIBRARY -u NCCOM_RING_PLATFORM -u NCCOM_RING_POD_ORDER
-  -u NCCL_DEBUG -u NCCL_DEBUG_FILE -u NCCL_DEBUG_SUBSYS -u GOMAXPROCS -u GODEBUG"
+  -u NCCL_DEBUG -u NCCL_DEBUG_FILE -u NCCL_DEBUG_SUBSYS -u GOMAXPROCS -u GODEBUG -u NCCOM_RING_LOG_STYLE"
 
 # 0. The shim's dynamic symbols are exactly the four functions under their C
 # and C++ names, and each calls (never jumps to) the Go library's entry
@@ -132,6 +135,38 @@ rm -rf "$logdir"
 # starting its runtime) and what a steady call costs, beside the library.
 $clean LD_PRELOAD="$shim" "$probe" latency || fail "latency through the shim"
 $clean LD_PRELOAD="$lib" "$probe" latency || fail "latency of the Go library"
+
+# 7. The line style (D26). Over a stand-in libnccom.so.2 (dlopen'd by the
+# probe, making two failing calls from inside it, as libnccom's init
+# does), the WARNs take libnccom's form without NCCL_DEBUG; with
+# NCCOM_RING_LOG_STYLE=nccl they take NCCL's again, and need NCCL_DEBUG.
+standin=$b/preload-standin/libnccom.so.2
+ts='[0-9]{4}-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-[0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]{4} [0-9]+:[0-9]+'
+out=$(mktemp)
+if $clean LD_PRELOAD="$shim" "$probe" standin "$standin" > "$out" 2>&1 && [ "$(wc -l < "$out")" -eq 2 ] &&
+   grep -Eq "^$ts \[-1\] exports\.go:[0-9]+ CCOM WARN libnccomring: ncclTopoPostset: comm is NULL\$" "$out" &&
+   grep -Eq "^$ts \[2\] exports\.go:[0-9]+ CCOM WARN libnccomring: ncclBuildRings: rings is NULL\$" "$out"; then
+  pass "over a stand-in libnccom.so.2, NCCL_DEBUG unset: the WARNs in libnccom's form: $(head -1 "$out")"
+else
+  fail "over a stand-in libnccom.so.2, NCCL_DEBUG unset: want two CCOM WARN lines, got:
+$(cat "$out")"
+fi
+if $clean NCCOM_RING_LOG_STYLE=nccl NCCL_DEBUG=WARN LD_PRELOAD="$shim" "$probe" standin "$standin" > "$out" 2>&1 &&
+   [ "$(wc -l < "$out")" -eq 2 ] &&
+   grep -Eq '^[^ :]+:[0-9]+:[0-9]+ \[-1\] NCCL WARN ncclTopoPostset: comm is NULL$' "$out" &&
+   grep -Eq '^[^ :]+:[0-9]+:[0-9]+ \[2\] NCCL WARN ncclBuildRings: rings is NULL$' "$out"; then
+  pass "NCCOM_RING_LOG_STYLE=nccl over the stand-in: NCCL's form: $(head -1 "$out")"
+else
+  fail "NCCOM_RING_LOG_STYLE=nccl NCCL_DEBUG=WARN over the stand-in: want two NCCL WARN lines, got:
+$(cat "$out")"
+fi
+if $clean NCCOM_RING_LOG_STYLE=nccl LD_PRELOAD="$shim" "$probe" standin "$standin" > "$out" 2>&1 && [ ! -s "$out" ]; then
+  pass "NCCOM_RING_LOG_STYLE=nccl over the stand-in, NCCL_DEBUG unset: nothing printed (D21)"
+else
+  fail "NCCOM_RING_LOG_STYLE=nccl, NCCL_DEBUG unset, over the stand-in: printed:
+$(cat "$out")"
+fi
+rm -f "$out"
 
 if [ $failed -ne 0 ]; then echo "test-preload: FAILED"; exit 1; fi
 echo "test-preload: passed"

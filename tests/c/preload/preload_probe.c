@@ -38,6 +38,10 @@
  *                  nothing. With NCCL_DEBUG_FILE set too, the lines are in
  *                  that file (it must not exist before) and stderr is
  *                  empty: the shim logs with the library's logger.
+ *   standin LIB    (under the shim) dlopen LIB, a stand-in libnccom.so.2
+ *                  (tests/c/preload/standin_libnccom.c), RTLD_LOCAL, and
+ *                  run its two failing calls; exit 0 when both returned
+ *                  ncclInvalidArgument. check.sh reads the lines (D26).
  *
  * The four functions are found with dlsym(RTLD_DEFAULT), as a host linked to
  * libnccom would reach the preloaded definitions; the modes that test the
@@ -301,9 +305,31 @@ static int mode_race(void) {
   return 0;
 }
 
+/* ---- calls from a stand-in libnccom (D26) ---- */
+
+static int mode_standin(const char *lib) {
+  void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) {
+    fprintf(stderr, "preload-probe: dlopen %s: %s\n", lib, dlerror());
+    return 1;
+  }
+  int (*calls)(void) = (int (*)(void))dlsym(h, "standin_failing_calls");
+  if (calls == NULL) {
+    fprintf(stderr, "preload-probe: %s has no standin_failing_calls\n", lib);
+    return 1;
+  }
+  int rc = calls();
+  fflush(stdout);
+  if (rc != 0) fprintf(stderr, "preload-probe: standin_failing_calls returned %d\n", rc);
+  return rc == 0 ? 0 : 1;
+}
+
 /* ---- a library that cannot be used ---- */
 
 static int mode_missing(const char *want) {
+  /* The lines read below are NCCL's (D21): so chosen, not left to whether
+   * a libnccom happens to be loaded (D26). */
+  setenv("NCCOM_RING_LOG_STYLE", "nccl", 1);
   resolve(1);
   fflush(stderr);
   FILE *log = tmpfile();
@@ -504,7 +530,8 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "latency") == 0) return mode_latency();
   if (strcmp(mode, "race") == 0) return mode_race();
   if (strcmp(mode, "missing") == 0 && argc == 3) return mode_missing(argv[2]);
+  if (strcmp(mode, "standin") == 0 && argc == 3) return mode_standin(argv[2]);
   if (strcmp(mode, "maps-forgery") == 0 && argc == 4) return mode_maps_forgery(argv[2], argv[3]);
-  fprintf(stderr, "usage: preload-probe idle|idle-check|fork|latency|race|missing WANT|maps-forgery BASE EVIL\n");
+  fprintf(stderr, "usage: preload-probe idle|idle-check|fork|latency|race|missing WANT|standin LIB|maps-forgery BASE EVIL\n");
   return 2;
 }

@@ -75,13 +75,16 @@ static void usage(FILE *f) {
 static char warnPath[] = "/tmp/ringstage-warn-XXXXXX";
 static void remove_warn_file(void) { unlink(warnPath); }
 
-/* Prints the text of the last WARN line the library wrote to path. */
+/* Prints the text of the last WARN line the library wrote to path, in
+ * either line style (D21's, or D26's next to a libnccom). */
 static void print_last_warn(const char *path) {
   FILE *f = fopen(path, "r");
   if (f == NULL) return;
   char line[8192], last[8192] = "";
+  static const char *const marks[] = {" NCCL WARN ", " CCOM WARN libnccomring: "};
   while (fgets(line, sizeof line, f))
-    if (strstr(line, " NCCL WARN ")) snprintf(last, sizeof last, "%s", strstr(line, " NCCL WARN ") + 11);
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+      if (strstr(line, marks[i])) snprintf(last, sizeof last, "%s", strstr(line, marks[i]) + strlen(marks[i]));
   fclose(f);
   if (last[0]) fprintf(stderr, "ringstage: the library's WARN: %s%s", last, strchr(last, '\n') ? "" : "\n");
 }

@@ -23,7 +23,9 @@ fail() { echo "test-security: FAIL: $*"; failed=1; }
 pass() { echo "test-security: ok: $*"; }
 clean="env -u LD_PRELOAD -u NCCOMRING_LIBRARY -u NCCOM_RING_PLATFORM -u NCCOM_RING_POD_ORDER -u NCCOM_RING_DUMP
   -u NCCOM_RING_LAYOUT -u NCCOM_RING_ABI_CHECK -u NCCOM_RING_GOMAXPROCS -u NCCL_DEBUG -u NCCL_DEBUG_FILE
-  -u NCCL_DEBUG_SUBSYS"
+  -u NCCL_DEBUG_SUBSYS NCCOM_RING_LOG_STYLE=nccl"
+# (The lines read here are NCCL's, D21: chosen, not left to whether a
+# libnccom is loaded, D26.)
 out=$tmp/out
 # run CMD...: runs CMD under timeout 30 with stdout and stderr in $out; rc.
 run() {

@@ -27,6 +27,9 @@ SYMBOLIC_DIR=${6:-}
 
 # Nothing from the caller's environment may change the results or the logs.
 unset NCCL_DEBUG NCCL_DEBUG_SUBSYS NCCL_DEBUG_FILE NCCOM_RING_PLATFORM NCCOM_RING_POD_ORDER LD_PRELOAD || true
+# The WARN line read below is NCCL's form (D21), chosen rather than left to
+# whether the process maps a libnccom (D26).
+export NCCOM_RING_LOG_STYLE=nccl
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

@@ -1,0 +1,266 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/ringdump"
+)
+
+// Issue 23: verify blames by plurality, says what to check next, reports
+// stale userRanks, and goes on past unusable files. The counts in the
+// expected messages are worked out by hand from the views of one rank's
+// next or prev (views): the rank's own field, the field of the rank it
+// names that points back, and every checked rank's userRanks.
+
+// finding is one finding as verify prints it: its line and its hint's.
+func finding(kind, message string) string {
+	return "nccom-rings: " + message + "\n  check: " + hints[kind] + "\n"
+}
+
+// Rank 3's channel-0 next moved from 0 to 1. Before issue 23 the first
+// line blamed rank 0 ("rank 0: channel 0 prev is 3, but rank 3's next is
+// 1"), the first rank in file order. Succ(3) has 6 views: rank 3's next
+// (1), rank 0's prev (3, so 0 follows 3) and the 4 userRanks (0 follows
+// 3): 5 hold 0, and rank 3 is the only rank they contradict.
+func TestVerifyNamesTheCorruptedRankFirst(t *testing.T) {
+	dir, paths := identityJob(t)
+	edit(t, paths[3], func(d *ringdump.Dump) { d.Channels[0].Next = 1 })
+	code, out, errOut := runTool("verify", dir)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Empty(t, errOut)
+	assert.Equal(t,
+		finding(kindNext, "rank 3: channel 0 next is 1, but rank 1's prev is 0; 5 of 6 views have 0 after 3")+
+			finding(kindDoubling, "rank 3: channel 1 (prev 2, next 0) differs from channel 0 (prev 2, next 1), which it repeats (D10)")+
+			`nccom-rings: "`+dir+`": 2 findings`+"\n", out)
+}
+
+// Rank 3 holds a stale view of channel 0 (prev 1, userRanks 3 0 2 1, as
+// if the ring were 0 2 1 3). Before issue 23 the first line blamed rank 2
+// ("rank 2: channel 0 next is 3, but rank 3's prev is 1") and the stale
+// userRanks were not reported. Pred(3): rank 2's next, rank 3's prev (1)
+// and the 4 userRanks (rank 3's wraps 1 -> 3): 4 of 6 hold 2. Succ(0):
+// rank 0's next, rank 1's prev and the userRanks (rank 3's: 0 -> 2): 5 of
+// 6 hold 1.
+func TestVerifyReportsStaleUserRanks(t *testing.T) {
+	dir, paths := identityJob(t)
+	edit(t, paths[3], func(d *ringdump.Dump) {
+		d.Channels[0].Prev, d.Channels[0].UserRanks = 1, []int{3, 0, 2, 1}
+	})
+	code, out, _ := runTool("verify", dir)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Equal(t,
+		finding(kindPrev, "rank 3: channel 0 prev is 1, but rank 1's next is 2; 4 of 6 views have 2 before 3")+
+			finding(kindUserRanks, "rank 3: channel 0 userRanks[2] is 2, but 5 of 6 views have 1 after 0 (stale userRanks)")+
+			finding(kindDoubling, "rank 3: channel 1 (prev 2, next 0) differs from channel 0 (prev 1, next 0), which it repeats (D10)")+
+			`nccom-rings: "`+dir+`": 3 findings`+"\n", out)
+
+	// userRanks that do not start at the rank.
+	dir, paths = identityJob(t)
+	edit(t, paths[2], func(d *ringdump.Dump) {
+		for c := range 2 {
+			d.Channels[c].UserRanks = []int{3, 0, 1, 2}
+		}
+	})
+	code, out, _ = runTool("verify", dir)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Equal(t,
+		finding(kindUserRanks, "rank 2: channel 0 userRanks starts with 3, not with the rank (stale userRanks)")+
+			finding(kindUserRanks, "rank 2: channel 1 userRanks starts with 3, not with the rank (stale userRanks)")+
+			`nccom-rings: "`+dir+`": 2 findings`+"\n", out)
+}
+
+// A job of 2 nodes x 4 ranks whose rank 5 file was cut after 100 bytes and
+// whose rank 3 has channel-0 next 5 (for 4). Before issue 23 verify said
+// "missing rank 5 (of 8)" and checked no ring. Now the cut file is one
+// finding and ranks 0-4, 6 and 7 are checked: succ(3) has 9 views (rank
+// 3's next, rank 4's prev, 7 userRanks), 8 hold 4; rank 5 has no file to
+// point back. Exit 2: part of the input could not be used.
+func TestVerifyGoesOnPastACutFile(t *testing.T) {
+	dir, paths := ringJob(t, 2, 4)
+	edit(t, paths[3], func(d *ringdump.Dump) { d.Channels[0].Next = 5 })
+	data, err := os.ReadFile(paths[5])
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(paths[5], data[:100], 0o644))
+
+	code, out, errOut := runTool("verify", dir)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Empty(t, errOut)
+	assert.Equal(t,
+		finding(kindUnusable, `rank 5: "`+paths[5]+`": not a ring dump: at byte 100: unexpected end of JSON input`)+
+			finding(kindNext, "rank 3: channel 0 next is 5, but 8 of 9 views have 4 after 3")+
+			finding(kindDoubling, "rank 3: channel 1 (prev 2, next 4) differs from channel 0 (prev 2, next 5), which it repeats (D10)")+
+			`nccom-rings: "`+dir+`": 3 findings, 1 input unusable`+"\n", out)
+
+	code, out, _ = runTool("verify", "--json", dir)
+	assert.Equal(t, cli.ExitUnusable, code)
+	var rep Report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	assert.Equal(t, Report{Dir: dir, Files: 7, Unusable: 1, Ranks: 8, Channels: 2, Nodes: 2, OK: false, Findings: []Finding{
+		{Kind: kindUnusable, Rank: 5, Channel: -1, Other: -1, Files: []string{paths[5]},
+			Message: `rank 5: "` + paths[5] + `": not a ring dump: at byte 100: unexpected end of JSON input`, Hint: hints[kindUnusable]},
+		{Kind: kindNext, Rank: 3, Channel: 0, Other: -1, Message: "rank 3: channel 0 next is 5, but 8 of 9 views have 4 after 3", Hint: hints[kindNext]},
+		{Kind: kindDoubling, Rank: 3, Channel: 1, Other: -1, Message: "rank 3: channel 1 (prev 2, next 4) differs from channel 0 (prev 2, next 5), which it repeats (D10)", Hint: hints[kindDoubling]},
+	}}, rep)
+}
+
+// --json prints one document whatever the input: every file unusable, no
+// such directory, a directory without dumps (exit 2 each).
+func TestVerifyJSONIsAlwaysADocument(t *testing.T) {
+	cut, paths := identityJob(t)
+	for _, p := range paths {
+		require.NoError(t, os.WriteFile(p, []byte(`{"format":1,`), 0o644))
+	}
+	for _, tc := range []struct {
+		dir      string
+		findings int
+		first    string
+	}{
+		{cut, 4, `rank 0: "` + paths[0] + `": not a ring dump: at byte 12: unexpected end of JSON input`},
+		{filepath.Join(cut, "nonexistent"), 1, `"` + filepath.Join(cut, "nonexistent") + `": no such file or directory`},
+		{t.TempDir(), 1, ""},
+	} {
+		code, out, _ := runTool("verify", tc.dir, "--json")
+		assert.Equal(t, cli.ExitUnusable, code, tc.dir)
+		var rep Report
+		require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+		assert.False(t, rep.OK)
+		assert.Equal(t, tc.dir, rep.Dir)
+		assert.Positive(t, rep.Unusable)
+		require.Len(t, rep.Findings, tc.findings)
+		assert.Equal(t, kindUnusable, rep.Findings[0].Kind)
+		assert.NotEmpty(t, rep.Findings[0].Hint)
+		if tc.first != "" {
+			assert.Equal(t, tc.first, rep.Findings[0].Message)
+		} else {
+			assert.Contains(t, rep.Findings[0].Message, "holds no rank-*.json dump files")
+		}
+	}
+}
+
+// The job's nRanks, channel count and nodes are the ones most files give:
+// one file that differs is named, not every other one.
+func TestVerifyTakesTheJobsShapeFromMostFiles(t *testing.T) {
+	dir, paths := identityJob(t)
+	edit(t, paths[0], func(d *ringdump.Dump) { d.NRanks = 5 })
+	code, out, _ := runTool("verify", dir)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Equal(t,
+		finding(kindNRanks, `rank 0: nRanks is 5 ("`+paths[0]+`"), but 3 of 4 files say 4`)+
+			finding(kindMissing, "missing rank 0 (of 4)")+
+			`nccom-rings: "`+dir+`": 2 findings`+"\n", out)
+
+	dir, paths = identityJob(t)
+	edit(t, paths[0], func(d *ringdump.Dump) { d.NodesFirstRank = []int{0, 3} })
+	code, out, _ = runTool("verify", dir)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Equal(t,
+		finding(kindShape, "rank 0: nodes' first ranks [0 3], but 3 of 4 ranks have [0 2]")+
+			`nccom-rings: "`+dir+`": 1 finding`+"\n", out)
+}
+
+// Exit codes when findings and unusable files come together: 2 wins.
+func TestVerifyExitCodeIsTheWorst(t *testing.T) {
+	assert.Equal(t, cli.ExitOK, verifyExit(Report{OK: true}))
+	assert.Equal(t, cli.ExitFinding, verifyExit(Report{OK: false}))
+	assert.Equal(t, cli.ExitUnusable, verifyExit(Report{OK: false, Unusable: 1}))
+}
+
+// Every kind has a hint, and every finding carries its kind's.
+func TestEveryKindHasAHint(t *testing.T) {
+	kinds := []string{kindUnusable, kindNRanks, kindRankRange, kindDuplicate, kindFailed, kindNoRings, kindMissing, kindShape,
+		kindRange, kindNext, kindPrev, kindLink, kindUserRanks, kindCycle, kindDoubling,
+		kindDecision, kindAsked, kindSequence, kindLocation}
+	assert.Len(t, hints, len(kinds))
+	for _, k := range kinds {
+		assert.NotEmpty(t, hints[k], k)
+		assert.False(t, strings.Contains(hints[k], "\n"), k)
+	}
+	dir, paths := identityJob(t)
+	edit(t, paths[1], func(d *ringdump.Dump) { d.Channels[0].Next, d.Channels[1].Prev = 7, -2 })
+	edit(t, paths[2], func(d *ringdump.Dump) { d.Result, d.ResultName, d.Warn, d.Wiring = 3, "ncclInternalError", "x", nil })
+	rep := verify(dir, readAll(t, dir), nil)
+	require.NotEmpty(t, rep.Findings)
+	for _, f := range rep.Findings {
+		assert.Equal(t, hints[f.Kind], f.Hint, f.Message)
+	}
+	assert.Equal(t, []string{"rank 2: ncclTopoPostset failed with \"ncclInternalError\" (3): \"x\"",
+		"rank 1: channel 0 next is 7, outside [0, 4)", "rank 1: channel 1 prev is -2, outside [0, 4)",
+		"rank 1: channel 1 (prev -2, next 2) differs from channel 0 (prev 0, next 7), which it repeats (D10)"}, messages(rep))
+}
+
+// Where no value has a majority, a next and a prev that disagree name both
+// ranks (D24's vote for each rank that could explain a contradiction).
+func TestVerifyWithoutAMajorityNamesBothRanks(t *testing.T) {
+	// A job of two ranks whose rank 1 has channel-0 prev 1 and userRanks
+	// 1 1 (not a permutation: not a view). Pred(1): rank 0's next and
+	// userRanks (0), rank 1's prev (1): 2 of 3 hold 0. Succ(1): rank 1's
+	// next, rank 0's prev and userRanks (0), rank 1's prev (1): 3 of 4.
+	// Rank 1's prev names itself, so what points back is its own next.
+	dir, paths := ringJob(t, 1, 2)
+	edit(t, paths[1], func(d *ringdump.Dump) { d.Channels[0].Prev, d.Channels[0].UserRanks = 1, []int{1, 1} })
+	rep := verify(dir, readAll(t, dir), nil)
+	assert.Equal(t, []string{
+		"rank 1: channel 0 prev is 1, but rank 1's next is 0; 2 of 3 views have 0 before 1",
+		"rank 1: channel 0 userRanks[1] is 1, but 3 of 4 views have 0 after 1 (stale userRanks)",
+		"rank 1: channel 1 (prev 0, next 0) differs from channel 0 (prev 1, next 0), which it repeats (D10)"}, messages(rep))
+
+	// 4 ranks whose userRanks are r r r r (no views: only next and prev
+	// vote), rank 1's prev 3 on both channels. Views of each channel:
+	// the nexts 0->1, 1->2, 2->3, 3->0 and the prevs 3->0, 3->1, 1->2,
+	// 2->3. Pred(1) has 0->1 and 3->1: no majority, so rank 1's prev
+	// against rank 3's next is a link finding weighing on both (1 each).
+	// Succ(3): 3->0 twice, 3->1 once: 0, so rank 3's next stands. Each
+	// userRanks[1] is stale: succ(0) is 1 by 1 of 1 view, succ(1) 2 by 2
+	// of 2, succ(2) 3 by 2 of 2, succ(3) 0 by 2 of 3. Blame: rank 1 1+2
+	// per channel = 6, rank 3 1+2 per channel = 6 (tie: rank 1 first),
+	// rank 2 2+2, rank 0 1+1.
+	dir, paths = identityJob(t)
+	for r, p := range paths {
+		edit(t, p, func(d *ringdump.Dump) {
+			for c := range 2 {
+				d.Channels[c].UserRanks = []int{r, r, r, r}
+				if r == 1 {
+					d.Channels[c].Prev = 3
+				}
+			}
+		})
+	}
+	rep = verify(dir, readAll(t, dir), nil)
+	var lines []string
+	for c := range 2 {
+		lines = append(lines, fmt.Sprintf("rank 1: channel %d prev is 3, but rank 3's next is 0", c),
+			fmt.Sprintf("rank 1: channel %d userRanks[1] is 1, but 2 of 2 views have 2 after 1 (stale userRanks)", c))
+	}
+	for _, r := range []struct{ rank, want, views, of int }{{3, 0, 2, 3}, {2, 3, 2, 2}, {0, 1, 1, 1}} {
+		for c := range 2 {
+			lines = append(lines, fmt.Sprintf("rank %d: channel %d userRanks[1] is %d, but %d of %d views have %d after %d (stale userRanks)", r.rank, c, r.rank, r.views, r.of, r.want, r.rank))
+		}
+	}
+	assert.Equal(t, lines, messages(rep))
+	assert.Equal(t, Finding{Kind: kindLink, Rank: 1, Channel: 0, Other: 3, Message: lines[0], Hint: hints[kindLink]}, rep.Findings[0])
+}
+
+func readAll(t *testing.T, dir string) []ringdump.File {
+	t.Helper()
+	files, bad, err := ringdump.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, bad)
+	return files
+}
+
+func messages(rep Report) []string {
+	var m []string
+	for _, f := range rep.Findings {
+		m = append(m, f.Message)
+	}
+	return m
+}
