@@ -8,6 +8,7 @@
 //	nccom-rings score [--locations FILE] DIR        the rings against the network
 //	nccom-rings plan --locations F --hosts H --ranks-per-node L   a job without a job
 //	nccom-rings diff [--json] DIR_A DIR_B           what changed between two jobs
+//	nccom-rings report [--locations F] [--redact] -o FILE DIR   one HTML page of it all
 //
 // Exit codes: 0 nothing to report, 1 a finding (a rank that disagrees, a
 // missing or failed rank, two files for one rank), 2 unusable input or
@@ -59,6 +60,8 @@ func exitCodesHelpOf(name string) string {
 		return planExitCodesHelp
 	case "diff":
 		return diffExitCodesHelp
+	case "report":
+		return reportExitCodesHelp
 	}
 	return exitCodesHelp
 }
@@ -72,6 +75,7 @@ Usage: nccom-rings verify [--json] DIR
        nccom-rings plan --locations FILE --hosts HOSTFILE --ranks-per-node L [--graph FILE]
                         [--order rank|network]... [--dump DIR] [--emit-hostfile FILE] [--json]
        nccom-rings diff [--json] DIR_A DIR_B
+       nccom-rings report [--locations FILE] [--redact] -o FILE DIR
        nccom-rings COMMAND --help
        nccom-rings --version
 
@@ -87,6 +91,8 @@ Commands:
            side by side, its dumps, a hostfile in network order
   diff     what changed between two jobs' dumps: placement, channel count,
            node sequence, rings, NIC indices; one line per kind
+  report   one self-contained HTML page: the rings drawn by location, one
+           channel at a time, every userRanks, the score, verify's findings
 
 DIR holds one rank-NNNNNN.<host>.<pid>.json file per rank, written by
 libnccomring's ncclTopoPostset when the job ran with NCCOM_RING_DUMP=DIR.
@@ -168,6 +174,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runPlan(args[1:], stdout, stderr)
 	case "diff":
 		return runDiff(args[1:], stdout, stderr)
+	case "report":
+		return runReport(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "nccom-rings: unknown command %q\n\n%s%s", args[0], topHelp, exitCodesHelp)
 	return cli.ExitUnusable
@@ -196,9 +204,16 @@ func parseArgs(fs *flag.FlagSet, help string, args []string, stdout, stderr io.W
 // is false (exit 2, printed about) when there is no such directory or no
 // usable dump in it.
 func readDumps(name, help string, operands []string, stderr io.Writer) (dir string, files []ringdump.File, unusable int, ok bool) {
+	dir, files, bad, ok := readDumpsBad(name, help, operands, stderr)
+	return dir, files, len(bad), ok
+}
+
+// readDumpsBad is readDumps with the errors of the unusable files, for a
+// command that reports them (report hands them to verify).
+func readDumpsBad(name, help string, operands []string, stderr io.Writer) (dir string, files []ringdump.File, bad []error, ok bool) {
 	if len(operands) != 1 {
 		fmt.Fprintf(stderr, "nccom-rings %s: want one directory, got %d operands\n\n%s%s", name, len(operands), help, exitCodesHelpOf(name))
-		return "", nil, 0, false
+		return "", nil, nil, false
 	}
 	dir = operands[0]
 	files, bad, err := ringdump.ReadDir(dir)
@@ -213,9 +228,9 @@ func readDumps(name, help string, operands []string, stderr io.Writer) (dir stri
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "nccom-rings %s: %v\n", name, err)
-		return "", nil, len(bad), false
+		return "", nil, bad, false
 	}
-	return dir, files, len(bad), true
+	return dir, files, bad, true
 }
 
 func runVerify(args []string, stdout, stderr io.Writer) int {

@@ -1,0 +1,374 @@
+// Package report writes one self-contained HTML page about a job's rings
+// (nccom-rings report): a picture of the rings at node level, one channel
+// at a time, nodes grouped by location; the full userRanks of every
+// channel as text; the score (package score); and verify's findings,
+// marked at their rank. It computes none of these: the tool hands it the
+// job, its score and verify's findings, and the page only shows them.
+//
+// The page needs nothing outside itself (no network, fonts or images; its
+// Content-Security-Policy forbids every fetch) and stays small at 2,048
+// nodes x 32 channels: the rings go in as one JSON blob that the page's
+// script draws one channel at a time, not as one SVG element per rank per
+// channel up front.
+//
+// Dumps come from a job and are not trusted: every string taken from them
+// (host names, locations, WARN texts) goes through html/template, in the
+// page's text or in the JSON blob, where encoding/json writes '<' as \u003c
+// so that no string can close the script element; the script only ever
+// sets textContent.
+package report
+
+import (
+	"cmp"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/nccomring/libnccomring/nodeorder"
+	"github.com/nccomring/libnccomring/score"
+)
+
+// Finding is one of verify's findings, as the page shows it. Rank and
+// Channel are -1 when it is not about one.
+type Finding struct {
+	Kind    string
+	Rank    int
+	Channel int
+	Message string
+	Hint    string
+}
+
+// Input is what a page shows.
+type Input struct {
+	Dir string
+	// Job and Score are the job the dumps describe and its score; nil
+	// when the dumps could not be made into a job (a missing or failed
+	// rank), and JobError says why: the page then shows the findings only.
+	Job      *score.Job
+	Score    *score.Score
+	JobError string
+	// LocationsFrom is "dumps" or the locations file given.
+	LocationsFrom string
+	// Findings are verify's, in its order; Omitted counts those past its
+	// bound; Unusable the dump files it could not use.
+	Findings []Finding
+	Omitted  int
+	Unusable int
+	// Redact replaces host names, instance ids and location names by
+	// tokens (Redactor), for a page attached to a ticket.
+	Redact bool
+}
+
+//go:embed page.html
+var pageText string
+
+//go:embed page.js
+var script string
+
+var page = template.Must(template.New("page").Parse(pageText))
+
+// scriptHash is the page's Content-Security-Policy source for its one
+// script: only that script runs, even if something else got in.
+var scriptHash = func() string {
+	sum := sha256.Sum256([]byte(script))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}()
+
+// Write writes in's page to w.
+func Write(w io.Writer, in Input) error {
+	if in.Job != nil {
+		if err := in.Job.Check(); err != nil {
+			return err
+		}
+		if in.Score == nil || len(in.Score.Channels) != len(in.Job.Rings) {
+			return fmt.Errorf("report: the score is not the job's")
+		}
+	}
+	if in.Redact {
+		in = NewRedactor(in.Job).Input(in)
+	}
+	v, err := view(in)
+	if err != nil {
+		return err
+	}
+	return page.Execute(w, v)
+}
+
+// pageView is what the template reads.
+type pageView struct {
+	Input
+	CSP       template.HTMLAttr
+	Script    template.JS
+	Data      *Data
+	Nodes     []nodeRow
+	Levels    []int // 1..Depth, for the score table's columns
+	Edges     int   // inter-node edges over every channel
+	Located   int
+	NICs      []nicRow
+	Marked    int // findings about one rank
+	Scored    bool
+	ChannelsN int
+}
+
+type nodeRow struct {
+	Node     int
+	Host     string
+	Location string
+	Ranks    string // "0-3"
+	Marked   bool   // some rank of it has a finding
+}
+
+type nicRow struct {
+	Nodes  string // "0-3 5"
+	Shares string // "NIC index 0: 2 channels, ..."
+}
+
+func view(in Input) (*pageView, error) {
+	v := &pageView{Input: in, Script: template.JS(script),
+		CSP: template.HTMLAttr(`content="default-src 'none'; style-src 'unsafe-inline'; script-src ` + scriptHash + `"`)}
+	marked := map[int]bool{}
+	for _, f := range in.Findings {
+		if f.Rank >= 0 {
+			v.Marked++
+			marked[f.Rank] = true
+		}
+	}
+	j := in.Job
+	if j == nil {
+		return v, nil
+	}
+	v.Scored = true
+	v.ChannelsN = len(j.Rings)
+	d, err := NewData(j, in.Findings)
+	if err != nil {
+		return nil, err
+	}
+	v.Data = d
+	for l := 1; l <= in.Score.Depth; l++ {
+		v.Levels = append(v.Levels, l)
+	}
+	for _, c := range in.Score.Channels {
+		v.Edges += c.InterNodeEdges
+	}
+	members := make([][]int, j.NNodes)
+	for r, m := range j.Node {
+		members[m] = append(members[m], r)
+	}
+	for m := range j.NNodes {
+		row := nodeRow{Node: m, Host: j.Host[m], Location: j.Location[m], Ranks: spans(members[m])}
+		for _, r := range members[m] {
+			row.Marked = row.Marked || marked[r]
+		}
+		v.Nodes = append(v.Nodes, row)
+	}
+	v.NICs = nicRows(in.Score.NICs)
+	return v, nil
+}
+
+// nicRows is the channels each NIC index carries, one row per set of
+// nodes with the same counts.
+func nicRows(nics [][]score.NICShare) []nicRow {
+	var rows []nicRow
+	at := map[string]int{}
+	var nodes [][]int
+	for m, shares := range nics {
+		text := "none"
+		for i, s := range shares {
+			if i == 0 {
+				text = ""
+			} else {
+				text += ", "
+			}
+			text += fmt.Sprintf("NIC index %d: %d channel%s", s.Dev, s.Channels, plural(s.Channels))
+		}
+		i, ok := at[text]
+		if !ok {
+			i = len(rows)
+			at[text] = i
+			rows = append(rows, nicRow{Shares: text})
+			nodes = append(nodes, nil)
+		}
+		nodes[i] = append(nodes[i], m)
+	}
+	for i := range rows {
+		rows[i].Nodes = spans(nodes[i])
+	}
+	return rows
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// spans is an increasing list of ints as ranges: "0-3 5 7-8".
+func spans(v []int) string {
+	s := ""
+	for i := 0; i < len(v); {
+		j := i
+		for j+1 < len(v) && v[j+1] == v[j]+1 {
+			j++
+		}
+		if s != "" {
+			s += " "
+		}
+		if j > i {
+			s += fmt.Sprintf("%d-%d", v[i], v[j])
+		} else {
+			s += fmt.Sprint(v[i])
+		}
+		i = j + 1
+	}
+	return s
+}
+
+// Data is the JSON blob the page's script draws from.
+type Data struct {
+	NRanks int `json:"nRanks"`
+	// Node[r] is rank r's node; Host, Location, X and Y are per node (X,
+	// Y: its centre in the picture).
+	Node     []int    `json:"node"`
+	Host     []string `json:"host"`
+	Location []string `json:"loc"`
+	X        []int    `json:"x"`
+	Y        []int    `json:"y"`
+	Groups   []Box    `json:"groups"`
+	Width    int      `json:"w"`
+	Height   int      `json:"h"`
+	// Scale is how much larger than Width the picture is shown: a few
+	// nodes are drawn up to 3 times larger, up to MaxWidth.
+	Scale float64 `json:"-"`
+	// Rings[c] is channel c's ring (the job's, rank order from its first
+	// rank); Edges[c] its inter-node edges, EdgeInts ints each: from node,
+	// to node, from rank, to rank, the sender's NIC index, the receiver's
+	// (-1 unknown), and the outermost location level whose group differs
+	// at the two ends (0: none, the edge stays in one group).
+	Rings [][]int `json:"rings"`
+	Edges [][]int `json:"edges"`
+	// Marks are the findings about one rank, three ints each: the rank,
+	// the channel (-1 all) and the finding's index in the page's list.
+	Marks []int `json:"marks"`
+}
+
+// EdgeInts is the ints of one edge in Data.Edges.
+const EdgeInts = 7
+
+// Box is one group of nodes in the picture: the nodes with one location
+// (Name; "" none), a box at X, Y of W x H pixels.
+type Box struct {
+	Name string `json:"name"`
+	X    int    `json:"x"`
+	Y    int    `json:"y"`
+	W    int    `json:"w"`
+	H    int    `json:"h"`
+}
+
+// The picture's geometry, in pixels.
+const (
+	Cell     = 16   // one node
+	Pad      = 6    // inside a group's box
+	Label    = 14   // a group's name, above its nodes
+	Gap      = 12   // between boxes
+	MaxWidth = 1200 // boxes wrap to a new row past it
+	MaxLabel = 240  // the widest a box grows for its name
+)
+
+// NewData is j's blob: its layout (Layout), rings, inter-node edges and
+// the marks of findings.
+func NewData(j *score.Job, findings []Finding) (*Data, error) {
+	locs, err := score.ParseLocations(j.Location)
+	if err != nil {
+		return nil, err
+	}
+	groups := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*j.NNodes), make([]int32, j.NNodes))
+	d := &Data{NRanks: j.NRanks, Node: j.Node, Host: j.Host, Location: j.Location, Rings: j.Rings, Marks: []int{}}
+	d.X, d.Y, d.Groups, d.Width, d.Height = Layout(j.Location)
+	d.Scale = min(3, max(1, float64(MaxWidth)/float64(d.Width)))
+	for c, ring := range j.Rings {
+		edges := []int{}
+		n := len(ring)
+		for i, r := range ring {
+			next := ring[(i+1)%n]
+			a, b := j.Node[r], j.Node[next]
+			if a == b {
+				continue
+			}
+			level := 0
+			for l := range groups.Depth {
+				if groups.Group[l][a] != groups.Group[l][b] {
+					level = l + 1
+					break
+				}
+			}
+			edges = append(edges, a, b, r, next, j.NetDev[c*j.NRanks+r], j.NetDev[c*j.NRanks+next], level)
+		}
+		d.Edges = append(d.Edges, edges)
+	}
+	for i, f := range findings {
+		if f.Rank >= 0 && f.Rank < j.NRanks {
+			d.Marks = append(d.Marks, f.Rank, f.Channel, i)
+		}
+	}
+	return d, nil
+}
+
+// Layout places every node (locations[m]: node m's location, "" none): one
+// box per distinct location, sorted by name so that siblings sit side by
+// side, the nodes without one last; in each box its nodes in index order
+// on a near-square grid of Cell pixels; the boxes left to right, wrapping
+// before MaxWidth. It returns each node's centre, the boxes and the size
+// of the whole picture.
+func Layout(locations []string) (x, y []int, boxes []Box, width, height int) {
+	members := map[string][]int{}
+	for m, l := range locations {
+		members[l] = append(members[l], m)
+	}
+	names := make([]string, 0, len(members))
+	for l := range members {
+		names = append(names, l)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if (a == "") != (b == "") {
+			if a == "" {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(a, b)
+	})
+	x, y = make([]int, len(locations)), make([]int, len(locations))
+	cx, cy, rowHeight := Gap, Gap, 0
+	for _, name := range names {
+		nodes := members[name]
+		cols := int(math.Ceil(math.Sqrt(float64(len(nodes)))))
+		rows := (len(nodes) + cols - 1) / cols
+		// Wide enough for its name (about 6 pixels a character), up to
+		// MaxLabel.
+		w := max(cols*Cell+2*Pad, min(6*len(name)+8, MaxLabel))
+		b := Box{Name: name, W: w, H: Label + rows*Cell + 2*Pad}
+		if cx > Gap && cx+b.W > MaxWidth {
+			cx, cy, rowHeight = Gap, cy+rowHeight+Gap, 0
+		}
+		b.X, b.Y = cx, cy
+		for i, m := range nodes {
+			x[m] = b.X + Pad + (i%cols)*Cell + Cell/2
+			y[m] = b.Y + Label + Pad + (i/cols)*Cell + Cell/2
+		}
+		boxes = append(boxes, b)
+		cx += b.W + Gap
+		rowHeight = max(rowHeight, b.H)
+		width = max(width, cx)
+	}
+	return x, y, boxes, width, cy + rowHeight + Gap
+}
+
+// ShownWidth and ShownHeight are the picture's size on the page.
+func (d *Data) ShownWidth() int  { return int(float64(d.Width) * d.Scale) }
+func (d *Data) ShownHeight() int { return int(float64(d.Height) * d.Scale) }
