@@ -90,7 +90,7 @@
     svg.replaceChildren(frag);
     var n = Object.keys(markedNode).length;
     note.textContent = e.length / E + " inter-node edges" + (few ? "" : " (NIC indices on hover)") +
-      (n ? "; " + n + " nodes with a finding on this channel" : "") +
+      (n ? "; " + n + (n === 1 ? " node" : " nodes") + " with a finding on this channel" : "") +
       "; drawn in " + Math.round(performance.now() - t) + " ms";
   }
 

@@ -178,7 +178,7 @@ func TestPageWithoutRings(t *testing.T) {
 	html := render(t, Input{Dir: "d", JobError: "rank 1 has no dump (of 4 ranks)", Unusable: 1,
 		Findings: []Finding{{Kind: "unusable", Rank: 1, Channel: -1, Message: "rank 1: cut", Hint: "copy it again"}}})
 	assert.Contains(t, html, `<p id="summary" class="bad">No rings to show: rank 1 has no dump (of 4 ranks)</p>`)
-	assert.Contains(t, html, "1 findings; 1 inputs unusable")
+	assert.Contains(t, html, "1 finding; 1 input unusable")
 	assert.NotContains(t, html, "<script")
 }
 

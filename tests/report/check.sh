@@ -1,0 +1,87 @@
+#!/bin/sh
+# check.sh BUILD - `make test-report` (issue 23): nccom-rings report on the
+# dumps `nccom-rings plan --dump` writes of D25's example (no C needed),
+# spoiled twice: node 0's host is `<script>alert(1)</script>` and rank 5's
+# channel-0 next is moved on, so that the page holds verify's findings.
+# Then Debian's headless chromium opens the page: it must exit 0 with no
+# console line (an uncaught error or a refused script is one), the script
+# must have drawn the picture, the host must be text in the DOM, and the
+# screenshot must not be one colour (tests/report/notblank). The page,
+# the DOM and the screenshot stay in BUILD/report-test to look at.
+#
+# Where chromium is not installed (mk/setup.sh installs it where it can:
+# as root or with sudo), the browser half is skipped with a line saying so;
+# the page's own checks still run.
+set -u
+build=$1
+tool=$build/nccom-rings
+dir=$(cd "$build" && pwd)/report-test
+out=$dir/out
+rm -rf "$dir"
+mkdir -p "$dir"
+fail=0
+desc=
+. "$(dirname "$0")/../lib/expect.sh"
+
+d25=cmd/nccom-rings/testdata/d25
+run "plan --dump" "$tool" plan --locations "$d25/locations" --hosts "$d25/hosts" --ranks-per-node 4 --dump "$dir/plan"
+want_rc 0
+run "spoil rank 0's host and rank 5's next" python3 -c '
+import glob, json, sys
+for rank, edit in ((0, lambda d: d.update(host="<script>alert(1)</script>")),
+                   (5, lambda d: d["channels"][0].update(next=(d["channels"][0]["next"] + 1) % d["nRanks"]))):
+    path = glob.glob(sys.argv[1] + "/rank-%06d.*.json" % rank)[0]
+    d = json.load(open(path))
+    edit(d)
+    json.dump(d, open(path, "w"))' "$dir/plan/rank"
+want_rc 0
+
+run "report" "$tool" report "$dir/plan/rank" -o "$dir/job.html"
+want_rc 1
+want '^nccom-rings report: wrote ".*/job.html": 32 ranks, 8 nodes, 16 channels; [0-9]+ findings$'
+run "the page" cat "$dir/job.html"
+want '<td>&lt;script&gt;alert\(1\)&lt;/script&gt;</td>'
+want 'data-rank="5" data-channel="0"'
+if grep -q '<script>alert' "$dir/job.html"; then echo "FAIL: the host's markup is in the page unescaped"; fail=1; fi
+if grep -qiE '(src|href) *= *"?(https?:|//)|@import|url\( *"?(https?:|//)' "$dir/job.html"; then
+  echo "FAIL: the page references something outside itself:"
+  grep -oiE '(src|href) *= *"?(https?:|//)[^ ]*|@import[^;]*|url\( *"?(https?:|//)[^)]*' "$dir/job.html" | head -5
+  fail=1
+fi
+run "report --redact" "$tool" report "$dir/plan/rank" --redact -o "$dir/redacted.html"
+want_rc 1
+if grep -q 'trn00' "$dir/redacted.html"; then echo "FAIL: a host name is left in the redacted page"; fail=1; fi
+
+chromium=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$chromium" ]; then
+  echo "test-report: SKIPPED the browser check: chromium is not installed and mk/setup.sh could not install it here (not root, no sudo without a password); to run it: sudo apt-get install -y chromium"
+  exit $fail
+fi
+
+# One profile per run, and no sandbox: the tests may run as root.
+browse() {
+  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$dir/profile" \
+    --enable-logging=stderr --v=0 --window-size=1280,900 "$@" "file://$dir/job.html"
+}
+run "chromium --screenshot" browse --screenshot="$dir/job.png"
+want_rc 0
+if grep -E 'CONSOLE|Uncaught|Content Security Policy' "$out" > "$dir/console.txt"; then
+  echo "FAIL: $desc: the page wrote to the console:"
+  sed 's/^/  | /' "$dir/console.txt" | head -20
+  fail=1
+fi
+run "the screenshot is not blank" "${GO:-go}" run ./tests/report/notblank "$dir/job.png"
+want_rc 0
+desc="chromium --dump-dom"
+browse --dump-dom > "$dir/dom.html" 2> "$dir/dom.log"
+rc=$?
+cp "$dir/dom.html" "$out"
+want_rc 0
+want 'id="status"[^>]*>rendered in [0-9]+ ms<'
+want 'channel-note">8 inter-node edges; 1 node with a finding on this channel; drawn in'
+want '<td>&lt;script&gt;alert\(1\)&lt;/script&gt;</td>'
+if grep -E 'CONSOLE|Uncaught' "$dir/dom.log"; then echo "FAIL: $desc: the page wrote to the console"; fail=1; fi
+if grep -q '<script>alert' "$dir/dom.html"; then echo "FAIL: $desc: the host's markup became an element"; fail=1; fi
+ms=$(grep -oE 'rendered in [0-9]+ ms' "$dir/dom.html")
+[ $fail -eq 0 ] && echo "test-report: passed: the page of D25's example $ms in chromium, its screenshot $dir/job.png"
+exit $fail
