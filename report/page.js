@@ -130,7 +130,17 @@
     });
   });
 
-  draw(0, -1);
+  // "#channel=N" in the address opens on channel N, its userRanks shown:
+  // a link into a page attached to a ticket.
+  var first = 0, asked = /^#channel=(\d+)$/.exec(location.hash);
+  if (asked && +asked[1] < data.rings.length) {
+    first = +asked[1];
+    select.value = String(first);
+    var d = document.querySelector('#rank-lists details[data-channel="' + first + '"]');
+    fill(d);
+    d.open = true;
+  }
+  draw(first, -1);
   var status = document.getElementById("status");
   // performance.now() counts from the start of navigation: the page's
   // whole load, its parsing included, to the first picture.

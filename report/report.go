@@ -28,6 +28,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/score"
@@ -320,7 +321,8 @@ func NewData(j *score.Job, findings []Finding) (*Data, error) {
 }
 
 // Layout places every node (locations[m]: node m's location, "" none): one
-// box per distinct location, sorted by name so that siblings sit side by
+// box per distinct location, sorted by name (naturalCompare: leaf2 before
+// leaf10) so that siblings sit side by
 // side, the nodes without one last; in each box its nodes in index order
 // on a near-square grid of Cell pixels; the boxes left to right, wrapping
 // before MaxWidth. It returns each node's centre, the boxes and the size
@@ -341,7 +343,7 @@ func Layout(locations []string) (x, y []int, boxes []Box, width, height int) {
 			}
 			return -1
 		}
-		return cmp.Compare(a, b)
+		return naturalCompare(a, b)
 	})
 	x, y = make([]int, len(locations)), make([]int, len(locations))
 	cx, cy, rowHeight := Gap, Gap, 0
@@ -372,3 +374,42 @@ func Layout(locations []string) (x, y []int, boxes []Box, width, height int) {
 // ShownWidth and ShownHeight are the picture's size on the page.
 func (d *Data) ShownWidth() int  { return int(float64(d.Width) * d.Scale) }
 func (d *Data) ShownHeight() int { return int(float64(d.Height) * d.Scale) }
+
+// naturalCompare orders names as a person reads them: runs of digits by
+// their value (leaf2 before leaf10), the rest byte by byte; names that
+// compare equal so (leaf01, leaf1) by their bytes.
+func naturalCompare(a, b string) int {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if isDigit(a[i]) && isDigit(b[j]) {
+			ei, ej := digits(a, i), digits(b, j)
+			x, y := strings.TrimLeft(a[i:ei], "0"), strings.TrimLeft(b[j:ej], "0")
+			if c := cmp.Compare(len(x), len(y)); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(x, y); c != 0 {
+				return c
+			}
+			i, j = ei, ej
+			continue
+		}
+		if c := cmp.Compare(a[i], b[j]); c != 0 {
+			return c
+		}
+		i, j = i+1, j+1
+	}
+	if c := cmp.Compare(len(a)-i, len(b)-j); c != 0 {
+		return c
+	}
+	return cmp.Compare(a, b)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// digits is the end of the run of digits at s[i].
+func digits(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,6 +86,12 @@ func TestLayoutWrapsAndWidensForNames(t *testing.T) {
 
 	_, _, boxes, _, _ = Layout([]string{"spine0/leafA"})
 	assert.Equal(t, 6*12+8, boxes[0].W)
+}
+
+func TestNaturalOrder(t *testing.T) {
+	names := []string{"s0/leaf10", "s0/leaf9", "s1/leaf1", "s0/leaf01", "s0/leaf1", "s0/leaf", "s10/a", "s2/a"}
+	slices.SortFunc(names, naturalCompare)
+	assert.Equal(t, []string{"s0/leaf", "s0/leaf01", "s0/leaf1", "s0/leaf9", "s0/leaf10", "s1/leaf1", "s2/a", "s10/a"}, names)
 }
 
 func TestEdgesByHand(t *testing.T) {
