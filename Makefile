@@ -100,7 +100,7 @@ $(BUILD)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec
 	  tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl -lpthread $(XML_LIBS)
 
 # Reference library for `make conformance`: the C reference model unless
-# NCCOM_REF_LIB names another (e.g. a real libnccom.so.2; see the README).
+# NCCOM_REF_LIB names another (e.g. a real libnccom.so.2; see docs/checking.md).
 NCCOM_REF_LIB ?= $(REFLIB)
 CONFORMANCE_COUNT ?= 20000
 # Another library than the reference model cannot match this project's WARN
@@ -161,7 +161,7 @@ test-boundary: $(BUILD)/boundary $(BUILD)/libnccom-hooks.so $(BUILD)/libnccom-ho
 
 # Issue 9: the glibc floor. Prints the newest GLIBC_ symbol version each
 # shipped library needs and its NEEDED list; fails above GLIBC_FLOOR (the
-# minimum the README states) or when an old-version binding lacks its
+# minimum docs/building.md states) or when an old-version binding lacks its
 # pre-2.34 library (cmd/libnccomring/glibc_compat.c, mk/glibc-floor.sh).
 GLIBC_FLOOR := 2.17
 .PHONY: test-glibc
@@ -180,7 +180,7 @@ test-log: $(BUILD)/log-test $(BUILD)/preload-standin/libnccom.so.2
 # (tests/c/preload/check.sh): symbols and machine code, ulimit -v 300000,
 # 1 thread when never called, conformance and boundary through it, fork
 # before the first call, unusable libraries, the line style over a
-# stand-in libnccom.so.2 (D26); prints the README's figures.
+# stand-in libnccom.so.2 (D26); prints docs/operating.md's figures.
 .PHONY: test-preload
 $(BUILD)/preload-probe: tests/c/preload/preload_probe.c tests/c/common/cluster.c $(COMMON_H)
 	$(CC) $(CSTD) $(INCLUDES) -o $@ tests/c/preload/preload_probe.c tests/c/common/cluster.c -ldl -lpthread
@@ -555,8 +555,8 @@ test-c: $(BUILD)/expected $(BUILD)/ringstage $(BUILD)/faults $(BUILD)/verdict
 	$(BUILD)/verdict
 	$(BUILD)/ringstage --quiet
 
-# Issue 11: examples/ring_host.c, the tutorial host of the README's "Using it
-# from C": 2 nodes x 4 ranks through Preset, an in-memory AllGather, Postset
+# Issue 11: examples/ring_host.c, the tutorial host of docs/abi-notes.md's
+# "Using it from C": 2 nodes x 4 ranks through Preset, an in-memory AllGather, Postset
 # and GetNetDev, checked against the rings they must give.
 .PHONY: test-example
 $(BUILD)/ring-host: examples/ring_host.c include/nccom_ring.h $(LIB) $(BUILD)/$(SONAME)

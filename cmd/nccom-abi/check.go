@@ -21,7 +21,7 @@ Finds ncclRing, ncclChannel, ncclTopoRanks, ncclTopoGraph, ncclTopoSystem and
 ncclComm in LIB's DWARF (structs and classes, in namespaces or not, typedef'd
 anonymous structs, fields inside anonymous unions) and compares each struct's
 size and every field the ring stage reads or writes with layout/, the table
-of the README's "The ABI". Prints the offsets LIB has for the ASSUMED (D3)
+of docs/abi-notes.md, "The ABI". Prints the offsets LIB has for the ASSUMED (D3)
 ncclComm fields. ncclComm may be larger than layout/'s prefix view, not
 smaller.
 

@@ -30,7 +30,7 @@
  * --real relaxes what only this project's reference model can match: WARN
  * texts are compared only for the spec's two exact BuildRings strings, and
  * only fault-free, generic-platform clusters with a graph are run. Use it
- * against a real libnccom.so.2 (README: "Conformance against a real libnccom").
+ * against a real libnccom.so.2 (docs/checking.md, "The conformance suite": "Against a real libnccom").
  *
  * --cross-rank (issue 8; D23, D24; docs/errors.md, ncclTopoPostset "One
  * verdict"): every case is one valid cluster (1-8 nodes of 1-8 ranks, one
@@ -65,7 +65,7 @@
  * (seed, counts, differences, cross-rank's named-rank rate and misses by
  * kind, the slowest case, time, exit status, the first failing case and
  * its smallest form, what stopped a crashed or timed-out run); the fields
- * are listed in the README ("The conformance suite").
+ * are listed in docs/checking.md ("The conformance suite").
  *
  * Exit status: 0 no difference, 1 a difference (cross-rank: a split
  * verdict, a difference, a named case's expectation or the naming rate),
@@ -2847,7 +2847,7 @@ static void sb_replay_json(struct sbuf *b, const char *text, int kind) {
   sb_json(b, replay);
 }
 
-/* The --json summary (README, "The conformance suite", for the fields).
+/* The --json summary (docs/checking.md, "The conformance suite", for the fields).
  * Written once, by whichever of the main thread, the watchdog and the
  * crash handler ends the run; async-signal-safe like report_stop. */
 static void write_json(int status) {

@@ -8,7 +8,7 @@
 #     stderr; the printed replay command hangs the same way on the same
 #     case;
 #   - --timeout 0: no limit (the run is still waiting 4 s later);
-#   - --json: parses (python3 -m json.tool) and holds the README's fields
+#   - --json: parses (python3 -m json.tool) and holds docs/checking.md's fields
 #     on every exit path: 0 in both modes, 1 (a difference, shrunk), 2 (a
 #     load error, a bad flag), 3 (a crash), 4 (a timeout).
 # This checks the harness, not the library (test-conformance does): the
@@ -35,7 +35,7 @@ fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 now() { date +%s.%N; }
 since() { echo "$1 $(now)" | awk '{printf "%.1f", $2 - $1}'; }
 
-# The fields of the --json summary (README, "The conformance suite").
+# The fields of the --json summary (docs/checking.md, "The conformance suite").
 FIELDS="harness mode real candidate reference seed count case timeout_seconds cases random_cases
 numbered_across_nodes differences split_verdicts named_cases_run named_cases_failed failed_clusters
 named_rank named_rank_rate internal_errors fewer_channels misses_by_kind elapsed_seconds cpu_seconds
