@@ -31,7 +31,19 @@ export CGO_CFLAGS := -O2 -g -DNCCOMRING_HEADER_SHA256_PREFIX=$(shell sha256sum <
 
 .PHONY: test-boundary all demo bench test-bench test test-hostile test-sanitizers test-fuzz fuzz test-go test-header test-c test-graphs test-cmake test-conformance conformance clean
 
+## all: build the library, the preload shim, ringstage and the C hosts (default)
 all: $(LIB) $(PRELOAD) $(BUILD)/ringstage $(BUILD)/expected $(BUILD)/faults
+
+# make help: one line per target a user runs, read from the `## TARGET: text`
+# comments of this Makefile and mk/*.mk. To list a target, put such a line
+# just above it; make test's steps come from TEST_STEPS.
+## help: this list
+.PHONY: help
+help:
+	@awk '/^## [^ :]+: / { sub(/^## /, ""); i = index($$0, ": "); \
+	  printf "  make %-19s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2) }' $(MAKEFILE_LIST) | sort
+	@echo "make test's steps, each of which runs alone (make STEP):"
+	@echo "$(TEST_STEPS)" | fold -s -w 72 | sed 's/^/  /; s/ *$$//'
 
 # After the build, the header, the layout table and the Go mirrors must
 # agree: the header asserts its offsets at compile time, abi/'s mirrors are
@@ -51,6 +63,7 @@ $(LIB): $(GO_SOURCES) mk/build-lib.sh
 # fails until then.
 GODEFS_DIRS := abi internal/headercheck
 .PHONY: generate
+## generate: regenerate the Go mirrors (*/ztypes.go) from include/nccom_ring.h, after editing it
 generate:
 	@mkdir -p $(BUILD)
 	@set -e; for d in $(GODEFS_DIRS); do \
@@ -110,6 +123,7 @@ CONFORMANCE_COUNT ?= 20000
 CONFORMANCE_REAL ?= $(if $(filter $(abspath $(REFLIB)),$(abspath $(NCCOM_REF_LIB))),,--real)
 CONFORMANCE_FLAGS ?=
 
+## conformance: 20,000 random clusters vs the reference model; NCCOM_REF_LIB=LIB for another
 conformance: $(BUILD)/conformance $(LIB) $(if $(filter $(abspath $(REFLIB)),$(abspath $(NCCOM_REF_LIB))),$(REFLIB))
 	$(BUILD)/conformance --candidate $(LIB) --reference $(NCCOM_REF_LIB) --count $(CONFORMANCE_COUNT) $(CONFORMANCE_REAL) $(CONFORMANCE_FLAGS)
 
@@ -292,6 +306,7 @@ endef
 test-fuzz: $(BUILD)/fuzz-abi
 	$(call run-fuzz,40000x,20)
 
+## fuzz: each Go fuzz target for FUZZTIME (600000x), libFuzzer for LIBFUZZER_SECONDS (300)
 fuzz: $(BUILD)/fuzz-abi
 	$(call run-fuzz,$(FUZZTIME),$(LIBFUZZER_SECONDS))
 
@@ -302,6 +317,7 @@ $(BUILD)/bench: tests/c/bench/bench.c tests/c/bench/bench_shape.h include/nccom_
 	@mkdir -p $(BUILD)
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ tests/c/bench/bench.c -ldl -lm
 
+## bench: time Postset, ncclBuildRings, GetNetDev and the first call (BENCHMARKS.md)
 bench: $(LIB) $(REFLIB) $(BUILD)/bench
 	$(BUILD)/bench --lib $(LIB) --ref $(REFLIB) --out $(BUILD)/bench.json
 	$(GO) test -run '^$$' -bench . -benchtime 500ms ./ring
@@ -344,6 +360,7 @@ test-footprint: $(LIB) $(BUILD)/footprint $(BUILD)/ringstage
 	  { echo "test-footprint: NCCOM_RING_GOMAXPROCS=$$val: want one WARN '$$want', got: $$out"; exit 1; }; done
 	@echo "test-footprint: NCCOM_RING_GOMAXPROCS sets the library's GOMAXPROCS (1, 3); a bad value is one WARN at the first call (abc, 1000)"
 
+## bench-footprint: the threads and memory the library adds to a host, at 1,024 and 65,536 ranks
 bench-footprint: $(LIB) $(BUILD)/footprint
 	@for n in 1024 65536; do \
 	  $(FOOTPRINT_ENV) $(BUILD)/footprint --lib $(LIB) --ranks $$n 2>/dev/null; \
@@ -373,6 +390,7 @@ ABI_FIXTURES := $(patsubst %,$(ABI)/libnccom-%.so,$(ABI_VARIANTS)) \
   $(ABI)/libnccom-stripped.so $(ABI)/not-elf.so $(ABI)/libnccom-big.so
 ABI_BIG_STRUCTS ?= 11000
 
+## build/nccom-abi: build the checker of a libnccom build's structs and preload
 $(ABI_TOOL): $(wildcard cmd/nccom-abi/*.go abi/*.go internal/cli/*.go abicheck/*.go layout/*.go version/*.go) go.mod
 	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-abi
 $(ABI)/libnccom-%.so: $(ABI_SRC)
@@ -463,6 +481,7 @@ test-abi-check: $(SELFCHECK_LIBS) $(SELFCHECK)/host-match $(SELFCHECK)/host-move
 	  $(SELFCHECK_RUN) timeout 60 $(SELFCHECK)/host-match hostile $(CURDIR)/$(CRAFTED)/$$name.so "$$want"; done
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-match replaced $(CURDIR)/$(SELFCHECK)/match/libnccom.so.2 $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2
 	@echo "test-abi-check: refuse (enforce, and an unknown value), the stand-in's profile, matching stand-in, off, warn, no libnccom, no DWARF, issue 21's crafted libnccom.so.2 files, a file replaced after load: passed"
+## bench-abi-check: the first call's cost of the layout self-check over a large libnccom
 bench-abi-check: $(SELFCHECK)/big/libnccom.so.2 $(SELFCHECK)/host-match $(LIB)
 	@for i in 1 2 3; do \
 	  $(SELFCHECK_RUN) $(SELFCHECK)/host-match bench $(CURDIR)/$(SELFCHECK)/big/libnccom.so.2; \
@@ -472,6 +491,7 @@ bench-abi-check: $(SELFCHECK)/big/libnccom.so.2 $(SELFCHECK)/host-match $(LIB)
 # The two commands do their own set-up first (mk/setup.sh: installs what is
 # missing with apt-get where it can, else names the line to run), then the
 # rest runs in a make of its own, which sees what the set-up installed.
+## demo: set up, build, run the ring stage on the embedded 4-node x 32-rank cluster
 demo:
 	@sh mk/setup.sh demo
 	@$(MAKE) --no-print-directory $(BUILD)/ringstage
@@ -481,6 +501,7 @@ demo:
 # writes under NCCOM_RING_DUMP (ringdump/); test-dump runs ringstage with it
 # and checks the tool's verdicts (tests/dump/ringstage_dump.sh).
 RINGS_TOOL := $(BUILD)/nccom-rings
+## build/nccom-rings: build the wiring-dump tool (verify, show, locate, score, plan, diff)
 $(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go internal/cli/*.go internal/quote/*.go internal/safefile/*.go ringdump/*.go version/*.go location/*.go nodeorder/*.go score/*.go plan/*.go ring/*.go abi/*.go kanga/*.go layout/*.go netdev/*.go record/*.go) go.mod
 	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-rings
 .PHONY: test-dump
@@ -519,6 +540,7 @@ MUTATE_PACKAGES            ?= ring kanga netdev
 MUTATE_WORKERS             ?= 2
 MUTATE_TIMEOUT_COEFFICIENT ?= 20
 .PHONY: mutate
+## mutate: mutation testing (gremlins) of MUTATE_PACKAGES, 20-35 min (docs/mutation.md)
 mutate:
 	@GO=$(GO) GREMLINS_VERSION=$(GREMLINS_VERSION) MUTATE_WORKERS=$(MUTATE_WORKERS) \
 	  MUTATE_TIMEOUT_COEFFICIENT=$(MUTATE_TIMEOUT_COEFFICIENT) sh mk/mutate.sh $(BUILD) $(MUTATE_PACKAGES)
@@ -528,6 +550,7 @@ TEST_STEPS := test-go test-header test-c test-example test-dump test-graphs test
   test-footprint test-conformance test-proofs test-cmake test-install
 
 # Every step under a header with the time elapsed, then one summary line.
+## test: set up, then every step listed below; 8-10 minutes on 2 cores
 test:
 	@sh mk/setup.sh test
 	@start=$$(date +%s); n=0; \
@@ -620,6 +643,7 @@ test-cmake:
 	cmake --build $(BUILD)/cmake >> $(BUILD)/cmake.log
 	ctest --test-dir $(BUILD)/cmake --output-on-failure --output-junit $(CURDIR)/$(BUILD)/ctest-junit.xml
 
+## clean: remove build/
 clean:
 	rm -rf $(BUILD)
 
