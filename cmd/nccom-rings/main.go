@@ -93,7 +93,7 @@ libnccomring's ncclTopoPostset when the job ran with NCCOM_RING_DUMP=DIR.
 
 `
 
-const verifyHelp = `Usage: nccom-rings verify [--json] DIR
+const verifyHelp = `Usage: nccom-rings verify [--json] [--junit FILE] DIR
 
 Reads every rank's dump in DIR and checks the job as a whole: one file per
 rank of nRanks, every Postset succeeded, one rank count, channel count and
@@ -122,6 +122,10 @@ then one summary line (or one line when every rank agrees).
            "findings": [{"kind", "rank", "channel", "other", "ranks",
            "files", "message", "hint"}], "omitted"}; -1 where a finding is
            not about one rank, channel or other rank
+  --junit FILE  also write FILE as JUnit XML for CI: a testcase "job" (the
+           findings about no one rank), then one per rank, failed with its
+           findings (an error when its dump could not be used); a FILE
+           that cannot be written is exit 2
 
 `
 
@@ -221,6 +225,7 @@ func readDumps(name, help string, operands []string, stderr io.Writer) (dir stri
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := cli.NewFlagSet("verify")
 	asJSON := fs.Bool("json", false, "")
+	junitPath := fs.String("junit", "", "")
 	operands, code, ok := parseArgs(fs, verifyHelp, args, stdout, stderr)
 	if !ok {
 		return code
@@ -235,7 +240,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	} else {
 		writeReport(stdout, rep)
 	}
-	return verifyExit(rep)
+	return writeVerifyJUnit(stderr, *junitPath, rep, verifyExit(rep))
 }
 
 func writeJSON(w io.Writer, v any) {
