@@ -97,3 +97,50 @@ func WriteFile(path string, s Suite) error {
 	}
 	return nil
 }
+
+// Parse reads back a document of one suite, as Marshal writes it (the
+// failure and error messages from their attributes), and checks that the
+// counts it declares are its testcases': what the tools' tests read.
+func Parse(data []byte) (Suite, error) {
+	var doc xmlSuites
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		return Suite{}, fmt.Errorf("JUnit XML: %w", err)
+	}
+	if len(doc.Suites) != 1 {
+		return Suite{}, fmt.Errorf("JUnit XML: %d testsuites, want 1", len(doc.Suites))
+	}
+	xs := doc.Suites[0]
+	s := Suite{Name: xs.Name}
+	failures, errors := 0, 0
+	for _, xc := range xs.Cases {
+		c := Case{Name: xc.Name, Classname: xc.Classname}
+		if xc.Failure != nil {
+			c.Failure = xc.Failure.Message
+			failures++
+		}
+		if xc.Error != nil {
+			c.Error = xc.Error.Message
+			errors++
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	counts := [3]int{len(xs.Cases), failures, errors}
+	if [3]int{doc.Tests, doc.Failures, doc.Errors} != counts || [3]int{xs.Tests, xs.Failures, xs.Errors} != counts {
+		return Suite{}, fmt.Errorf("JUnit XML: declares %d tests, %d failures, %d errors (suite %d, %d, %d); has %v",
+			doc.Tests, doc.Failures, doc.Errors, xs.Tests, xs.Failures, xs.Errors, counts)
+	}
+	return s, nil
+}
+
+// Counts is how many testcases s has, how many failed, how many errored.
+func (s Suite) Counts() (tests, failures, errors int) {
+	for _, c := range s.Cases {
+		switch {
+		case c.Error != "":
+			errors++
+		case c.Failure != "":
+			failures++
+		}
+	}
+	return len(s.Cases), failures, errors
+}

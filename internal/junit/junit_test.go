@@ -57,3 +57,29 @@ func TestMarshalEmpty(t *testing.T) {
 		t.Fatalf("%v %+v\n%s", err, doc, b)
 	}
 }
+
+// Parse gives back what Marshal was given, and refuses a document whose
+// declared counts are not its testcases'.
+func TestParse(t *testing.T) {
+	s := Suite{Name: "verify d", Cases: []Case{
+		{Name: "job", Classname: "c"},
+		{Name: "rank 0", Classname: "c", Failure: "rank 0: next is 3\n  check: this rank"},
+		{Name: "rank 1", Classname: "c", Error: "rank 1: not a dump"},
+	}}
+	b, err := Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tests, failures, errors := got.Counts(); tests != 3 || failures != 1 || errors != 1 || got.Name != s.Name ||
+		got.Cases[1] != s.Cases[1] || got.Cases[2] != s.Cases[2] {
+		t.Fatalf("%+v", got)
+	}
+	forged := strings.Replace(string(b), `failures="1"`, `failures="0"`, 1)
+	if _, err := Parse([]byte(forged)); err == nil || !strings.Contains(err.Error(), "declares 3 tests, 0 failures") {
+		t.Fatalf("forged counts: %v", err)
+	}
+}
