@@ -2,7 +2,7 @@
 // when NCCOM_RING_DUMP names a directory (package ringdump) and judges the
 // job as a whole.
 //
-//	nccom-rings verify [--json] DIR                do all ranks agree on every ring?
+//	nccom-rings verify [--json] [--junit F] DIR    do all ranks agree on every ring?
 //	nccom-rings show [--channel C] [--json | --dot] DIR   one channel across ranks
 //	nccom-rings locate ec2:FILE|slurm:FILE [--all]  a host's NCCOM_RING_LOCATION
 //	nccom-rings score [--locations FILE] DIR        the rings against the network
@@ -65,7 +65,7 @@ func exitCodesHelpOf(name string) string {
 
 const topHelp = `nccom-rings: check the per-rank wiring dumps of a job (NCCOM_RING_DUMP)
 
-Usage: nccom-rings verify [--json] DIR
+Usage: nccom-rings verify [--json] [--junit FILE] DIR
        nccom-rings show [--channel C] [--json | --dot] DIR
        nccom-rings locate [--host NAME | --instance ID | --all] ec2:FILE | slurm:FILE
        nccom-rings score [--locations FILE] [--max-excess N] [--json] DIR
