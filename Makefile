@@ -483,7 +483,7 @@ bench-abi-check: $(SELFCHECK)/big/libnccom.so.2 $(SELFCHECK)/host-match $(LIB)
 # INFO line, nccom-rings verify and score on the dumps, and the report when
 # nccom-rings has one. One line per step; files in $(BUILD)/operator-demo.
 .PHONY: operator-demo
-OPERATOR_DEMO_DEPS := $(LIB) $(BUILD)/$(SONAME) $(PRELOAD) $(ABI_TOOL) $(RINGS_TOOL) \
+OPERATOR_DEMO_DEPS = $(LIB) $(BUILD)/$(SONAME) $(PRELOAD) $(ABI_TOOL) $(RINGS_TOOL) \
   $(SELFCHECK)/match/libnccom.so.2 $(SELFCHECK)/host-match
 operator-demo:
 	@sh mk/setup.sh demo
