@@ -9,6 +9,13 @@ CC      ?= gcc
 CXX     ?= g++
 BUILD   := build
 LIB     := $(BUILD)/libnccomring.so
+# `make check-libnccom LIB=PATH` names the libnccom to check: kept as
+# CHECK_LIB, while LIB stays this project's library (else its build rule
+# would be a rule for PATH, and the hosts would link PATH).
+ifeq ($(origin LIB),command line)
+CHECK_LIB := $(LIB)
+override LIB := $(BUILD)/libnccomring.so
+endif
 SONAME  := libnccomring.so.0
 REFLIB  := $(BUILD)/libnccomref.so
 PRELOAD := $(BUILD)/libnccomring-preload.so
@@ -488,6 +495,38 @@ bench-abi-check: $(SELFCHECK)/big/libnccom.so.2 $(SELFCHECK)/host-match $(LIB)
 	  $(SELFCHECK_RUN) NCCOM_RING_ABI_CHECK=off $(SELFCHECK)/host-match bench $(CURDIR)/$(SELFCHECK)/big/libnccom.so.2; \
 	done
 
+# Issue 23: an operator's walkthrough on one stand-in (mk/operator-demo.sh):
+# nccom-abi check on $(SELFCHECK)/match/libnccom.so.2 (DWARF, SONAME
+# libnccom.so.2), a 16-rank job through it (host-match job) under
+# LD_PRELOAD=$(PRELOAD) with NCCOM_RING_DUMP, the self-check's "matches"
+# INFO line, nccom-rings verify and score on the dumps, and the report when
+# nccom-rings has one. One line per step; files in $(BUILD)/operator-demo.
+.PHONY: operator-demo
+OPERATOR_DEMO_DEPS = $(LIB) $(BUILD)/$(SONAME) $(PRELOAD) $(ABI_TOOL) $(RINGS_TOOL) \
+  $(SELFCHECK)/match/libnccom.so.2 $(SELFCHECK)/host-match
+operator-demo:
+	@sh mk/setup.sh demo
+	@mkdir -p $(BUILD)
+	@$(MAKE) --no-print-directory $(OPERATOR_DEMO_DEPS) > $(BUILD)/operator-demo-build.log 2>&1 || \
+	  { cat $(BUILD)/operator-demo-build.log; exit 1; }
+	@sh mk/operator-demo.sh $(BUILD)
+
+# Issue 23: the CI gate over one libnccom build, `make check-libnccom
+# LIB=PATH` (mk/check-libnccom.sh): nccom-abi check, nccom-abi preload and
+# the conformance harness (--real, LIB as the reference), each run to its
+# end; a table of each step's exit code, the JUnit files (and
+# conformance.json) in CHECK_LIBNCCOM_OUT, and exit-codes.txt, since make
+# turns any failing recipe into its own 2. test-check-libnccom runs it over
+# the ABI fixtures match, moved and stripped (tests/c/abi/check_libnccom.sh).
+CHECK_LIBNCCOM_OUT   ?= $(BUILD)/check-libnccom
+CHECK_LIBNCCOM_COUNT ?= $(CONFORMANCE_COUNT)
+.PHONY: check-libnccom test-check-libnccom
+check-libnccom: $(ABI_TOOL) $(BUILD)/conformance $(LIB) $(BUILD)/$(SONAME)
+	@test -n "$(CHECK_LIB)" || { echo "check-libnccom: name the build: make check-libnccom LIB=PATH"; exit 2; }
+	@sh mk/check-libnccom.sh $(BUILD) "$(CHECK_LIB)" $(CHECK_LIBNCCOM_OUT) $(CHECK_LIBNCCOM_COUNT)
+test-check-libnccom: $(ABI_TOOL) $(BUILD)/conformance $(LIB) $(BUILD)/$(SONAME) $(patsubst %,$(ABI)/libnccom-%.so,match moved stripped)
+	sh tests/c/abi/check_libnccom.sh $(BUILD)
+
 # The two commands do their own set-up first (mk/setup.sh: installs what is
 # missing with apt-get where it can, else names the line to run), then the
 # rest runs in a make of its own, which sees what the set-up installed.
@@ -546,7 +585,7 @@ mutate:
 	  MUTATE_TIMEOUT_COEFFICIENT=$(MUTATE_TIMEOUT_COEFFICIENT) sh mk/mutate.sh $(BUILD) $(MUTATE_PACKAGES)
 
 TEST_STEPS := test-go test-header test-c test-example test-dump test-graphs test-mpi test-boundary test-log test-preload test-glibc test-abi-tool \
-  test-layout-profile test-abi-check test-conformance-timeout test-hostile test-security test-sanitizers test-fuzz test-bench \
+  test-layout-profile test-abi-check operator-demo test-check-libnccom test-conformance-timeout test-hostile test-security test-sanitizers test-fuzz test-bench \
   test-footprint test-conformance test-proofs test-cmake test-install
 
 # Every step under a header with the time elapsed, then one summary line.
