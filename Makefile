@@ -504,6 +504,7 @@ bench-abi-check: $(SELFCHECK)/big/libnccom.so.2 $(SELFCHECK)/host-match $(LIB)
 .PHONY: operator-demo
 OPERATOR_DEMO_DEPS = $(LIB) $(BUILD)/$(SONAME) $(PRELOAD) $(ABI_TOOL) $(RINGS_TOOL) \
   $(SELFCHECK)/match/libnccom.so.2 $(SELFCHECK)/host-match
+## operator-demo: check, preload, verified self-check, dumps, verify, score (and report) on one stand-in libnccom
 operator-demo:
 	@sh mk/setup.sh demo
 	@mkdir -p $(BUILD)
@@ -521,6 +522,7 @@ operator-demo:
 CHECK_LIBNCCOM_OUT   ?= $(BUILD)/check-libnccom
 CHECK_LIBNCCOM_COUNT ?= $(CONFORMANCE_COUNT)
 .PHONY: check-libnccom test-check-libnccom
+## check-libnccom: LIB=PATH: nccom-abi check, preload and conformance against a libnccom build; JUnit in build/check-libnccom
 check-libnccom: $(ABI_TOOL) $(BUILD)/conformance $(LIB) $(BUILD)/$(SONAME)
 	@test -n "$(CHECK_LIB)" || { echo "check-libnccom: name the build: make check-libnccom LIB=PATH"; exit 2; }
 	@sh mk/check-libnccom.sh $(BUILD) "$(CHECK_LIB)" $(CHECK_LIBNCCOM_OUT) $(CHECK_LIBNCCOM_COUNT)
