@@ -9,6 +9,13 @@ CC      ?= gcc
 CXX     ?= g++
 BUILD   := build
 LIB     := $(BUILD)/libnccomring.so
+# `make check-libnccom LIB=PATH` names the libnccom to check: kept as
+# CHECK_LIB, while LIB stays this project's library (else its build rule
+# would be a rule for PATH, and the hosts would link PATH).
+ifeq ($(origin LIB),command line)
+CHECK_LIB := $(LIB)
+override LIB := $(BUILD)/libnccomring.so
+endif
 SONAME  := libnccomring.so.0
 REFLIB  := $(BUILD)/libnccomref.so
 PRELOAD := $(BUILD)/libnccomring-preload.so
@@ -31,7 +38,19 @@ export CGO_CFLAGS := -O2 -g -DNCCOMRING_HEADER_SHA256_PREFIX=$(shell sha256sum <
 
 .PHONY: test-boundary all demo bench test-bench test test-hostile test-sanitizers test-fuzz fuzz test-go test-header test-c test-graphs test-cmake test-conformance conformance clean
 
+## all: build the library, the preload shim, ringstage and the C hosts (default)
 all: $(LIB) $(PRELOAD) $(BUILD)/ringstage $(BUILD)/expected $(BUILD)/faults
+
+# make help: one line per target a user runs, read from the `## TARGET: text`
+# comments of this Makefile and mk/*.mk. To list a target, put such a line
+# just above it; make test's steps come from TEST_STEPS.
+## help: this list
+.PHONY: help
+help:
+	@awk '/^## [^ :]+: / { sub(/^## /, ""); i = index($$0, ": "); \
+	  printf "  make %-19s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2) }' $(MAKEFILE_LIST) | sort
+	@echo "make test's steps, each of which runs alone (make STEP):"
+	@echo "$(TEST_STEPS)" | fold -s -w 72 | sed 's/^/  /; s/ *$$//'
 
 # After the build, the header, the layout table and the Go mirrors must
 # agree: the header asserts its offsets at compile time, abi/'s mirrors are
@@ -51,6 +70,7 @@ $(LIB): $(GO_SOURCES) mk/build-lib.sh
 # fails until then.
 GODEFS_DIRS := abi internal/headercheck
 .PHONY: generate
+## generate: regenerate the Go mirrors (*/ztypes.go) from include/nccom_ring.h, after editing it
 generate:
 	@mkdir -p $(BUILD)
 	@set -e; for d in $(GODEFS_DIRS); do \
@@ -100,7 +120,7 @@ $(BUILD)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec
 	  tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl -lpthread $(XML_LIBS)
 
 # Reference library for `make conformance`: the C reference model unless
-# NCCOM_REF_LIB names another (e.g. a real libnccom.so.2; see the README).
+# NCCOM_REF_LIB names another (e.g. a real libnccom.so.2; see docs/checking.md).
 NCCOM_REF_LIB ?= $(REFLIB)
 CONFORMANCE_COUNT ?= 20000
 # Another library than the reference model cannot match this project's WARN
@@ -110,6 +130,7 @@ CONFORMANCE_COUNT ?= 20000
 CONFORMANCE_REAL ?= $(if $(filter $(abspath $(REFLIB)),$(abspath $(NCCOM_REF_LIB))),,--real)
 CONFORMANCE_FLAGS ?=
 
+## conformance: 20,000 random clusters vs the reference model; NCCOM_REF_LIB=LIB for another
 conformance: $(BUILD)/conformance $(LIB) $(if $(filter $(abspath $(REFLIB)),$(abspath $(NCCOM_REF_LIB))),$(REFLIB))
 	$(BUILD)/conformance --candidate $(LIB) --reference $(NCCOM_REF_LIB) --count $(CONFORMANCE_COUNT) $(CONFORMANCE_REAL) $(CONFORMANCE_FLAGS)
 
@@ -161,7 +182,7 @@ test-boundary: $(BUILD)/boundary $(BUILD)/libnccom-hooks.so $(BUILD)/libnccom-ho
 
 # Issue 9: the glibc floor. Prints the newest GLIBC_ symbol version each
 # shipped library needs and its NEEDED list; fails above GLIBC_FLOOR (the
-# minimum the README states) or when an old-version binding lacks its
+# minimum docs/building.md states) or when an old-version binding lacks its
 # pre-2.34 library (cmd/libnccomring/glibc_compat.c, mk/glibc-floor.sh).
 GLIBC_FLOOR := 2.17
 .PHONY: test-glibc
@@ -180,7 +201,7 @@ test-log: $(BUILD)/log-test $(BUILD)/preload-standin/libnccom.so.2
 # (tests/c/preload/check.sh): symbols and machine code, ulimit -v 300000,
 # 1 thread when never called, conformance and boundary through it, fork
 # before the first call, unusable libraries, the line style over a
-# stand-in libnccom.so.2 (D26); prints the README's figures.
+# stand-in libnccom.so.2 (D26); prints docs/operating.md's figures.
 .PHONY: test-preload
 $(BUILD)/preload-probe: tests/c/preload/preload_probe.c tests/c/common/cluster.c $(COMMON_H)
 	$(CC) $(CSTD) $(INCLUDES) -o $@ tests/c/preload/preload_probe.c tests/c/common/cluster.c -ldl -lpthread
@@ -292,6 +313,7 @@ endef
 test-fuzz: $(BUILD)/fuzz-abi
 	$(call run-fuzz,40000x,20)
 
+## fuzz: each Go fuzz target for FUZZTIME (600000x), libFuzzer for LIBFUZZER_SECONDS (300)
 fuzz: $(BUILD)/fuzz-abi
 	$(call run-fuzz,$(FUZZTIME),$(LIBFUZZER_SECONDS))
 
@@ -302,6 +324,7 @@ $(BUILD)/bench: tests/c/bench/bench.c tests/c/bench/bench_shape.h include/nccom_
 	@mkdir -p $(BUILD)
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ tests/c/bench/bench.c -ldl -lm
 
+## bench: time Postset, ncclBuildRings, GetNetDev and the first call (BENCHMARKS.md)
 bench: $(LIB) $(REFLIB) $(BUILD)/bench
 	$(BUILD)/bench --lib $(LIB) --ref $(REFLIB) --out $(BUILD)/bench.json
 	$(GO) test -run '^$$' -bench . -benchtime 500ms ./ring
@@ -344,6 +367,7 @@ test-footprint: $(LIB) $(BUILD)/footprint $(BUILD)/ringstage
 	  { echo "test-footprint: NCCOM_RING_GOMAXPROCS=$$val: want one WARN '$$want', got: $$out"; exit 1; }; done
 	@echo "test-footprint: NCCOM_RING_GOMAXPROCS sets the library's GOMAXPROCS (1, 3); a bad value is one WARN at the first call (abc, 1000)"
 
+## bench-footprint: the threads and memory the library adds to a host, at 1,024 and 65,536 ranks
 bench-footprint: $(LIB) $(BUILD)/footprint
 	@for n in 1024 65536; do \
 	  $(FOOTPRINT_ENV) $(BUILD)/footprint --lib $(LIB) --ranks $$n 2>/dev/null; \
@@ -373,6 +397,7 @@ ABI_FIXTURES := $(patsubst %,$(ABI)/libnccom-%.so,$(ABI_VARIANTS)) \
   $(ABI)/libnccom-stripped.so $(ABI)/not-elf.so $(ABI)/libnccom-big.so
 ABI_BIG_STRUCTS ?= 11000
 
+## build/nccom-abi: build the checker of a libnccom build's structs and preload
 $(ABI_TOOL): $(wildcard cmd/nccom-abi/*.go abi/*.go internal/cli/*.go abicheck/*.go layout/*.go version/*.go) go.mod
 	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-abi
 $(ABI)/libnccom-%.so: $(ABI_SRC)
@@ -463,15 +488,51 @@ test-abi-check: $(SELFCHECK_LIBS) $(SELFCHECK)/host-match $(SELFCHECK)/host-move
 	  $(SELFCHECK_RUN) timeout 60 $(SELFCHECK)/host-match hostile $(CURDIR)/$(CRAFTED)/$$name.so "$$want"; done
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-match replaced $(CURDIR)/$(SELFCHECK)/match/libnccom.so.2 $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2
 	@echo "test-abi-check: refuse (enforce, and an unknown value), the stand-in's profile, matching stand-in, off, warn, no libnccom, no DWARF, issue 21's crafted libnccom.so.2 files, a file replaced after load: passed"
+## bench-abi-check: the first call's cost of the layout self-check over a large libnccom
 bench-abi-check: $(SELFCHECK)/big/libnccom.so.2 $(SELFCHECK)/host-match $(LIB)
 	@for i in 1 2 3; do \
 	  $(SELFCHECK_RUN) $(SELFCHECK)/host-match bench $(CURDIR)/$(SELFCHECK)/big/libnccom.so.2; \
 	  $(SELFCHECK_RUN) NCCOM_RING_ABI_CHECK=off $(SELFCHECK)/host-match bench $(CURDIR)/$(SELFCHECK)/big/libnccom.so.2; \
 	done
 
+# Issue 23: an operator's walkthrough on one stand-in (mk/operator-demo.sh):
+# nccom-abi check on $(SELFCHECK)/match/libnccom.so.2 (DWARF, SONAME
+# libnccom.so.2), a 16-rank job through it (host-match job) under
+# LD_PRELOAD=$(PRELOAD) with NCCOM_RING_DUMP, the self-check's "matches"
+# INFO line, nccom-rings verify and score on the dumps, and the report when
+# nccom-rings has one. One line per step; files in $(BUILD)/operator-demo.
+.PHONY: operator-demo
+OPERATOR_DEMO_DEPS = $(LIB) $(BUILD)/$(SONAME) $(PRELOAD) $(ABI_TOOL) $(RINGS_TOOL) \
+  $(SELFCHECK)/match/libnccom.so.2 $(SELFCHECK)/host-match
+## operator-demo: check, preload, verified self-check, dumps, verify, score (and report) on one stand-in libnccom
+operator-demo:
+	@sh mk/setup.sh demo
+	@mkdir -p $(BUILD)
+	@$(MAKE) --no-print-directory $(OPERATOR_DEMO_DEPS) > $(BUILD)/operator-demo-build.log 2>&1 || \
+	  { cat $(BUILD)/operator-demo-build.log; exit 1; }
+	@sh mk/operator-demo.sh $(BUILD)
+
+# Issue 23: the CI gate over one libnccom build, `make check-libnccom
+# LIB=PATH` (mk/check-libnccom.sh): nccom-abi check, nccom-abi preload and
+# the conformance harness (--real, LIB as the reference), each run to its
+# end; a table of each step's exit code, the JUnit files (and
+# conformance.json) in CHECK_LIBNCCOM_OUT, and exit-codes.txt, since make
+# turns any failing recipe into its own 2. test-check-libnccom runs it over
+# the ABI fixtures match, moved and stripped (tests/c/abi/check_libnccom.sh).
+CHECK_LIBNCCOM_OUT   ?= $(BUILD)/check-libnccom
+CHECK_LIBNCCOM_COUNT ?= $(CONFORMANCE_COUNT)
+.PHONY: check-libnccom test-check-libnccom
+## check-libnccom: LIB=PATH: nccom-abi check, preload and conformance against a libnccom build; JUnit in build/check-libnccom
+check-libnccom: $(ABI_TOOL) $(BUILD)/conformance $(LIB) $(BUILD)/$(SONAME)
+	@test -n "$(CHECK_LIB)" || { echo "check-libnccom: name the build: make check-libnccom LIB=PATH"; exit 2; }
+	@sh mk/check-libnccom.sh $(BUILD) "$(CHECK_LIB)" $(CHECK_LIBNCCOM_OUT) $(CHECK_LIBNCCOM_COUNT)
+test-check-libnccom: $(ABI_TOOL) $(BUILD)/conformance $(LIB) $(BUILD)/$(SONAME) $(patsubst %,$(ABI)/libnccom-%.so,match moved stripped)
+	sh tests/c/abi/check_libnccom.sh $(BUILD)
+
 # The two commands do their own set-up first (mk/setup.sh: installs what is
 # missing with apt-get where it can, else names the line to run), then the
 # rest runs in a make of its own, which sees what the set-up installed.
+## demo: set up, build, run the ring stage on the embedded 4-node x 32-rank cluster
 demo:
 	@sh mk/setup.sh demo
 	@$(MAKE) --no-print-directory $(BUILD)/ringstage
@@ -481,6 +542,7 @@ demo:
 # writes under NCCOM_RING_DUMP (ringdump/); test-dump runs ringstage with it
 # and checks the tool's verdicts (tests/dump/ringstage_dump.sh).
 RINGS_TOOL := $(BUILD)/nccom-rings
+## build/nccom-rings: build the wiring-dump tool (verify, show, locate, score, plan, diff, report)
 $(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go internal/cli/*.go internal/quote/*.go internal/safefile/*.go ringdump/*.go version/*.go location/*.go nodeorder/*.go score/*.go plan/*.go ring/*.go abi/*.go kanga/*.go layout/*.go netdev/*.go record/*.go report/*) go.mod
 	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-rings
 .PHONY: test-dump
@@ -529,15 +591,17 @@ MUTATE_PACKAGES            ?= ring kanga netdev
 MUTATE_WORKERS             ?= 2
 MUTATE_TIMEOUT_COEFFICIENT ?= 20
 .PHONY: mutate
+## mutate: mutation testing (gremlins) of MUTATE_PACKAGES, 20-35 min (docs/mutation.md)
 mutate:
 	@GO=$(GO) GREMLINS_VERSION=$(GREMLINS_VERSION) MUTATE_WORKERS=$(MUTATE_WORKERS) \
 	  MUTATE_TIMEOUT_COEFFICIENT=$(MUTATE_TIMEOUT_COEFFICIENT) sh mk/mutate.sh $(BUILD) $(MUTATE_PACKAGES)
 
 TEST_STEPS := test-go test-header test-c test-example test-dump test-report test-graphs test-mpi test-boundary test-log test-preload test-glibc test-abi-tool \
-  test-layout-profile test-abi-check test-conformance-timeout test-hostile test-security test-sanitizers test-fuzz test-bench \
+  test-layout-profile test-abi-check operator-demo test-check-libnccom test-conformance-timeout test-hostile test-security test-sanitizers test-fuzz test-bench \
   test-footprint test-conformance test-proofs test-cmake test-install
 
 # Every step under a header with the time elapsed, then one summary line.
+## test: set up, then every step listed below; 8-10 minutes on 2 cores
 test:
 	@sh mk/setup.sh test
 	@start=$$(date +%s); n=0; \
@@ -550,7 +614,7 @@ test:
 	  t=$$(( $$(date +%s) - start )); echo "make test: all passed ($$n steps in $$((t / 60))m$$((t % 60))s)"
 
 test-go: all $(REFLIB)
-	@unformatted=$$(gofmt -l abi abicheck layout ring kanga netdev ringdump location nodeorder record internal cmd tests 2>/dev/null); \
+	@unformatted=$$(gofmt -l $$($(GO) list -f '{{.Dir}}' ./...) 2>/dev/null); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	LIBNCCOMRING=$(CURDIR)/$(LIB) NCCOMRING_BUILD=$(CURDIR)/$(BUILD) $(GO) test -race -count=1 ./...
@@ -565,8 +629,8 @@ test-c: $(BUILD)/expected $(BUILD)/ringstage $(BUILD)/faults $(BUILD)/verdict
 	$(BUILD)/verdict
 	$(BUILD)/ringstage --quiet
 
-# Issue 11: examples/ring_host.c, the tutorial host of the README's "Using it
-# from C": 2 nodes x 4 ranks through Preset, an in-memory AllGather, Postset
+# Issue 11: examples/ring_host.c, the tutorial host of docs/abi-notes.md's
+# "Using it from C": 2 nodes x 4 ranks through Preset, an in-memory AllGather, Postset
 # and GetNetDev, checked against the rings they must give.
 .PHONY: test-example
 $(BUILD)/ring-host: examples/ring_host.c include/nccom_ring.h $(LIB) $(BUILD)/$(SONAME)
@@ -630,6 +694,7 @@ test-cmake:
 	cmake --build $(BUILD)/cmake >> $(BUILD)/cmake.log
 	ctest --test-dir $(BUILD)/cmake --output-on-failure --output-junit $(CURDIR)/$(BUILD)/ctest-junit.xml
 
+## clean: remove build/
 clean:
 	rm -rf $(BUILD)
 

@@ -11,7 +11,7 @@
  *
  * then checks that the result is the ring it must be and frees what
  * Postset allocated. Build and run it with `make test-example`; the
- * README's "Using it from C" walks through it.
+ * docs/abi-notes.md's "Using it from C" walks through it.
  *
  * "spec" is docs/spec/ring-construction.txt, D1..D24 are the decisions in
  * docs/spec/DECISIONS.md, and the error texts are in docs/errors.md (set

@@ -321,7 +321,7 @@ typedef ncclResult_t (*ncclRingGetLocalNet_t)(struct ncclTopoSystem *sys, int ra
  * functions, e.g. "0.9.0" (NCCOMRING_VERSION when it was built): a static
  * string, never NULL. Under LD_PRELOAD, dlsym(RTLD_DEFAULT,
  * "nccomring_version") finding it is one way to see that the preload took
- * effect; NCCL_DEBUG=VERSION is another (README, "Is the preload active?").
+ * effect; NCCL_DEBUG=VERSION is another (docs/operating.md, "Is the preload active?").
  */
 const char *nccomring_version(void);
 

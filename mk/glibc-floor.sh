@@ -1,6 +1,6 @@
 #!/bin/sh
 # glibc-floor.sh FLOOR LIB... [--if-exists LIB...] - the glibc floor of each
-# shipped library (issue 9; README: Requirements).
+# shipped library (issue 9; docs/building.md, "Platform").
 #
 # For each library it prints the newest GLIBC_ symbol version the library
 # needs (its .gnu.version_r, which lists every versioned reference) and its

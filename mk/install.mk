@@ -48,6 +48,7 @@ $(INSTALL_DIR)/nccomringConfigVersion.cmake: mk/nccomringConfigVersion.cmake.in 
 	$(SUBST_VERSION) $< > $@
 
 .PHONY: install uninstall test-install
+## install: library, shim, header, .pc, CMake package, tools into PREFIX (/usr/local)
 install: $(LIB) $(PRELOAD) $(ABI_TOOL) $(RINGS_TOOL) $(INSTALL_DIR)/ringstage \
          $(INSTALL_DIR)/nccomringConfig.cmake $(INSTALL_DIR)/nccomringConfigVersion.cmake
 	@test -n "$(NCCOMRING_VERSION)" || { echo "include/nccom_ring.h defines no NCCOMRING_VERSION"; exit 1; }
@@ -65,6 +66,7 @@ install: $(LIB) $(PRELOAD) $(ABI_TOOL) $(RINGS_TOOL) $(INSTALL_DIR)/ringstage \
 	install -m 755 $(RINGS_TOOL) $(I_ROOT)/bin/nccom-rings
 	@echo "installed libnccomring $(NCCOMRING_VERSION) into $(I_ROOT)"
 
+## uninstall: remove exactly what install put into PREFIX
 uninstall:
 	rm -f $(addprefix $(I_ROOT)/,$(INSTALLED))
 	@for d in $(INSTALLED_DIRS); do \

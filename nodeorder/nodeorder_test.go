@@ -213,8 +213,8 @@ func TestSequenceMatchesModelOnRandomTrees(t *testing.T) {
 	}
 }
 
-// Every byte value as a one-byte name: exactly the 66 characters the
-// README lists are accepted, the range ends included ('A' and 'Z', 'a' and
+// Every byte value as a one-byte name: exactly the 66 characters
+// docs/environment.md lists are accepted, the range ends included ('A' and 'Z', 'a' and
 // 'z', '0' and '9'), and their neighbours ('@', '[', '`', '{', ';', ...)
 // refused. '/' separates names, so it is the one byte not tried.
 func TestParseAcceptsExactlyTheNameCharacters(t *testing.T) {

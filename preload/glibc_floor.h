@@ -1,5 +1,5 @@
 /*
- * glibc_floor.h - the preload shim's glibc floor (README; make test-glibc),
+ * glibc_floor.h - the preload shim's glibc floor (docs/building.md, "Platform"; make test-glibc),
  * included by its build into each of its files (-include): the
  * libnccomring.so files it compiles (log.c, env.c, hostsym.c) as well as
  * nccomring_preload.c.

@@ -35,7 +35,7 @@
  * child forked after it inherits the loaded library, which refuses calls
  * from a forked child itself (docs/errors.md E1).
  *
- * The glibc floor (README; make test-glibc): glibc 2.34 moved the dl* and
+ * The glibc floor (docs/building.md, "Platform"; make test-glibc): glibc 2.34 moved the dl* and
  * pthread functions into libc under a new default version, GLIBC_2.34; a
  * plain link would bind to it and glibc < 2.34 could not load this
  * library. The build includes glibc_floor.h in each of its files, which

@@ -23,7 +23,7 @@ import (
 )
 
 // dumpDir is NCCOM_RING_DUMP, the directory where every rank's Postset
-// writes its wiring dump (ringdump, README "Per-rank wiring dumps"). Unlike
+// writes its wiring dump (ringdump, docs/operating.md "Per-rank wiring dumps"). Unlike
 // most variables it is read at every Postset and GetNetDev (params.go), so
 // a job can turn it on for one communicator: one cgo call (a getenv), and a
 // new Go string only when the value changed.

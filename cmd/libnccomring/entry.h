@@ -4,7 +4,7 @@
  * build/libnccomring.so exports, beside the four ring-stage functions, the
  * same four with one leading argument: caller, a code address inside the
  * object that called the ring-stage function. The library looks the host's
- * hooks up in that object (README, P18). The public functions pass their own
+ * hooks up in that object (docs/abi-notes.md, P18). The public functions pass their own
  * return address; the preload shim (build/libnccomring-preload.so), which
  * loads the library at the first call, passes the return address its own
  * caller gave it. Not for hosts: call the four public functions.

@@ -14,7 +14,7 @@ import (
 	"unsafe"
 )
 
-// The library's own parallelism (issue 13, README "A light guest").
+// The library's own parallelism (issue 13, docs/operating.md "A light guest").
 //
 // Every call runs on the caller's thread and the ring stage has no parallel
 // work, so the only thing GOMAXPROCS sizes inside the library is the Go

@@ -28,7 +28,7 @@ static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static char log_host[256];
 
-/* Where lines go (README, "Logging"): libnccom's own stream when the host
+/* Where lines go (docs/operating.md, "Where the log lines go"): libnccom's own stream when the host
  * process has one (its ncclDebugFile), so that both libraries' lines land in
  * one file in order and nothing is overwritten; else NCCL_DEBUG_FILE, opened
  * by this library for appending (never truncated), one write() per line so
@@ -205,7 +205,7 @@ static int expand_path(const char *in, char *out, size_t size) {
 }
 
 /* lstat (path) or fstat (fd, path NULL) without glibc 2.33's lstat and
- * fstat symbols, which would raise the glibc floor (README, make
+ * fstat symbols, which would raise the glibc floor (docs/building.md, "Platform"; make
  * test-glibc): on x86-64 the system calls' struct stat is glibc's. */
 static int stat_of(int fd, const char *path, struct stat *st) {
 #if defined(__x86_64__) && defined(__GLIBC__)

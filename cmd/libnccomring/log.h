@@ -1,5 +1,5 @@
 /*
- * log.h - NCCL-style logging (internal; D21, D26, P14, P15; README "Where
+ * log.h - NCCL-style logging (internal; D21, D26, P14, P15; docs/operating.md "Where
  * the log lines go", docs/errors.md Environment).
  *
  * One implementation, compiled into the library (log.c in its package) and

@@ -25,7 +25,7 @@ import (
 // what its value is, its default, its parser and when it is read. Every
 // reader of one of these variables goes through its row; a new variable
 // is a new row here, an id in env.h and a name in env.c's table (the test
-// checks the two tables agree), a line in the README's Environment table.
+// checks the two tables agree), a line in docs/environment.md's table.
 //
 // A variable is read from C's environment (env.c's nccomring_env, whose
 // getenv sees a host's setenv after load) at the time its row says:
@@ -56,7 +56,7 @@ import (
 // NCCL_DEBUG_FILE, and NCCOM_RING_LOG_STYLE, D26: nccl or ccom, else the
 // style a loaded libnccom implies) and of the preload shim
 // (NCCOMRING_LIBRARY) are read in C, through env.c's table too, and
-// documented beside these in the README. The logger's are read once per
+// documented beside these in docs/environment.md. The logger's are read once per
 // process, at the first call of any export, before Go is entered
 // (log.c's nccomring_log_init); the shim's once, at its first call.
 
@@ -89,7 +89,7 @@ const (
 	LocationEnvVar  = "NCCOM_RING_LOCATION"
 )
 
-// The registry, in the order of the README's table and of the ENV line
+// The registry, in the order of docs/environment.md's table and of the ENV line
 // (logVariables).
 var (
 	// Read at the first Preset or Postset whose host defines no

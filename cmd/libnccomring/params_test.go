@@ -49,7 +49,7 @@ func TestRegistryMatchesEnvTable(t *testing.T) {
 	}
 }
 
-// Each row's documented default and read time (README "Environment").
+// Each row's documented default and read time (docs/environment.md).
 func TestRegistryRows(t *testing.T) {
 	want := []spec{
 		{name: "NCCOM_RING_PLATFORM", kind: wordValue, def: "generic", when: atFirstUse},

@@ -144,7 +144,7 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *data) {
     return 1;
   }
   /* memmove, not memcpy: x86_64's memcpy@GLIBC_2.14 would raise the
-   * library's glibc floor (README, Platform). */
+   * library's glibc floor (docs/building.md, "Platform"). */
   memmove(obj->path, name, n);
   list->len++;
   find_soname(info, obj);

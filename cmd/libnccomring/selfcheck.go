@@ -100,7 +100,7 @@ func abiCheckModeFromEnv(rank int32) abiCheckMode {
 }
 
 // selfCheckTimeout bounds the self-check in the host: the 10.5 MiB
-// stand-in takes 34-53 ms (README), a real libnccom several times that;
+// stand-in takes 34-53 ms (docs/checking.md), a real libnccom several times that;
 // a file that takes longer is not waited for (issue 21: the first Preset
 // must return, whatever libnccom the host maps). The DWARF is read on a
 // goroutine of its own that stops at the deadline; the call waits at most

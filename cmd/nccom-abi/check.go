@@ -15,20 +15,20 @@ import (
 	"github.com/nccomring/libnccomring/layout"
 )
 
-const checkUsage = `check [--json] LIB
+const checkUsage = `check [--json] [--junit FILE] LIB
 
 Finds ncclRing, ncclChannel, ncclTopoRanks, ncclTopoGraph, ncclTopoSystem and
 ncclComm in LIB's DWARF (structs and classes, in namespaces or not, typedef'd
 anonymous structs, fields inside anonymous unions) and compares each struct's
 size and every field the ring stage reads or writes with layout/, the table
-of the README's "The ABI". Prints the offsets LIB has for the ASSUMED (D3)
+of docs/abi-notes.md, "The ABI". Prints the offsets LIB has for the ASSUMED (D3)
 ncclComm fields. ncclComm may be larger than layout/'s prefix view, not
 smaller.
 
 Flags:
   --json   one JSON object on stdout instead of the tables (on unusable
            input: {"library", "error", "hint"})
-
+` + junitHelp + `
 `
 
 // checkReport is everything `check` found; --json prints it as is.
@@ -107,6 +107,7 @@ func advice(rep *checkReport) string {
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := cli.NewFlagSet("check")
 	jsonOut := fs.Bool("json", false, "")
+	junitOut := fs.String("junit", "", "")
 	ops, code, ok := parseArgs(fs, args, stdout, stderr)
 	if !ok {
 		return code
@@ -119,7 +120,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if *jsonOut {
 			writeJSONError(stdout, ops[0], err)
 		}
-		return reportError(stderr, "check", err)
+		return writeJUnit(stderr, *junitOut, "check", ops[0], nil, err, reportError(stderr, "check", err))
 	}
 	if *jsonOut {
 		if err := writeJSON(stdout, rep); err != nil {
@@ -128,10 +129,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	} else {
 		printCheck(stdout, rep)
 	}
+	code = cli.ExitOK
 	if !rep.OK {
-		return cli.ExitFinding
+		code = cli.ExitFinding
 	}
-	return cli.ExitOK
+	return writeJUnit(stderr, *junitOut, "check", ops[0], checkCases(rep), nil, code)
 }
 
 // checkLibrary opens path and compares its DWARF with layout/ (D3's

@@ -2,8 +2,8 @@
 // assumes (layout/, D2 and D3), from that build's own DWARF, and tells
 // whether LD_PRELOAD can replace its four ring-stage functions.
 //
-//	nccom-abi check [--json] LIB         compare the ring-stage structs with layout/
-//	nccom-abi preload [--json] LIB       can LD_PRELOAD replace the four functions?
+//	nccom-abi check [--json] [--junit F] LIB   compare the ring-stage structs with layout/
+//	nccom-abi preload [--json] [--junit F] LIB can LD_PRELOAD replace the four functions?
 //	nccom-abi dump [--json] LIB [STRUCT...]  pahole-style listing
 //	nccom-abi profile LIB > layout.json  the ASSUMED ncclComm offsets LIB has
 //

@@ -13,7 +13,7 @@ import (
 	"github.com/nccomring/libnccomring/internal/cli"
 )
 
-const preloadUsage = `preload [--json] LIB
+const preloadUsage = `preload [--json] [--junit FILE] LIB
 
 Tells whether LD_PRELOAD of libnccomring replaces LIB's ncclTopoPreset,
 ncclTopoPostset, ncclBuildRings and ncclTopoGetNetDev. For each function it
@@ -41,7 +41,7 @@ preloading whatever the verdict.
 
 Flags:
   --json   one JSON object on stdout instead of the tables
-
+` + junitHelp + `
 `
 
 // ringFunction is one of the four ring-stage functions under the names a C
@@ -119,6 +119,7 @@ type preloadReport struct {
 func runPreload(args []string, stdout, stderr io.Writer) int {
 	fs := cli.NewFlagSet("preload")
 	jsonOut := fs.Bool("json", false, "")
+	junitOut := fs.String("junit", "", "")
 	ops, code, ok := parseArgs(fs, args, stdout, stderr)
 	if !ok {
 		return code
@@ -131,7 +132,7 @@ func runPreload(args []string, stdout, stderr io.Writer) int {
 		if *jsonOut {
 			writeJSONError(stdout, ops[0], err)
 		}
-		return reportError(stderr, "preload", err)
+		return writeJUnit(stderr, *junitOut, "preload", ops[0], nil, err, reportError(stderr, "preload", err))
 	}
 	if *jsonOut {
 		if err := writeJSON(stdout, rep); err != nil {
@@ -140,10 +141,11 @@ func runPreload(args []string, stdout, stderr io.Writer) int {
 	} else {
 		printPreload(stdout, rep)
 	}
+	code = cli.ExitOK
 	if !rep.OK {
-		return cli.ExitFinding
+		code = cli.ExitFinding
 	}
-	return cli.ExitOK
+	return writeJUnit(stderr, *junitOut, "preload", ops[0], preloadCases(rep), nil, code)
 }
 
 func preloadLibrary(path string) (*preloadReport, error) {

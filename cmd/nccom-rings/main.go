@@ -2,7 +2,7 @@
 // when NCCOM_RING_DUMP names a directory (package ringdump) and judges the
 // job as a whole.
 //
-//	nccom-rings verify [--json] DIR                do all ranks agree on every ring?
+//	nccom-rings verify [--json] [--junit F] DIR    do all ranks agree on every ring?
 //	nccom-rings show [--channel C] [--json | --dot] DIR   one channel across ranks
 //	nccom-rings locate ec2:FILE|slurm:FILE [--all]  a host's NCCOM_RING_LOCATION
 //	nccom-rings score [--locations FILE] DIR        the rings against the network
@@ -68,7 +68,7 @@ func exitCodesHelpOf(name string) string {
 
 const topHelp = `nccom-rings: check the per-rank wiring dumps of a job (NCCOM_RING_DUMP)
 
-Usage: nccom-rings verify [--json] DIR
+Usage: nccom-rings verify [--json] [--junit FILE] DIR
        nccom-rings show [--channel C] [--json | --dot] DIR
        nccom-rings locate [--host NAME | --instance ID | --all] ec2:FILE | slurm:FILE
        nccom-rings score [--locations FILE] [--max-excess N] [--json] DIR
@@ -99,7 +99,7 @@ libnccomring's ncclTopoPostset when the job ran with NCCOM_RING_DUMP=DIR.
 
 `
 
-const verifyHelp = `Usage: nccom-rings verify [--json] DIR
+const verifyHelp = `Usage: nccom-rings verify [--json] [--junit FILE] DIR
 
 Reads every rank's dump in DIR and checks the job as a whole: one file per
 rank of nRanks, every Postset succeeded, one rank count, channel count and
@@ -128,6 +128,10 @@ then one summary line (or one line when every rank agrees).
            "findings": [{"kind", "rank", "channel", "other", "ranks",
            "files", "message", "hint"}], "omitted"}; -1 where a finding is
            not about one rank, channel or other rank
+  --junit FILE  also write FILE as JUnit XML for CI: a testcase "job" (the
+           findings about no one rank), then one per rank, failed with its
+           findings (an error when its dump could not be used); a FILE
+           that cannot be written is exit 2
 
 `
 
@@ -236,6 +240,7 @@ func readDumpsBad(name, help string, operands []string, stderr io.Writer) (dir s
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := cli.NewFlagSet("verify")
 	asJSON := fs.Bool("json", false, "")
+	junitPath := fs.String("junit", "", "")
 	operands, code, ok := parseArgs(fs, verifyHelp, args, stdout, stderr)
 	if !ok {
 		return code
@@ -250,7 +255,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	} else {
 		writeReport(stdout, rep)
 	}
-	return verifyExit(rep)
+	return writeVerifyJUnit(stderr, *junitPath, rep, verifyExit(rep))
 }
 
 func writeJSON(w io.Writer, v any) {

@@ -68,7 +68,7 @@ const (
 )
 
 // hints is what to check next, one short line per kind, read after
-// "check: " (README, "nccom-rings
+// "check: " (docs/operating.md, "nccom-rings
 // verify"; docs/errors.md "nccom-rings verify").
 var hints = map[string]string{
 	kindUnusable:  "how the file got there: the library writes each dump whole, as a regular file, so a cut, oversized, linked or FIFO file was changed after the job; copy it again from the rank's host, or rerun with NCCOM_RING_DUMP",

@@ -1,6 +1,6 @@
 #!/bin/sh
 # check.sh TOOL DIR - `make test-abi-tool`: runs build/nccom-abi on the
-# stand-in libnccom builds in DIR (build/abi, see README.md) and checks
+# stand-in libnccom builds in DIR (build/abi, see docs/checking.md) and checks
 # each exit code and the words that name the finding. Times `check` on the
 # >= 10 MB library and fails above 2 s (issue 10's bound; it takes ~0.1 s).
 set -u

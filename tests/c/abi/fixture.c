@@ -121,3 +121,22 @@ FIXTURE_API ncclResult_t ncclFixtureInitRings(ncclComm *comm, ncclTopoGraph *gra
   if (res != ncclSuccess) return res;
   return ncclTopoGetNetDev(comm->topo, comm->rank, graph, 0, &dev);
 }
+
+/* The same calls one phase at a time, split where libnccom's init does its
+ * AllGather (Preset on every rank, then Postset, then GetNetDev per
+ * channel): the operator demo's host (selfcheck_host.c, mode job) runs a
+ * whole job's ring stage through these, so that every call of the four
+ * comes from inside this library and a preload replaces them all. */
+FIXTURE_API ncclResult_t ncclFixturePreset(ncclComm *comm, ncclTopoGraph *graph, ncclTopoRanks *topoRanks) {
+  return ncclTopoPreset(comm, graph, topoRanks);
+}
+
+FIXTURE_API ncclResult_t ncclFixturePostset(ncclComm *comm, int *nodesFirstRank, ncclTopoRanks **allTopoRanks,
+                                            int *nChannels, int *nNodes) {
+  return ncclTopoPostset(comm, nodesFirstRank, allTopoRanks, nChannels, nNodes);
+}
+
+FIXTURE_API ncclResult_t ncclFixtureGetNetDev(ncclTopoSystem *system, int rank, ncclTopoGraph *graph,
+                                              int channelId, int *dev) {
+  return ncclTopoGetNetDev(system, rank, graph, channelId, dev);
+}

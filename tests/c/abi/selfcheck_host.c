@@ -50,6 +50,14 @@
  *                     with the E4 WARN saying WANT, and writes nothing.
  *   bench LIB         the first call with the check and the steady state
  *                     after it: times and peak RSS (BENCHMARKS.md).
+ *   job LIB           (match; `make operator-demo`, under the preload shim)
+ *                     a job of 4 nodes x 4 ranks, every rank's Preset,
+ *                     Postset and GetNetDev called through the stand-in's
+ *                     ncclFixturePreset/Postset/GetNetDev, each node's
+ *                     NCCOM_RING_LOCATION set before its ranks' Presets
+ *                     (alternating leafA, leafB). The library's log, its
+ *                     line style and NCCOM_RING_DUMP are the caller's: this
+ *                     mode sets none of them. Prints one line.
  *
  * The cluster: one node of 4 ranks, one graph channel (fixture.c's caller
  * has room for one node's first rank). Exit 0 when every check held.
@@ -588,7 +596,95 @@ static int bench(const char *lib) {
   return failures ? 1 : 0;
 }
 
+/* ---- the operator demo's job ---- */
+
+enum { JOB_NODES = 4, JOB_LOCAL = 4, JOB_RANKS = JOB_NODES * JOB_LOCAL, JOB_CHANNELS = 2 };
+
+typedef ncclResult_t (*fx_postset_fn)(ncclComm *, int *, ncclTopoRanks **, int *, int *);
+
+static ncclTopoGraph job_graphs[JOB_NODES];
+static ncclTopoSystem job_systems[JOB_NODES];
+static ncclComm job_comms[JOB_RANKS];
+static ncclTopoRanks job_frags[JOB_RANKS];
+static ncclTopoRanks *job_all[JOB_RANKS];
+
+/* Rank r's NCCOM_RING_LOCATION (D25), as a launcher gives each node its
+ * own: read at every Preset, and by the wiring dump at Postset. Nodes
+ * alternate between two leaves, so rank order crosses between them at
+ * every node boundary (nccom-rings score shows the excess). */
+static void job_location(int r) {
+  setenv("NCCOM_RING_LOCATION", (r / JOB_LOCAL) % 2 ? "spine0/leafB" : "spine0/leafA", 1);
+}
+
+/* The stand-in's phases, not the global four: a job calls libnccom, and
+ * libnccom calls the ring stage (through its PLT, where the preload
+ * lands). */
+static int job(const char *lib) {
+  void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) {
+    fprintf(stderr, "job: %s\n", dlerror());
+    return 2;
+  }
+  preset_fn fx_preset = (preset_fn)need(h, "ncclFixturePreset");
+  fx_postset_fn fx_postset = (fx_postset_fn)need(h, "ncclFixturePostset");
+  net_dev_fn fx_net_dev = (net_dev_fn)need(h, "ncclFixtureGetNetDev");
+  /* Node m: its ranks node-major; channel c visits them from local rank c
+   * on, and enters and leaves the node on NIC c (one rail per channel). */
+  for (int m = 0; m < JOB_NODES; m++) {
+    ncclTopoGraph *g = &job_graphs[m];
+    g->pattern = 4, g->nChannels = JOB_CHANNELS;
+    for (int c = 0; c < JOB_CHANNELS; c++) {
+      for (int i = 0; i < JOB_LOCAL; i++) g->intra[c * JOB_LOCAL + i] = m * JOB_LOCAL + (c + i) % JOB_LOCAL;
+      g->inter[2 * c] = c, g->inter[2 * c + 1] = c;
+    }
+    job_systems[m].nodes[0].count = JOB_LOCAL;
+  }
+  for (int r = 0; r < JOB_RANKS; r++) {
+    job_comms[r].rank = r, job_comms[r].nRanks = JOB_RANKS, job_comms[r].localRanks = JOB_LOCAL;
+    job_comms[r].topo = &job_systems[r / JOB_LOCAL];
+    job_all[r] = &job_frags[r];
+  }
+  int failed = 0, nChannels = 0, nNodes = 0, devs = 0;
+  for (int r = 0; r < JOB_RANKS && !failed; r++) {
+    job_location(r);
+    ncclResult_t res = fx_preset(&job_comms[r], &job_graphs[r / JOB_LOCAL], &job_frags[r]);
+    if (res != ncclSuccess) fprintf(stderr, "job: Preset of rank %d returned %d\n", r, res), failed = 1;
+  }
+  for (int r = 0; r < JOB_RANKS && !failed; r++) {
+    int heads[JOB_RANKS];
+    job_location(r);
+    ncclResult_t res = fx_postset(&job_comms[r], heads, job_all, &nChannels, &nNodes);
+    if (res != ncclSuccess) fprintf(stderr, "job: Postset of rank %d returned %d\n", r, res), failed = 1;
+    /* The ring stage's answer, not the stand-in's own (which sets one
+     * node and channel 0's first userRanks entry only). */
+    else if (nChannels != 2 * JOB_CHANNELS || nNodes != JOB_NODES || job_comms[r].node != r / JOB_LOCAL)
+      fprintf(stderr, "job: rank %d: nChannels %d nNodes %d node %d: not the ring stage's answer\n", r, nChannels,
+              nNodes, job_comms[r].node),
+          failed = 1;
+  }
+  for (int r = 0; r < JOB_RANKS && !failed; r++)
+    for (int c = 0; c < nChannels && !failed; c++) {
+      int dev = -1;
+      ncclResult_t res = fx_net_dev(job_comms[r].topo, r, &job_graphs[r / JOB_LOCAL], c, &dev);
+      if (res != ncclSuccess || dev != c % JOB_CHANNELS)
+        fprintf(stderr, "job: GetNetDev of rank %d channel %d: %d, NIC %d\n", r, c, res, dev), failed = 1;
+      devs++;
+    }
+  unsetenv("NCCOM_RING_LOCATION");
+  for (int r = 0; r < JOB_RANKS; r++)
+    for (int ch = 0; ch < MAXCHANNELS; ch++) free(job_comms[r].channels[ch].ring.userRanks);
+  if (failed) return 1;
+  printf("job: %d ranks on %d nodes through %s: every Preset, Postset and GetNetDev (%d) returned ncclSuccess; "
+         "%d channels\n",
+         JOB_RANKS, JOB_NODES, lib, devs, nChannels);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "job") == 0) {
+    find_library();
+    return job(argv[2]);
+  }
   /* The lines this test reads are NCCL's (D21): chosen here, not left to
    * whether a libnccom is loaded in the process (D26). */
   setenv("NCCOM_RING_LOG_STYLE", "nccl", 1);
@@ -602,6 +698,6 @@ int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "replaced") == 0) return replaced(argv[2], argv[3]);
   if (argc == 5 && strcmp(argv[1], "profile") == 0) return refused_profile(argv[2], argv[3], argv[4]);
   fprintf(stderr, "usage: selfcheck-host-{match,moved} refuse LIB [VALUE] | run LIB [PROFILE] | off LIB | warn LIB | "
-                  "unverified [LIB] | bench LIB | hostile LIB WANT | replaced LIB OTHER | profile LIB PROFILE WANT\n");
+                  "unverified [LIB] | bench LIB | job LIB | hostile LIB WANT | replaced LIB OTHER | profile LIB PROFILE WANT\n");
   return 2;
 }

@@ -62,7 +62,7 @@ ncclResult_t hook_local_net(struct ncclTopoSystem *sys, int rank, int *dev) {
 }
 
 /* Its log, as NCCL keeps one: NCCL_DEBUG_FILE opened with "w" into a
- * global stream that libnccomring finds and writes through (README,
+ * global stream that libnccomring finds and writes through (docs/operating.md,
  * "Logging"). */
 FILE *ncclDebugFile;
 

@@ -7,7 +7,7 @@
  *               [--case 'SPEC'] [--real] [RUN FLAGS]
  *   conformance --cross-rank [--candidate LIB] [--reference LIB] [--seed S]
  *               [--count N] [--case 'XSPEC'] [RUN FLAGS]
- *   RUN FLAGS: [--timeout SECONDS] [--progress SECONDS] [--json FILE] [--pod-order VALUE]
+ *   RUN FLAGS: [--timeout SECONDS] [--progress SECONDS] [--json FILE] [--junit FILE] [--pod-order VALUE]
  *
  * Defaults: candidate libnccomring.so beside this program (build/), reference
  * $NCCOM_REF_LIB or libnccomref.so beside it, a time-based seed (printed, so a failure replays),
@@ -30,7 +30,7 @@
  * --real relaxes what only this project's reference model can match: WARN
  * texts are compared only for the spec's two exact BuildRings strings, and
  * only fault-free, generic-platform clusters with a graph are run. Use it
- * against a real libnccom.so.2 (README: "Conformance against a real libnccom").
+ * against a real libnccom.so.2 (docs/checking.md, "The conformance suite": "Against a real libnccom").
  *
  * --cross-rank (issue 8; D23, D24; docs/errors.md, ncclTopoPostset "One
  * verdict"): every case is one valid cluster (1-8 nodes of 1-8 ranks, one
@@ -65,7 +65,7 @@
  * (seed, counts, differences, cross-rank's named-rank rate and misses by
  * kind, the slowest case, time, exit status, the first failing case and
  * its smallest form, what stopped a crashed or timed-out run); the fields
- * are listed in the README ("The conformance suite").
+ * are listed in docs/checking.md ("The conformance suite").
  *
  * Exit status: 0 no difference, 1 a difference (cross-rank: a split
  * verdict, a difference, a named case's expectation or the naming rate),
@@ -142,6 +142,8 @@ static long timeoutSec = DEFAULT_TIMEOUT; /* --timeout; 0: none */
 static long progressSec = -1;             /* --progress; -1: 10 s when stderr is a terminal, else off */
 static const char *jsonPath;              /* --json */
 static int jsonFd = -1;                   /* opened (and truncated) before anything runs */
+static const char *junitPath;             /* --junit: the same run as JUnit XML, for CI */
+static int junitFd = -1;                  /* opened like jsonFd */
 static const char *progName = "conformance";
 static long long runStartNs, randomStartNs, nextProgressNs;
 
@@ -2847,14 +2849,131 @@ static void sb_replay_json(struct sbuf *b, const char *text, int kind) {
   sb_json(b, replay);
 }
 
-/* The --json summary (README, "The conformance suite", for the fields).
+/* XML text or attribute content, escaped, at most 16 KB of it. XML 1.0
+ * cannot hold most control characters at all: they become '?'. */
+static void sb_xml(struct sbuf *b, const char *s) {
+  for (size_t i = 0; s[i] && i < 16384; i++) {
+    unsigned char c = (unsigned char)s[i];
+    switch (c) {
+    case '&': sb_str(b, "&amp;"); break;
+    case '<': sb_str(b, "&lt;"); break;
+    case '>': sb_str(b, "&gt;"); break;
+    case '"': sb_str(b, "&quot;"); break;
+    case '\'': sb_str(b, "&apos;"); break;
+    case '\n': sb_str(b, "&#10;"); break;
+    case '\t': sb_str(b, "&#9;"); break;
+    default:
+      if (c < 0x20 || c == 0x7f) sb_str(b, "?");
+      else sb_raw(b, (const char *)&c, 1);
+    }
+  }
+}
+
+/* One <testcase NAME> with a <KIND message=MESSAGE>TEXT</KIND> (kind NULL:
+ * it passed). */
+static void sb_testcase(struct sbuf *b, const char *name, const char *detail, const char *kind, const char *message,
+                        const char *text) {
+  sb_str(b, "    <testcase classname=\"conformance\" name=\"");
+  sb_xml(b, name);
+  if (detail) sb_xml(b, detail);
+  if (kind == NULL) {
+    sb_str(b, "\"/>\n");
+    return;
+  }
+  sb_str(b, "\">\n      <");
+  sb_str(b, kind);
+  sb_str(b, " message=\"");
+  sb_xml(b, message);
+  sb_str(b, "\">");
+  sb_xml(b, text);
+  sb_str(b, "</");
+  sb_str(b, kind);
+  sb_str(b, ">\n    </testcase>\n");
+}
+
+/* The --junit file: a testcase for loading each library (an error when
+ * the run ended with exit 2 and it is not loaded), then one for the cases:
+ * a failure with the first difference and its replay (exit 1), an error
+ * saying what stopped the run (exits 2 to 4). Written by write_json, once,
+ * async-signal-safe like it. */
+static void write_junit(int status) {
+  static char buf[1 << 16], text[12288], msg[2048];
+  if (junitFd < 0) return;
+  struct sbuf b = {buf, sizeof buf, 0}, t = {text, sizeof text, 0}, m = {msg, sizeof msg, 0};
+  int loadErr[2], failures = 0, errors = 0;
+  for (int lib = 0; lib < 2; lib++) errors += loadErr[lib] = status == 2 && !libs[lib].handle;
+  const char *kind = NULL;
+  if (status == 1) {
+    kind = "failure", failures++;
+    sb_str(&m, sum.haveFailure ? sum.failureDiff : "a difference");
+    if (sum.haveFailure) {
+      sb_str(&t, sum.failureDiff);
+      sb_str(&t, "\ncase: ");
+      sb_str(&t, sum.failureCase);
+      sb_str(&t, "\nreplay: ");
+      sb_replay(&t, sum.haveSmallest ? sum.smallest : sum.failureCase,
+                sum.haveSmallest ? sum.smallestKind : sum.failureKind);
+    }
+  } else if (status == 2) {
+    kind = "error", errors++;
+    sb_str(&m, sum.error[0] ? sum.error : "usage or load error");
+    sb_str(&t, msg);
+  } else if (status != 0) {
+    kind = "error", errors++;
+    sb_str(&m, status == 4 ? "a case ran past --timeout" : status == 3 ? "a library crashed" : "an unexpected exit");
+    if (stopInfo.reason) {
+      sb_str(&m, stopInfo.call ? " in " : "");
+      sb_str(&m, stopInfo.call ? stopInfo.call : "");
+      sb_str(&m, stopInfo.lib >= 0 && stopInfo.lib < 2 ? " of the " : "");
+      sb_str(&m, stopInfo.lib >= 0 && stopInfo.lib < 2 ? libs[stopInfo.lib].role : "");
+    }
+    sb_str(&t, msg);
+    if (stopInfo.reason && stopInfo.kind >= 0) {
+      sb_str(&t, "\ncase: ");
+      sb_str(&t, stopInfo.text);
+      sb_str(&t, "\nreplay: ");
+      sb_replay(&t, stopInfo.text, stopInfo.kind);
+    }
+  }
+  sb_str(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"conformance\" tests=\"3\" failures=\"");
+  sb_long(&b, failures);
+  sb_str(&b, "\" errors=\"");
+  sb_long(&b, errors);
+  sb_str(&b, "\">\n  <testsuite name=\"conformance ");
+  sb_str(&b, crossRankMode ? "--cross-rank" : "default");
+  sb_str(&b, realMode ? " --real" : "");
+  sb_str(&b, ": ");
+  sb_xml(&b, libs[0].path);
+  sb_str(&b, " against ");
+  sb_xml(&b, libs[1].path);
+  sb_str(&b, "\" tests=\"3\" failures=\"");
+  sb_long(&b, failures);
+  sb_str(&b, "\" errors=\"");
+  sb_long(&b, errors);
+  sb_str(&b, "\">\n");
+  for (int lib = 0; lib < 2; lib++) {
+    sb_testcase(&b, lib ? "load the reference " : "load the candidate ", libs[lib].path, loadErr[lib] ? "error" : NULL,
+                sum.error[0] ? sum.error : "not loaded", sum.error[0] ? sum.error : "not loaded");
+  }
+  static char cases[64];
+  struct sbuf c = {cases, sizeof cases, 0};
+  sb_long(&c, sum.cases);
+  sb_str(&c, sum.cases == 1 ? " case" : " cases");
+  sb_testcase(&b, crossRankMode ? "cross-rank clusters: " : "clusters: ", cases, kind, msg, text);
+  sb_str(&b, "  </testsuite>\n</testsuites>\n");
+  if (lseek(junitFd, 0, SEEK_SET) == 0 && ftruncate(junitFd, 0) == 0) write_all(junitFd, b.p, b.n);
+}
+
+/* The --json summary (docs/checking.md, "The conformance suite", for the fields).
  * Written once, by whichever of the main thread, the watchdog and the
  * crash handler ends the run; async-signal-safe like report_stop. */
 static void write_json(int status) {
   static int written;
   static char buf[1 << 18];
   static const char *results[] = {"pass", "fail", "error", "crash", "timeout"};
-  if (jsonFd < 0 || __atomic_exchange_n(&written, 1, __ATOMIC_SEQ_CST)) return;
+  if ((jsonFd < 0 && junitFd < 0) || __atomic_exchange_n(&written, 1, __ATOMIC_SEQ_CST)) return;
+  write_junit(status);
+  if (jsonFd < 0) return;
   struct sbuf b = {buf, sizeof buf, 0};
   int x = crossRankMode;
   sb_str(&b, "{\n  \"harness\": \"conformance\"");
@@ -2988,7 +3107,8 @@ static void usage(FILE *f, int status) {
         "                   [--case 'SPEC'] [--real] [RUN FLAGS]\n"
         "       conformance --cross-rank [--candidate LIB] [--reference LIB] [--seed S] [--count N]\n"
         "                   [--case 'XSPEC'] [RUN FLAGS]\n"
-        "  RUN FLAGS: [--timeout SECONDS] [--progress SECONDS] [--json FILE] [--pod-order VALUE]\n"
+        "  RUN FLAGS: [--timeout SECONDS] [--progress SECONDS] [--json FILE] [--junit FILE]\n"
+        "             [--pod-order VALUE]\n"
         "  LIB paths default to libnccomring.so and libnccomref.so beside this program\n"
         "  (--reference defaults to $NCCOM_REF_LIB when set)\n"
         "  --count defaults to 20000 clusters, 5000 with --cross-rank\n"
@@ -3000,6 +3120,8 @@ static void usage(FILE *f, int status) {
         "  --progress SECONDS: a progress line on stderr every SECONDS (default 10 when stderr\n"
         "    is a terminal, else 0: none)\n"
         "  --json FILE: a summary of the run, written whatever its exit status\n"
+        "  --junit FILE: the run as JUnit XML (loading each library, then the cases), written\n"
+        "    whatever its exit status\n"
         "  --pod-order VALUE: NCCOM_RING_POD_ORDER for the whole run (both libraries read it once\n"
         "    per process, at their first Preset); unset without it\n"
         "  exit status: 0 no difference, 1 a difference, 2 usage or load error, 3 a library\n"
@@ -3062,6 +3184,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "conformance: cannot write --json %s: %s\n", jsonPath, strerror(errno));
     return 2;
   }
+  for (int i = 1; i + 1 < argc; i++)
+    if (strcmp(argv[i], "--junit") == 0) junitPath = argv[++i];
+  if (junitPath && (junitFd = open(junitPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+    int e = errno;
+    fprintf(stderr, "conformance: cannot write --junit %s: %s\n", junitPath, strerror(e));
+    snprintf(sum.error, sizeof sum.error, "cannot write --junit %s: %s", junitPath, strerror(e));
+    return finish(2); /* the --json summary, when asked for */
+  }
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--candidate") == 0 && i + 1 < argc) libs[0].path = argv[++i];
     else if (strcmp(argv[i], "--reference") == 0 && i + 1 < argc) libs[1].path = argv[++i];
@@ -3071,6 +3201,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) timeoutSec = (long)number_arg("--timeout", argv[++i], 1000000);
     else if (strcmp(argv[i], "--progress") == 0 && i + 1 < argc) progressSec = (long)number_arg("--progress", argv[++i], 1000000);
     else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) i++; /* opened above */
+    else if (strcmp(argv[i], "--junit") == 0 && i + 1 < argc) i++; /* opened above */
     else if (strcmp(argv[i], "--real") == 0) realMode = 1;
     else if (strcmp(argv[i], "--pod-order") == 0 && i + 1 < argc) podOrder = argv[++i];
     else if (strcmp(argv[i], "--cross-rank") == 0) crossRank = 1;

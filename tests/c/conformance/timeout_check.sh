@@ -8,7 +8,8 @@
 #     stderr; the printed replay command hangs the same way on the same
 #     case;
 #   - --timeout 0: no limit (the run is still waiting 4 s later);
-#   - --json: parses (python3 -m json.tool) and holds the README's fields
+#   - --json parses (python3 -m json.tool) and holds docs/checking.md's fields,
+#     and --junit parses and says the same exit (issue 23),
 #     on every exit path: 0 in both modes, 1 (a difference, shrunk), 2 (a
 #     load error, a bad flag), 3 (a crash), 4 (a timeout).
 # This checks the harness, not the library (test-conformance does): the
@@ -35,11 +36,28 @@ fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 now() { date +%s.%N; }
 since() { echo "$1 $(now)" | awk '{printf "%.1f", $2 - $1}'; }
 
-# The fields of the --json summary (README, "The conformance suite").
+# The fields of the --json summary (docs/checking.md, "The conformance suite").
 FIELDS="harness mode real candidate reference seed count case timeout_seconds cases random_cases
 numbered_across_nodes differences split_verdicts named_cases_run named_cases_failed failed_clusters
 named_rank named_rank_rate internal_errors fewer_channels misses_by_kind elapsed_seconds cpu_seconds
 slowest_case exit_status result first_failure stopped error"
+
+# junit_check FILE STATUS: the --junit file parses, holds its 3 testcases
+# (loading each library, the cases) with counts that agree with them, and
+# says STATUS: 0 nothing failed, 1 one failure, 2 to 4 an error.
+junit_check() {
+  python3 - "$1" "$2" <<'EOF2'
+import sys
+import xml.etree.ElementTree as ET
+path, status = sys.argv[1], int(sys.argv[2])
+root = ET.parse(path).getroot()
+cases = root.findall("./testsuite/testcase")
+f, e = len(root.findall("./testsuite/testcase/failure")), len(root.findall("./testsuite/testcase/error"))
+assert len(cases) == 3 and (root.get("tests"), root.get("failures"), root.get("errors")) == ("3", str(f), str(e)), root.attrib
+ok = {0: f == 0 and e == 0, 1: f == 1 and e == 0}.get(status, f == 0 and e >= 1)
+assert ok, "%s: exit %d with %d failures, %d errors" % (path, status, f, e)
+EOF2
+}
 
 # json_check FILE STATUS MODE [PYTHON]: FILE parses, has every field, the
 # exit status and mode given, the cross-rank fields exactly in that mode,
@@ -84,7 +102,7 @@ hang() {
   shift 7
   t0=$(now)
   NCCOM_HANG_IN=$in NCCOM_HANG_HOW=$how NCCOM_HANG_FORWARD=$ref timeout 60 "$conf" "$@" --timeout 2 \
-    --json "$tmp/$name.json" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    --json "$tmp/$name.json" --junit "$tmp/$name.xml" >"$tmp/$name.out" 2>"$tmp/$name.err"
   rc=$? secs=$(since "$t0")
   ok=1
   test $rc -eq 4 || { echo "  exit status $rc, want 4"; ok=0; }
@@ -96,6 +114,7 @@ hang() {
   json_check "$tmp/$name.json" 4 "$mode" \
     "d['stopped']['reason'] == 'timeout' and d['stopped']['call'] == '$call' and d['stopped']['library'] == '$role' and d['stopped']['replay']" ||
     ok=0
+  junit_check "$tmp/$name.xml" 4 || ok=0
   if [ $ok = 1 ]; then
     pass "$name: exit 4 after $secs s, in $call of the $role library ($how)"
     sed -n '/TIMEOUT/,$p' "$tmp/$name.err" | sed 's/^/     /'
@@ -160,10 +179,10 @@ echo "== --json on every exit path"
 json_run() {
   name=$1 want=$2 mode=$3 extra=$4
   shift 4
-  timeout 120 env "$@" --json "$tmp/$name.json" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  timeout 120 env "$@" --json "$tmp/$name.json" --junit "$tmp/$name.xml" >"$tmp/$name.out" 2>"$tmp/$name.err"
   rc=$?
-  if [ $rc -eq "$want" ] && json_check "$tmp/$name.json" "$want" "$mode" "$extra"; then
-    pass "$name: exit $rc, --json parses with every field"
+  if [ $rc -eq "$want" ] && json_check "$tmp/$name.json" "$want" "$mode" "$extra" && junit_check "$tmp/$name.xml" "$want"; then
+    pass "$name: exit $rc, --json parses with every field, --junit says it too"
   else
     fail "$name: exit $rc (want $want)"
     tail -n 5 "$tmp/$name.out" "$tmp/$name.err"

@@ -232,7 +232,7 @@ static int mode_signals(int before, int onstack) {
     return run_stages_under_timer(before ? "signals-before" : "signals-after");
   /* The thread's first entry into Go is the runtime's own (it binds to the
    * thread and opens SIGPROF there for about a microsecond, more on the
-   * process's very first call; README, "Signals"): made before the timer
+   * process's very first call; docs/testing.md, "Signals"): made before the timer
    * starts, so that what is measured is the library's protection. */
   int next[1] = {0}, ring[1];
   api.build_rings(1, ring, 0, 1, NULL, next);

@@ -5,7 +5,7 @@
 # library (libnccomring.so and its SONAME link), preload-probe, conformance,
 # libnccomref.so, boundary, libnccom-hooks{,-cxx}.so and
 # preload-standin/libnccom.so.2 (the line style, D26). Every check can
-# fail; the run fails when any did. Figures are printed for the README.
+# fail; the run fails when any did. Figures are printed for docs/operating.md.
 set -u
 b=${1:?usage: check.sh BUILD}
 shim=$b/libnccomring-preload.so

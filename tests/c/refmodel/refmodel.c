@@ -6,8 +6,8 @@
  * Written from docs/spec/ring-construction.txt, docs/spec/DECISIONS.md
  * (D1..D27), docs/errors.md (order of checks, result codes, WARN texts), the
  * words of struct nccomRingRecord in include/nccom_ring.h (typed into
- * refmodel_layout.h, not included) and the README's ABI notes (P1..P23)
- * alone; where docs/errors.md leaves a text or an order open, README.md
+ * refmodel_layout.h, not included) and docs/abi-notes.md's ABI notes (P1..P25)
+ * alone; where docs/errors.md leaves a text or an order open, docs/abi-notes.md
  * beside this file says which reading the model took. It follows the
  * algorithm shape of
  * upstream NVIDIA NCCL 2.8 as the spec describes it (fragment packing, flat
@@ -290,7 +290,7 @@ typedef int (*vcore_fn_t)(void);
 typedef int (*jbog_fn_t)(int);
 typedef ncclResult_t (*localnet_fn_t)(struct ncclTopoSystem *, int, int *);
 
-/* A host symbol (README P18, D19): looked up on every call, nothing cached
+/* A host symbol (docs/abi-notes.md P18, D19): looked up on every call, nothing cached
  * and a miss never remembered. First in the object that called the export,
  * found from the call's return address (dladdr, then dlopen(RTLD_NOLOAD) and
  * dlsym, which also searches that object's dependencies), then globally;

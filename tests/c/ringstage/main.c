@@ -53,7 +53,7 @@ static void usage(FILE *f) {
         "  --quiet       print only the summary\n"
         "  --version     print this host's and the loaded library's version\n"
         "\n"
-        "environment (read by the library; README, Environment):\n"
+        "environment (read by the library; docs/environment.md):\n"
         "  NCCL_DEBUG=VERSION|WARN|INFO|TRACE, NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE   logging\n"
         "  NCCOM_RING_PLATFORM=generic|trn3-switchv1   the platform when no host hook says\n"
         "  NCCOM_RING_POD_ORDER=node                   stitch --pod clusters in node order\n"

@@ -560,7 +560,7 @@ int main(int argc, char **argv) {
   unsetenv("NCCOM_RING_PLATFORM");
   unsetenv("NCCOM_RING_POD_ORDER");
   unsetenv("NCCOM_RING_DUMP"); /* its INFO lines and files are not this test's */
-  /* The library opens the file for appending at its first call (README,
+  /* The library opens the file for appending at its first call (docs/operating.md,
    * "Where the log lines go"); this reader follows it from offset 0. */
   logFile = fopen(path, "r");
   if (logFile == NULL) return 2;
