@@ -161,7 +161,7 @@ func view(in Input) (*pageView, error) {
 		members[m] = append(members[m], r)
 	}
 	for m := range j.NNodes {
-		row := nodeRow{Node: m, Host: j.Host[m], Location: j.Location[m], Ranks: spans(members[m])}
+		row := nodeRow{Node: m, Host: j.Host[m], Location: j.Location[m], Ranks: score.Spans(members[m])}
 		for _, r := range members[m] {
 			row.Marked = row.Marked || marked[r]
 		}
@@ -197,7 +197,7 @@ func nicRows(nics [][]score.NICShare) []nicRow {
 		nodes[i] = append(nodes[i], m)
 	}
 	for i := range rows {
-		rows[i].Nodes = spans(nodes[i])
+		rows[i].Nodes = score.Spans(nodes[i])
 	}
 	return rows
 }
@@ -209,26 +209,6 @@ func plural(n int) string {
 	return "s"
 }
 
-// spans is an increasing list of ints as ranges: "0-3 5 7-8".
-func spans(v []int) string {
-	s := ""
-	for i := 0; i < len(v); {
-		j := i
-		for j+1 < len(v) && v[j+1] == v[j]+1 {
-			j++
-		}
-		if s != "" {
-			s += " "
-		}
-		if j > i {
-			s += fmt.Sprintf("%d-%d", v[i], v[j])
-		} else {
-			s += fmt.Sprint(v[i])
-		}
-		i = j + 1
-	}
-	return s
-}
 
 // Data is the JSON blob the page's script draws from.
 type Data struct {

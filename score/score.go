@@ -14,6 +14,7 @@ package score
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/nccomring/libnccomring/layout"
 	"github.com/nccomring/libnccomring/nodeorder"
@@ -282,4 +283,23 @@ func (s *Score) NICMismatches() int {
 		n += c.NICMismatches
 	}
 	return n
+}
+
+// Spans writes an increasing list of indices (nodes, channels) as ranges,
+// "0-3 5 7-8", as the tool and the report show them.
+func Spans(v []int) string {
+	var parts []string
+	for i := 0; i < len(v); {
+		j := i
+		for j+1 < len(v) && v[j+1] == v[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", v[i], v[j]))
+		} else {
+			parts = append(parts, fmt.Sprint(v[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, " ")
 }

@@ -192,3 +192,15 @@ func TestFromDumps(t *testing.T) {
 	_, err = score.FromDumps(files)
 	assert.EqualError(t, err, `rank 7's ncclTopoPostset failed ("ncclInvalidArgument"): no rings to score`)
 }
+
+func TestSpans(t *testing.T) {
+	for want, v := range map[string][]int{
+		"":          nil,
+		"4":         {4},
+		"0-3 5 7-8": {0, 1, 2, 3, 5, 7, 8},
+		"1 3 5":     {1, 3, 5},
+		"0-1 10-12": {0, 1, 10, 11, 12},
+	} {
+		assert.Equal(t, want, score.Spans(v), "%v", v)
+	}
+}

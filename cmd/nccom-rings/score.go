@@ -143,7 +143,7 @@ func writeScore(w io.Writer, rep scoreReport, hosts []string) {
 	fmt.Fprintf(w, "nccom-rings score: %s, %s, %s; locations from %s: %d of %d nodes located, %s\n",
 		count(s.NRanks, "rank"), count(s.NNodes, "node"), count(len(s.Channels), "channel"), from, s.Located, s.NNodes, count(s.Depth, "level"))
 	if len(rep.Unlocated) > 0 {
-		fmt.Fprintf(w, "  without a location: nodes %s (host %s first)\n", spans(rep.Unlocated), quote.String(hosts[rep.Unlocated[0]]))
+		fmt.Fprintf(w, "  without a location: nodes %s (host %s first)\n", score.Spans(rep.Unlocated), quote.String(hosts[rep.Unlocated[0]]))
 	}
 	// Channels that score alike share a line: the doubled half repeats
 	// the first (D10), and a job's channels often cross alike.
@@ -170,7 +170,7 @@ func writeScore(w io.Writer, rep scoreReport, hosts []string) {
 		channels[k] = append(channels[k], c.Channel)
 	}
 	for _, k := range lines {
-		fmt.Fprintf(w, "  %s %s: %s\n", plural(len(channels[k]), "channel", "channels"), spans(channels[k]), k)
+		fmt.Fprintf(w, "  %s %s: %s\n", plural(len(channels[k]), "channel", "channels"), score.Spans(channels[k]), k)
 	}
 	edges := 0
 	for _, c := range s.Channels {
@@ -218,24 +218,7 @@ func writeNICShares(w io.Writer, nics [][]score.NICShare) {
 		nodes[k] = append(nodes[k], m)
 	}
 	for _, k := range keys {
-		fmt.Fprintf(w, "  channels per NIC index, nodes %s: %s\n", spans(nodes[k]), k)
+		fmt.Fprintf(w, "  channels per NIC index, nodes %s: %s\n", score.Spans(nodes[k]), k)
 	}
 }
 
-// spans is an increasing list of ints as ranges: "0-3 5 7-8".
-func spans(v []int) string {
-	var parts []string
-	for i := 0; i < len(v); {
-		j := i
-		for j+1 < len(v) && v[j+1] == v[j]+1 {
-			j++
-		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%d-%d", v[i], v[j]))
-		} else {
-			parts = append(parts, fmt.Sprint(v[i]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, " ")
-}
