@@ -209,7 +209,6 @@ func plural(n int) string {
 	return "s"
 }
 
-
 // Data is the JSON blob the page's script draws from.
 type Data struct {
 	NRanks int `json:"nRanks"`

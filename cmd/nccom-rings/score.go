@@ -221,4 +221,3 @@ func writeNICShares(w io.Writer, nics [][]score.NICShare) {
 		fmt.Fprintf(w, "  channels per NIC index, nodes %s: %s\n", score.Spans(nodes[k]), k)
 	}
 }
-
