@@ -504,7 +504,7 @@ bench-abi-check: $(SELFCHECK)/big/libnccom.so.2 $(SELFCHECK)/host-match $(LIB)
 .PHONY: operator-demo
 OPERATOR_DEMO_DEPS = $(LIB) $(BUILD)/$(SONAME) $(PRELOAD) $(ABI_TOOL) $(RINGS_TOOL) \
   $(SELFCHECK)/match/libnccom.so.2 $(SELFCHECK)/host-match
-## operator-demo: check, preload, verified self-check, dumps, verify, score (and report) on one stand-in libnccom
+## operator-demo: check, preload, verified self-check, dumps, verify, score, report on one stand-in libnccom
 operator-demo:
 	@sh mk/setup.sh demo
 	@mkdir -p $(BUILD)

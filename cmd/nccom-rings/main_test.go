@@ -138,7 +138,7 @@ func TestVerifyChecksUserRanksAndDoubling(t *testing.T) {
 	// Succ(3): rank 3's next, rank 0's prev, 3 userRanks say 0; rank 2's
 	// userRanks says 1.
 	assert.Contains(t, out, "rank 2: channel 0 userRanks[2] is 1, but 5 of 6 views have 0 after 3 (stale userRanks)\n")
-	assert.Contains(t, out, "rank 2: channel 1 (prev 1, next 3) differs from channel 0 (prev 1, next 3), which it repeats (D10)\n")
+	assert.Contains(t, out, "rank 2: channel 1 userRanks[2] is 0, but channel 0's, which it repeats (D10), is 1\n")
 }
 
 func TestVerifyFindsTwoCycles(t *testing.T) {

@@ -423,6 +423,7 @@ type deviation struct {
 	support       int  // the views holding the agreed value (kindNext, kindPrev, kindUserRanks)
 	total         int  // all views of that value
 	channelWide   bool // about the channel, not one rank (kindCycle)
+	inUserRanks   bool // kindDoubling: prev and next agree, userRanks differ
 }
 
 // ringCheck is the state of checkRings over one job.
@@ -621,8 +622,16 @@ func (k *ringCheck) doubling(r, c int) {
 		return
 	}
 	dup, orig := k.at(r, c), k.at(r, c-g)
-	if dup.Prev != orig.Prev || dup.Next != orig.Next || !slices.Equal(dup.UserRanks, orig.UserRanks) {
+	if dup.Prev != orig.Prev || dup.Next != orig.Next {
 		k.addDev(deviation{kind: kindDoubling, rank: r, channel: c, other: -1, v: [5]int{dup.Prev, dup.Next, c - g, orig.Prev, orig.Next}, weight: 1})
+		return
+	}
+	// Only userRanks differ: name the first entry that does.
+	for i := range min(len(dup.UserRanks), len(orig.UserRanks)) {
+		if dup.UserRanks[i] != orig.UserRanks[i] {
+			k.addDev(deviation{kind: kindDoubling, rank: r, channel: c, other: -1, v: [5]int{i, dup.UserRanks[i], c - g, orig.UserRanks[i]}, weight: 1, inUserRanks: true})
+			return
+		}
 	}
 }
 
@@ -666,7 +675,9 @@ func (k *ringCheck) cycle(c int) {
 // agreed value; kindLink: the field, the value, what it says back;
 // kindUserRanks: the entry, its index, the rank before it, the agreed next
 // of that rank (only the entry when it is the first); kindDoubling: prev,
-// next, the channel repeated, its prev and next; kindCycle: the steps
+// next, the channel repeated, its prev and next (with inUserRanks: the
+// first index that differs, its entry, the channel repeated, its entry);
+// kindCycle: the steps
 // taken, n, 1 when the walk came back to rank 0.
 func (d deviation) finding() Finding {
 	f := Finding{Kind: d.kind, Rank: d.rank, Channel: d.channel, Other: d.other, Hint: hints[d.kind]}
@@ -700,7 +711,11 @@ func (d deviation) finding() Finding {
 			f.Message = fmt.Sprintf("rank %d: channel %d userRanks[%d] is %d, but %s (stale userRanks)", d.rank, d.channel, v[1], v[0], agreed(v[3], v[2], false))
 		}
 	case kindDoubling:
-		f.Message = fmt.Sprintf("rank %d: channel %d (prev %d, next %d) differs from channel %d (prev %d, next %d), which it repeats (D10)", d.rank, d.channel, v[0], v[1], v[2], v[3], v[4])
+		if d.inUserRanks {
+			f.Message = fmt.Sprintf("rank %d: channel %d userRanks[%d] is %d, but channel %d's, which it repeats (D10), is %d", d.rank, d.channel, v[0], v[1], v[2], v[3])
+		} else {
+			f.Message = fmt.Sprintf("rank %d: channel %d (prev %d, next %d) differs from channel %d (prev %d, next %d), which it repeats (D10)", d.rank, d.channel, v[0], v[1], v[2], v[3], v[4])
+		}
 	case kindCycle:
 		if v[2] == 1 {
 			f.Message = fmt.Sprintf("rank 0: channel %d is a ring of %d ranks, not of all %d: following next from rank 0 comes back after %d", d.channel, v[0], v[1], v[0])
