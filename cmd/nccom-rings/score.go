@@ -22,7 +22,11 @@ number of groups when two or more, else 0. Then the NIC-index mismatches:
 inter-node edges whose sender uses another NIC index on that channel than
 the receiver (from the ncclTopoGetNetDev answers in the dumps; equal
 indices are not proof of one rail, so this says index), and, per node, how
-many channels carry inter-node edges through each NIC index.
+many channels carry inter-node edges through each NIC index. A graph
+whose channels leave a node on another NIC than they enter it on
+(inter[2c] != inter[2c+1], as in the embedded default graph) mismatches
+on every inter-node edge by construction; one that keeps each channel on
+one NIC has none.
 
 The rings are the lowest rank's; score does not check that the ranks agree
 (verify does). Each node's location is the NCCOM_RING_LOCATION most of its
@@ -180,6 +184,9 @@ func writeScore(w io.Writer, rep scoreReport, hosts []string) {
 	if len(s.Mismatches) > 0 {
 		m := s.Mismatches[0]
 		fmt.Fprintf(w, ", first on channel %d: rank %d (NIC index %d) -> rank %d (NIC index %d)", m.Channel, m.From, m.FromDev, m.To, m.ToDev)
+		if s.NICMismatches() == edges {
+			fmt.Fprint(w, " (every one: as when the graph's channels leave a node on another NIC than they enter it on)")
+		}
 	}
 	fmt.Fprintln(w)
 	writeNICShares(w, s.NICs)

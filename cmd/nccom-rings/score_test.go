@@ -75,7 +75,7 @@ func TestPlanAndScoreOfD25sExample(t *testing.T) {
 	assert.Equal(t, cli.ExitOK, code, errOut)
 	assert.Equal(t, "nccom-rings score: 32 ranks, 8 nodes, 16 channels; locations from the dumps: 8 of 8 nodes located, 2 levels\n"+
 		"  channels 0-15: 8 inter-node edges; level 1: 0 crossings (1 group: fewest 0); level 2: 8 crossings (2 groups: fewest 2; 6 over); 8 NIC-index mismatches\n"+
-		"  NIC-index mismatches: 128 of 128 inter-node edges, first on channel 0: rank 3 (NIC index 3) -> rank 4 (NIC index 0)\n"+
+		"  NIC-index mismatches: 128 of 128 inter-node edges, first on channel 0: rank 3 (NIC index 3) -> rank 4 (NIC index 0) (every one: as when the graph's channels leave a node on another NIC than they enter it on)\n"+
 		"  channels per NIC index, nodes 0-7: NIC index 0: 8 channels, NIC index 1: 8 channels, NIC index 2: 8 channels, NIC index 3: 8 channels\n"+
 		"  level 2: up to 6 crossings over the fewest a ring can have (nccom-rings plan --order network shows what D25's order would give)\n", out)
 	code, out, _ = runTool("score", filepath.Join(dir, "network"), "--json")
