@@ -144,9 +144,12 @@ its WARN, a missing rank not at all.
 
   --channel C  the channel to show
   --json       the same as JSON: {"channel", "nChannels", "ranks": [{"rank",
-               "node", "prev", "next", "dev", "userRanks", "result", "warn"}]}
-  --dot        Graphviz: one edge per rank to its next, ranks clustered by
-               node (nccom-rings show --dot DIR | dot -Tsvg > ring.svg)
+               "node", "host", "prev", "next", "dev", "userRanks", "result",
+               "warn"}]}
+  --dot        Graphviz for plain dot: one box per node (index and host),
+               its ranks in ring order in rows, the boxes in a grid; the
+               edges between nodes blue, with the sender's and receiver's
+               NIC index (nccom-rings show --dot DIR | dot -Tsvg > ring.svg)
 
 `
 

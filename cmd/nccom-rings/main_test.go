@@ -210,10 +210,32 @@ func TestShowTableJSONAndDot(t *testing.T) {
 	assert.Equal(t, 3, shown.Ranks[2].Next)
 	assert.Nil(t, shown.Ranks[2].Dev, "no GetNetDev answer for channel 1")
 
+	// Two nodes of one row each; the two inter-node edges carry the NICs
+	// of channel 0's netDevs (rank r's is r%2).
 	code, out, _ = runTool("show", dir, "--dot")
 	assert.Equal(t, cli.ExitOK, code)
-	assert.Contains(t, out, "subgraph cluster_node1 {")
-	assert.Contains(t, out, "  \"3\" -> \"0\";\n")
+	inter := `color=blue, fontcolor=blue, penwidth=2, constraint=false`
+	assert.Equal(t, `digraph "channel 0" {
+  label="channel 0 of 2";
+  newrank=true;
+  node [shape=circle];
+  subgraph cluster_node0 {
+    label="node 0 \"host\"";
+    { rank=same; "0"; "1"; }
+  }
+  subgraph cluster_node1 {
+    label="node 1 \"host\"";
+    { rank=same; "2"; "3"; }
+  }
+  "0" -> "1";
+  "1" -> "2" [`+inter+`, taillabel="NIC 1", headlabel="NIC 0"];
+  "2" -> "3";
+  "3" -> "0" [`+inter+`, taillabel="NIC 1", headlabel="NIC 0"];
+}
+`, out)
+	code, out, _ = runTool("show", dir, "--dot", "--channel", "1")
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Contains(t, out, "  \"3\" -> \"0\" ["+inter+"];\n", "no netDevs for channel 1: no NIC labels")
 
 	code, _, errOut := runTool("show", "--channel", "2", dir)
 	assert.Equal(t, cli.ExitUnusable, code)
