@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -134,7 +135,7 @@ func TestDebugLevelsFilterLines(t *testing.T) {
 }
 
 func TestInfoPrintsRankZeroChannelLines(t *testing.T) {
-	r := ringstage(t, []string{"NCCL_DEBUG=INFO"})
+	r := ringstage(t, []string{"NCCL_DEBUG=INFO"}, "--full")
 	require.Zero(t, r.exit)
 	info := lines(t, r.log, "INFO")
 	var channelLines []string
@@ -143,16 +144,10 @@ func TestInfoPrintsRankZeroChannelLines(t *testing.T) {
 			channelLines = append(channelLines, l)
 		}
 	}
-	// The host prints rank 0's userRanks itself in NCCL's format: the
-	// library's lines (D17) must be the same 16 lines.
-	var hostLines []string
-	for _, l := range strings.Split(r.stdout, "\n") {
-		if strings.HasPrefix(l, "Channel ") {
-			hostLines = append(hostLines, l)
-		}
-	}
+	// The host prints rank 0's userRanks itself in NCCL's format (whole
+	// with --full): the library's lines (D17) must be the same 16 lines.
 	require.Len(t, channelLines, 16)
-	assert.Equal(t, hostLines, channelLines)
+	assert.Equal(t, hostChannelLines(r.stdout), channelLines)
 	assert.True(t, strings.HasPrefix(channelLines[0], "Channel 00/16 :    0   1   2   3"), channelLines[0])
 	for _, l := range strings.Split(strings.TrimSpace(r.log), "\n") {
 		if strings.Contains(l, "Channel ") {
@@ -160,6 +155,56 @@ func TestInfoPrintsRankZeroChannelLines(t *testing.T) {
 		}
 	}
 	assert.Empty(t, lines(t, r.log, "WARN"))
+}
+
+// hostChannelLines returns the Channel lines of ringstage's stdout.
+func hostChannelLines(stdout string) []string {
+	var out []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "Channel ") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// By default ringstage cuts each Channel line after 16 ranks and says how
+// many there are (a whole line of 128 ranks is 528 characters); --full
+// prints them whole, and the rest of stdout is the same either way.
+func TestChannelLinesAreCutUnlessFull(t *testing.T) {
+	short := ringstage(t, nil)
+	full := ringstage(t, nil, "--full")
+	require.Zero(t, short.exit)
+	require.Zero(t, full.exit)
+	shortLines, fullLines := hostChannelLines(short.stdout), hostChannelLines(full.stdout)
+	require.Len(t, fullLines, 16)
+	require.Len(t, shortLines, 16)
+	for c, l := range fullLines {
+		assert.Len(t, l, len("Channel 00/16 : ")+128*4, "channel %d: 128 ranks of 4 characters", c)
+		// "Channel NN/16 : " and 16 ranks of 4 characters, then the count.
+		assert.Equal(t, l[:len("Channel 00/16 : ")+16*4]+" ... (128 ranks)", shortLines[c], "channel %d", c)
+	}
+	assert.Equal(t, "Channel 00/16 :    0   1   2   3   4   5   6   7   8   9  10  11  12  13  14  15 ... (128 ranks)", shortLines[0])
+	assert.True(t, strings.HasPrefix(short.stdout, strings.Join(shortLines, "\n")+"\n"), "the Channel lines come first")
+	assert.True(t, strings.HasPrefix(full.stdout, strings.Join(fullLines, "\n")+"\n"), "the Channel lines come first")
+	summary := func(stdout string) (out []string) {
+		for _, l := range strings.Split(stdout, "\n") {
+			if !strings.HasPrefix(l, "Channel ") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	assert.Len(t, summary(short.stdout), 3, "two lines and the final newline")
+	assert.Equal(t, summary(full.stdout), summary(short.stdout))
+
+	// Up to 16 ranks a line is whole either way.
+	small := ringstage(t, nil, "--graph", repoFile("testdata", "graphs", "03_nccl524_4gpu_4nic_graph.xml"), "--nodes", "1")
+	require.Zero(t, small.exit)
+	assert.Equal(t, "Channel 00/04 :    0   1   2   3", hostChannelLines(small.stdout)[0])
+
+	q := ringstage(t, nil, "--quiet", "--full")
+	assert.Equal(t, 2, q.exit, "--quiet and --full are exclusive")
 }
 
 // D23: every rank's Postset prints the channel count it uses, once, with its
@@ -425,4 +470,41 @@ func TestCcomStylePrintsAFailingPostsetsWarnWithoutNCCLDebug(t *testing.T) {
 	require.NotEmpty(t, warns)
 	assert.Equal(t, "ncclTopoPostset: comm->enablePod is 1 on 4 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 0 did not)", warns[0])
 	assert.NotContains(t, r.log, " NCCL WARN ")
+}
+
+// Long runs say on stderr how far the per-rank calls are, at most every 2
+// seconds: 512 ranks with NCCOM_RING_DUMP set (each rank's Postset writes
+// its dump, each GetNetDev rewrites it) take 3 to 5 s on a 2-core
+// machine. stdout is the same as without the dumps.
+func TestLongRunsPrintProgressOnStderr(t *testing.T) {
+	plain := ringstage(t, nil, "--nodes", "16")
+	require.Zero(t, plain.exit)
+
+	cmd := exec.Command(filepath.Join(buildDir(t), "ringstage"), "--nodes", "16")
+	cmd.Env = append(cleanEnv(), "NCCOM_RING_DUMP="+t.TempDir())
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	require.NoError(t, cmd.Run())
+	elapsed := time.Since(start)
+	assert.Equal(t, plain.stdout, stdout.String())
+
+	progress := regexp.MustCompile(`^ringstage: (Preset|Postset|GetNetDev) (\d+) of 512 ranks( \(writing dumps\))?$`)
+	var got []string
+	for _, l := range strings.Split(strings.TrimRight(stderr.String(), "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		m := progress.FindStringSubmatch(l)
+		require.NotNil(t, m, "not a progress line: %q", l)
+		assert.Equal(t, m[1] != "Preset", m[3] != "", "Postset and GetNetDev write the dumps: %q", l)
+		got = append(got, l)
+	}
+	t.Logf("%v: %q", elapsed, got)
+	assert.LessOrEqual(t, len(got), int(elapsed/(2*time.Second)), "at most one line every 2 s in %v: %q", elapsed, got)
+	// The calls are all but the invariant check (a fraction of a second
+	// here): a run this long has spent more than 2 s in them.
+	if elapsed > 3*time.Second {
+		assert.NotEmpty(t, got, "no progress line in %v", elapsed)
+	}
 }

@@ -215,6 +215,7 @@ int stage_run(const struct ring_api *api, const struct cluster *cl, struct stage
       free(own);
       return stage_fail(st, res, "ncclTopoPreset", r);
     }
+    if (cl->progress) cl->progress("Preset", r + 1, n);
   }
   stage_gather(st, own);
   free(own);
@@ -225,6 +226,7 @@ int stage_run(const struct ring_api *api, const struct cluster *cl, struct stage
                                     st->all, &st->nChannels[r], &st->nNodes[r]);
     rank_env(cl, r, 0);
     if (res != ncclSuccess) return stage_fail(st, res, "ncclTopoPostset", r);
+    if (cl->progress) cl->progress("Postset", r + 1, n);
   }
 
   for (int r = 0; r < n; r++) {
@@ -234,6 +236,7 @@ int stage_run(const struct ring_api *api, const struct cluster *cl, struct stage
                                           &st->netDev[r * MAXCHANNELS + c]);
       if (res != ncclSuccess) return stage_fail(st, res, "ncclTopoGetNetDev", r);
     }
+    if (cl->progress) cl->progress("GetNetDev", r + 1, n);
   }
   return 0;
 }

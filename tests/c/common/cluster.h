@@ -51,6 +51,11 @@ struct cluster {
   int *localOf;                  /* [nRanks] its local index on that node */
   int *rankAt;                   /* [nRanks] node m's local index i is rankAt[slot[m] + i] */
   int *slot;                     /* [nNodes] localRanks[0] + ... + localRanks[m-1] */
+  /* When set, stage_run calls it after each rank of each of its per-rank
+   * loops (call: "Preset", "Postset" or "GetNetDev"; done of total ranks),
+   * so that a host simulating thousands of ranks can say how far it is;
+   * NULL (cluster_new's) for none. */
+  void (*progress)(const char *call, int done, int total);
 };
 
 

@@ -4,7 +4,7 @@
  * invariants of the result, and prints it.
  *
  *   ringstage [--nodes N] [--graph FILE] [--kanga K] [--pod]
- *             [--order rank|network] [--locations FILE] [--json | --dot] [--quiet]
+ *             [--order rank|network] [--locations FILE] [--json | --dot] [--quiet | --full]
  *
  * Without --graph it runs the embedded default cluster (4 trn1.32xlarge-like
  * nodes of 32 ranks, 128 ranks in all, 8 NICs, 8 channels; --nodes changes
@@ -17,10 +17,14 @@
  * format of `nccom-rings locate --all`: one "NODE LOCATION" line per node,
  * NODE the node's index, # comments); the summary then says which nodes
  * ring 0 visits in turn and how often it crosses each level. Output:
- * NCCL-style "Channel xx/yy :" lines of rank 0 and a summary (default), the
- * full per-rank wiring as JSON (--json), or the rings as a Graphviz digraph
- * (--dot). The host simulates every rank in one process, so its memory
- * grows with the square of the rank count: at most 4096 ranks. Exit status
+ * NCCL-style "Channel xx/yy :" lines of rank 0 cut to their first
+ * SHOWN_RANKS ranks, and a summary (default); the same with whole lines
+ * (--full); the summary alone (--quiet); the full per-rank wiring as JSON
+ * (--json); or the rings as a Graphviz digraph (--dot). The host simulates
+ * every rank in one process, so its memory grows with the square of the
+ * rank count: at most 4096 ranks. On long runs (PROGRESS_RANKS ranks, or
+ * PROGRESS_DUMP_RANKS with NCCOM_RING_DUMP set) it says on stderr how far
+ * the per-rank calls are, at most every PROGRESS_SECONDS. Exit status
  * 0 when every call succeeded and every invariant held, 1 otherwise, 2 on a
  * usage error.
  */
@@ -31,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/cluster.h"
@@ -39,7 +44,7 @@ enum output { OUT_TEXT, OUT_JSON, OUT_DOT };
 
 static void usage(FILE *f) {
   fputs("usage: ringstage [--nodes N] [--graph FILE] [--kanga K] [--pod] [--order rank|network]\n"
-        "                 [--locations FILE] [--json | --dot] [--quiet]\n"
+        "                 [--locations FILE] [--json | --dot] [--quiet | --full]\n"
         "       ringstage --version\n"
         "  --nodes N     number of nodes (default 4); at most 4096 ranks in all\n"
         "  --graph FILE  an NCCL_GRAPH_FILE whose RING graph every node uses\n"
@@ -51,6 +56,7 @@ static void usage(FILE *f) {
         "  --json        print every rank's wiring as JSON\n"
         "  --dot         print the rings as a Graphviz digraph\n"
         "  --quiet       print only the summary\n"
+        "  --full        print the Channel lines whole (default: their first 16 ranks)\n"
         "  --version     print this host's and the loaded library's version\n"
         "\n"
         "environment (read by the library; docs/environment.md):\n"
@@ -104,13 +110,43 @@ static int parse_int(const char *flag, const char *v, long lo, long hi, int *out
   return 0;
 }
 
-static void print_channel_lines(const struct stage *st) {
+/* Ranks of each Channel line printed by default: a line of 128 ranks is 528
+ * characters, which wraps in a terminal; cut after 16 it is 96. */
+enum { SHOWN_RANKS = 16 };
+
+/* Rank 0's userRanks of each channel in NCCL's format; unless full, cut
+ * after SHOWN_RANKS ranks with the rank count said. */
+static void print_channel_lines(const struct stage *st, int full) {
   const struct ncclComm *comm = st->comms[0];
+  int shown = full || st->nRanks <= SHOWN_RANKS ? st->nRanks : SHOWN_RANKS;
   for (int c = 0; c < comm->nChannels; c++) {
     printf("Channel %02d/%02d : ", c, comm->nChannels);
-    for (int i = 0; i < st->nRanks; i++) printf(" %3d", comm->channels[c].ring.userRanks[i]);
+    for (int i = 0; i < shown; i++) printf(" %3d", comm->channels[c].ring.userRanks[i]);
+    if (shown < st->nRanks) printf(" ... (%d ranks)", st->nRanks);
     putchar('\n');
   }
+}
+
+/* Progress on stderr, for runs that take seconds with nothing printed: on
+ * a 2-core machine 4096 ranks take 7 s (Postset is most of it), 1024 ranks
+ * with dumps 10 s (each rank's Postset writes its dump and each of its
+ * GetNetDev calls rewrites it, 17 writes a rank). */
+enum { PROGRESS_RANKS = 1024, PROGRESS_DUMP_RANKS = 512, PROGRESS_SECONDS = 2 };
+static double progressLast;  /* when the last line was printed, or the run began */
+static int progressDumps;    /* NCCOM_RING_DUMP is set: Postset and GetNetDev write */
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress(const char *call, int done, int total) {
+  double t = now_seconds();
+  if (t - progressLast < PROGRESS_SECONDS) return;
+  progressLast = t;
+  fprintf(stderr, "ringstage: %s %d of %d ranks%s\n", call, done, total,
+          progressDumps && strcmp(call, "Preset") != 0 ? " (writing dumps)" : "");
 }
 
 /* Reads a locations file (nccom-rings locate --all's format, NODE being a
@@ -233,7 +269,7 @@ static void print_dot(const struct cluster *cl, const struct stage *st) {
 }
 
 int main(int argc, char **argv) {
-  int nodes = 4, quiet = 0, kanga = 0, pod = 0, network = 0;
+  int nodes = 4, quiet = 0, full = 0, kanga = 0, pod = 0, network = 0;
   const char *graphFile = NULL, *locationsFile = NULL;
   enum output out = OUT_TEXT;
   int outputs = 0;
@@ -282,6 +318,8 @@ int main(int argc, char **argv) {
       outputs++;
     } else if (strcmp(arg, "--quiet") == 0) {
       quiet = 1;
+    } else if (strcmp(arg, "--full") == 0) {
+      full = 1;
     } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
       usage(stdout);
       return 0;
@@ -298,6 +336,10 @@ int main(int argc, char **argv) {
   }
   if (outputs > 1) {
     fprintf(stderr, "ringstage: --json and --dot are exclusive: choose one\n");
+    return 2;
+  }
+  if (quiet && full) {
+    fprintf(stderr, "ringstage: --quiet and --full are exclusive: choose one\n");
     return 2;
   }
 
@@ -347,6 +389,12 @@ int main(int argc, char **argv) {
   }
   const char *platform = getenv("NCCOM_RING_PLATFORM");
   cl->switchV1 = platform && strcasecmp(platform, "trn3-switchv1") == 0;
+  const char *dump = getenv("NCCOM_RING_DUMP");
+  progressDumps = dump != NULL && dump[0] != '\0'; /* empty is unset (P20) */
+  if (cl->nRanks >= PROGRESS_RANKS || (progressDumps && cl->nRanks >= PROGRESS_DUMP_RANKS)) {
+    progressLast = now_seconds();
+    cl->progress = progress;
+  }
 
   struct stage st;
   int status = 0;
@@ -361,7 +409,7 @@ int main(int argc, char **argv) {
     } else if (out == OUT_DOT) {
       print_dot(cl, &st);
     } else {
-      if (!quiet) print_channel_lines(&st);
+      if (!quiet) print_channel_lines(&st, full);
       printf("ringstage: %s: %d %s x %d ranks = %d ranks, %d graph channels -> %d channels\n",
              graphFile ? graphFile : "default cluster", cl->nNodes, cl->nNodes == 1 ? "node" : "nodes",
              cl->localRanks[0], cl->nRanks,
