@@ -230,7 +230,7 @@ HOSTILE_MODES := threads signals-before signals-after signals-nostack fork early
 test-hostile: $(BUILD)/hostile $(BUILD)/preinit $(BUILD)/malloc-failure $(BUILD)/libfailmalloc.so $(LIB)
 	@set -e; for m in $(HOSTILE_MODES); do timeout 120 $(BUILD)/hostile $(LIB) $$m; done
 	timeout 20 $(BUILD)/preinit
-	LD_PRELOAD=$(CURDIR)/$(BUILD)/libfailmalloc.so FAILMALLOC_SIZE=3996 FAILMALLOC_AFTER=2 timeout 60 $(BUILD)/malloc-failure
+	timeout 60 env LD_PRELOAD=$(CURDIR)/$(BUILD)/libfailmalloc.so FAILMALLOC_SIZE=3996 FAILMALLOC_AFTER=2 $(BUILD)/malloc-failure
 
 $(BUILD)/preinit: tests/c/hostile/preinit.c include/nccom_ring.h $(LIB) $(BUILD)/$(SONAME)
 	$(CC) $(CSTD) $(INCLUDES) -o $@ tests/c/hostile/preinit.c $(LINK_LIB)
@@ -440,6 +440,9 @@ test-layout-profile: $(BUILD)/boundary $(ABI_TOOL) $(ABI)/libnccom-moved.so $(LI
 # on the 10 MB library.
 SELFCHECK      := $(ABI)/selfcheck
 SELFCHECK_LIBS := $(patsubst %,$(SELFCHECK)/%/libnccom.so.2,match moved stripped)
+# Put timeout (or any wrapper) before $(SELFCHECK_RUN), never after: a
+# wrapper that LD_PRELOAD reaches gets a Go runtime, whose threads can take
+# the signals it waits for (tests/c/abi/profile_check.sh).
 SELFCHECK_RUN  := $(BOUNDARY_ENV) -u NCCOM_RING_ABI_CHECK -u NCCL_DEBUG_SUBSYS LD_PRELOAD=$(CURDIR)/$(LIB)
 $(SELFCHECK)/%/libnccom.so.2: $(ABI_SRC)
 	@mkdir -p $(dir $@)
@@ -485,7 +488,7 @@ test-abi-check: $(SELFCHECK_LIBS) $(SELFCHECK)/host-match $(SELFCHECK)/host-move
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-match unverified
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-match unverified $(CURDIR)/$(SELFCHECK)/stripped/libnccom.so.2
 	@set -e; for c in $(CRAFTED_CASES); do name=$${c%%:*} want=$${c#*:}; \
-	  $(SELFCHECK_RUN) timeout 60 $(SELFCHECK)/host-match hostile $(CURDIR)/$(CRAFTED)/$$name.so "$$want"; done
+	  timeout 60 $(SELFCHECK_RUN) $(SELFCHECK)/host-match hostile $(CURDIR)/$(CRAFTED)/$$name.so "$$want"; done
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-match replaced $(CURDIR)/$(SELFCHECK)/match/libnccom.so.2 $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2
 	@echo "test-abi-check: refuse (enforce, and an unknown value), the stand-in's profile, matching stand-in, off, warn, no libnccom, no DWARF, issue 21's crafted libnccom.so.2 files, a file replaced after load: passed"
 ## bench-abi-check: the first call's cost of the layout self-check over a large libnccom

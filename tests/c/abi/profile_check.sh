@@ -17,9 +17,13 @@ fail=0
 run() {
   profile=$1
   want=$2
-  env -u NCCOM_RING_PLATFORM -u NCCOM_RING_POD_ORDER -u NCCOM_RING_DUMP -u NCCL_DEBUG -u NCCL_DEBUG_FILE \
+  # timeout before env: LD_PRELOAD must reach the host only. Preloaded into
+  # timeout itself, the Go runtime's threads (all signals unblocked) can
+  # take the child's SIGCHLD while timeout's main thread has it blocked, and
+  # timeout then waits out its 60 s and says 124 for a host that ended.
+  timeout 60 env -u NCCOM_RING_PLATFORM -u NCCOM_RING_POD_ORDER -u NCCOM_RING_DUMP -u NCCL_DEBUG -u NCCL_DEBUG_FILE \
     -u NCCOM_RING_LAYOUT -u NCCOM_RING_ABI_CHECK -u NCCL_DEBUG_SUBSYS LD_PRELOAD="$build/libnccomring.so" \
-    timeout 60 "$host" profile "$lib" "$profile" "$want" || fail=1
+    "$host" profile "$lib" "$profile" "$want" || fail=1
 }
 
 "$tool" profile "$lib" > "$dir/moved.json" || exit 1
