@@ -1,6 +1,7 @@
 // Package report writes one self-contained HTML page about a job's rings
 // (nccom-rings report): a picture of the rings at node level, one channel
-// at a time, nodes grouped by location; the full userRanks of every
+// at a time, nodes grouped by location, and above it one between the
+// location groups of a level (GroupLevels: the counts come from Go); the full userRanks of every
 // channel as text; the score (package score); and verify's findings,
 // marked at their rank. It computes none of these: the tool hands it the
 // job, its score and verify's findings, and the page only shows them.

@@ -250,7 +250,9 @@ func TestGroupLevelsD25(t *testing.T) {
 	assert.Equal(t, []int{2, 2}, lv.Minimum)
 
 	// The page carries them.
-	d := blob(t, render(t, Input{Dir: "d", Job: j, LocationsFrom: "dumps"}))
+	html := render(t, Input{Dir: "d", Job: j, LocationsFrom: "dumps"})
+	assert.Contains(t, html, `<select id="level"><option value="0">2 (2 groups)</option></select>`)
+	d := blob(t, html)
 	require.Len(t, d.Tiers, 1)
 	assert.Equal(t, lv.Pairs, d.Tiers[0].Pairs)
 }
@@ -271,4 +273,15 @@ func TestGroupLevelsFourNodes(t *testing.T) {
 	assert.Equal(t, []string{"s0/a", "s0/b", "s1/c", ""}, tiers[1].Names)
 	assert.Equal(t, [][]int{{0, 1, 1, 1, 2, 1, 2, 3, 1, 3, 0, 1}}, tiers[1].Pairs)
 	assert.Equal(t, []int{4}, tiers[1].Crossings)
+}
+
+func TestGroupLevelsOneGroup(t *testing.T) {
+	// Every node in s0/a: no level has 2 groups, so no group picture and
+	// no tiers, and the page says so.
+	j := fourNodes()
+	j.Location = []string{"s0/a", "s0/a", "s0/a", "s0/a"}
+	html := render(t, Input{Dir: "d", Job: j, LocationsFrom: "dumps"})
+	assert.NotContains(t, html, `id="groups"`)
+	assert.Contains(t, html, "no picture between groups")
+	assert.Empty(t, blob(t, html).Tiers)
 }

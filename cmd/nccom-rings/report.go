@@ -19,7 +19,11 @@ Writes one self-contained HTML page about the job whose dumps DIR holds
 (package report): a picture of the rings at node level, one channel at a
 time chosen in the page (nodes in a box per location, inter-node edges
 with the NIC index at each end, edges that cross a location level
-coloured by the outermost level crossed); each channel's full userRanks as
+coloured by the outermost level crossed), and above it the same channel
+between location groups (a box per group of the outermost level with 2 or
+more groups, or one chosen in the page; an arrow per ordered pair of
+groups crossed, labelled with its edges, red when over 1, the most a ring
+with the fewest crossings has); each channel's full userRanks as
 text; score's table (see score); and every verify finding, its rank marked
 in the picture and in the userRanks. The page loads nothing from anywhere:
 open it in any browser, or attach it to a ticket (with --redact).
