@@ -49,6 +49,7 @@
   var gsvg = document.getElementById("groups");
   var gnote = document.getElementById("group-note");
   var BW = 120, BH = 34; // a group's box
+  var P = 4; // ints per pair (report.PairInts)
   function drawGroups(c) {
     if (!gsvg) return;
     var tier = data.tiers[+levelSel.value], n = tier.names.length;
@@ -84,14 +85,13 @@
       return [px[g] + ux * t, py[g] + uy * t];
     }
     var p = tier.pairs[c];
-    for (var k = 0; k < p.length; k += 3) {
-      var a = p[k], b = p[k + 1], count = p[k + 2];
+    for (var k = 0; k < p.length; k += P) {
+      var a = p[k], b = p[k + 1], count = p[k + 2], over = p[k + 3] === 1;
       var dx = px[b] - px[a], dy = py[b] - py[a], len = Math.sqrt(dx * dx + dy * dy);
       var ux = dx / len, uy = dy / len;
       var s = rim(a, ux, uy), e = rim(b, -ux, -uy);
       var bend = 0.2, sx = e[0] - s[0], sy = e[1] - s[1];
       var qx = (s[0] + e[0]) / 2 - sy * bend, qy = (s[1] + e[1]) / 2 + sx * bend;
-      var over = count > 1;
       frag.appendChild(title(el("path", { d: "M" + s[0] + "," + s[1] + " Q" + qx + "," + qy + " " + e[0] + "," + e[1],
         "class": "gedge" + (over ? " over" : ""), "marker-end": "url(#garrow" + (over ? "-over" : "") + ")" }),
         (tier.names[a] || "no location") + " -> " + (tier.names[b] || "no location") + ": " + count +

@@ -255,9 +255,13 @@ type GroupLevel struct {
 	// location); Nodes[g] how many nodes it holds.
 	Names []string `json:"names"`
 	Nodes []int    `json:"nodes"`
-	// Pairs[c] is channel c's inter-node edges between groups, three ints
-	// per ordered pair of groups the ring crosses between: from group, to
-	// group, edges; sorted by from, then to.
+	// Pairs[c] is channel c's inter-node edges between groups, PairInts
+	// ints per ordered pair of groups the ring crosses between: from
+	// group, to group, edges, and 1 when the from group is left more than
+	// once (else 0); sorted by from, then to. A ring with the fewest
+	// crossings leaves each group once, so the level's excess is the sum
+	// over groups of their leavings less one: the pairs marked 1 are where
+	// it lies.
 	Pairs [][]int `json:"pairs"`
 	// Crossings[c] and Minimum[c] are the score's for channel c at Level.
 	Crossings []int `json:"crossings"`
@@ -326,6 +330,9 @@ func NewData(j *score.Job, findings []Finding) (*Data, error) {
 	return d, nil
 }
 
+// PairInts is the ints of one pair in GroupLevel.Pairs.
+const PairInts = 4
+
 // GroupLevels is j's rings at each location level with 2 or more groups,
 // outermost first, with s's crossings (s is j's score). A group is the
 // nodes whose locations share the level's prefix (nodeorder.Groups), the
@@ -371,11 +378,13 @@ func GroupLevels(j *score.Job, s *score.Score) ([]GroupLevel, error) {
 		n := len(gl.Names)
 		for c, ring := range j.Rings {
 			count := map[int]int{}
+			leaves := map[int]int{} // per from group
 			total := 0
 			for i, r := range ring {
 				a, b := index[j.Node[r]], index[j.Node[ring[(i+1)%len(ring)]]]
 				if a != b {
 					count[a*n+b]++
+					leaves[a]++
 					total++
 				}
 			}
@@ -388,9 +397,13 @@ func GroupLevels(j *score.Job, s *score.Score) ([]GroupLevel, error) {
 				keys = append(keys, k)
 			}
 			slices.Sort(keys)
-			pairs := make([]int, 0, 3*len(keys))
+			pairs := make([]int, 0, PairInts*len(keys))
 			for _, k := range keys {
-				pairs = append(pairs, k/n, k%n, count[k])
+				over := 0
+				if leaves[k/n] > 1 {
+					over = 1
+				}
+				pairs = append(pairs, k/n, k%n, count[k], over)
 			}
 			gl.Pairs = append(gl.Pairs, pairs)
 			gl.Crossings = append(gl.Crossings, lv.Crossings)

@@ -245,7 +245,8 @@ func TestGroupLevelsD25(t *testing.T) {
 	assert.Equal(t, 2, lv.Level)
 	assert.Equal(t, []string{"spine0/leafA", "spine0/leafB"}, lv.Names)
 	assert.Equal(t, []int{4, 4}, lv.Nodes)
-	assert.Equal(t, [][]int{{0, 1, 4, 1, 0, 4}, {0, 1, 1, 1, 0, 1}}, lv.Pairs)
+	// Rank order leaves each leaf 4 times: both pairs over.
+	assert.Equal(t, [][]int{{0, 1, 4, 1, 1, 0, 4, 1}, {0, 1, 1, 0, 1, 0, 1, 0}}, lv.Pairs)
 	assert.Equal(t, []int{8, 2}, lv.Crossings)
 	assert.Equal(t, []int{2, 2}, lv.Minimum)
 
@@ -269,10 +270,22 @@ func TestGroupLevelsFourNodes(t *testing.T) {
 	require.Len(t, tiers, 2)
 	assert.Equal(t, []string{"s0", "s1", ""}, tiers[0].Names)
 	assert.Equal(t, []int{2, 1, 1}, tiers[0].Nodes)
-	assert.Equal(t, [][]int{{0, 1, 1, 1, 2, 1, 2, 0, 1}}, tiers[0].Pairs)
+	assert.Equal(t, [][]int{{0, 1, 1, 0, 1, 2, 1, 0, 2, 0, 1, 0}}, tiers[0].Pairs)
 	assert.Equal(t, []string{"s0/a", "s0/b", "s1/c", ""}, tiers[1].Names)
-	assert.Equal(t, [][]int{{0, 1, 1, 1, 2, 1, 2, 3, 1, 3, 0, 1}}, tiers[1].Pairs)
+	assert.Equal(t, [][]int{{0, 1, 1, 0, 1, 2, 1, 0, 2, 3, 1, 0, 3, 0, 1, 0}}, tiers[1].Pairs)
 	assert.Equal(t, []int{4}, tiers[1].Crossings)
+
+	// The ring 0 2 1 3 leaves s0 twice at level 1 (0->2 into s1, 1->3 to
+	// the node without a location) and s1, the unlocated group once
+	// each: 4 crossings, 3 the fewest, s0's two pairs over.
+	j.Rings = [][]int{{0, 2, 1, 3}}
+	s, err = score.Compute(j)
+	require.NoError(t, err)
+	tiers, err = GroupLevels(j, s)
+	require.NoError(t, err)
+	assert.Equal(t, [][]int{{0, 1, 1, 1, 0, 2, 1, 1, 1, 0, 1, 0, 2, 0, 1, 0}}, tiers[0].Pairs)
+	assert.Equal(t, []int{4}, tiers[0].Crossings)
+	assert.Equal(t, []int{3}, tiers[0].Minimum)
 }
 
 func TestGroupLevelsOneGroup(t *testing.T) {

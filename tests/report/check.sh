@@ -83,7 +83,7 @@ want_rc 0
 want 'id="status"[^>]*>rendered in [0-9]+ ms, [0-9]+ ms after the page began to load<'
 want 'channel-note">8 inter-node edges; 1 node with a finding on this channel; drawn in'
 # The group picture (level 2: leafA, leafB): channel 0 keeps rank order,
-# so 4 arrows' worth each way, over the fewest (2).
+# so 4 edges each way, both arrows red: each leaf is left 4 times.
 want 'group-note">level 2, channel 0: 8 crossings between 2 groups, the fewest 2 \(\+6\)<'
 want '<text class="over"[^>]*>4</text>'
 want '<td>&lt;script&gt;alert\(1\)&lt;/script&gt;</td>'
