@@ -42,7 +42,76 @@
     return classes[Math.min(e[k + 6], 3)];
   }
 
+  // The group picture: the level's groups on a circle (two: side by
+  // side), each arrow a curve bent to the right of its direction so that
+  // a -> b and b -> a stay apart. The counts are Go's (report.GroupLevels).
+  var levelSel = document.getElementById("level");
+  var gsvg = document.getElementById("groups");
+  var gnote = document.getElementById("group-note");
+  var BW = 120, BH = 34; // a group's box
+  var P = 4; // ints per pair (report.PairInts)
+  function drawGroups(c) {
+    if (!gsvg) return;
+    var tier = data.tiers[+levelSel.value], n = tier.names.length;
+    var R = Math.max(110, n * (BW + 20) / (2 * Math.PI));
+    // Two groups sit on one line: no need for the circle's height.
+    var W = 2 * R + BW + 40, H = n === 2 ? BH + 80 : 2 * R + BH + 40;
+    var px = [], py = [];
+    for (var g = 0; g < n; g++) {
+      var angle = Math.PI + 2 * Math.PI * g / n;
+      px.push(W / 2 + R * Math.cos(angle));
+      py.push(H / 2 + R * Math.sin(angle));
+    }
+    var frag = document.createDocumentFragment();
+    var defs = el("defs", {});
+    [["garrow", "#4a7ab8"], ["garrow-over", "#d62728"]].forEach(function (m) {
+      var mk = el("marker", { id: m[0], viewBox: "0 0 10 10", refX: "10", refY: "5",
+        markerWidth: "5", markerHeight: "5", orient: "auto-start-reverse" });
+      mk.appendChild(el("path", { d: "M0,0 L10,5 L0,10 z", fill: m[1] }));
+      defs.appendChild(mk);
+    });
+    frag.appendChild(defs);
+    for (g = 0; g < n; g++) {
+      var name = tier.names[g] || "no location";
+      frag.appendChild(title(el("rect", { "class": "box", x: px[g] - BW / 2, y: py[g] - BH / 2, width: BW, height: BH }),
+        name + ": " + tier.nodes[g] + (tier.nodes[g] === 1 ? " node" : " nodes")));
+      // Long names are cut here; the box's title holds the whole.
+      frag.appendChild(el("text", { x: px[g] - BW / 2 + 4, y: py[g] - 3 }, name.length > 20 ? "\u2026" + name.slice(-19) : name));
+      frag.appendChild(el("text", { x: px[g] - BW / 2 + 4, y: py[g] + 11 }, tier.nodes[g] + (tier.nodes[g] === 1 ? " node" : " nodes")));
+    }
+    // Where the line from a box's centre along (ux, uy) leaves the box.
+    function rim(g, ux, uy) {
+      var t = Math.min(ux ? (BW / 2 + 2) / Math.abs(ux) : Infinity, uy ? (BH / 2 + 2) / Math.abs(uy) : Infinity);
+      return [px[g] + ux * t, py[g] + uy * t];
+    }
+    var p = tier.pairs[c];
+    for (var k = 0; k < p.length; k += P) {
+      var a = p[k], b = p[k + 1], count = p[k + 2], over = p[k + 3] === 1;
+      var dx = px[b] - px[a], dy = py[b] - py[a], len = Math.sqrt(dx * dx + dy * dy);
+      var ux = dx / len, uy = dy / len;
+      var s = rim(a, ux, uy), e = rim(b, -ux, -uy);
+      var bend = 0.2, sx = e[0] - s[0], sy = e[1] - s[1];
+      var qx = (s[0] + e[0]) / 2 - sy * bend, qy = (s[1] + e[1]) / 2 + sx * bend;
+      frag.appendChild(title(el("path", { d: "M" + s[0] + "," + s[1] + " Q" + qx + "," + qy + " " + e[0] + "," + e[1],
+        "class": "gedge" + (over ? " over" : ""), "marker-end": "url(#garrow" + (over ? "-over" : "") + ")" }),
+        (tier.names[a] || "no location") + " -> " + (tier.names[b] || "no location") + ": " + count +
+        (count === 1 ? " inter-node edge" : " inter-node edges")));
+      // The label at the curve's middle.
+      frag.appendChild(el("text", { "class": over ? "over" : "", x: 0.25 * s[0] + 0.5 * qx + 0.25 * e[0] + 3,
+        y: 0.25 * s[1] + 0.5 * qy + 0.25 * e[1] - 3 }, String(count)));
+    }
+    gsvg.setAttribute("viewBox", "0 0 " + Math.round(W) + " " + Math.round(H));
+    gsvg.setAttribute("width", String(Math.round(W)));
+    gsvg.setAttribute("height", String(Math.round(H)));
+    gsvg.replaceChildren(frag);
+    var x = tier.crossings[c], fewest = tier.minimum[c];
+    gnote.textContent = "level " + tier.level + ", channel " + c + ": " + x + " crossings between " + n +
+      " groups, the fewest " + fewest + (x > fewest ? " (+" + (x - fewest) + ")" : "");
+  }
+  if (levelSel) levelSel.addEventListener("change", function () { drawGroups(+select.value); });
+
   function draw(c, selRank) {
+    drawGroups(c);
     var t = performance.now();
     var frag = document.createDocumentFragment();
     var defs = el("defs", {});

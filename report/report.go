@@ -1,6 +1,7 @@
 // Package report writes one self-contained HTML page about a job's rings
 // (nccom-rings report): a picture of the rings at node level, one channel
-// at a time, nodes grouped by location; the full userRanks of every
+// at a time, nodes grouped by location, and above it one between the
+// location groups of a level (GroupLevels: the counts come from Go); the full userRanks of every
 // channel as text; the score (package score); and verify's findings,
 // marked at their rank. It computes none of these: the tool hands it the
 // job, its score and verify's findings, and the page only shows them.
@@ -150,6 +151,9 @@ func view(in Input) (*pageView, error) {
 		return nil, err
 	}
 	v.Data = d
+	if d.Tiers, err = GroupLevels(j, in.Score); err != nil {
+		return nil, err
+	}
 	for l := 1; l <= in.Score.Depth; l++ {
 		v.Levels = append(v.Levels, l)
 	}
@@ -235,6 +239,33 @@ type Data struct {
 	// Marks are the findings about one rank, three ints each: the rank,
 	// the channel (-1 all) and the finding's index in the page's list.
 	Marks []int `json:"marks"`
+	// Tiers are the rings between groups, one per location level with 2
+	// or more groups, outermost first (GroupLevels); set by the page from
+	// the score, nil in a bare NewData.
+	Tiers []GroupLevel `json:"tiers"`
+}
+
+// GroupLevel is every channel's ring at one location level, group by
+// group: what the page's group picture draws. The counts come from Go so
+// that the script only draws; they add up to the score's crossings, which
+// GroupLevels checks.
+type GroupLevel struct {
+	Level int `json:"level"` // 1 is the outermost name
+	// Names[g] is group g's location prefix ("" for the nodes without a
+	// location); Nodes[g] how many nodes it holds.
+	Names []string `json:"names"`
+	Nodes []int    `json:"nodes"`
+	// Pairs[c] is channel c's inter-node edges between groups, PairInts
+	// ints per ordered pair of groups the ring crosses between: from
+	// group, to group, edges, and 1 when the from group is left more than
+	// once (else 0); sorted by from, then to. A ring with the fewest
+	// crossings leaves each group once, so the level's excess is the sum
+	// over groups of their leavings less one: the pairs marked 1 are where
+	// it lies.
+	Pairs [][]int `json:"pairs"`
+	// Crossings[c] and Minimum[c] are the score's for channel c at Level.
+	Crossings []int `json:"crossings"`
+	Minimum   []int `json:"minimum"`
 }
 
 // EdgeInts is the ints of one edge in Data.Edges.
@@ -297,6 +328,97 @@ func NewData(j *score.Job, findings []Finding) (*Data, error) {
 		}
 	}
 	return d, nil
+}
+
+// PairInts is the ints of one pair in GroupLevel.Pairs.
+const PairInts = 4
+
+// GroupLevels is j's rings at each location level with 2 or more groups,
+// outermost first, with s's crossings (s is j's score). A group is the
+// nodes whose locations share the level's prefix (nodeorder.Groups), the
+// nodes without a location one more group, as the score counts them.
+// Cost: O(Depth * (NNodes + len(Rings) * NRanks)), the pairs kept in a map
+// because a level may have thousands of groups but a ring crosses few of
+// the pairs.
+func GroupLevels(j *score.Job, s *score.Score) ([]GroupLevel, error) {
+	locs, err := score.ParseLocations(j.Location)
+	if err != nil {
+		return nil, err
+	}
+	groups := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*j.NNodes), make([]int32, j.NNodes))
+	if s.Depth != groups.Depth || len(s.Channels) != len(j.Rings) {
+		return nil, fmt.Errorf("report: the score is not the job's")
+	}
+	tiers := []GroupLevel{}
+	for l := range groups.Depth {
+		group := groups.Group[l]
+		// index[m] is node m's group in this level's Names, numbered in
+		// the order of the groups' lowest nodes.
+		index := make([]int, j.NNodes)
+		at := map[int32]int{}
+		gl := GroupLevel{Level: l + 1}
+		for m := range j.NNodes {
+			g, ok := at[group[m]]
+			if !ok {
+				g = len(gl.Names)
+				at[group[m]] = g
+				name := ""
+				if group[m] >= 0 {
+					name = prefix(j.Location[m], l+1)
+				}
+				gl.Names = append(gl.Names, name)
+				gl.Nodes = append(gl.Nodes, 0)
+			}
+			index[m] = g
+			gl.Nodes[g]++
+		}
+		if len(gl.Names) < 2 {
+			continue
+		}
+		n := len(gl.Names)
+		for c, ring := range j.Rings {
+			count := map[int]int{}
+			leaves := map[int]int{} // per from group
+			total := 0
+			for i, r := range ring {
+				a, b := index[j.Node[r]], index[j.Node[ring[(i+1)%len(ring)]]]
+				if a != b {
+					count[a*n+b]++
+					leaves[a]++
+					total++
+				}
+			}
+			lv := s.Channels[c].Levels[l]
+			if total != lv.Crossings {
+				return nil, fmt.Errorf("report: channel %d level %d: %d edges between groups, the score says %d", c, l+1, total, lv.Crossings)
+			}
+			keys := make([]int, 0, len(count))
+			for k := range count {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			pairs := make([]int, 0, PairInts*len(keys))
+			for _, k := range keys {
+				over := 0
+				if leaves[k/n] > 1 {
+					over = 1
+				}
+				pairs = append(pairs, k/n, k%n, count[k], over)
+			}
+			gl.Pairs = append(gl.Pairs, pairs)
+			gl.Crossings = append(gl.Crossings, lv.Crossings)
+			gl.Minimum = append(gl.Minimum, lv.Minimum)
+		}
+		tiers = append(tiers, gl)
+	}
+	return tiers, nil
+}
+
+// prefix is location's first levels names ("s0/a/b", 2: "s0/a"); the
+// whole location when it has fewer.
+func prefix(location string, levels int) string {
+	names := strings.SplitN(location, "/", levels+1)
+	return strings.Join(names[:min(levels, len(names))], "/")
 }
 
 // Layout places every node (locations[m]: node m's location, "" none): one

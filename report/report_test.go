@@ -214,3 +214,87 @@ func TestRedaction(t *testing.T) {
 	assert.Equal(t, html, render(t, in))
 	assert.Equal(t, "trn001.ec2.internal", j.Host[0])
 }
+
+// d25Rings is D25's example, one rank per node: 8 nodes under spine0,
+// alternating leafA (even nodes) and leafB (odd); channel 0 in rank order
+// (0 1 2 ... 7), channel 1 in network order (the leafA nodes, then the
+// leafB ones: 0 2 4 6 1 3 5 7).
+func d25Rings() *score.Job {
+	j := &score.Job{NRanks: 8, NNodes: 8, Node: []int{0, 1, 2, 3, 4, 5, 6, 7},
+		Rings:         [][]int{{0, 1, 2, 3, 4, 5, 6, 7}, {0, 2, 4, 6, 1, 3, 5, 7}},
+		GraphChannels: 2, NetDev: slices.Repeat([]int{0}, 16)}
+	for m := range 8 {
+		j.Host = append(j.Host, "trn00"+string(rune('1'+m)))
+		j.Location = append(j.Location, []string{"spine0/leafA", "spine0/leafB"}[m%2])
+	}
+	return j
+}
+
+func TestGroupLevelsD25(t *testing.T) {
+	j := d25Rings()
+	s, err := score.Compute(j)
+	require.NoError(t, err)
+	tiers, err := GroupLevels(j, s)
+	require.NoError(t, err)
+	// Level 1 is one group (spine0), so only level 2 is there: leafA
+	// (node 0's group, so first) and leafB, 4 nodes each. Rank order
+	// crosses at every edge, 4 each way; network order once each way,
+	// the fewest (2 groups: 2 crossings).
+	require.Len(t, tiers, 1)
+	lv := tiers[0]
+	assert.Equal(t, 2, lv.Level)
+	assert.Equal(t, []string{"spine0/leafA", "spine0/leafB"}, lv.Names)
+	assert.Equal(t, []int{4, 4}, lv.Nodes)
+	// Rank order leaves each leaf 4 times: both pairs over.
+	assert.Equal(t, [][]int{{0, 1, 4, 1, 1, 0, 4, 1}, {0, 1, 1, 0, 1, 0, 1, 0}}, lv.Pairs)
+	assert.Equal(t, []int{8, 2}, lv.Crossings)
+	assert.Equal(t, []int{2, 2}, lv.Minimum)
+
+	// The page carries them.
+	html := render(t, Input{Dir: "d", Job: j, LocationsFrom: "dumps"})
+	assert.Contains(t, html, `<select id="level"><option value="0">2 (2 groups)</option></select>`)
+	d := blob(t, html)
+	require.Len(t, d.Tiers, 1)
+	assert.Equal(t, lv.Pairs, d.Tiers[0].Pairs)
+}
+
+func TestGroupLevelsFourNodes(t *testing.T) {
+	// fourNodes: level 1 has s0 (nodes 0, 1), s1 (node 2) and the node
+	// without a location; level 2 has a, b, c and it. The ring 0 1 2 3
+	// crosses 1->2, 2->3, 3->0 at level 1 and every edge at level 2.
+	j := fourNodes()
+	s, err := score.Compute(j)
+	require.NoError(t, err)
+	tiers, err := GroupLevels(j, s)
+	require.NoError(t, err)
+	require.Len(t, tiers, 2)
+	assert.Equal(t, []string{"s0", "s1", ""}, tiers[0].Names)
+	assert.Equal(t, []int{2, 1, 1}, tiers[0].Nodes)
+	assert.Equal(t, [][]int{{0, 1, 1, 0, 1, 2, 1, 0, 2, 0, 1, 0}}, tiers[0].Pairs)
+	assert.Equal(t, []string{"s0/a", "s0/b", "s1/c", ""}, tiers[1].Names)
+	assert.Equal(t, [][]int{{0, 1, 1, 0, 1, 2, 1, 0, 2, 3, 1, 0, 3, 0, 1, 0}}, tiers[1].Pairs)
+	assert.Equal(t, []int{4}, tiers[1].Crossings)
+
+	// The ring 0 2 1 3 leaves s0 twice at level 1 (0->2 into s1, 1->3 to
+	// the node without a location) and s1, the unlocated group once
+	// each: 4 crossings, 3 the fewest, s0's two pairs over.
+	j.Rings = [][]int{{0, 2, 1, 3}}
+	s, err = score.Compute(j)
+	require.NoError(t, err)
+	tiers, err = GroupLevels(j, s)
+	require.NoError(t, err)
+	assert.Equal(t, [][]int{{0, 1, 1, 1, 0, 2, 1, 1, 1, 0, 1, 0, 2, 0, 1, 0}}, tiers[0].Pairs)
+	assert.Equal(t, []int{4}, tiers[0].Crossings)
+	assert.Equal(t, []int{3}, tiers[0].Minimum)
+}
+
+func TestGroupLevelsOneGroup(t *testing.T) {
+	// Every node in s0/a: no level has 2 groups, so no group picture and
+	// no tiers, and the page says so.
+	j := fourNodes()
+	j.Location = []string{"s0/a", "s0/a", "s0/a", "s0/a"}
+	html := render(t, Input{Dir: "d", Job: j, LocationsFrom: "dumps"})
+	assert.NotContains(t, html, `id="groups"`)
+	assert.Contains(t, html, "no picture between groups")
+	assert.Empty(t, blob(t, html).Tiers)
+}

@@ -5,7 +5,8 @@
 # channel-0 next is moved on, so that the page holds verify's findings.
 # Then Debian's headless chromium opens the page: it must exit 0 with no
 # console line (an uncaught error or a refused script is one), the script
-# must have drawn the picture, the host must be text in the DOM, and the
+# must have drawn the picture and the group picture (its counts from the
+# JSON), the host must be text in the DOM, and the
 # screenshot must not be one colour (tests/report/notblank). The page,
 # the DOM and the screenshot stay in BUILD/report-test to look at.
 #
@@ -81,6 +82,10 @@ cp "$dir/dom.html" "$out"
 want_rc 0
 want 'id="status"[^>]*>rendered in [0-9]+ ms, [0-9]+ ms after the page began to load<'
 want 'channel-note">8 inter-node edges; 1 node with a finding on this channel; drawn in'
+# The group picture (level 2: leafA, leafB): channel 0 keeps rank order,
+# so 4 edges each way, both arrows red: each leaf is left 4 times.
+want 'group-note">level 2, channel 0: 8 crossings between 2 groups, the fewest 2 \(\+6\)<'
+want '<text class="over"[^>]*>4</text>'
 want '<td>&lt;script&gt;alert\(1\)&lt;/script&gt;</td>'
 if grep -E 'CONSOLE|Uncaught' "$dir/dom.log"; then echo "FAIL: $desc: the page wrote to the console"; fail=1; fi
 if grep -q '<script>alert' "$dir/dom.html"; then echo "FAIL: $desc: the host's markup became an element"; fail=1; fi
