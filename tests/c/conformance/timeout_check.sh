@@ -93,8 +93,10 @@ EOF
 }
 
 # hang NAME IN HOW CALL ROLE MODE WHAT ARGS...: the stand-in misbehaves
-# (NCCOM_HANG_IN, NCCOM_HANG_HOW); the run must end with exit 4 under 5 s
-# with --timeout 2, naming CALL (what the harness was calling) and ROLE,
+# (NCCOM_HANG_IN, NCCOM_HANG_HOW); the run must end with exit 4 under 15 s
+# with --timeout 2 (the bound tells a run the limit ended from one left
+# hanging, which only the outer timeout 60 ends; 2 s plus start-up is
+# 2.1-2.5 s on a quiet machine, and a busy one has taken 6), naming CALL (what the harness was calling) and ROLE,
 # printing WHAT (a grep -F pattern: the case) and a replay command, with a
 # --json summary that says the same.
 hang() {
@@ -106,7 +108,7 @@ hang() {
   rc=$? secs=$(since "$t0")
   ok=1
   test $rc -eq 4 || { echo "  exit status $rc, want 4"; ok=0; }
-  awk -v s="$secs" 'BEGIN { exit !(s < 5.0) }' || { echo "  took $secs s, want under 5"; ok=0; }
+  awk -v s="$secs" 'BEGIN { exit !(s < 15.0) }' || { echo "  took $secs s, want under 15"; ok=0; }
   grep -q "^conformance: TIMEOUT: .* in $call of the $role library" "$tmp/$name.err" ||
     { echo "  no TIMEOUT line naming $call of the $role library"; ok=0; }
   grep -qF -- "$what" "$tmp/$name.err" || { echo "  the case ($what) is not printed"; ok=0; }
