@@ -604,7 +604,7 @@ TEST_STEPS := test-go test-header test-c test-example test-dump test-report test
   test-footprint test-conformance test-proofs test-cmake test-install
 
 # Every step under a header with the time elapsed, then one summary line.
-## test: set up, then every step listed below; 8-10 minutes on 2 cores
+## test: set up, then every step listed below; 8-15 minutes on 2 cores
 test:
 	@sh mk/setup.sh test
 	@start=$$(date +%s); n=0; \
