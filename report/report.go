@@ -176,41 +176,13 @@ func view(in Input) (*pageView, error) {
 }
 
 // nicRows is the channels each NIC index carries, one row per set of
-// nodes with the same counts.
+// nodes alike (score.GroupNICShares).
 func nicRows(nics [][]score.NICShare) []nicRow {
 	var rows []nicRow
-	at := map[string]int{}
-	var nodes [][]int
-	for m, shares := range nics {
-		text := "none"
-		for i, s := range shares {
-			if i == 0 {
-				text = ""
-			} else {
-				text += ", "
-			}
-			text += fmt.Sprintf("NIC index %d: %d channel%s", s.Dev, s.Channels, plural(s.Channels))
-		}
-		i, ok := at[text]
-		if !ok {
-			i = len(rows)
-			at[text] = i
-			rows = append(rows, nicRow{Shares: text})
-			nodes = append(nodes, nil)
-		}
-		nodes[i] = append(nodes[i], m)
-	}
-	for i := range rows {
-		rows[i].Nodes = score.Spans(nodes[i])
+	for _, g := range score.GroupNICShares(nics) {
+		rows = append(rows, nicRow{Nodes: score.Spans(g.Nodes), Shares: g.Shares})
 	}
 	return rows
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // Data is the JSON blob the page's script draws from.

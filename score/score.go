@@ -303,3 +303,40 @@ func Spans(v []int) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// NICGroup is the nodes whose channels use the NIC indices alike.
+type NICGroup struct {
+	Shares string // "NIC index 0: 8 channels, NIC index 1: 1 channel", or "none"
+	Nodes  []int
+}
+
+// GroupNICShares groups the nodes of nics (Score.NICs, by node) by the text
+// of their shares, the groups in the order of their first node: what the
+// tool prints and the report tabulates.
+func GroupNICShares(nics [][]NICShare) []NICGroup {
+	var groups []NICGroup
+	at := map[string]int{}
+	for m, shares := range nics {
+		var b strings.Builder
+		for i, s := range shares {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "NIC index %d: %d channel", s.Dev, s.Channels)
+			if s.Channels != 1 {
+				b.WriteString("s")
+			}
+		}
+		if b.Len() == 0 {
+			b.WriteString("none")
+		}
+		i, ok := at[b.String()]
+		if !ok {
+			i = len(groups)
+			at[b.String()] = i
+			groups = append(groups, NICGroup{Shares: b.String()})
+		}
+		groups[i].Nodes = append(groups[i].Nodes, m)
+	}
+	return groups
+}

@@ -204,3 +204,13 @@ func TestSpans(t *testing.T) {
 		assert.Equal(t, want, score.Spans(v), "%v", v)
 	}
 }
+
+func TestGroupNICShares(t *testing.T) {
+	two := []score.NICShare{{Dev: 0, Channels: 8}, {Dev: 1, Channels: 1}}
+	got := score.GroupNICShares([][]score.NICShare{two, nil, two, {{Dev: 3, Channels: 2}}})
+	assert.Equal(t, []score.NICGroup{
+		{Shares: "NIC index 0: 8 channels, NIC index 1: 1 channel", Nodes: []int{0, 2}},
+		{Shares: "none", Nodes: []int{1}},
+		{Shares: "NIC index 3: 2 channels", Nodes: []int{3}},
+	}, got)
+}

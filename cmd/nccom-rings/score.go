@@ -205,26 +205,7 @@ func writeScore(w io.Writer, rep scoreReport, hosts []string) {
 // writeNICShares prints the channels each NIC index carries, one line per
 // distinct set of nodes that share the same counts.
 func writeNICShares(w io.Writer, nics [][]score.NICShare) {
-	var keys []string
-	nodes := map[string][]int{}
-	for m, shares := range nics {
-		var b strings.Builder
-		for i, s := range shares {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "NIC index %d: %s", s.Dev, count(s.Channels, "channel"))
-		}
-		if b.Len() == 0 {
-			b.WriteString("none")
-		}
-		k := b.String()
-		if _, ok := nodes[k]; !ok {
-			keys = append(keys, k)
-		}
-		nodes[k] = append(nodes[k], m)
-	}
-	for _, k := range keys {
-		fmt.Fprintf(w, "  channels per NIC index, nodes %s: %s\n", score.Spans(nodes[k]), k)
+	for _, g := range score.GroupNICShares(nics) {
+		fmt.Fprintf(w, "  channels per NIC index, nodes %s: %s\n", score.Spans(g.Nodes), g.Shares)
 	}
 }
