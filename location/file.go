@@ -77,6 +77,26 @@ func ReadLocations(r io.Reader) ([]Entry, error) {
 	}
 }
 
+// Locate gives each of names the location entries give it, matched by
+// Key (lowercase, up to the first dot), "" when none; missing lists the
+// indices of the names without one. The one matching of hosts to a
+// locations file, for every tool that takes one.
+func Locate(names []string, entries []Entry) (locations []string, missing []int) {
+	byKey := make(map[string]string, len(entries))
+	for _, e := range entries {
+		byKey[Key(e.Host)] = e.Location
+	}
+	locations = make([]string, len(names))
+	for i, name := range names {
+		loc, ok := byKey[Key(name)]
+		if !ok {
+			missing = append(missing, i)
+		}
+		locations[i] = loc
+	}
+	return locations, missing
+}
+
 // ReadLocationsFile reads the locations file at path (ReadFile's limits
 // and checks), its errors naming the file.
 func ReadLocationsFile(path string) ([]Entry, error) {

@@ -152,3 +152,12 @@ func TestKey(t *testing.T) {
 	assert.Equal(t, "", location.Key(".x"))
 	assert.Equal(t, "i-0abc", location.Key("I-0ABC"))
 }
+
+// Locate matches names by Key: case and the domain after the first dot do
+// not matter; a name without an entry is "" and listed.
+func TestLocate(t *testing.T) {
+	entries := []location.Entry{{Host: "trn001", Location: "s/a"}, {Host: "TRN002.ec2.internal", Location: "s/b"}}
+	locs, missing := location.Locate([]string{"Trn002", "trn003", "trn001.cluster"}, entries)
+	assert.Equal(t, []string{"s/b", "", "s/a"}, locs)
+	assert.Equal(t, []int{1}, missing)
+}

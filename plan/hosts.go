@@ -66,20 +66,13 @@ func isDigits(s string) bool {
 }
 
 // Locate gives each host the location entries give its name
-// (location.Key), "" when none; missing lists the hosts without one.
+// (location.Locate), "" when none; missing lists the hosts without one.
 func Locate(hosts []Host, entries []location.Entry) (locations []string, missing []int) {
-	byKey := make(map[string]string, len(entries))
-	for _, e := range entries {
-		byKey[location.Key(e.Host)] = e.Location
-	}
+	names := make([]string, len(hosts))
 	for i, h := range hosts {
-		l, ok := byKey[location.Key(h.Name)]
-		if !ok {
-			missing = append(missing, i)
-		}
-		locations = append(locations, l)
+		names[i] = h.Name
 	}
-	return locations, missing
+	return location.Locate(names, entries)
 }
 
 // EmitHostfile is the hostfile whose order follows order (NetworkOrder):

@@ -129,16 +129,6 @@ func majority(ranks []int, value func(int) string) string {
 // host (location.Key: lowercase, up to the first dot). It returns the
 // nodes whose host entries do not list; they have no location then.
 func (j *Job) SetLocations(entries []location.Entry) (missing []int) {
-	byKey := make(map[string]string, len(entries))
-	for _, e := range entries {
-		byKey[location.Key(e.Host)] = e.Location
-	}
-	for m, h := range j.Host {
-		loc, ok := byKey[location.Key(h)]
-		if !ok {
-			missing = append(missing, m)
-		}
-		j.Location[m] = loc
-	}
+	j.Location, missing = location.Locate(j.Host, entries)
 	return missing
 }
