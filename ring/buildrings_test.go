@@ -1,6 +1,7 @@
 package ring_test
 
 import (
+	"math"
 	"runtime"
 	"testing"
 
@@ -57,10 +58,17 @@ func TestBuildRingsMissingRankTakesABitmapOfNranksBits(t *testing.T) {
 	}
 	next[n/2-1] = 0
 	rings := make([]int32, n)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	err := ring.BuildRings(1, 0, n, rings, next)
-	runtime.ReadMemStats(&after)
-	requireNCCLError(t, err, abi.InternalError, "Error : ring 0 does not contain rank 32768")
-	require.LessOrEqual(t, after.TotalAlloc-before.TotalAlloc, uint64(n/8+4096), "bytes allocated for the missing rank")
+	// TotalAlloc is the process's: a test running beside this one (the
+	// package's parallel tests, the race detector's own) can allocate
+	// between the two reads. The least of five calls is this call's.
+	least := uint64(math.MaxUint64)
+	for range 5 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := ring.BuildRings(1, 0, n, rings, next)
+		runtime.ReadMemStats(&after)
+		requireNCCLError(t, err, abi.InternalError, "Error : ring 0 does not contain rank 32768")
+		least = min(least, after.TotalAlloc-before.TotalAlloc)
+	}
+	require.LessOrEqual(t, least, uint64(n/8+4096), "bytes allocated for the missing rank")
 }
