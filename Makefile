@@ -226,7 +226,7 @@ HOSTILE_SRC := tests/c/hostile/hostile.c tests/c/common/cluster.c tests/c/common
 $(BUILD)/hostile: $(HOSTILE_SRC) $(COMMON_H) tests/c/common/stage_compare.h
 	$(CC) $(CSTD) $(INCLUDES) $(XML_CFLAGS) -o $@ $(HOSTILE_SRC) -ldl -lpthread $(XML_LIBS)
 
-HOSTILE_MODES := threads signals-before signals-after signals-nostack fork early
+HOSTILE_MODES := threads signals-before signals-after signals-nostack fork early sigwait
 test-hostile: $(BUILD)/hostile $(BUILD)/preinit $(BUILD)/malloc-failure $(BUILD)/libfailmalloc.so $(LIB)
 	@set -e; for m in $(HOSTILE_MODES); do timeout 120 $(BUILD)/hostile $(LIB) $$m; done
 	timeout 20 $(BUILD)/preinit

@@ -74,13 +74,36 @@ static void init_async_signals(void) {
     sigdelset(&async_signals, synchronous[i]);
 }
 
+/*
+ * The Go runtime's threads take their signal mask from the thread that
+ * loaded the library (the runtime starts on a thread its constructor
+ * creates, and every later runtime thread copies that one's mask). At a
+ * preload that mask is empty, so the runtime's threads could take a
+ * process-directed signal the host blocks in all of its own threads and
+ * waits for (sigwaitinfo, sigsuspend): the host would miss it, or a
+ * SIGTERM with the default action would end the process. So the loading
+ * thread blocks the asynchronous signals for the span of the runtime's
+ * constructor: mask_at_load, first (priority 101), and shim_load, after
+ * it (the linker orders prioritised constructors first and Go's runtime
+ * object before cgo's; `hostile LIB sigwait` fails if that changes), which
+ * restores the thread's own mask. The runtime still opens on its threads
+ * the few it must see whatever the mask (SIGCHLD, SIGPROF, SIGURG and the
+ * synchronous ones); docs/operating.md, "Signals".
+ */
+static sigset_t loader_mask;
+
+__attribute__((constructor(101))) static void mask_at_load(void) {
+  init_async_signals();
+  pthread_sigmask(SIG_BLOCK, &async_signals, &loader_mask);
+}
+
 /* Set once the loader has run this library's constructors, which also start
  * the Go runtime. A call before that (from an executable's .preinit_array)
  * would wait forever for a runtime that has not begun to start. */
 static volatile int constructed;
 
 __attribute__((constructor)) static void shim_load(void) {
-  init_async_signals();
+  pthread_sigmask(SIG_SETMASK, &loader_mask, NULL);
   pthread_atfork(NULL, NULL, on_fork_child);
   __atomic_store_n(&constructed, 1, __ATOMIC_RELEASE);
 }

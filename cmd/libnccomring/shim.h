@@ -12,7 +12,9 @@
  *
  *   C, shim.c    whether the loader ran the constructors (E3); whether this
  *                is a forked child (E1); the asynchronous signals blocked
- *                while Go runs, and whether this thread has entered Go; the
+ *                while Go runs (and in the loading thread while the
+ *                runtime's constructor starts its threads, which inherit
+ *                that mask), and whether this thread has entered Go; the
  *                call boundary: whether the process's first call into Go
  *                has ended (then goFirstCallEnded runs, once). Set at load,
  *                at fork, per thread, at the first call.

@@ -24,12 +24,24 @@
  *   hostile LIB early           a thread created before load calls the
  *                               library the moment dlopen returns, before the
  *                               Go runtime may have finished starting
+ *   hostile LIB sigwait         loaded from a thread that blocks only SIGUSR2
+ *                               (a preload's empty mask, near enough), the
+ *                               thread's mask is the same after dlopen; then
+ *                               the host blocks SIGTERM, SIGINT, SIGHUP,
+ *                               SIGUSR1 and SIGALRM in its only thread and
+ *                               waits for them with sigtimedwait: every
+ *                               thread of the Go runtime has them blocked
+ *                               too, and a process-directed SIGTERM and
+ *                               SIGUSR1 reach the wait instead of a runtime
+ *                               thread (where SIGTERM's default action would
+ *                               end the process)
  *
  * Exit status 0 when the mode's checks hold.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -333,12 +345,91 @@ static int mode_early(void) {
   return 0;
 }
 
+/* ---- sigwait ---- */
+
+/* The signals a host might block everywhere and wait for. */
+static const int waited[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGALRM};
+enum { NWAITED = sizeof waited / sizeof waited[0] };
+
+/* How many threads of this process other than the calling one leave some
+ * waited signal unblocked (their SigBlk line in /proc), printing each;
+ * *threads gets how many other threads there are. */
+static int threads_with_waited_open(int *threads) {
+  pid_t self = (pid_t)syscall(SYS_gettid);
+  DIR *dir = opendir("/proc/self/task");
+  if (dir == NULL) return -1;
+  int open = 0;
+  *threads = 0;
+  for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+    int tid = atoi(e->d_name);
+    if (tid <= 0 || tid == self) continue;
+    (*threads)++;
+    char path[96], line[256];
+    snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
+    FILE *f = fopen(path, "r");
+    unsigned long long blk = 0;
+    while (f && fgets(line, sizeof line, f))
+      if (sscanf(line, "SigBlk: %llx", &blk) == 1) break;
+    if (f) fclose(f);
+    for (int i = 0; i < NWAITED; i++)
+      if (!(blk >> (waited[i] - 1) & 1)) {
+        fprintf(stderr, "hostile sigwait: thread %d leaves signal %d unblocked (SigBlk %016llx)\n", tid, waited[i], blk);
+        open++;
+        break;
+      }
+  }
+  closedir(dir);
+  return open;
+}
+
+static int mode_sigwait(void) {
+  sigset_t before, after, block;
+  sigemptyset(&before);
+  sigaddset(&before, SIGUSR2);
+  pthread_sigmask(SIG_SETMASK, &before, NULL);
+  load();
+  pthread_sigmask(SIG_SETMASK, NULL, &after);
+  for (int s = 1; s < 65; s++)
+    if (sigismember(&before, s) != sigismember(&after, s)) {
+      fprintf(stderr, "hostile sigwait: dlopen left signal %d %s on the loading thread\n", s,
+              sigismember(&after, s) ? "blocked" : "unblocked");
+      return 1;
+    }
+  struct cluster *cl = cluster_for(5); /* a call: the runtime has started all it keeps */
+  struct stage st;
+  if (stage_run(&api, cl, &st) != 0) return 1;
+  stage_free(&st);
+  cluster_free(cl);
+
+  sigemptyset(&block);
+  for (int i = 0; i < NWAITED; i++) sigaddset(&block, waited[i]);
+  pthread_sigmask(SIG_BLOCK, &block, NULL);
+  int threads = 0, open = threads_with_waited_open(&threads);
+  if (open != 0 || threads == 0) {
+    fprintf(stderr, "hostile sigwait: %d of the runtime's %d threads leave a waited signal open\n", open, threads);
+    return 1;
+  }
+  static const int sent[] = {SIGTERM, SIGUSR1};
+  for (size_t i = 0; i < sizeof sent / sizeof sent[0]; i++) {
+    kill(getpid(), sent[i]); /* process-directed: any thread without it blocked may take it */
+    struct timespec wait = {5, 0};
+    int got = sigtimedwait(&block, NULL, &wait);
+    if (got != sent[i]) {
+      fprintf(stderr, "hostile sigwait: sent signal %d to the process, the wait got %d\n", sent[i], got);
+      return 1;
+    }
+  }
+  printf("hostile sigwait: the loading thread's mask is unchanged by dlopen, the runtime's %d threads block "
+         "the waited signals, and SIGTERM and SIGUSR1 reached the host's sigtimedwait\n", threads);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   /* The lines this test reads are NCCL's (D21): chosen here, not left to
    * whether a libnccom is loaded in the process (D26). */
   setenv("NCCOM_RING_LOG_STYLE", "nccl", 1);
   if (argc != 3) {
-    fprintf(stderr, "usage: hostile LIB threads|signals-before|signals-after|signals-nostack|fork|early\n");
+    fprintf(stderr, "usage: hostile LIB threads|signals-before|signals-after|signals-nostack|fork|early|sigwait\n");
     return 2;
   }
   libPath = argv[1];
@@ -349,6 +440,7 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "signals-nostack") == 0) return mode_signals(0, 0);
   if (strcmp(mode, "fork") == 0) return mode_fork();
   if (strcmp(mode, "early") == 0) return mode_early();
+  if (strcmp(mode, "sigwait") == 0) return mode_sigwait();
   fprintf(stderr, "hostile: unknown mode %s\n", mode);
   return 2;
 }
