@@ -132,7 +132,7 @@ func BenchmarkBuildRings(b *testing.B) {
 			}
 			rings := make([]int32, nrings*n)
 			for b.Loop() {
-				if err := ring.BuildRings(nrings, 0, n, rings, next); err != nil {
+				if err := ring.BuildRings(nrings, 0, n, rings, next, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

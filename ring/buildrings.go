@@ -23,11 +23,13 @@ func CheckBuildRingsArgs(nrings, rank, nranks int) error {
 // BuildRings is ncclBuildRings (spec §3, D16): for each ring r < nrings it
 // writes rings[r*nranks ...] with the walk from rank along
 // next[r*nranks ...]. rings and next hold at least nrings*nranks ints and
-// must not overlap (B5a). Every ring is checked before any is written
-// (all-or-nothing) by the walker of walk.go, which needs no working memory
-// whatever nranks claims (only the WARN of a short ring takes a bitmap of
-// nranks bits). prev is not an input: upstream never reads it.
-func BuildRings(nrings, rank, nranks int, rings, next []int32) error {
+// must not overlap (B5a). The walker of walk.go checks every ring and
+// records it in working memory of nrings*nranks ints from scratch (C
+// malloc in the library, so the Go heap stays untouched; nil is the Go
+// heap); only when every ring is whole are they copied into rings
+// (all-or-nothing). Working memory that cannot be had is ncclSystemError
+// (B5b). prev is not an input: upstream never reads it.
+func BuildRings(nrings, rank, nranks int, rings, next []int32, scratch Allocator) error {
 	if err := CheckBuildRingsArgs(nrings, rank, nranks); err != nil {
 		return err
 	}
@@ -41,17 +43,23 @@ func BuildRings(nrings, rank, nranks int, rings, next []int32) error {
 	if overlap(rings[:total], next[:total]) {
 		return abi.Errorf(abi.InvalidArgument, "ncclBuildRings: rings and next overlap (%d ints each); the rings would be written over the table they are read from", total)
 	}
+	sc := newScratch(scratch)
+	defer sc.release()
+	mem := sc.ints(total)
+	if mem == nil {
+		return abi.Errorf(abi.SystemError, "ncclBuildRings: malloc of %d bytes of working memory for %d rings x %d ranks failed", sc.failed, nrings, nranks)
+	}
+	var walks [layout.MaxChannels][]int32
+	for r := range nrings {
+		walks[r] = mem[r*nranks : (r+1)*nranks]
+	}
 	table := ringTable{next: next[:total], nRanks: nranks}
 	start := int32(rank)
-	if !table.whole(nrings, start) {
+	if !table.whole(nrings, start, &walks) {
 		return table.buildRingsError(nrings, start)
 	}
-	probeWritable(rings[:total]) // a bad rings pointer faults before any write
-	var out [layout.MaxChannels][]int32
-	for r := range nrings {
-		out[r] = rings[r*nranks : (r+1)*nranks]
-	}
-	table.write(nrings, start, &out)
+	probeWritable(rings[:total]) // a bad rings pointer faults before any write (D20)
+	copy(rings[:total], mem)
 	return nil
 }
 

@@ -29,7 +29,7 @@ func TestBuildRingsRefusesShortTables(t *testing.T) {
 			"ncclBuildRings: 2 rings of 4 ranks need 8 ints, got rings 8 and next 7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := ring.BuildRings(2, 0, 4, tc.rings, tc.next)
+			err := ring.BuildRings(2, 0, 4, tc.rings, tc.next, nil)
 			requireNCCLError(t, err, abi.InvalidArgument, tc.text)
 			assert.Equal(t, make([]int32, len(tc.rings)), tc.rings, "rings written on error")
 		})
@@ -41,7 +41,7 @@ func TestBuildRingsRefusesShortTables(t *testing.T) {
 // the check must use its end, not its start.
 func TestBuildRingsRefusesNextInsideRings(t *testing.T) {
 	buf := ints(7, 1, 2, 3, 0) // next = 1 2 3 0: the ring 0 1 2 3
-	err := ring.BuildRings(1, 0, 4, buf[:4], buf[1:])
+	err := ring.BuildRings(1, 0, 4, buf[:4], buf[1:], nil)
 	requireNCCLError(t, err, abi.InvalidArgument, "ncclBuildRings: rings and next overlap (4 ints each); the rings would be written over the table they are read from")
 	assert.Equal(t, ints(7, 1, 2, 3, 0), buf)
 }
@@ -62,13 +62,27 @@ func TestBuildRingsMissingRankTakesABitmapOfNranksBits(t *testing.T) {
 	// package's parallel tests, the race detector's own) can allocate
 	// between the two reads. The least of five calls is this call's.
 	least := uint64(math.MaxUint64)
+	scratch := &reusedBlock{} // the walk's working memory: C malloc's in the library, reused here
 	for range 5 {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		err := ring.BuildRings(1, 0, n, rings, next)
+		err := ring.BuildRings(1, 0, n, rings, next, scratch)
 		runtime.ReadMemStats(&after)
 		requireNCCLError(t, err, abi.InternalError, "Error : ring 0 does not contain rank 32768")
 		least = min(least, after.TotalAlloc-before.TotalAlloc)
 	}
 	require.LessOrEqual(t, least, uint64(n/8+4096), "bytes allocated for the missing rank")
+}
+
+// B5b: the walks' working memory (nrings*nranks ints, C malloc in the
+// library) that cannot be had is ncclSystemError, after the argument
+// checks, and rings is left as it was.
+func TestBuildRingsWithoutWorkingMemoryIsASystemError(t *testing.T) {
+	rings := ints(7, 7, 7, 7, 7, 7, 7, 7)
+	err := ring.BuildRings(2, 0, 4, rings, ints(1, 2, 3, 0, 3, 0, 1, 2), noMemory{})
+	requireNCCLError(t, err, abi.SystemError, "ncclBuildRings: malloc of 32 bytes of working memory for 2 rings x 4 ranks failed")
+	assert.Equal(t, ints(7, 7, 7, 7, 7, 7, 7, 7), rings)
+	// The argument checks come first: B3 is not hidden behind B5b.
+	err = ring.BuildRings(33, 0, 4, rings, ints(1, 2, 3, 0), noMemory{})
+	requireNCCLError(t, err, abi.InvalidArgument, "ncclBuildRings: nrings 33 is outside [0, 32]")
 }

@@ -23,7 +23,7 @@ func TestBuildRingsEveryRingCountAndBrokenRing(t *testing.T) {
 			}
 			rank := rng.IntN(nranks)
 			rings := make([]int32, nrings*nranks)
-			if err := ring.BuildRings(nrings, rank, nranks, rings, next); err != nil {
+			if err := ring.BuildRings(nrings, rank, nranks, rings, next, nil); err != nil {
 				t.Fatalf("%d rings of %d ranks: %v", nrings, nranks, err)
 			}
 			for r := range nrings {
@@ -49,7 +49,7 @@ func TestBuildRingsEveryRingCountAndBrokenRing(t *testing.T) {
 				for i := range out {
 					out[i] = -77
 				}
-				if err := ring.BuildRings(nrings, rank, nranks, out, broken); err == nil {
+				if err := ring.BuildRings(nrings, rank, nranks, out, broken, nil); err == nil {
 					t.Fatalf("%d rings of %d ranks, ring %d rank %d's next %d: no error", nrings, nranks, bad, v, value)
 				}
 				for i, x := range out {

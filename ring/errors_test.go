@@ -346,15 +346,15 @@ func (noMemory) Free(uintptr)          {}
 // P7b: working memory that cannot be had is ncclSystemError, and nothing is
 // written (the library's Scratch is C malloc, so this is the path a large
 // job takes under an address-space limit instead of Go's fatal error). The
-// block is (2 + 2n) ints per rank, n being rank 0's channel count (D27):
-// node table, heads, the next and prev tables; here (2 + 2*2) * 8 * 4 =
-// 192 bytes.
+// block is (2 + 3n) ints per rank, n being rank 0's channel count (D27):
+// node table, heads, the next and prev tables, the walks; here
+// (2 + 3*2) * 8 * 4 = 256 bytes.
 func TestPostsetWithoutWorkingMemoryIsASystemError(t *testing.T) {
 	f := newPostsetFixture(t)
 	before := bytes.Clone(bytesOf(f.comm))
 	heads := make([]int32, 8)
 	_, err := ring.Postset(f.comm, heads, f.all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc(), Scratch: noMemory{}})
-	requireNCCLError(t, err, abi.SystemError, "ncclTopoPostset: malloc of 192 bytes of working memory for 8 ranks x 2 channels failed")
+	requireNCCLError(t, err, abi.SystemError, "ncclTopoPostset: malloc of 256 bytes of working memory for 8 ranks x 2 channels failed")
 	assert.Equal(t, before, bytesOf(f.comm))
 	assert.Equal(t, make([]int32, 8), heads)
 }

@@ -300,7 +300,7 @@ func FuzzBuildRings(f *testing.F) {
 		for i := range rings {
 			rings[i] = -77
 		}
-		err := ring.BuildRings(nrings, rank, nranks, rings, next)
+		err := ring.BuildRings(nrings, rank, nranks, rings, next, nil)
 		if err != nil {
 			for _, v := range rings {
 				if v != -77 {

@@ -78,10 +78,10 @@ func (e *RingsError) Unwrap() error { return e.Err }
 // for comm.NRanks ints. In the spec's order, as NCCL's connect.cc does it:
 // gather the fragments (the nodes of D8, the agreement of each node's ranks
 // on its heads and tails, every rank's links; fragments.go), stitch each
-// channel (D9, stitch.go), walk every stitched ring with ncclBuildRings'
-// walker, checking every rank's prev (D24, walk.go), double the channels
-// (D10) and write, for this rank, every channel's prev/next and userRanks
-// (the ring from this rank), comm.NChannels/NNodes/Node, nodesFirstRank
+// channel (D9, stitch.go), walk every stitched ring from this rank with
+// ncclBuildRings' walker, checking every rank's prev (D24, walk.go), double
+// the channels (D10) and write, for this rank, every channel's prev/next
+// and userRanks (the walk), comm.NChannels/NNodes/Node, nodesFirstRank
 // and, on TRN3-SwitchV1, comm.KangaRing.
 //
 // Input is checked in the order of docs/errors.md P2-P16 and nothing is
@@ -89,7 +89,7 @@ func (e *RingsError) Unwrap() error { return e.Err }
 // count n, the nodes and the rings depend only on the fragments, never on
 // comm.Rank or comm.NChannels (D24, D27); a failure over the fragments is a
 // *RingsError naming the rank at fault (diagnose.go). Cost: O(nRanks * n)
-// time and (2 + 2n) * nRanks ints of working memory.
+// time and (2 + 3n) * nRanks ints of working memory.
 func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt PostsetOptions) (PostsetResult, error) {
 	var res PostsetResult
 	nRanks, rank := int(comm.NRanks), comm.Rank
@@ -166,9 +166,8 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		out[c] = abi.Ints(buffers[c], nRanks)
 		probeWritable(out[c])
 	}
-	ringTable{next: w.next[:n*nRanks], nRanks: nRanks}.write(n, rank, &out)
-	for c := n; c < total; c++ { // the doubled half repeats the first (D10)
-		copy(out[c], out[c-n])
+	for c := range total { // the doubled half repeats the first (D10)
+		copy(out[c], w.walks[c%n])
 	}
 	copy(nodesFirstRank, w.nodes.heads)
 	for c := range total {
@@ -215,7 +214,7 @@ func (w *links) rings(all []*abi.TopoRanks, rank int32, switchV1 bool, enablePod
 		}
 	}
 	ok = ok && stitch(all, heads, 0, n, w.next, w.prev)
-	if !ok || !(ringTable{next: w.next[:n*nRanks], prev: w.prev[:n*nRanks], nRanks: nRanks}).whole(n, rank) {
+	if !ok || !(ringTable{next: w.next[:n*nRanks], prev: w.prev[:n*nRanks], nRanks: nRanks}).whole(n, rank, &w.walks) {
 		failure = &RingsError{Err: diagnose(all, n, heads, sc)}
 		if rank == 0 && failure.Err.Code == abi.InternalError {
 			failure.Walks = walkLines(all, n, heads, sc)

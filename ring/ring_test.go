@@ -252,13 +252,13 @@ func TestBuildRingsWalksNext(t *testing.T) {
 	// Two rings of 4 ranks: 0>2>1>3>0 and 0>3>2>1>0.
 	next := ints(2, 3, 1, 0 /* ring 0 */, 3, 0, 1, 2 /* ring 1 */)
 	rings := make([]int32, 8)
-	require.NoError(t, ring.BuildRings(2, 1, 4, rings, next))
+	require.NoError(t, ring.BuildRings(2, 1, 4, rings, next, nil))
 	assert.Equal(t, ints(1, 3, 0, 2, 1, 0, 3, 2), rings)
 }
 
 func TestBuildRingsZeroRingsWritesNothing(t *testing.T) {
 	rings := ints(9)
-	require.NoError(t, ring.BuildRings(0, 0, 1, rings, ints(0)))
+	require.NoError(t, ring.BuildRings(0, 0, 1, rings, ints(0), nil))
 	assert.Equal(t, ints(9), rings)
 }
 
@@ -296,7 +296,7 @@ func TestBuildRingsErrors(t *testing.T) {
 			for i := range rings {
 				rings[i] = -7
 			}
-			err := ring.BuildRings(tc.nrings, tc.rank, tc.nrank, rings, tc.next)
+			err := ring.BuildRings(tc.nrings, tc.rank, tc.nrank, rings, tc.next, nil)
 			requireNCCLError(t, err, tc.code, tc.text)
 			for i, v := range rings {
 				require.EqualValues(t, -7, v, "rings[%d] written on error", i)
@@ -315,13 +315,13 @@ func TestBuildRingsRefusesRingsOverlappingNext(t *testing.T) {
 		rings, next []int32
 	}{{"the same buffer", buf[:4], buf[:4]}, {"shifted by one", buf[1:5], buf[:4]}} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := ring.BuildRings(1, 0, 4, tc.rings, tc.next)
+			err := ring.BuildRings(1, 0, 4, tc.rings, tc.next, nil)
 			requireNCCLError(t, err, abi.InvalidArgument, "ncclBuildRings: rings and next overlap (4 ints each); the rings would be written over the table they are read from")
 			assert.Equal(t, ints(1, 2, 3, 0, 9, 9), buf)
 		})
 	}
 	// Adjacent is not overlapping.
-	require.NoError(t, ring.BuildRings(1, 0, 2, buf[2:4], ints(1, 0)))
+	require.NoError(t, ring.BuildRings(1, 0, 2, buf[2:4], ints(1, 0), nil))
 }
 
 func requireNCCLError(t *testing.T, err error, code abi.Result, text string) {
@@ -407,7 +407,7 @@ func TestBuildRingsNamesAMissingRankPastSixtyFour(t *testing.T) {
 		next[i] = int32((i + 1) % 128)
 	}
 	next[63] = 0
-	err := ring.BuildRings(1, 0, 128, make([]int32, 128), next)
+	err := ring.BuildRings(1, 0, 128, make([]int32, 128), next, nil)
 	requireNCCLError(t, err, abi.InternalError, "Error : ring 0 does not contain rank 64")
 }
 
@@ -424,7 +424,7 @@ func TestBuildRingsOnTwoMillionRanks(t *testing.T) {
 		next[i] = int32((i + 1) % n)
 	}
 	rings := make([]int32, n)
-	require.NoError(t, ring.BuildRings(1, 5, n, rings, next))
+	require.NoError(t, ring.BuildRings(1, 5, n, rings, next, nil))
 	assert.EqualValues(t, 5, rings[0])
 	assert.EqualValues(t, n-1, rings[n-6])
 	assert.EqualValues(t, 0, rings[n-5])
@@ -433,7 +433,7 @@ func TestBuildRingsOnTwoMillionRanks(t *testing.T) {
 	// Ranks 0 .. n/2-1 closed on themselves: n steps from 0 come back to 0
 	// (twice round), and n/2 is the smallest rank never visited.
 	next[n/2-1] = 0
-	err := ring.BuildRings(1, 0, n, rings, next)
+	err := ring.BuildRings(1, 0, n, rings, next, nil)
 	requireNCCLError(t, err, abi.InternalError, fmt.Sprintf("Error : ring 0 does not contain rank %d", n/2))
 }
 

@@ -167,7 +167,7 @@ func goBuildRings(nrings C.int, rings *C.int, rank C.int, nranks C.int, prev *C.
 	}
 	out := unsafe.Slice((*int32)(unsafe.Pointer(rings)), nr*n)
 	in := unsafe.Slice((*int32)(unsafe.Pointer(next)), nr*n)
-	if err := ring.BuildRings(nr, r, n, out, in); err != nil {
+	if err := ring.BuildRings(nr, r, n, out, in, cAllocator{}); err != nil {
 		return fail(r32, err)
 	}
 	if r == 0 && infoEnabled(C.NCCOMRING_SUBSYS_INIT) {

@@ -631,7 +631,7 @@ func compareBuildRings(t *testing.T, m *ref, cl *cluster, c *abi.Comm) {
 		next[len(next)/3] = next[len(next)/2] // a corruption that usually breaks one ring
 	}
 	goRings, cRings := make([]int32, nrings*n), make([]int32, nrings*n)
-	code, text := goResult(ring.BuildRings(nrings, int(c.Rank), n, goRings, next))
+	code, text := goResult(ring.BuildRings(nrings, int(c.Rank), n, goRings, next, nil))
 	cCode := m.buildRings(int32(nrings), &cRings[0], c.Rank, int32(n), nil, &next[0])
 	require.Equal(t, code, cCode, "%s: BuildRings (Go: %s)", cl.name, text)
 	require.Equal(t, text, m.warn(), "%s: BuildRings WARN", cl.name)

@@ -1575,7 +1575,9 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
   memset(&s, 0, sizeof s);
   const size_t NN = (size_t)N;
   /* P7b */
-  res = working_memory(&s.work, (2 + 2 * (size_t)C) * NN, N, C, rank);
+  /* The library's block: its link tables, node tables and the walks it
+   * records (2 + 3C ints a rank); this model uses the first 2 + 2C. */
+  res = working_memory(&s.work, (2 + 3 * (size_t)C) * NN, N, C, rank);
   if (res != ncclSuccess) return res;
   s.count = s.work;
   s.nodeOf = s.work + NN;
