@@ -276,10 +276,13 @@ ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRank,
  * ncclBuildRings - spec §3; D16-D17.
  * rings and next are int[nrings * nranks], indexed [r * nranks + rank]. For
  * each ring r, rings[r*nranks ...] receives the walk from `rank` along next.
- * prev is not read and may be NULL. Errors: ncclInvalidArgument (NULL, nrings
- * outside [0, 32], nranks <= 0, rank outside [0, nranks)); ncclInternalError
- * when a ring does not loop back, misses a rank, or holds a next outside
- * [0, nranks). rings is untouched on error.
+ * prev is not read and may be NULL. Working memory: nrings * nranks ints
+ * from malloc, freed before the call returns (ABI note P28). Errors:
+ * ncclInvalidArgument (NULL, nrings outside [0, 32], nranks <= 0, rank
+ * outside [0, nranks), rings and next overlapping); ncclSystemError when
+ * that memory cannot be had (B5b); ncclInternalError when a ring does not
+ * loop back, misses a rank, or holds a next outside [0, nranks). rings is
+ * untouched on error.
  */
 ncclResult_t ncclBuildRings(int nrings, int *rings, int rank, int nranks,
                             int *prev, int *next);

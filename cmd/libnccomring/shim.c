@@ -87,7 +87,8 @@ static void init_async_signals(void) {
  * it (the linker orders prioritised constructors first and Go's runtime
  * object before cgo's; `hostile LIB sigwait` fails if that changes), which
  * restores the thread's own mask. The runtime still opens on its threads
- * the few it must see whatever the mask (SIGCHLD, SIGPROF, SIGURG and the
+ * the few it must see whatever the mask (SIGCHLD, SIGPROF, SIGURG,
+ * SIGSTKFLT, signals 32-34, glibc's SIGRTMIN among them, and the
  * synchronous ones); docs/operating.md, "Signals".
  */
 static sigset_t loader_mask;
