@@ -370,9 +370,27 @@ static int threads_with_waited_open(int *threads) {
     snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
     FILE *f = fopen(path, "r");
     unsigned long long blk = 0;
-    while (f && fgets(line, sizeof line, f))
+    char state = '?';
+    while (f && fgets(line, sizeof line, f)) {
+      if (sscanf(line, "State: %c", &state) == 1) continue;
       if (sscanf(line, "SigBlk: %llx", &blk) == 1) break;
+    }
     if (f) fclose(f);
+    /* A thread the library just retired (ABI note P25) can still be listed
+     * as it exits (the kernel's PF_EXITING, 0x4, in stat's flags field),
+     * its mask reading 0: it no longer takes a signal for the process. */
+    unsigned flags = 0;
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    FILE *st = fopen(path, "r");
+    if (st && fgets(line, sizeof line, st)) {
+      const char *after = strrchr(line, ')');
+      if (after) sscanf(after + 1, " %*c %*d %*d %*d %*d %*d %u", &flags);
+    }
+    if (st) fclose(st);
+    if (f == NULL || st == NULL || state == 'Z' || state == 'X' || (flags & 0x4)) {
+      (*threads)--;
+      continue;
+    }
     for (int i = 0; i < NWAITED; i++)
       if (!(blk >> (waited[i] - 1) & 1)) {
         fprintf(stderr, "hostile sigwait: thread %d leaves signal %d unblocked (SigBlk %016llx)\n", tid, waited[i], blk);
