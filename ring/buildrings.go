@@ -49,13 +49,9 @@ func BuildRings(nrings, rank, nranks int, rings, next []int32, scratch Allocator
 	if mem == nil {
 		return abi.Errorf(abi.SystemError, "ncclBuildRings: malloc of %d bytes of working memory for %d rings x %d ranks failed", sc.failed, nrings, nranks)
 	}
-	var walks [layout.MaxChannels][]int32
-	for r := range nrings {
-		walks[r] = mem[r*nranks : (r+1)*nranks]
-	}
 	table := ringTable{next: next[:total], nRanks: nranks}
 	start := int32(rank)
-	if !table.whole(nrings, start, &walks) {
+	if !table.whole(nrings, start, mem) {
 		return table.buildRingsError(nrings, start)
 	}
 	probeWritable(rings[:total]) // a bad rings pointer faults before any write (D20)

@@ -42,15 +42,14 @@ func (f *nodeFinder) node(h int32) (m int32, opened bool) {
 const touchBlock = 32
 
 // links is Postset's working memory, one block from the call's Allocator:
-// the node finder's two tables, the ring-major link tables of n channels,
-// next[c*nRanks + r] and prev[c*nRanks + r] (walk.go's layout), and the
-// walk of each channel's ring from the calling rank, walks[c] (nRanks ints:
-// the userRanks the call commits).
+// the node finder's two tables, and, ring-major for n channels (walk.go's
+// layout), the link tables next[c*nRanks + r] and prev[c*nRanks + r] and
+// the walk of each channel's ring from the calling rank, walks[c*nRanks +
+// i] (the userRanks the call commits).
 type links struct {
-	nodes      nodeFinder
-	next, prev []int32
-	walks      [layout.MaxChannels][]int32
-	sink       int32 // what the touch-ahead loads, so they are not dropped
+	nodes             nodeFinder
+	next, prev, walks []int32
+	sink              int32 // what the touch-ahead loads, so they are not dropped
 	// records counts the fragments whose record's first word is the magic
 	// (D25): when none is, no record needs reading.
 	records int
@@ -66,10 +65,7 @@ func newLinks(sc *scratch, nRanks, n int) (links, bool) {
 	}
 	take := func(k int) []int32 { s := block[:k:k]; block = block[k:]; return s }
 	w := links{nodes: nodeFinder{byHead: take(nRanks), heads: take(nRanks)}}
-	w.next, w.prev = take(n*nRanks), take(n*nRanks)
-	for c := range n {
-		w.walks[c] = take(nRanks)
-	}
+	w.next, w.prev, w.walks = take(n*nRanks), take(n*nRanks), take(n*nRanks)
 	return w, true
 }
 

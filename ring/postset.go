@@ -167,7 +167,7 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		probeWritable(out[c])
 	}
 	for c := range total { // the doubled half repeats the first (D10)
-		copy(out[c], w.walks[c%n])
+		copy(out[c], w.walks[(c%n)*nRanks:])
 	}
 	copy(nodesFirstRank, w.nodes.heads)
 	for c := range total {
@@ -214,7 +214,7 @@ func (w *links) rings(all []*abi.TopoRanks, rank int32, switchV1 bool, enablePod
 		}
 	}
 	ok = ok && stitch(all, heads, 0, n, w.next, w.prev)
-	if !ok || !(ringTable{next: w.next[:n*nRanks], prev: w.prev[:n*nRanks], nRanks: nRanks}).whole(n, rank, &w.walks) {
+	if !ok || !(ringTable{next: w.next[:n*nRanks], prev: w.prev[:n*nRanks], nRanks: nRanks}).whole(n, rank, w.walks) {
 		failure = &RingsError{Err: diagnose(all, n, heads, sc)}
 		if rank == 0 && failure.Err.Code == abi.InternalError {
 			failure.Walks = walkLines(all, n, heads, sc)

@@ -51,24 +51,17 @@ func (t ringTable) laneRows(table []int32, first, end int) (rows [lanes][]int32)
 }
 
 // whole reports whether every ring r < nRings is whole, walked from start,
-// and records ring r's walk into walks[r] (nRanks ints each, the caller's
-// working memory; what it holds is meaningful only when whole returns
-// true). nRanks >= 1 and start in [0, nRanks) are the caller's.
-func (t ringTable) whole(nRings int, start int32, walks *[32][]int32) bool {
+// and records ring r's walk into walks[r*nRanks ...], ring-major like the
+// table (the caller's working memory; what it holds is meaningful only
+// when whole returns true). nRanks >= 1 and start in [0, nRanks) are the
+// caller's.
+func (t ringTable) whole(nRings int, start int32, walks []int32) bool {
 	for r := 0; r < nRings; r += lanes {
-		if !t.whole4(t.laneRows(t.next, r, nRings), t.laneRows(t.prev, r, nRings), t.laneWalks(walks, r, nRings), start) {
+		if !t.whole4(t.laneRows(t.next, r, nRings), t.laneRows(t.prev, r, nRings), t.laneRows(walks, r, nRings), start) {
 			return false
 		}
 	}
 	return true
-}
-
-// laneWalks is laneRows for the walks of rings first..first+3.
-func (t ringTable) laneWalks(walks *[32][]int32, first, end int) (rows [lanes][]int32) {
-	for k := range rows {
-		rows[k] = walks[min(first+k, end-1)][:t.nRanks:t.nRanks]
-	}
-	return rows
 }
 
 // whole4 is whole for one set of lanes; prev rows are nil when the table
