@@ -67,15 +67,22 @@ func (t ringTable) whole(nRings int, start int32, walks []int32) bool {
 // whole4 is whole for one set of lanes; prev rows are nil when the table
 // has none (a branch the same way on every step, which costs nothing).
 func (t ringTable) whole4(next, prev, walks [lanes][]int32, start int32) bool {
-	size := uint32(t.nRanks)
-	na, nb, nc, nd := next[0], next[1], next[2], next[3]
+	// Every row is nRanks long: reslicing each to the first's length lets
+	// the compiler drop most bounds checks inside the loop.
+	na := next[0]
+	nb, nc, nd := next[1][:len(na)], next[2][:len(na)], next[3][:len(na)]
 	pa, pb, pc, pd := prev[0], prev[1], prev[2], prev[3]
-	wa, wb, wc, wd := walks[0], walks[1], walks[2], walks[3]
+	if pa != nil {
+		pa, pb, pc, pd = pa[:len(na)], pb[:len(na)], pc[:len(na)], pd[:len(na)]
+	}
+	wa := walks[0][:len(na)]
+	wb, wc, wd := walks[1][:len(wa)], walks[2][:len(wa)], walks[3][:len(wa)]
+	size := uint(len(na))
 	a, b, c, d := start, start, start, start
 	wa[0], wb[0], wc[0], wd[0] = a, b, c, d
-	for i := 1; i < t.nRanks; i++ {
+	for i := 1; i < len(wa); i++ {
 		va, vb, vc, vd := na[a], nb[b], nc[c], nd[d]
-		if uint32(va) >= size || uint32(vb) >= size || uint32(vc) >= size || uint32(vd) >= size ||
+		if uint(va) >= size || uint(vb) >= size || uint(vc) >= size || uint(vd) >= size ||
 			va == start || vb == start || vc == start || vd == start {
 			return false
 		}
