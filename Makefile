@@ -617,7 +617,7 @@ test:
 	  t=$$(( $$(date +%s) - start )); echo "make test: all passed ($$n steps in $$((t / 60))m$$((t % 60))s)"
 
 test-go: all $(REFLIB)
-	@unformatted=$$(gofmt -l $$($(GO) list -f '{{.Dir}}' ./...) 2>/dev/null); \
+	@unformatted=$$(gofmt -l $$($(GO) list -f '{{.Dir}}' ./...)) || { echo "gofmt failed"; exit 1; }; \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	LIBNCCOMRING=$(CURDIR)/$(LIB) NCCOMRING_BUILD=$(CURDIR)/$(BUILD) $(GO) test -race -count=1 ./...
