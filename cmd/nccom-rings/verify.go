@@ -262,11 +262,11 @@ func badFile(err error) (rank int, path string) {
 }
 
 // plurality is the index in [0, n) whose value (compared with same) is
-// held by the most indices, ties going to the lowest such index, and how
-// many hold it. It takes n*k comparisons for k distinct values: few, for
-// the files of one job.
+// held by the most indices, ties going to the value the lowest index
+// holds, and how many hold it; best is that value's lowest index. It takes
+// n*k comparisons for k distinct values: few, for the files of one job.
 func plurality(n int, same func(i, j int) bool) (best, held int) {
-	var reps, counts []int // one representative index per distinct value
+	var reps, counts []int // each distinct value's lowest index, and its holders
 	for i := range n {
 		k := slices.IndexFunc(reps, func(j int) bool { return same(i, j) })
 		if k < 0 {
@@ -274,10 +274,12 @@ func plurality(n int, same func(i, j int) bool) (best, held int) {
 			k = len(reps) - 1
 		}
 		counts[k]++
-		// Only strictly more holders overtake: among values tied for
-		// most, the one first held, by the lowest index, stays.
-		if counts[k] > held {
-			best, held = reps[k], counts[k]
+	}
+	// reps is in order of lowest index, and only strictly more holders
+	// overtake, so of the values tied for most the lowest index's stays.
+	for k, c := range counts {
+		if c > held {
+			best, held = reps[k], c
 		}
 	}
 	return best, held

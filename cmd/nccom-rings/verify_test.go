@@ -264,3 +264,25 @@ func messages(rep Report) []string {
 	}
 	return m
 }
+
+// plurality's ties go to the value the lowest index holds, whichever
+// value reaches the tied count first: in A B B A, B reaches two holders
+// at index 2, before A does at index 3, yet A (index 0) is the answer.
+func TestPluralityTiesGoToTheLowestIndexsValue(t *testing.T) {
+	for _, tc := range []struct {
+		values     string
+		best, held int
+	}{
+		{"ABBA", 0, 2},
+		{"BAAB", 0, 2},
+		{"ABBBA", 1, 3},
+		{"ABCCBA", 0, 2},
+		{"A", 0, 1},
+		{"ABC", 0, 1},
+		{"CAB", 0, 1},
+		{"ABB", 1, 2},
+	} {
+		best, held := plurality(len(tc.values), func(i, j int) bool { return tc.values[i] == tc.values[j] })
+		assert.Equal(t, [2]int{tc.best, tc.held}, [2]int{best, held}, tc.values)
+	}
+}
