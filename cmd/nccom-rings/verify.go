@@ -29,8 +29,8 @@ type Finding struct {
 // Report is verify's verdict on one dump directory.
 type Report struct {
 	Dir      string `json:"dir"`
-	Files    int    `json:"files"`    // dump files read
-	Unusable int    `json:"unusable"` // dump files (or the directory) that could not be used
+	Files    int    `json:"files"`    // dump files read and parsed; the others count in Unusable, not here
+	Unusable int    `json:"unusable"` // dump files (or the directory) that could not be read or parsed
 	Ranks    int    `json:"ranks"`    // the nRanks most files say
 	Channels int    `json:"channels"` // the nChannels most successful ranks have
 	Nodes    int    `json:"nodes"`
