@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/nccomring/libnccomring/internal/quote"
@@ -14,11 +15,16 @@ type Host struct {
 	Name string // the line's first field, without an MPICH ":N" suffix
 	Line int    // 1-based
 	Text string // the whole line, comments and all, as EmitHostfile writes it back
+	// Slots is the rank count the line gives the host (OpenMPI's
+	// "slots=N", MPICH's "host:N"), 0 when it gives none or a count
+	// outside [1, MaxRanks].
+	Slots int
 }
 
 // ReadHostfile reads a launcher's hostfile: one host a line, its first
-// blank-separated field, what follows ignored (OpenMPI's "slots=4"), an
-// MPICH "host:4" read as "host"; '#' comments and blank lines skipped. A
+// blank-separated field, an MPICH "host:4" read as "host" with 4 slots, an
+// OpenMPI "slots=4" field read as 4 slots, other fields ignored; '#'
+// comments and blank lines skipped. A
 // host listed twice (location.Key) is refused: a plan gives each host one
 // node. The file is read under location.ReadFile's limits; at most
 // MaxRanks hosts.
@@ -36,9 +42,14 @@ func ReadHostfile(path string) ([]Host, error) {
 		if len(fields) == 0 {
 			continue
 		}
-		name := fields[0]
+		name, slots := fields[0], ""
 		if at := strings.LastIndexByte(name, ':'); at > 0 && isDigits(name[at+1:]) {
-			name = name[:at]
+			name, slots = name[:at], name[at+1:]
+		}
+		for _, f := range fields[1:] {
+			if n, ok := strings.CutPrefix(f, "slots="); ok {
+				slots = n
+			}
 		}
 		line := i + 1
 		if at, dup := first[location.Key(name)]; dup {
@@ -48,12 +59,24 @@ func ReadHostfile(path string) ([]Host, error) {
 			return nil, &location.Error{File: path, Line: line, Msg: fmt.Sprintf("more than %d hosts", MaxRanks)}
 		}
 		first[location.Key(name)] = line
-		hosts = append(hosts, Host{Name: name, Line: line, Text: text})
+		hosts = append(hosts, Host{Name: name, Line: line, Text: text, Slots: slotCount(slots)})
 	}
 	if len(hosts) == 0 {
 		return nil, &location.Error{File: path, Msg: "no host in the file"}
 	}
 	return hosts, nil
+}
+
+// slotCount is a slot count's value, 0 when it is not one in [1, MaxRanks].
+func slotCount(s string) int {
+	if !isDigits(s) || len(s) > 5 {
+		return 0
+	}
+	n, _ := strconv.Atoi(s)
+	if n > MaxRanks {
+		return 0
+	}
+	return n
 }
 
 func isDigits(s string) bool {
@@ -86,4 +109,32 @@ func EmitHostfile(source string, hosts []Host, order []int) []byte {
 		b.WriteByte('\n')
 	}
 	return b.Bytes()
+}
+
+// CommonSlots is the slot count every host gives, when all give the same
+// one; false when some host gives none or two hosts differ.
+func CommonSlots(hosts []Host) (int, bool) {
+	if len(hosts) == 0 {
+		return 0, false
+	}
+	for _, h := range hosts {
+		if h.Slots == 0 || h.Slots != hosts[0].Slots {
+			return 0, false
+		}
+	}
+	return hosts[0].Slots, true
+}
+
+// OtherSlots counts the hosts that give a slot count other than local,
+// and returns the first of them (an index into hosts, -1 when none).
+func OtherSlots(hosts []Host, local int) (first, count int) {
+	first = -1
+	for i, h := range hosts {
+		if h.Slots != 0 && h.Slots != local {
+			if count++; first < 0 {
+				first = i
+			}
+		}
+	}
+	return first, count
 }

@@ -101,7 +101,7 @@ func TestHostfileReadLocateAndEmit(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("# launch order\nb1 slots=4\n\n  a1:4  # MPICH\r\nC1\n"), 0o644))
 	hosts, err := plan.ReadHostfile(path)
 	require.NoError(t, err)
-	assert.Equal(t, []plan.Host{{Name: "b1", Line: 2, Text: "b1 slots=4"}, {Name: "a1", Line: 4, Text: "  a1:4  # MPICH"}, {Name: "C1", Line: 5, Text: "C1"}}, hosts)
+	assert.Equal(t, []plan.Host{{Name: "b1", Line: 2, Text: "b1 slots=4", Slots: 4}, {Name: "a1", Line: 4, Text: "  a1:4  # MPICH", Slots: 4}, {Name: "C1", Line: 5, Text: "C1"}}, hosts)
 
 	locs, missing := plan.Locate(hosts, []location.Entry{{Host: "c1.ec2.internal", Location: "s/l1"}, {Host: "B1", Location: "s/l2"}})
 	assert.Equal(t, []string{"s/l2", "", "s/l1"}, locs)
@@ -120,4 +120,36 @@ func TestHostfileReadLocateAndEmit(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("# none\n"), 0o644))
 	_, err = plan.ReadHostfile(path)
 	assert.EqualError(t, err, path+": no host in the file")
+}
+
+// Slot counts: OpenMPI's slots=N anywhere after the host, MPICH's host:N;
+// not a count (0) when it is not digits or outside [1, 4096]. CommonSlots
+// needs every host to give the same one; OtherSlots counts the hosts whose
+// count is not the plan's, from the first.
+func TestHostfileSlots(t *testing.T) {
+	path := t.TempDir() + "/hosts"
+	require.NoError(t, os.WriteFile(path, []byte("a slots=8 max_slots=16\nb:8\nc max_slots=4 slots=8\nd slots=x\ne:0\nf slots=4097\ng slots=4096\nh:007\n"), 0o644))
+	hosts, err := plan.ReadHostfile(path)
+	require.NoError(t, err)
+	var slots []int
+	for _, h := range hosts {
+		slots = append(slots, h.Slots)
+	}
+	assert.Equal(t, []int{8, 8, 8, 0, 0, 0, 4096, 7}, slots)
+	assert.Equal(t, "e", hosts[4].Name, "host:0 is read as the host e, with no count")
+
+	n, ok := plan.CommonSlots(hosts[:3])
+	assert.True(t, ok)
+	assert.Equal(t, 8, n)
+	_, ok = plan.CommonSlots(hosts[:4]) // d gives none
+	assert.False(t, ok)
+	_, ok = plan.CommonSlots([]plan.Host{hosts[0], hosts[6]}) // 8 and 4096
+	assert.False(t, ok)
+	_, ok = plan.CommonSlots(nil)
+	assert.False(t, ok)
+
+	first, count := plan.OtherSlots(hosts, 8) // g (4096) and h (7); d, e, f give none
+	assert.Equal(t, [2]int{6, 2}, [2]int{first, count})
+	first, count = plan.OtherSlots(hosts[:6], 8)
+	assert.Equal(t, [2]int{-1, 0}, [2]int{first, count})
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/nccomring/libnccomring/score"
 )
 
-const planHelp = `Usage: nccom-rings plan --locations FILE --hosts HOSTFILE --ranks-per-node L
+const planHelp = `Usage: nccom-rings plan --locations FILE --hosts HOSTFILE [--ranks-per-node L]
                         [--graph FILE] [--order rank|network]... [--dump DIR]
                         [--emit-hostfile FILE] [--json]
 
@@ -38,9 +38,12 @@ has the RING graph of --graph, or else the embedded default cluster's
   --locations FILE      "HOST LOCATION" lines (nccom-rings locate --all); a
                         host it does not list has no location
   --hosts HOSTFILE      one host a line, first field ("host slots=4" and
-                        MPICH's "host:4" read as host); '#' comments
-  --ranks-per-node L    ranks on each host, 1 to 256; with --graph, its
-                        ranks a node when not given
+                        MPICH's "host:4" read as host, with 4 slots); '#'
+                        comments. A host whose slots are not L is noted on
+                        stderr: a launcher filling slots numbers otherwise
+  --ranks-per-node L    ranks on each host, 1 to 256; when not given,
+                        --graph's ranks a node, else the slot count every
+                        host of HOSTFILE gives (the same on each)
   --graph FILE          an NCCL_GRAPH_FILE (NCCL_GRAPH_DUMP_FILE's XML): its
                         first pattern="4" graph, read as ringstage --graph
                         reads it, on every node
@@ -127,8 +130,8 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(operands) > 0:
 		return usage("no operand expected, got %s", quote.String(operands[0]))
-	case *locations == "" || *hostfile == "" || (*local == 0 && *graphFile == ""):
-		return usage("--locations, --hosts and --ranks-per-node (or --graph) are needed")
+	case *locations == "" || *hostfile == "":
+		return usage("--locations and --hosts are needed")
 	}
 	graphName := plan.DefaultGraphName
 	var graph *plan.GraphFile
@@ -150,6 +153,17 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
 		return cli.ExitUnusable
+	}
+	if *local == 0 { // neither --ranks-per-node nor --graph: the hosts' slots
+		n, ok := plan.CommonSlots(hosts)
+		if !ok {
+			return usage("--ranks-per-node is needed: neither --graph nor the same slot count on every host of %s gives it", quote.String(*hostfile))
+		}
+		*local = n
+	}
+	if i, n := plan.OtherSlots(hosts, *local); n > 0 {
+		fmt.Fprintf(stderr, "nccom-rings plan: note: %s line %d: host %s gives %d slots, but the plan puts %d ranks on every host (%d of %d hosts give another count); a launcher that fills each host's slots numbers the ranks otherwise\n",
+			quote.String(*hostfile), hosts[i].Line, quote.String(hosts[i].Name), hosts[i].Slots, *local, n, len(hosts))
 	}
 	entries, err := location.ReadLocationsFile(*locations)
 	if err != nil {

@@ -247,3 +247,29 @@ func TestPlanOfAGraphTheRingStageRefuses(t *testing.T) {
 	assert.Equal(t, cli.ExitFinding, code, errOut)
 	assert.Contains(t, out, "rank   refused: \"rank 0: ncclTopoPreset: graph->nChannels 0 is outside [1, 32]\"\n")
 }
+
+// A hostfile's slots: without --ranks-per-node (and --graph) the count
+// every host gives is the plan's; a host that gives another count than
+// the plan's is one note on stderr, not a finding; hosts that differ
+// among themselves, with no --ranks-per-node, are a usage error.
+func TestPlanReadsTheHostfilesSlots(t *testing.T) {
+	code, out, errOut := runTool("plan", "--locations", d25Locations, "--hosts", d25Hosts, "--order", "rank", "--json")
+	require.Equal(t, cli.ExitOK, code, errOut)
+	assert.Empty(t, errOut)
+	var rep planReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, [2]int{4, 32}, [2]int{rep.RanksPerNode, rep.NRanks}, "8 hosts, slots=4 each")
+
+	code, _, errOut = runTool("plan", "--locations", d25Locations, "--hosts", d25Hosts, "--ranks-per-node", "8", "--order", "rank")
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Equal(t, `nccom-rings plan: note: "testdata/d25/hosts" line 4: host "trn001" gives 4 slots, but the plan puts 8 ranks on every host (8 of 8 hosts give another count); a launcher that fills each host's slots numbers the ranks otherwise`+"\n", errOut)
+
+	hosts := filepath.Join(t.TempDir(), "hosts")
+	require.NoError(t, os.WriteFile(hosts, []byte("trn001 slots=4\ntrn002:8\n"), 0o644))
+	code, _, errOut = runTool("plan", "--locations", d25Locations, "--hosts", hosts)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, "nccom-rings plan: --ranks-per-node is needed: neither --graph nor the same slot count on every host of ")
+	code, _, errOut = runTool("plan", "--locations", d25Locations, "--hosts", hosts, "--ranks-per-node", "4", "--order", "rank")
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Contains(t, errOut, `line 2: host "trn002" gives 8 slots, but the plan puts 4 ranks on every host (1 of 2 hosts give another count)`)
+}
