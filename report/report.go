@@ -29,6 +29,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/nccomring/libnccomring/nodeorder"
@@ -447,6 +448,11 @@ func Layout(locations []string) (x, y []int, boxes []Box, width, height int) {
 // ShownWidth and ShownHeight are the picture's size on the page.
 func (d *Data) ShownWidth() int  { return int(float64(d.Width) * d.Scale) }
 func (d *Data) ShownHeight() int { return int(float64(d.Height) * d.Scale) }
+
+// TextSize is the picture's font size in its own units, so that its text
+// shows at 10 pixels whatever Scale enlarges: a small job's NIC indices and
+// box names then stay small beside the nodes they label.
+func (d *Data) TextSize() string { return strconv.FormatFloat(10/d.Scale, 'f', 2, 64) }
 
 // naturalCompare orders names as a person reads them: runs of digits by
 // their value (leaf2 before leaf10), the rest byte by byte; names that

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -297,4 +298,18 @@ func TestGroupLevelsOneGroup(t *testing.T) {
 	assert.NotContains(t, html, `id="groups"`)
 	assert.Contains(t, html, "no picture between groups")
 	assert.Empty(t, blob(t, html).Tiers)
+}
+
+// A small job's picture is drawn up to 3 times larger; its text is sized
+// in the picture's own units so that it still shows at 10 pixels, not 30,
+// and the NIC indices do not crowd the nodes they label.
+func TestPictureTextShowsAtTenPixels(t *testing.T) {
+	html := render(t, Input{Dir: "d", Job: fourNodes(), LocationsFrom: "dumps"})
+	d := blob(t, html)
+	assert.Contains(t, html, fmt.Sprintf(`<svg id="picture" xmlns="http://www.w3.org/2000/svg" font-size="3.33" width="%d" height="%d" viewBox="0 0 %d %d"`,
+		3*d.Width, 3*d.Height, d.Width, d.Height), "four nodes are drawn 3 times larger")
+	assert.Contains(t, html, `<svg id="groups" xmlns="http://www.w3.org/2000/svg" font-size="10"`)
+	for scale, want := range map[float64]string{1: "10.00", 1.5: "6.67", 2.5: "4.00", 3: "3.33"} {
+		assert.Equal(t, want, (&Data{Scale: scale}).TextSize(), scale)
+	}
 }
