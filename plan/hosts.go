@@ -16,15 +16,15 @@ type Host struct {
 	Line int    // 1-based
 	Text string // the whole line, comments and all, as EmitHostfile writes it back
 	// Slots is the rank count the line gives the host (OpenMPI's
-	// "slots=N", MPICH's "host:N"), 0 when it gives none or a count
-	// outside [1, MaxRanks].
+	// "slots=N", MPICH's "host:N"), 0 when it gives none.
 	Slots int
 }
 
 // ReadHostfile reads a launcher's hostfile: one host a line, its first
 // blank-separated field, an MPICH "host:4" read as "host" with 4 slots, an
-// OpenMPI "slots=4" field read as 4 slots, other fields ignored; '#'
-// comments and blank lines skipped. A
+// OpenMPI "slots=4" field read as 4 slots (a count that is not digits in
+// [1, MaxRanks] is refused), other fields ignored; '#' comments and blank
+// lines skipped. A
 // host listed twice (location.Key) is refused: a plan gives each host one
 // node. The file is read under location.ReadFile's limits; at most
 // MaxRanks hosts.
@@ -42,14 +42,18 @@ func ReadHostfile(path string) ([]Host, error) {
 		if len(fields) == 0 {
 			continue
 		}
-		name, slots := fields[0], ""
+		name, slots, given := fields[0], "", ""
 		if at := strings.LastIndexByte(name, ':'); at > 0 && isDigits(name[at+1:]) {
-			name, slots = name[:at], name[at+1:]
+			name, slots, given = name[:at], name[at+1:], fields[0]
 		}
 		for _, f := range fields[1:] {
 			if n, ok := strings.CutPrefix(f, "slots="); ok {
-				slots = n
+				slots, given = n, f
 			}
+		}
+		count := slotCount(slots)
+		if given != "" && count == 0 {
+			return nil, &location.Error{File: path, Line: i + 1, Col: strings.Index(text, given) + 1, Msg: fmt.Sprintf("%s: the slot count is not a number in [1, %d]", quote.String(given), MaxRanks)}
 		}
 		line := i + 1
 		if at, dup := first[location.Key(name)]; dup {
@@ -59,7 +63,7 @@ func ReadHostfile(path string) ([]Host, error) {
 			return nil, &location.Error{File: path, Line: line, Msg: fmt.Sprintf("more than %d hosts", MaxRanks)}
 		}
 		first[location.Key(name)] = line
-		hosts = append(hosts, Host{Name: name, Line: line, Text: text, Slots: slotCount(slots)})
+		hosts = append(hosts, Host{Name: name, Line: line, Text: text, Slots: count})
 	}
 	if len(hosts) == 0 {
 		return nil, &location.Error{File: path, Msg: "no host in the file"}
@@ -69,11 +73,8 @@ func ReadHostfile(path string) ([]Host, error) {
 
 // slotCount is a slot count's value, 0 when it is not one in [1, MaxRanks].
 func slotCount(s string) int {
-	if !isDigits(s) || len(s) > 5 {
-		return 0
-	}
-	n, _ := strconv.Atoi(s)
-	if n > MaxRanks {
+	n, err := strconv.Atoi(s)
+	if !isDigits(s) || err != nil || n < 1 || n > MaxRanks {
 		return 0
 	}
 	return n

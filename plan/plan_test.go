@@ -128,7 +128,7 @@ func TestHostfileReadLocateAndEmit(t *testing.T) {
 // count is not the plan's, from the first.
 func TestHostfileSlots(t *testing.T) {
 	path := t.TempDir() + "/hosts"
-	require.NoError(t, os.WriteFile(path, []byte("a slots=8 max_slots=16\nb:8\nc max_slots=4 slots=8\nd slots=x\ne:0\nf slots=4097\ng slots=4096\nh:007\n"), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte("a slots=8 max_slots=16\nb:8\nc max_slots=4 slots=8\nd\ne max_slots=2\nf # slots=2\ng slots=4096\nh:00000007\n"), 0o644))
 	hosts, err := plan.ReadHostfile(path)
 	require.NoError(t, err)
 	var slots []int
@@ -136,7 +136,23 @@ func TestHostfileSlots(t *testing.T) {
 		slots = append(slots, h.Slots)
 	}
 	assert.Equal(t, []int{8, 8, 8, 0, 0, 0, 4096, 7}, slots)
-	assert.Equal(t, "e", hosts[4].Name, "host:0 is read as the host e, with no count")
+
+	// A count given but not one is refused, naming it.
+	for text, want := range map[string]string{
+		"a\nd  slots=x\n":                `:2:4: "slots=x": the slot count is not a number in [1, 4096]`,
+		"e:0\n":                          `:1:1: "e:0": the slot count is not a number in [1, 4096]`,
+		"f slots=4097\n":                 `:1:3: "slots=4097": the slot count is not a number in [1, 4096]`,
+		"g slots=\n":                     `:1:3: "slots=": the slot count is not a number in [1, 4096]`,
+		"h slots=+8\n":                   `:1:3: "slots=+8": the slot count is not a number in [1, 4096]`,
+		"i slots=99999999999999999999\n": `:1:3: "slots=99999999999999999999": the slot count is not a number in [1, 4096]`,
+	} {
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		_, err := plan.ReadHostfile(path)
+		assert.EqualError(t, err, path+want, text)
+	}
+	require.NoError(t, os.WriteFile(path, []byte("a slots=8 max_slots=16\nb:8\nc max_slots=4 slots=8\nd\ne max_slots=2\nf # slots=2\ng slots=4096\nh:007\n"), 0o644))
+	hosts, err = plan.ReadHostfile(path)
+	require.NoError(t, err)
 
 	n, ok := plan.CommonSlots(hosts[:3])
 	assert.True(t, ok)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/quote"
+	"github.com/nccomring/libnccomring/layout"
 	"github.com/nccomring/libnccomring/location"
 	"github.com/nccomring/libnccomring/plan"
 	"github.com/nccomring/libnccomring/ringdump"
@@ -144,7 +145,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		if *local == 0 {
 			*local = graph.LocalRanks
 		}
-		graphName = fmt.Sprintf("%s's RING graph (%d ranks a node, %d channels)", quote.String(*graphFile), graph.LocalRanks, graph.NChannels)
+		graphName = fmt.Sprintf("%s's RING graph (%s a node, %s)", quote.String(*graphFile), count(graph.LocalRanks, "rank"), count(graph.NChannels, "channel"))
 	}
 	if len(ords) == 0 {
 		ords = orders{"rank", "network"}
@@ -159,11 +160,14 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		if !ok {
 			return usage("--ranks-per-node is needed: neither --graph nor the same slot count on every host of %s gives it", quote.String(*hostfile))
 		}
+		if n > layout.MaxLocalRanks {
+			return usage("every host of %s gives %d slots, but a plan puts 1 to %d ranks on a host: give --ranks-per-node", quote.String(*hostfile), n, layout.MaxLocalRanks)
+		}
 		*local = n
 	}
 	if i, n := plan.OtherSlots(hosts, *local); n > 0 {
-		fmt.Fprintf(stderr, "nccom-rings plan: note: %s line %d: host %s gives %d slots, but the plan puts %d ranks on every host (%d of %d hosts give another count); a launcher that fills each host's slots numbers the ranks otherwise\n",
-			quote.String(*hostfile), hosts[i].Line, quote.String(hosts[i].Name), hosts[i].Slots, *local, n, len(hosts))
+		fmt.Fprintf(stderr, "nccom-rings plan: note: %s line %d: host %s gives %s, but the plan puts %s on every host (%d of %d hosts give another count); a launcher that fills each host's slots numbers the ranks otherwise\n",
+			quote.String(*hostfile), hosts[i].Line, quote.String(hosts[i].Name), count(hosts[i].Slots, "slot"), count(*local, "rank"), n, len(hosts))
 	}
 	entries, err := location.ReadLocationsFile(*locations)
 	if err != nil {
@@ -241,8 +245,8 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 // writePlan prints the plans side by side: one row per order, one column
 // per level.
 func writePlan(w io.Writer, rep planReport) {
-	fmt.Fprintf(w, "nccom-rings plan: %s x %d ranks = %s; graph: %s\n",
-		count(rep.NRanks/max(rep.RanksPerNode, 1), "host"), rep.RanksPerNode, count(rep.NRanks, "rank"), rep.Graph)
+	fmt.Fprintf(w, "nccom-rings plan: %s x %s = %s; graph: %s\n",
+		count(rep.NRanks/max(rep.RanksPerNode, 1), "host"), count(rep.RanksPerNode, "rank"), count(rep.NRanks, "rank"), rep.Graph)
 	if len(rep.Unlocated) > 0 {
 		fmt.Fprintf(w, "  %s without a location in %s (first %s)\n", count(len(rep.Unlocated), "host"), quote.String(rep.Locations), quote.String(rep.Unlocated[0]))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
@@ -272,4 +273,14 @@ func TestPlanReadsTheHostfilesSlots(t *testing.T) {
 	code, _, errOut = runTool("plan", "--locations", d25Locations, "--hosts", hosts, "--ranks-per-node", "4", "--order", "rank")
 	assert.Equal(t, cli.ExitOK, code)
 	assert.Contains(t, errOut, `line 2: host "trn002" gives 8 slots, but the plan puts 4 ranks on every host (1 of 2 hosts give another count)`)
+
+	// More slots than a plan puts on a host, and a slot count that is not one.
+	require.NoError(t, os.WriteFile(hosts, []byte("trn001 slots=300\ntrn002 slots=300\n"), 0o644))
+	code, _, errOut = runTool("plan", "--locations", d25Locations, "--hosts", hosts)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, "nccom-rings plan: every host of "+quote.String(hosts)+" gives 300 slots, but a plan puts 1 to 256 ranks on a host: give --ranks-per-node\n")
+	require.NoError(t, os.WriteFile(hosts, []byte("trn001 slots=abc\n"), 0o644))
+	code, _, errOut = runTool("plan", "--locations", d25Locations, "--hosts", hosts, "--ranks-per-node", "4")
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Equal(t, "nccom-rings plan: "+hosts+`:1:8: "slots=abc": the slot count is not a number in [1, 4096]`+"\n", errOut)
 }
