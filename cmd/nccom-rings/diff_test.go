@@ -41,7 +41,7 @@ func TestDiffRefusesUnusableInputAndReadsBoth(t *testing.T) {
 	code, _, errOut := runTool("diff", filepath.Join(dir, "none"), t.TempDir())
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Contains(t, errOut, "no such file or directory")
-	assert.Contains(t, errOut, "holds no rank-*.json dump files", "the second directory is read too")
+	assert.Contains(t, errOut, "holds no rank-NNNNNN.HOST.PID.json dump files", "the second directory is read too")
 
 	code, _, _ = runTool("diff", filepath.Join(dir, "rank"))
 	assert.Equal(t, cli.ExitUnusable, code)

@@ -6,7 +6,7 @@
 //	nccom-rings show [--channel C] [--json | --dot] DIR   one channel across ranks
 //	nccom-rings locate ec2:FILE|slurm:FILE [--all]  a host's NCCOM_RING_LOCATION
 //	nccom-rings score [--locations FILE] DIR        the rings against the network
-//	nccom-rings plan --locations F --hosts H --ranks-per-node L   a job without a job
+//	nccom-rings plan --locations F --hosts H [--ranks-per-node L]   a job without a job
 //	nccom-rings diff [--json] DIR_A DIR_B           what changed between two jobs
 //	nccom-rings report [--locations F] [--redact] -o FILE DIR   one HTML page of it all
 //
@@ -72,7 +72,7 @@ Usage: nccom-rings verify [--json] [--junit FILE] DIR
        nccom-rings show [--channel C] [--json | --dot] DIR
        nccom-rings locate [--host NAME | --instance ID | --all] ec2:FILE | slurm:FILE
        nccom-rings score [--locations FILE] [--max-excess N] [--json] DIR
-       nccom-rings plan --locations FILE --hosts HOSTFILE --ranks-per-node L [--graph FILE]
+       nccom-rings plan --locations FILE --hosts HOSTFILE [--ranks-per-node L] [--graph FILE]
                         [--order rank|network]... [--dump DIR] [--emit-hostfile FILE] [--json]
        nccom-rings diff [--json] DIR_A DIR_B
        nccom-rings report [--locations FILE] [--redact] -o FILE DIR
@@ -228,7 +228,7 @@ func readDumpsBad(name, help string, operands []string, stderr io.Writer) (dir s
 		fmt.Fprintf(stderr, "nccom-rings %s: %v\n", name, b)
 	}
 	if err == nil && len(files) == 0 && len(bad) == 0 {
-		err = fmt.Errorf("%s holds no rank-*.json dump files (did the job run with NCCOM_RING_DUMP=%s?)", quote.String(dir), quote.String(dir))
+		err = noDumpFiles(dir)
 	}
 	if err == nil && len(files) == 0 {
 		err = fmt.Errorf("%s holds no usable dump file", quote.String(dir))

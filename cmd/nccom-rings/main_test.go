@@ -179,7 +179,7 @@ func TestVerifyRefusesUnusableInput(t *testing.T) {
 
 	code, _, errOut = runTool("verify", t.TempDir())
 	assert.Equal(t, cli.ExitUnusable, code)
-	assert.Contains(t, errOut, "holds no rank-*.json dump files")
+	assert.Contains(t, errOut, "holds no rank-NNNNNN.HOST.PID.json dump files")
 
 	code, _, _ = runTool("verify")
 	assert.Equal(t, cli.ExitUnusable, code)

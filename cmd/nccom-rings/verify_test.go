@@ -141,7 +141,7 @@ func TestVerifyJSONIsAlwaysADocument(t *testing.T) {
 		if tc.first != "" {
 			assert.Equal(t, tc.first, rep.Findings[0].Message)
 		} else {
-			assert.Contains(t, rep.Findings[0].Message, "holds no rank-*.json dump files")
+			assert.Contains(t, rep.Findings[0].Message, "holds no rank-NNNNNN.HOST.PID.json dump files")
 		}
 	}
 }
