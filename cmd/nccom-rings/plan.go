@@ -33,8 +33,10 @@ The cluster: the hosts of HOSTFILE in its order, L ranks each, numbered as a
 launcher that keeps the hostfile's order numbers them (the first host ranks
 0..L-1); each host's NCCOM_RING_LOCATION the one FILE gives it. Every node
 has the RING graph of --graph, or else the embedded default cluster's
-(ringstage's, said in the output): 8 ring channels, min(8, L) NICs. At most
-4,096 ranks.
+(ringstage's, said in the output): 8 ring channels, min(8, L) NICs; its
+channels leave a node on another NIC than they enter it on, so every
+inter-node edge is a NIC-index mismatch (see score --help). At most 4,096
+ranks.
 
   --locations FILE      "HOST LOCATION" lines (nccom-rings locate --all); a
                         host it does not list has no location
