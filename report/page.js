@@ -155,6 +155,10 @@
       var cls = "node" + (markedNode[m] ? " marked" : "") + (m === selNode ? " sel" : "");
       frag.appendChild(title(el("rect", { "class": cls, x: data.x[m] - 5, y: data.y[m] - 5, width: 10, height: 10 }),
         "node " + m + ": " + hostOf(m) + (data.loc[m] ? " at " + data.loc[m] : ", no location")));
+      if (data.nodeLabels) {
+        frag.appendChild(el("text", { "class": "nlabel", x: data.x[m], y: data.y[m],
+          "text-anchor": "middle", "dominant-baseline": "central" }, String(m)));
+      }
     }
     svg.replaceChildren(frag);
     var n = Object.keys(markedNode).length;

@@ -199,6 +199,11 @@ type Data struct {
 	Groups   []Box    `json:"groups"`
 	Width    int      `json:"w"`
 	Height   int      `json:"h"`
+	// NodeLabels says the picture is drawn large enough to write each
+	// node's index inside its square: a 10-unit square shown at Scale*10
+	// pixels holds 4 digits of 10-pixel text (about 24 pixels) from Scale
+	// 2.5 on.
+	NodeLabels bool `json:"nodeLabels"`
 	// Scale is how much larger than Width the picture is shown: a few
 	// nodes are drawn up to 3 times larger, up to MaxWidth.
 	Scale float64 `json:"-"`
@@ -275,6 +280,7 @@ func NewData(j *score.Job, findings []Finding) (*Data, error) {
 	d := &Data{NRanks: j.NRanks, Node: j.Node, Host: j.Host, Location: j.Location, Rings: j.Rings, Marks: []int{}}
 	d.X, d.Y, d.Groups, d.Width, d.Height = Layout(j.Location)
 	d.Scale = min(3, max(1, float64(MaxWidth)/float64(d.Width)))
+	d.NodeLabels = d.Scale >= 2.5
 	for c, ring := range j.Rings {
 		edges := []int{}
 		n := len(ring)

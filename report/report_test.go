@@ -312,4 +312,19 @@ func TestPictureTextShowsAtTenPixels(t *testing.T) {
 	for scale, want := range map[float64]string{1: "10.00", 1.5: "6.67", 2.5: "4.00", 3: "3.33"} {
 		assert.Equal(t, want, (&Data{Scale: scale}).TextSize(), scale)
 	}
+	assert.True(t, d.NodeLabels, "four nodes drawn 3 times larger have room for their indices")
+
+	// 400 one-rank nodes, each in a location of its own: boxes wrapping at
+	// MaxWidth, drawn at their own size, without room for an index in a
+	// node's square.
+	n := 400
+	j := &score.Job{NRanks: n, NNodes: n, GraphChannels: 1, Rings: [][]int{make([]int, n)}, NetDev: make([]int, n)}
+	for r := range n {
+		j.Node, j.Host, j.Location = append(j.Node, r), append(j.Host, fmt.Sprintf("h%d", r)), append(j.Location, fmt.Sprintf("s/a%d", r))
+		j.Rings[0][r] = r
+	}
+	big, err := NewData(j, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 1.0, big.Scale)
+	assert.False(t, big.NodeLabels)
 }

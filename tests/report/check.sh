@@ -86,6 +86,8 @@ want 'channel-note">8 inter-node edges; 1 node with a finding on this channel; d
 # so 4 edges each way, both arrows red: each leaf is left 4 times.
 want 'group-note">level 2, channel 0: 8 crossings between 2 groups, the fewest 2 \(\+6\)<'
 want '<text class="over"[^>]*>4</text>'
+# 8 nodes drawn 3 times larger: each square carries its node's index.
+want '<text class="nlabel"[^>]*>7</text>'
 want '<td>&lt;script&gt;alert\(1\)&lt;/script&gt;</td>'
 if grep -E 'CONSOLE|Uncaught' "$dir/dom.log"; then echo "FAIL: $desc: the page wrote to the console"; fail=1; fi
 if grep -q '<script>alert' "$dir/dom.html"; then echo "FAIL: $desc: the host's markup became an element"; fail=1; fi
