@@ -24,10 +24,9 @@ type Host struct {
 // blank-separated field, an MPICH "host:4" read as "host" with 4 slots, an
 // OpenMPI "slots=4" field read as 4 slots (a count that is not digits in
 // [1, MaxRanks] is refused), other fields ignored; '#' comments and blank
-// lines skipped. A
-// host listed twice (location.Key) is refused: a plan gives each host one
-// node. The file is read under location.ReadFile's limits; at most
-// MaxRanks hosts.
+// lines skipped. A host listed twice (location.Key) is refused: a plan
+// gives each host one node. The file is read under location.ReadFile's
+// limits; at most MaxRanks hosts.
 func ReadHostfile(path string) ([]Host, error) {
 	data, err := location.ReadFile(path)
 	if err != nil {
@@ -51,11 +50,10 @@ func ReadHostfile(path string) ([]Host, error) {
 				slots, given = n, f
 			}
 		}
-		count := slotCount(slots)
+		line, count := i+1, slotCount(slots)
 		if given != "" && count == 0 {
-			return nil, &location.Error{File: path, Line: i + 1, Col: strings.Index(text, given) + 1, Msg: fmt.Sprintf("%s: the slot count is not a number in [1, %d]", quote.String(given), MaxRanks)}
+			return nil, &location.Error{File: path, Line: line, Col: strings.Index(text, given) + 1, Msg: fmt.Sprintf("%s: the slot count is not a number in [1, %d]", quote.String(given), MaxRanks)}
 		}
-		line := i + 1
 		if at, dup := first[location.Key(name)]; dup {
 			return nil, &location.Error{File: path, Line: line, Col: 1, Msg: fmt.Sprintf("host %s again; first on line %d", quote.String(name), at)}
 		}

@@ -215,6 +215,16 @@ func readDumps(name, help string, operands []string, stderr io.Writer) (dir stri
 	return dir, files, len(bad), ok
 }
 
+// readDumpDir is ringdump.ReadDir, with a directory that holds no file
+// named as the library names a dump (ringdump.FileName) an error too.
+func readDumpDir(dir string) (files []ringdump.File, bad []error, err error) {
+	files, bad, err = ringdump.ReadDir(dir)
+	if err == nil && len(files) == 0 && len(bad) == 0 {
+		err = fmt.Errorf("%s holds no rank-NNNNNN.HOST.PID.json dump files (did the job run with NCCOM_RING_DUMP=%s?)", quote.String(dir), quote.String(dir))
+	}
+	return files, bad, err
+}
+
 // readDumpsBad is readDumps with the errors of the unusable files, for a
 // command that reports them (report hands them to verify).
 func readDumpsBad(name, help string, operands []string, stderr io.Writer) (dir string, files []ringdump.File, bad []error, ok bool) {
@@ -223,12 +233,9 @@ func readDumpsBad(name, help string, operands []string, stderr io.Writer) (dir s
 		return "", nil, nil, false
 	}
 	dir = operands[0]
-	files, bad, err := ringdump.ReadDir(dir)
+	files, bad, err := readDumpDir(dir)
 	for _, b := range bad {
 		fmt.Fprintf(stderr, "nccom-rings %s: %v\n", name, b)
-	}
-	if err == nil && len(files) == 0 && len(bad) == 0 {
-		err = noDumpFiles(dir)
 	}
 	if err == nil && len(files) == 0 {
 		err = fmt.Errorf("%s holds no usable dump file", quote.String(dir))

@@ -751,21 +751,12 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// noDumpFiles is the error of a directory without one file named as the
-// library names a dump (ringdump.FileName: rank-NNNNNN.HOST.PID.json).
-func noDumpFiles(dir string) error {
-	return fmt.Errorf("%s holds no rank-NNNNNN.HOST.PID.json dump files (did the job run with NCCOM_RING_DUMP=%s?)", quote.String(dir), quote.String(dir))
-}
-
 // verifyDir reads dir's dumps and verifies them (verify). A dir that
 // cannot be read, or holds no dump file, is a report of one unusable
 // finding, also printed on stderr: --json prints a document whatever the
 // input.
 func verifyDir(dir string, stderr io.Writer) Report {
-	files, bad, err := ringdump.ReadDir(dir)
-	if err == nil && len(files) == 0 && len(bad) == 0 {
-		err = noDumpFiles(dir)
-	}
+	files, bad, err := readDumpDir(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "nccom-rings verify: %v\n", err)
 		rep := Report{Dir: dir, Unusable: 1, Findings: []Finding{}}
