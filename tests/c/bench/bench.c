@@ -537,7 +537,7 @@ int main(int argc, char **argv) {
     printf("\ntargets (issue 20), this run:\n");
     printf("  Postset at 65536 ranks at most 2.0x the floor: %.2fx, %s\n", overFloorAt65536,
            verdict[overFloorAt65536 <= 2.0]);
-    printf("  fitted exponent at most the floor's + 0.05: %.3f against %.3f, %s\n", slope, floorSlope + 0.05,
+    printf("  fitted exponent at most the floor's + 0.05: %.3f against the bound %.3f, %s\n", slope, floorSlope + 0.05,
            verdict[slope <= floorSlope + 0.05]);
     for (int random = 0; random <= 1; random++)
       printf("  ncclBuildRings at 65536 x 32, %s, at most 1.0x the C walk: %.2fx, %s\n", random ? "random" : "node-major",
