@@ -6,6 +6,7 @@ import (
 
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/netdev"
+	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/ring"
 )
 
@@ -38,15 +39,21 @@ func benchGraph(first int) *abi.TopoGraph {
 	return g
 }
 
-// benchCluster returns every rank's fragment for nRanks/32 nodes.
-func benchCluster(b testing.TB, nRanks int) []abi.TopoRanks {
+// benchCluster returns every rank's fragment for nRanks/32 nodes; located
+// gives every rank a location (NCCOM_RING_LOCATION, its rack and node)
+// without asking for the network order.
+func benchCluster(b testing.TB, nRanks int, located bool) []abi.TopoRanks {
 	b.Helper()
 	frags := make([]abi.TopoRanks, nRanks)
 	for first := 0; first < nRanks; first += benchLocal {
 		g := benchGraph(first)
+		opt := ring.PresetOptions{Platforms: generic}
+		if located {
+			opt.Location = nodeorder.Location{Levels: 2, Hash: [nodeorder.MaxLevels]uint32{uint32(first / 1024), uint32(first)}}
+		}
 		for r := first; r < first+benchLocal; r++ {
 			comm := &abi.Comm{Rank: int32(r), NRanks: int32(nRanks), LocalRanks: benchLocal}
-			if err := ring.Preset(comm, g, &frags[r], ring.PresetOptions{Platforms: generic}); err != nil {
+			if err := ring.Preset(comm, g, &frags[r], opt); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -80,9 +87,9 @@ type benchPostset struct {
 	opt    ring.PostsetOptions
 }
 
-func newBenchPostset(tb testing.TB, n int) benchPostset {
+func newBenchPostset(tb testing.TB, n int, located bool) benchPostset {
 	tb.Helper()
-	frags := benchCluster(tb, n)
+	frags := benchCluster(tb, n, located)
 	all := make([]*abi.TopoRanks, n)
 	for r := range frags {
 		all[r] = &frags[r]
@@ -101,23 +108,34 @@ func newBenchPostset(tb testing.TB, n int) benchPostset {
 
 func BenchmarkPostset(b *testing.B) {
 	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("ranks=%d", n), func(b *testing.B) {
-			st := newBenchPostset(b, n)
-			preset, all, heads, opt := st.preset, st.all, st.heads, st.opt
-			comm := new(abi.Comm)
-			b.ResetTimer()
-			for b.Loop() {
-				*comm = *preset
-				if _, err := ring.Postset(comm, heads, all, opt); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/rank")
-			// Bytes the call must touch: 4 ring arrays x 16 channels of every
-			// fragment read, 32 channels of userRanks written.
-			b.ReportMetric(float64(n*(4*benchChannels*4+2*benchChannels*4)), "touched-B/op")
-		})
+		b.Run(fmt.Sprintf("ranks=%d", n), func(b *testing.B) { benchmarkPostset(b, n, false) })
 	}
+}
+
+// BenchmarkPostsetLocated: every rank's record carries a location and none
+// asks for the network order, so Postset reads no record (D25; gather
+// counts the records that ask). It costs what BenchmarkPostset does.
+func BenchmarkPostsetLocated(b *testing.B) {
+	for _, n := range []int{16384, 65536} {
+		b.Run(fmt.Sprintf("ranks=%d", n), func(b *testing.B) { benchmarkPostset(b, n, true) })
+	}
+}
+
+func benchmarkPostset(b *testing.B, n int, located bool) {
+	st := newBenchPostset(b, n, located)
+	preset, all, heads, opt := st.preset, st.all, st.heads, st.opt
+	comm := new(abi.Comm)
+	b.ResetTimer()
+	for b.Loop() {
+		*comm = *preset
+		if _, err := ring.Postset(comm, heads, all, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/rank")
+	// Bytes the call must touch: 4 ring arrays x 16 channels of every
+	// fragment read, 32 channels of userRanks written.
+	b.ReportMetric(float64(n*(4*benchChannels*4+2*benchChannels*4)), "touched-B/op")
 }
 
 func BenchmarkBuildRings(b *testing.B) {

@@ -52,9 +52,9 @@ type links struct {
 	nodes             nodeFinder
 	next, prev, walks []int32
 	sink              int32 // what the touch-ahead loads, so they are not dropped
-	// records counts the fragments whose record's first word is the magic
-	// (D25): when none is, no record needs reading.
-	records int
+	// asking counts the records with the magic and the network-order flag,
+	// unchecked (D25): when none has both, no record needs reading.
+	asking int
 }
 
 // newLinks takes the block for nRanks ranks and up to n channels from sc;
@@ -89,7 +89,7 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 	nRanks := len(all)
 	size := uint32(nRanks)
 	w.nodes = newNodeFinder(w.nodes.byHead, w.nodes.heads)
-	w.records = 0
+	w.asking = 0
 	last := n - 1
 	for lo := 0; lo < nRanks; lo += touchBlock {
 		block := all[lo:min(lo+touchBlock, nRanks)]
@@ -119,8 +119,8 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 			if !sameEnds(f, first, n) {
 				return -1, false
 			}
-			if record.Of(f).Magic == abi.RecordMagic {
-				w.records++
+			if r := record.Of(f); r.Magic == abi.RecordMagic && r.Flags&abi.RecordNetwork != 0 {
+				w.asking++
 			}
 		}
 		// The block's links, channel by channel: each table row gets a

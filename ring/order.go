@@ -41,7 +41,7 @@ const maxSummaryNodes = 16
 func (w *links) nodeOrder(all []*abi.TopoRanks, n int, switchV1 bool, enablePod int32, sc *scratch) (Order, []int32, *abi.Error) {
 	heads := w.nodes.heads
 	var o Order
-	if w.records == 0 { // no record at all: nothing to read (gather counted them)
+	if w.asking == 0 { // no record asks: nothing to read (gather counted them)
 		return o, heads, nil
 	}
 	notAsking, firstNot := 0, -1
