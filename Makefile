@@ -582,7 +582,7 @@ test-security: $(BUILD)/security-host $(BUILD)/libnccomring-evil.so $(LIB) $(BUI
 
 # Issue 20: mutation testing of ring/, kanga/ and netdev/ with gremlins
 # (docs/mutation.md), not part of `make test`: it runs a package's tests
-# once per mutant, 19 to 35 minutes here. mk/mutate.sh installs gremlins at
+# once per mutant, 18 to 35 minutes here. mk/mutate.sh installs gremlins at
 # GREMLINS_VERSION into $(BUILD)/tools through the Go module proxy if it is
 # not there, writes $(BUILD)/mutate-PKG.txt and .json, prints the survivors
 # and one line per package, and fails under 90% test efficacy or 85%
@@ -594,7 +594,7 @@ MUTATE_PACKAGES            ?= ring kanga netdev
 MUTATE_WORKERS             ?= 2
 MUTATE_TIMEOUT_COEFFICIENT ?= 20
 .PHONY: mutate
-## mutate: mutation testing (gremlins) of MUTATE_PACKAGES, 19-35 min (docs/mutation.md)
+## mutate: mutation testing (gremlins) of MUTATE_PACKAGES, 18-35 min (docs/mutation.md)
 mutate:
 	@GO=$(GO) GREMLINS_VERSION=$(GREMLINS_VERSION) MUTATE_WORKERS=$(MUTATE_WORKERS) \
 	  MUTATE_TIMEOUT_COEFFICIENT=$(MUTATE_TIMEOUT_COEFFICIENT) sh mk/mutate.sh $(BUILD) $(MUTATE_PACKAGES)
