@@ -96,6 +96,16 @@ func bit(on bool, b int32) int32 {
 	return 0
 }
 
+// AsksNetwork reports whether frag's record has the magic and the
+// network-order flag, without the other checks Read makes. It reads only
+// the record's first 16 bytes, so a caller can skip every Read of a job in
+// which no fragment's answer is true: none of them holds a valid record
+// that asks for the network order.
+func AsksNetwork(frag *abi.TopoRanks) bool {
+	r := Of(frag)
+	return r.Magic == abi.RecordMagic && r.Flags&abi.RecordNetwork != 0
+}
+
 // Read returns what frag's record says, and false when it holds none (its
 // first word is not the magic) or is not valid: another version, a
 // checksum that does not match, a writer rank that is not slot (the rank

@@ -173,3 +173,27 @@ func TestEveryFieldAloneRoundTrips(t *testing.T) {
 		})
 	}
 }
+
+// AsksNetwork is the magic and the network-order flag alone: true for a
+// record that asks, also when it is not valid (Read refuses it), false
+// for one that does not ask, one without the magic and a fragment that
+// carries nothing.
+func TestAsksNetworkIsTheMagicAndTheFlagAlone(t *testing.T) {
+	asking := new(abi.TopoRanks)
+	record.Write(asking, &record.Fields{Rank: 3, Network: true})
+	assert.True(t, record.AsksNetwork(asking))
+	record.Of(asking).Checksum++
+	_, ok := record.Read(asking, 3)
+	require.False(t, ok)
+	assert.True(t, record.AsksNetwork(asking), "not valid, still asking")
+	record.Of(asking).Magic = -1
+	assert.False(t, record.AsksNetwork(asking), "no magic")
+
+	located := new(abi.TopoRanks)
+	loc, err := nodeorder.Parse("a/b")
+	require.NoError(t, err)
+	record.Write(located, &record.Fields{Rank: 3, Location: loc, PodNode: true})
+	assert.False(t, record.AsksNetwork(located))
+	record.Write(located, nil)
+	assert.False(t, record.AsksNetwork(located))
+}

@@ -52,8 +52,8 @@ type links struct {
 	nodes             nodeFinder
 	next, prev, walks []int32
 	sink              int32 // what the touch-ahead loads, so they are not dropped
-	// asking counts the records with the magic and the network-order flag,
-	// unchecked (D25): when none has both, no record needs reading.
+	// asking counts the fragments whose record may ask for the network
+	// order (record.AsksNetwork, D25): when none may, none needs reading.
 	asking int
 }
 
@@ -119,7 +119,7 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 			if !sameEnds(f, first, n) {
 				return -1, false
 			}
-			if r := record.Of(f); r.Magic == abi.RecordMagic && r.Flags&abi.RecordNetwork != 0 {
+			if record.AsksNetwork(f) {
 				w.asking++
 			}
 		}
