@@ -258,7 +258,7 @@ static void ring_tables(int *next, int n, int random) {
 
 /* How much of its core this vCPU gets: the time of one step of a chain of
  * dependent integer operations, which touches no memory. About 0.6 ns on
- * this VM when the core runs it alone, 0.9-1.1 ns in the spells when it
+ * this VM when the core runs it alone, 0.85-1.1 ns in the spells when it
  * runs about 60% as fast (BENCHMARKS.md, "Machine states"). About 25 ms. */
 static double cpu_step_ns(void) {
   uint64_t a = 1, b = 2, c = 3, d = 4, e = 5, f = (uint64_t)floorSink;
