@@ -19,7 +19,7 @@ import (
 // rank 0 on the bench cluster of nRanks ranks.
 func postsetAllocs(t *testing.T, nRanks int) float64 {
 	t.Helper()
-	st := newBenchPostset(t, nRanks, false)
+	st := newBenchPostset(t, nRanks, benchRecords{})
 	preset, all, heads, opt := st.preset, st.all, st.heads, st.opt
 	comm := new(abi.Comm)
 	return testing.AllocsPerRun(5, func() {

@@ -39,16 +39,20 @@ func benchGraph(first int) *abi.TopoGraph {
 	return g
 }
 
-// benchCluster returns every rank's fragment for nRanks/32 nodes; located
-// gives every rank a location (NCCOM_RING_LOCATION, its rack and node)
-// without asking for the network order.
-func benchCluster(b testing.TB, nRanks int, located bool) []abi.TopoRanks {
+// benchRecords is what every rank's record carries in a benchmark: located
+// gives it a location (NCCOM_RING_LOCATION, its rack and node), network
+// asks for the network order too (NCCOM_RING_NODE_ORDER=network, D25).
+type benchRecords struct{ located, network bool }
+
+// benchCluster returns every rank's fragment for nRanks/32 nodes, each
+// record carrying what rec says.
+func benchCluster(b testing.TB, nRanks int, rec benchRecords) []abi.TopoRanks {
 	b.Helper()
 	frags := make([]abi.TopoRanks, nRanks)
 	for first := 0; first < nRanks; first += benchLocal {
 		g := benchGraph(first)
-		opt := ring.PresetOptions{Platforms: generic}
-		if located {
+		opt := ring.PresetOptions{Platforms: generic, Network: rec.network}
+		if rec.located {
 			opt.Location = nodeorder.Location{Levels: 2, Hash: [nodeorder.MaxLevels]uint32{uint32(first / 1024), uint32(first)}}
 		}
 		for r := first; r < first+benchLocal; r++ {
@@ -87,9 +91,9 @@ type benchPostset struct {
 	opt    ring.PostsetOptions
 }
 
-func newBenchPostset(tb testing.TB, n int, located bool) benchPostset {
+func newBenchPostset(tb testing.TB, n int, rec benchRecords) benchPostset {
 	tb.Helper()
-	frags := benchCluster(tb, n, located)
+	frags := benchCluster(tb, n, rec)
 	all := make([]*abi.TopoRanks, n)
 	for r := range frags {
 		all[r] = &frags[r]
@@ -108,7 +112,7 @@ func newBenchPostset(tb testing.TB, n int, located bool) benchPostset {
 
 func BenchmarkPostset(b *testing.B) {
 	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("ranks=%d", n), func(b *testing.B) { benchmarkPostset(b, n, false) })
+		b.Run(fmt.Sprintf("ranks=%d", n), func(b *testing.B) { benchmarkPostset(b, n, benchRecords{}) })
 	}
 }
 
@@ -117,12 +121,21 @@ func BenchmarkPostset(b *testing.B) {
 // counts the records that ask). It costs what BenchmarkPostset does.
 func BenchmarkPostsetLocated(b *testing.B) {
 	for _, n := range []int{16384, 65536} {
-		b.Run(fmt.Sprintf("ranks=%d", n), func(b *testing.B) { benchmarkPostset(b, n, true) })
+		b.Run(fmt.Sprintf("ranks=%d", n), func(b *testing.B) { benchmarkPostset(b, n, benchRecords{located: true}) })
 	}
 }
 
-func benchmarkPostset(b *testing.B, n int, located bool) {
-	st := newBenchPostset(b, n, located)
+// BenchmarkPostsetNetwork: every rank asks for the network order and
+// carries a location, so Postset reads every record and stitches the nodes
+// in location order (D25).
+func BenchmarkPostsetNetwork(b *testing.B) {
+	for _, n := range []int{16384, 65536} {
+		b.Run(fmt.Sprintf("ranks=%d", n), func(b *testing.B) { benchmarkPostset(b, n, benchRecords{located: true, network: true}) })
+	}
+}
+
+func benchmarkPostset(b *testing.B, n int, rec benchRecords) {
+	st := newBenchPostset(b, n, rec)
 	preset, all, heads, opt := st.preset, st.all, st.heads, st.opt
 	comm := new(abi.Comm)
 	b.ResetTimer()
@@ -173,16 +186,30 @@ func BenchmarkGetNetDev(b *testing.B) {
 	_ = sink
 }
 
-// reusedBlock is a scratch Allocator that hands out one Go buffer again and
-// again, as the C malloc of the library reuses a freed block: it keeps Go
-// allocation out of the measured calls.
-type reusedBlock struct{ buf []int32 }
-
-func (r *reusedBlock) AllocInts(n int) uintptr {
-	if cap(r.buf) < n {
-		r.buf = make([]int32, n)
-	}
-	return abi.Address(r.buf[:n])
+// reusedBlock is a scratch Allocator that hands out its Go buffers again
+// and again, as the C malloc of the library reuses freed blocks: it keeps Go
+// allocation out of the measured calls. Blocks live at the same time are
+// distinct buffers (the network order takes three).
+type reusedBlock struct {
+	bufs [][]int32
+	live []bool
 }
 
-func (r *reusedBlock) Free(uintptr) {}
+func (r *reusedBlock) AllocInts(n int) uintptr {
+	for i, b := range r.bufs {
+		if !r.live[i] && cap(b) >= n {
+			r.live[i] = true
+			return abi.Address(b[:n])
+		}
+	}
+	r.bufs, r.live = append(r.bufs, make([]int32, n)), append(r.live, true)
+	return abi.Address(r.bufs[len(r.bufs)-1])
+}
+
+func (r *reusedBlock) Free(p uintptr) {
+	for i, b := range r.bufs {
+		if abi.Address(b) == p {
+			r.live[i] = false
+		}
+	}
+}

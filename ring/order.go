@@ -44,10 +44,17 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, switchV1 bool, enablePod 
 	if w.asking == 0 { // no record asks: nothing to read (gather counted them)
 		return o, heads, nil
 	}
+	// Each record is read once, here: its checksum is most of the cost
+	// (about 70 ns a rank), so the locations are kept for nodeLocations.
+	lt, ok := newLocationTables(sc, len(all), len(heads))
+	if !ok {
+		return o, nil, sc.err("ncclTopoPostset", len(all), n)
+	}
 	notAsking, firstNot := 0, -1
 	for r, f := range all {
 		if fields, ok := record.Read(f, int32(r)); ok && fields.Network {
 			o.Asked = true
+			lt.rank[r] = fields.Location
 		} else if notAsking++; firstNot < 0 {
 			firstNot = r
 		}
@@ -82,10 +89,7 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, switchV1 bool, enablePod 
 		return o, heads, nil
 	}
 
-	locs, ok := w.nodeLocations(all, sc)
-	if !ok {
-		return o, nil, sc.err("ncclTopoPostset", len(all), n)
-	}
+	locs := w.nodeLocations(all, lt)
 	block := sc.ints((nodeorder.MaxLevels + 3) * nNodes)
 	if block == nil {
 		return o, nil, sc.err("ncclTopoPostset", len(all), n)
@@ -126,28 +130,42 @@ func summary(seq, heads []int32, g nodeorder.Groups) string {
 	return b.String()
 }
 
-// nodeLocations is each node's location (D25): the one most of its ranks
-// carry, ties going to its head's, else to the tied location whose first
-// holder has the lowest rank. Every fragment holds a valid record. The
-// locations are in working memory from sc; false when there is none.
-func (w *links) nodeLocations(all []*abi.TopoRanks, sc *scratch) ([]nodeorder.Location, bool) {
+// locationTables is nodeLocations' working memory, one block from the
+// call's scratch: rank[r] is rank r's location (nodeOrder fills it as it
+// reads the records), node[m] node m's, and nodeOf, members and start
+// group the ranks by node.
+type locationTables struct {
+	rank, node             []nodeorder.Location
+	nodeOf, members, start []int32
+}
+
+// newLocationTables takes the tables for nRanks ranks on nNodes nodes from
+// sc; false when there is no memory.
+func newLocationTables(sc *scratch, nRanks, nNodes int) (locationTables, bool) {
 	const words = int(unsafe.Sizeof(nodeorder.Location{}) / 4)
-	nRanks, nNodes := len(all), len(w.nodes.heads)
 	block := sc.ints(words*(nRanks+nNodes) + 2*nRanks + nNodes + 1)
 	if block == nil {
-		return nil, false
+		return locationTables{}, false
 	}
 	asLocations := func(s []int32) []nodeorder.Location {
 		return unsafe.Slice((*nodeorder.Location)(unsafe.Pointer(&s[0])), len(s)/words)
 	}
-	rankLoc := asLocations(block[:words*nRanks])
-	nodeLoc := asLocations(block[words*nRanks:][:words*nNodes])
 	rest := block[words*(nRanks+nNodes):]
-	nodeOf, members, start := rest[:nRanks], rest[nRanks:2*nRanks], rest[2*nRanks:][:nNodes+1]
+	return locationTables{
+		rank: asLocations(block[:words*nRanks]), node: asLocations(block[words*nRanks:][:words*nNodes]),
+		nodeOf: rest[:nRanks], members: rest[nRanks : 2*nRanks], start: rest[2*nRanks:][:nNodes+1],
+	}, true
+}
+
+// nodeLocations is each node's location (D25): the one most of its ranks
+// carry, ties going to its head's, else to the tied location whose first
+// holder has the lowest rank. Every fragment holds a valid record, whose
+// location is lt.rank's; the result is lt.node.
+func (w *links) nodeLocations(all []*abi.TopoRanks, lt locationTables) []nodeorder.Location {
+	nRanks, nNodes := len(all), len(w.nodes.heads)
+	rankLoc, nodeLoc, nodeOf, members, start := lt.rank, lt.node, lt.nodeOf, lt.members, lt.start
 	clear(start)
 	for r, f := range all {
-		fields, _ := record.Read(f, int32(r))
-		rankLoc[r] = fields.Location
 		nodeOf[r] = w.nodes.byHead[f.RingRecv[0]]
 		start[nodeOf[r]+1]++
 	}
@@ -182,7 +200,7 @@ func (w *links) nodeLocations(all []*abi.TopoRanks, sc *scratch) ([]nodeorder.Lo
 		}
 		nodeLoc[m] = best
 	}
-	return nodeLoc, true
+	return nodeLoc
 }
 
 // compareLocations orders locations by level count, then hash by hash.
