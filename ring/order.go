@@ -44,22 +44,29 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, switchV1 bool, enablePod 
 	if w.asking == 0 { // no record asks: nothing to read (gather counted them)
 		return o, heads, nil
 	}
-	// Each record is read once, here: its checksum is most of the cost
-	// (about 70 ns a rank), so the locations are kept for nodeLocations.
-	lt, ok := newLocationTables(sc, len(all), len(heads))
-	if !ok {
-		return o, nil, sc.err("ncclTopoPostset", len(all), n)
+	// Every rank's record is read once, here (its checksum is most of the
+	// cost, about 70 ns a rank): when the order may apply (every record
+	// may ask, no pods, not SwitchV1), its location is kept for
+	// nodeLocations; otherwise no memory is taken for them.
+	nNodes := len(heads)
+	var lt locationTables
+	if w.asking == len(all) && !(enablePod != 0 && nNodes > 1) && !switchV1 {
+		var ok bool
+		if lt, ok = newLocationTables(sc, len(all), nNodes); !ok {
+			return o, nil, sc.err("ncclTopoPostset", len(all), n)
+		}
 	}
 	notAsking, firstNot := 0, -1
 	for r, f := range all {
 		if fields, ok := record.Read(f, int32(r)); ok && fields.Network {
 			o.Asked = true
-			lt.rank[r] = fields.Location
+			if lt.rank != nil {
+				lt.rank[r] = fields.Location
+			}
 		} else if notAsking++; firstNot < 0 {
 			firstNot = r
 		}
 	}
-	nNodes := len(heads)
 	switch {
 	case !o.Asked:
 		return o, heads, nil

@@ -481,3 +481,49 @@ func TestNetworkOrderWithoutWorkingMemoryIsASystemError(t *testing.T) {
 		assert.Empty(t, sc.inner.live, "working memory freed")
 	}
 }
+
+// When gather already shows that the order cannot apply (a record without
+// the flag, pods on more than one node, TRN3-SwitchV1), Postset takes no
+// memory for the locations: the link tables and walks alone, (2 + 3*2) x
+// 32 ints, and with only that one block it still stitches in rank order
+// with its WARN or INFO (as before the records were read once).
+func TestNetworkOrderNotAppliedTakesNoLocationMemory(t *testing.T) {
+	notAll := orderJob(t, orderCluster(8), func(r int) bool { return r != 13 }, alternating)
+	cl := orderCluster(8)
+	pods := gatherWith(t, cl.nRanks, func(int) int { return orderLocal }, func(r int) *abi.TopoGraph { return cl.graphs[r/orderLocal] },
+		func(r int) ring.PresetOptions {
+			l, _ := nodeorder.Parse(alternating(r / orderLocal))
+			return ring.PresetOptions{Platforms: generic, Network: true, Location: l, PodNode: true}
+		}, 0)
+	for _, c := range pods.comms {
+		c.EnablePod = 1
+	}
+	switchV1 := orderJob(t, orderCluster(8), everyRank, alternating)
+	switchV1.platform = kanga.Fixed(kanga.SwitchV1)
+	for _, tc := range []struct {
+		name string
+		j    *job
+		warn bool // the fallback's line is a WARN (else an INFO)
+	}{{"rank 13 does not ask", notAll, true}, {"enablePod on 8 nodes", pods, false}, {"SwitchV1", switchV1, false}} {
+		platform := tc.j.platform
+		if platform == nil {
+			platform = generic
+		}
+		var all []*abi.TopoRanks
+		for r := range tc.j.fragments {
+			all = append(all, &tc.j.fragments[r])
+		}
+		counted := &countingScratch{goAlloc: *newGoAlloc()}
+		oneBlock := &failAfter{inner: newGoAlloc(), after: 1}
+		for _, sc := range []ring.Allocator{counted, oneBlock} {
+			comm := *tc.j.comms[3]
+			res, err := ring.Postset(&comm, make([]int32, 32), all, ring.PostsetOptions{Platforms: platform, Alloc: newGoAlloc(), Scratch: sc})
+			require.NoError(t, err, tc.name)
+			assert.True(t, res.Order.Asked && !res.Order.Network, tc.name)
+			assert.Equal(t, tc.warn, res.Order.Warn != "", tc.name)
+			assert.Equal(t, !tc.warn, res.Order.Info != "", tc.name)
+		}
+		assert.Equal(t, 256, counted.ints, tc.name)
+		assert.Empty(t, oneBlock.inner.live, "%s: working memory freed", tc.name)
+	}
+}
