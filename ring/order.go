@@ -44,8 +44,9 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, switchV1 bool, enablePod 
 	if w.asking == 0 { // no record asks: nothing to read (gather counted them)
 		return o, heads, nil
 	}
-	// Every rank's record is read once, here (its checksum is most of the
-	// cost, about 70 ns a rank): when the order may apply (every record
+	// Every rank's record is read once here, and only the nodes' first
+	// ranks' again, for their fingerprints (a record's checksum is most of
+	// the cost, about 70 ns): when the order may apply (every record
 	// may ask, no pods, not SwitchV1), its location is kept for
 	// nodeLocations; otherwise no memory is taken for them.
 	nNodes := len(heads)
