@@ -246,12 +246,11 @@ func TestNodeLocationIsTheMostCarried(t *testing.T) {
 	}
 }
 
-// Policies not applied (D25): with enablePod on several nodes or on
-// TRN3-SwitchV1, D8's order and one INFO line; with enablePod on one node
-// the policy applies.
-func TestNetworkOrderIsNotAppliedToPodsOrOnSwitchV1(t *testing.T) {
-	cl := orderCluster(4)
-	loc := func(m int) string { return []string{"s/b", "s/a", "s/b", "s/a"}[m] }
+// podsJob is cl's job with every rank asking for the network order and
+// the pod order (NCCOM_RING_POD_ORDER=node), node m at loc(m), and
+// comm->enablePod set on every rank.
+func podsJob(t *testing.T, cl *cluster, loc func(m int) string) *job {
+	t.Helper()
 	j := gatherWith(t, cl.nRanks, func(int) int { return orderLocal }, func(r int) *abi.TopoGraph { return cl.graphs[r/orderLocal] },
 		func(r int) ring.PresetOptions {
 			l, _ := nodeorder.Parse(loc(r / orderLocal))
@@ -260,6 +259,16 @@ func TestNetworkOrderIsNotAppliedToPodsOrOnSwitchV1(t *testing.T) {
 	for _, c := range j.comms {
 		c.EnablePod = 1
 	}
+	return j
+}
+
+// Policies not applied (D25): with enablePod on several nodes or on
+// TRN3-SwitchV1, D8's order and one INFO line; with enablePod on one node
+// the policy applies.
+func TestNetworkOrderIsNotAppliedToPodsOrOnSwitchV1(t *testing.T) {
+	cl := orderCluster(4)
+	loc := func(m int) string { return []string{"s/b", "s/a", "s/b", "s/a"}[m] }
+	j := podsJob(t, cl, loc)
 	v := oneVerdict(t, postsetEveryRank(t, j))
 	require.Equal(t, abi.Success, v.code, v.text)
 	assert.Equal(t, ring.Order{Asked: true, Info: "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied with comm->enablePod on 4 nodes (D15): stitching in rank order"}, v.order)
@@ -489,15 +498,7 @@ func TestNetworkOrderWithoutWorkingMemoryIsASystemError(t *testing.T) {
 // with its WARN or INFO (as before the records were read once).
 func TestNetworkOrderNotAppliedTakesNoLocationMemory(t *testing.T) {
 	notAll := orderJob(t, orderCluster(8), func(r int) bool { return r != 13 }, alternating)
-	cl := orderCluster(8)
-	pods := gatherWith(t, cl.nRanks, func(int) int { return orderLocal }, func(r int) *abi.TopoGraph { return cl.graphs[r/orderLocal] },
-		func(r int) ring.PresetOptions {
-			l, _ := nodeorder.Parse(alternating(r / orderLocal))
-			return ring.PresetOptions{Platforms: generic, Network: true, Location: l, PodNode: true}
-		}, 0)
-	for _, c := range pods.comms {
-		c.EnablePod = 1
-	}
+	pods := podsJob(t, orderCluster(8), alternating)
 	switchV1 := orderJob(t, orderCluster(8), everyRank, alternating)
 	switchV1.platform = kanga.Fixed(kanga.SwitchV1)
 	for _, tc := range []struct {
