@@ -50,8 +50,9 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, switchV1 bool, enablePod 
 	// may ask, no pods, not SwitchV1), its location is kept for
 	// nodeLocations; otherwise no memory is taken for them.
 	nNodes := len(heads)
+	pods := podJob(enablePod, nNodes)
 	var lt locationTables
-	if w.asking == len(all) && !(enablePod != 0 && nNodes > 1) && !switchV1 {
+	if w.asking == len(all) && !pods && !switchV1 {
 		var ok bool
 		if lt, ok = newLocationTables(sc, len(all), nNodes); !ok {
 			return o, nil, sc.err("ncclTopoPostset", len(all), n)
@@ -71,7 +72,7 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, switchV1 bool, enablePod 
 	switch {
 	case !o.Asked:
 		return o, heads, nil
-	case enablePod != 0 && nNodes > 1:
+	case pods:
 		o.Info = fmt.Sprintf("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied with comm->enablePod on %d nodes (D15): stitching in rank order", nNodes)
 		return o, heads, nil
 	case switchV1:
@@ -227,7 +228,7 @@ func compareLocations(a, b *nodeorder.Location) int {
 // P14). A rank whose record does not say SwitchV1 (it ran no Preset of
 // this library) is not checked here; its own library checks it.
 func checkRecords(all []*abi.TopoRanks, nNodes int, enablePod int32, switchV1 bool) (podFallback bool, err error) {
-	if enablePod != 0 && nNodes > 1 {
+	if podJob(enablePod, nNodes) {
 		for r, f := range all {
 			if fields, ok := record.Read(f, int32(r)); !ok || !fields.PodNode {
 				return false, abi.Errorf(abi.InvalidUsage, "ncclTopoPostset: comm->enablePod is %d on %d nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set %s=node on every rank to stitch in node order (rank %d did not)",

@@ -19,6 +19,12 @@ const (
 	PodOrderNode
 )
 
+// podJob reports whether D15's pod ordering is asked for: comm->enablePod
+// set on more than one node (on one node there is nothing to order).
+func podJob(enablePod int32, nNodes int) bool {
+	return enablePod != 0 && nNodes > 1
+}
+
 // PodOrderEnvVar selects the PodOrder.
 const PodOrderEnvVar = "NCCOM_RING_POD_ORDER"
 
