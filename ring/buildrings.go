@@ -49,10 +49,9 @@ func BuildRings(nrings, rank, nranks int, rings, next []int32, scratch Allocator
 	if mem == nil {
 		return abi.Errorf(abi.SystemError, "ncclBuildRings: malloc of %d bytes of working memory for %d rings x %d ranks failed", sc.failed, nrings, nranks)
 	}
-	table := ringTable{next: next[:total], nRanks: nranks}
 	start := int32(rank)
-	if !table.whole(nrings, start, mem) {
-		return table.buildRingsError(nrings, start)
+	if !nextTable(next[:total], nranks).whole(nrings, start, mem) {
+		return buildRingsError(next[:total], nrings, nranks, start)
 	}
 	probeWritable(rings[:total]) // a bad rings pointer faults before any write (D20)
 	copy(rings[:total], mem)
@@ -62,11 +61,11 @@ func BuildRings(nrings, rank, nranks int, rings, next []int32, scratch Allocator
 // buildRingsError is the WARN of the first ring that is not whole, in
 // ncclBuildRings' words (spec §3, D16; docs/errors.md B6-B8, in that order
 // for each ring; the two spec strings exact).
-func (t ringTable) buildRingsError(nRings int, start int32) error {
+func buildRingsError(next []int32, nRings, nRanks int, start int32) error {
 	for r := range nRings {
-		row := t.next[r*t.nRanks : (r+1)*t.nRanks]
+		row := next[r*nRanks : (r+1)*nRanks]
 		last, short := start, 0 // the rank before `after`; the step start came back at, if early
-		_, after := follow(row, start, t.nRanks, func(step int, v int32) bool {
+		_, after := follow(row, start, nRanks, func(step int, v int32) bool {
 			if v == start && step > 0 && short == 0 {
 				short = step
 			}
@@ -74,8 +73,8 @@ func (t ringTable) buildRingsError(nRings int, start int32) error {
 			return true
 		})
 		switch {
-		case uint32(after) >= uint32(t.nRanks):
-			return abi.Errorf(abi.InternalError, "Error : ring %d: rank %d has next %d, outside [0, %d)", r, last, after, t.nRanks)
+		case uint32(after) >= uint32(nRanks):
+			return abi.Errorf(abi.InternalError, "Error : ring %d: rank %d has next %d, outside [0, %d)", r, last, after, nRanks)
 		case after != start:
 			return abi.Errorf(abi.InternalError, "Error : ring %d does not loop back to start (%d != %d)", r, after, start)
 		case short > 0:

@@ -72,8 +72,10 @@ type diagnosis struct {
 	order       []int32 // ranks grouped by node, in rank order within a node
 	start       []int32 // node m's ranks are order[start[m]:start[m+1]]
 	// Every rank's fields on the channel an enumeration last loaded
-	// (load); stitchedContradictions stitches next and prev.
+	// (load); stitchedContradictions stitches next and prev (through
+	// pairs, stitch's table).
 	recv, send, next, prev []int32
+	pairs                  []uint64
 	counts                 []int32 // scratch of agreed, zero between uses
 	marks                  []int32 // scratch of offSegment and unreached, zero between uses
 	votes                  []int32
@@ -135,13 +137,13 @@ func firstRangeError(all []*abi.TopoRanks, n int) *abi.Error {
 // passed).
 func newDiagnosis(all []*abi.TopoRanks, n int, stitchHeads []int32, mem *scratch) (*diagnosis, *abi.Error) {
 	nRanks := len(all)
-	block := mem.ints(12*nRanks + 1)
+	block := mem.ints(14*nRanks + 1)
 	if block == nil {
 		return nil, mem.err("ncclTopoPostset", nRanks, n)
 	}
 	clear(block)
 	take := func(k int) []int32 { s := block[:k:k]; block = block[k:]; return s }
-	d := &diagnosis{all: all, n: n}
+	d := &diagnosis{all: all, n: n, pairs: pairsOf(take(2 * nRanks))} // first: the block's alignment
 	d.nodes = newNodeFinder(take(nRanks), take(nRanks))
 	d.nodeOf, d.order, d.start = take(nRanks), take(nRanks), take(nRanks+1)
 	d.recv, d.send, d.next, d.prev = take(nRanks), take(nRanks), take(nRanks), take(nRanks)
@@ -463,7 +465,13 @@ func (d *diagnosis) offSegment(ranks []int32, node, head, tail int32) int32 {
 // reach every rank. It yields at most one contradiction.
 func (d *diagnosis) stitchedContradictions(c int, visit func(contradiction) bool) {
 	d.load(c)
-	stitch(d.all, d.stitchHeads, c, c+1, d.next, d.prev)
+	for r := range d.pairs {
+		d.pairs[r] = pair(d.next[r], d.prev[r])
+	}
+	stitch(d.all, d.stitchHeads, c, c+1, d.pairs)
+	for r, p := range d.pairs {
+		d.next[r], d.prev[r] = nextOf(p), prevOf(p)
+	}
 	nRanks := int32(len(d.all))
 	directions := [2]struct {
 		links, back []int32

@@ -347,7 +347,7 @@ func (noMemory) Free(uintptr)          {}
 // written (the library's Scratch is C malloc, so this is the path a large
 // job takes under an address-space limit instead of Go's fatal error). The
 // block is (2 + 3n) ints per rank, n being rank 0's channel count (D27):
-// node table, heads, the next and prev tables, the walks; here
+// pairs (each rank's next and prev), node table, heads, the walks; here
 // (2 + 3*2) * 8 * 4 = 256 bytes.
 func TestPostsetWithoutWorkingMemoryIsASystemError(t *testing.T) {
 	f := newPostsetFixture(t)

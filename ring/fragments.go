@@ -44,14 +44,16 @@ func (f *nodeFinder) node(h int32) (m int32, opened bool) {
 const touchBlock = 32
 
 // links is Postset's working memory, one block from the call's Allocator:
-// the node finder's two tables, and, ring-major for n channels (walk.go's
-// layout), the link tables next[c*nRanks + r] and prev[c*nRanks + r] and
-// the walk of each channel's ring from the calling rank, walks[c*nRanks +
-// i] (the userRanks the call commits).
+// ring-major for n channels (walk.go's layout), the pairs of every rank on
+// every channel, pairs[c*nRanks + r] (its ringNext and ringPrev, then
+// stitched), the node finder's two tables, and the walk of each channel's
+// ring from the calling rank, walks[c*nRanks + i] (the userRanks the call
+// commits).
 type links struct {
-	nodes             nodeFinder
-	next, prev, walks []int32
-	sink              int32 // what the touch-ahead loads, so they are not dropped
+	pairs []uint64
+	nodes nodeFinder
+	walks []int32
+	sink  int32 // what the touch-ahead loads, so they are not dropped
 	// asking counts the fragments whose record may ask for the network
 	// order (record.AsksNetwork, D25): when none may, none needs reading.
 	asking int
@@ -66,8 +68,9 @@ func newLinks(sc *scratch, nRanks, n int) (links, bool) {
 		return links{}, false
 	}
 	take := func(k int) []int32 { s := block[:k:k]; block = block[k:]; return s }
-	w := links{nodes: nodeFinder{byHead: take(nRanks), heads: take(nRanks)}}
-	w.next, w.prev, w.walks = take(n*nRanks), take(n*nRanks), take(n*nRanks)
+	w := links{pairs: pairsOf(take(2 * n * nRanks))} // first: the block's alignment
+	w.nodes = nodeFinder{byHead: take(nRanks), heads: take(nRanks)}
+	w.walks = take(n * nRanks)
 	return w, true
 }
 
@@ -75,8 +78,8 @@ func newLinks(sc *scratch, nRanks, n int) (links, bool) {
 // channels: it finds the nodes (D8), checks that every rank agrees with
 // its node's first rank on every channel's head and tail (P10), whose
 // range it checks once per node (P8; so every rank's is in range), and
-// copies every rank's ringNext and ringPrev into the link tables, ready
-// for the stitch. It only says whether a check failed: the canonical
+// copies every rank's ringNext and ringPrev into its pairs, ready for the
+// stitch. It only says whether a check failed: the canonical
 // error, the same on every rank, comes from channelCount (D27) or the
 // diagnosis (D24), which run only then. self is rank's node.
 //
@@ -123,14 +126,14 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 				w.asking++
 			}
 		}
-		// The block's links, channel by channel: each table row gets a
-		// run of whole cache lines at once. (Rank by rank, the 2n rows,
-		// nRanks ints apart, would share a few cache sets and evict each
-		// other on every store.)
+		// The block's pairs, channel by channel: each row gets a run of
+		// whole cache lines at once. (Rank by rank, the n rows, nRanks
+		// pairs apart, would share a few cache sets and evict each other
+		// on every store.)
 		for c := range n {
-			next, prev := w.next[c*nRanks+lo:][:len(block)], w.prev[c*nRanks+lo:][:len(block)]
+			row := w.pairs[c*nRanks+lo:][:len(block)]
 			for i, f := range block {
-				next[i], prev[i] = f.RingNext[c], f.RingPrev[c]
+				row[i] = pair(f.RingNext[c], f.RingPrev[c])
 			}
 		}
 	}

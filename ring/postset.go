@@ -172,8 +172,8 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	copy(nodesFirstRank, w.nodes.heads)
 	for c := range total {
 		ch := &comm.Channels[c].Ring
-		at := (c%n)*nRanks + int(rank)
-		ch.Prev, ch.Next, ch.UserRanks = w.prev[at], w.next[at], buffers[c]
+		p := w.pairs[(c%n)*nRanks+int(rank)]
+		ch.Prev, ch.Next, ch.UserRanks = prevOf(p), nextOf(p), buffers[c]
 	}
 	committed = true
 	comm.NChannels = int32(total)
@@ -213,8 +213,8 @@ func (w *links) rings(all []*abi.TopoRanks, rank int32, switchV1 bool, enablePod
 			return n, self, &RingsError{Err: err}
 		}
 	}
-	ok = ok && stitch(all, heads, 0, n, w.next, w.prev)
-	if !ok || !(ringTable{next: w.next[:n*nRanks], prev: w.prev[:n*nRanks], nRanks: nRanks}).whole(n, rank, w.walks) {
+	ok = ok && stitch(all, heads, 0, n, w.pairs)
+	if !ok || !pairTable(w.pairs[:n*nRanks], nRanks).whole(n, rank, w.walks) {
 		failure = &RingsError{Err: diagnose(all, n, heads, sc)}
 		if rank == 0 && failure.Err.Code == abi.InternalError {
 			failure.Walks = walkLines(all, n, heads, sc)

@@ -1,6 +1,10 @@
 package ring
 
-import "github.com/nccomring/libnccomring/abi"
+import (
+	"unsafe"
+
+	"github.com/nccomring/libnccomring/abi"
+)
 
 // scratch is the working memory of one Postset call, taken from the call's
 // Allocator and released when the call returns: nothing in it outlives the
@@ -75,4 +79,18 @@ func (s *scratch) release() {
 // err is the ncclSystemError of a failed request (docs/errors.md P7b).
 func (s *scratch) err(fn string, nRanks, n int) *abi.Error {
 	return abi.Errorf(abi.SystemError, "%s: malloc of %d bytes of working memory for %d ranks x %d channels failed", fn, s.failed, nRanks, n)
+}
+
+// pairsOf views 2k ints of working memory as k pairs (walk.go). It must
+// start a block: the Allocator's blocks are 8-byte aligned (malloc's are
+// 16, the Go heap's at least 8).
+func pairsOf(s []int32) []uint64 {
+	if len(s) == 0 {
+		return nil
+	}
+	p := unsafe.Pointer(unsafe.SliceData(s))
+	if uintptr(p)%8 != 0 {
+		panic("ring: working memory is not 8-byte aligned")
+	}
+	return unsafe.Slice((*uint64)(p), len(s)/2)
 }

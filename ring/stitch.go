@@ -3,9 +3,9 @@ package ring
 import "github.com/nccomring/libnccomring/abi"
 
 // stitch is D9's stitch (upstream's connectRings) of channels [lo, hi),
-// the one place Postset and its diagnosis take it from. next and prev hold
-// every rank's ringNext[c] and ringPrev[c], ring-major from channel lo
-// (next[(c-lo)*nRanks + r]); heads are the nodes' first ranks in node order
+// the one place Postset and its diagnosis take it from. pairs hold every
+// rank's ringNext[c] and ringPrev[c] (walk.go's pair), ring-major from
+// channel lo (pairs[(c-lo)*nRanks + r]); heads are the nodes' first ranks in node order
 // (D8), each node represented by its first rank's fragment. For each node
 // m in node order, node m's tail (ringSend) is followed by node m+1's head
 // (ringRecv), the last node wraps to the first and one node closes on
@@ -16,7 +16,7 @@ import "github.com/nccomring/libnccomring/abi"
 //
 // It reports whether every value it overwrote was in [-1, nRanks) (P9):
 // the walk checks the others. Every head and tail must be in range.
-func stitch(all []*abi.TopoRanks, heads []int32, lo, hi int, next, prev []int32) bool {
+func stitch(all []*abi.TopoRanks, heads []int32, lo, hi int, pairs []uint64) bool {
 	nRanks, nNodes := len(all), len(heads)
 	var most uint32 // the largest overwritten value plus one, unsigned
 	for m, h := range heads {
@@ -24,8 +24,9 @@ func stitch(all []*abi.TopoRanks, heads []int32, lo, hi int, next, prev []int32)
 		for c := lo; c < hi; c++ {
 			at := (c - lo) * nRanks
 			tail, head := at+int(self.RingSend[c]), at+int(self.RingRecv[c])
-			most = max(most, uint32(next[tail]+1), uint32(prev[head]+1))
-			next[tail], prev[head] = after.RingRecv[c], before.RingSend[c]
+			most = max(most, uint32(nextOf(pairs[tail])+1), uint32(prevOf(pairs[head])+1))
+			pairs[tail] = pair(after.RingRecv[c], prevOf(pairs[tail])) // tail == head: a node of one rank
+			pairs[head] = pair(nextOf(pairs[head]), before.RingSend[c])
 		}
 	}
 	return most <= uint32(nRanks)

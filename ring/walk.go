@@ -3,13 +3,15 @@ package ring
 import "sync/atomic"
 
 // The one ring walker (spec §3, D16, D24), used by ncclBuildRings and by
-// Postset. A ring table is ring-major: next[r*nRanks + v] is rank v's
-// successor on ring r, and, when the table has one, prev[r*nRanks + v] its
-// predecessor.
+// Postset. A ring table is ring-major: links[r*nRanks + v] is rank v's
+// entry on ring r. ncclBuildRings' entries are the next alone (int32, the
+// caller's table); Postset's are a link pair (uint64, pair): the next and
+// the prev of the rank side by side, so the one load that finds a rank's
+// successor brings its prev too, and gather writes one table, not two.
 //
 // A ring is whole when the walk from start along next stays in [0, nRanks),
 // comes back to start after exactly nRanks steps and never earlier, and
-// (with prev) every rank it reaches names the rank it came from as its
+// (with prevs) every rank it reaches names the rank it came from as its
 // prev. Coming back to start only at step nRanks means every rank was
 // visited once (a walk that met another rank twice would loop without ever
 // reaching start again), so membership costs one compare per step and no
@@ -30,22 +32,41 @@ import "sync/atomic"
 
 const lanes = 4
 
-// ringTable is a ring-major successor table and, for Postset, the matching
-// predecessor table (nil for ncclBuildRings, which never reads prev).
-type ringTable struct {
-	next, prev []int32
-	nRanks     int
+// link is a ring table's entry: the next alone, or a pair.
+type link interface{ int32 | uint64 }
+
+// pair is a rank's next (low 32 bits) and prev (high 32 bits) on one ring.
+func pair(next, prev int32) uint64 { return uint64(uint32(next)) | uint64(uint32(prev))<<32 }
+
+// nextOf and prevOf take an entry apart (prevOf is meaningful for pairs
+// only).
+func nextOf[L link](x L) int32 { return int32(x) }
+func prevOf[L link](x L) int32 { return int32(uint64(x) >> 32) }
+
+// ringTable is a ring-major table of links over nRanks ranks; withPrev
+// says its entries are pairs whose prevs the walk checks.
+type ringTable[L link] struct {
+	links    []L
+	nRanks   int
+	withPrev bool
 }
 
-// laneRows returns the rows of rings first..first+3, the last ring < end
-// repeated in the lanes past it.
-func (t ringTable) laneRows(table []int32, first, end int) (rows [lanes][]int32) {
-	if table == nil {
-		return rows
-	}
+// nextTable is ncclBuildRings' table: nexts only, never a prev.
+func nextTable(next []int32, nRanks int) ringTable[int32] {
+	return ringTable[int32]{links: next, nRanks: nRanks}
+}
+
+// pairTable is Postset's table of pairs.
+func pairTable(pairs []uint64, nRanks int) ringTable[uint64] {
+	return ringTable[uint64]{links: pairs, nRanks: nRanks, withPrev: true}
+}
+
+// laneRows returns the rows of rings first..first+3 of table (rows of
+// nRanks entries), the last ring < end repeated in the lanes past it.
+func laneRows[E link](table []E, nRanks, first, end int) (rows [lanes][]E) {
 	for k := range rows {
 		r := min(first+k, end-1)
-		rows[k] = table[r*t.nRanks:][:t.nRanks:t.nRanks]
+		rows[k] = table[r*nRanks:][:nRanks:nRanks]
 	}
 	return rows
 }
@@ -55,47 +76,46 @@ func (t ringTable) laneRows(table []int32, first, end int) (rows [lanes][]int32)
 // table (the caller's working memory; what it holds is meaningful only
 // when whole returns true). nRanks >= 1 and start in [0, nRanks) are the
 // caller's.
-func (t ringTable) whole(nRings int, start int32, walks []int32) bool {
+func (t ringTable[L]) whole(nRings int, start int32, walks []int32) bool {
 	for r := 0; r < nRings; r += lanes {
-		if !t.whole4(t.laneRows(t.next, r, nRings), t.laneRows(t.prev, r, nRings), t.laneRows(walks, r, nRings), start) {
+		if !t.whole4(laneRows(t.links, t.nRanks, r, nRings), laneRows(walks, t.nRanks, r, nRings), start) {
 			return false
 		}
 	}
 	return true
 }
 
-// whole4 is whole for one set of lanes; prev rows are nil when the table
-// has none (a branch the same way on every step, which costs nothing).
-func (t ringTable) whole4(next, prev, walks [lanes][]int32, start int32) bool {
+// whole4 is whole for one set of lanes. x is the entry of the rank a lane
+// stands on: its next is where the lane goes, and the entry loaded there
+// holds the prev to check against the rank the lane came from.
+func (t ringTable[L]) whole4(links [lanes][]L, walks [lanes][]int32, start int32) bool {
 	// Every row is nRanks long: reslicing each to the first's length lets
 	// the compiler drop most bounds checks inside the loop.
-	na := next[0]
-	nb, nc, nd := next[1][:len(na)], next[2][:len(na)], next[3][:len(na)]
-	pa, pb, pc, pd := prev[0], prev[1], prev[2], prev[3]
-	if pa != nil {
-		pa, pb, pc, pd = pa[:len(na)], pb[:len(na)], pc[:len(na)], pd[:len(na)]
-	}
-	wa := walks[0][:len(na)]
+	la := links[0]
+	lb, lc, ld := links[1][:len(la)], links[2][:len(la)], links[3][:len(la)]
+	wa := walks[0][:len(la)]
 	wb, wc, wd := walks[1][:len(wa)], walks[2][:len(wa)], walks[3][:len(wa)]
-	size := uint(len(na))
+	size, withPrev := uint32(len(la)), t.withPrev
 	a, b, c, d := start, start, start, start
 	wa[0], wb[0], wc[0], wd[0] = a, b, c, d
+	xa, xb, xc, xd := la[a], lb[b], lc[c], ld[d]
 	for i := 1; i < len(wa); i++ {
-		va, vb, vc, vd := na[a], nb[b], nc[c], nd[d]
-		if uint(va) >= size || uint(vb) >= size || uint(vc) >= size || uint(vd) >= size ||
+		va, vb, vc, vd := nextOf(xa), nextOf(xb), nextOf(xc), nextOf(xd)
+		if uint32(va) >= size || uint32(vb) >= size || uint32(vc) >= size || uint32(vd) >= size ||
 			va == start || vb == start || vc == start || vd == start {
 			return false
 		}
-		if pa != nil && (pa[va] != a || pb[vb] != b || pc[vc] != c || pd[vd] != d) {
+		xa, xb, xc, xd = la[va], lb[vb], lc[vc], ld[vd]
+		if withPrev && (prevOf(xa) != a || prevOf(xb) != b || prevOf(xc) != c || prevOf(xd) != d) {
 			return false
 		}
 		wa[i], wb[i], wc[i], wd[i] = va, vb, vc, vd
 		a, b, c, d = va, vb, vc, vd
 	}
-	if na[a] != start || nb[b] != start || nc[c] != start || nd[d] != start {
+	if nextOf(xa) != start || nextOf(xb) != start || nextOf(xc) != start || nextOf(xd) != start {
 		return false
 	}
-	return pa == nil || (pa[start] == a && pb[start] == b && pc[start] == c && pd[start] == d)
+	return !withPrev || (prevOf(la[start]) == a && prevOf(lb[start]) == b && prevOf(lc[start]) == c && prevOf(ld[start]) == d)
 }
 
 // follow walks from start along next for at most steps ranks, calling
