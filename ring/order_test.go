@@ -447,10 +447,7 @@ func (s *countingScratch) AllocInts(n int) uintptr {
 func TestNetworkOrderWorkingMemory(t *testing.T) {
 	for _, network := range []bool{false, true} {
 		j := orderJob(t, orderCluster(8), func(int) bool { return network }, alternating)
-		var all []*abi.TopoRanks
-		for r := range j.fragments {
-			all = append(all, &j.fragments[r])
-		}
+		all, _ := j.inputs()
 		sc := &countingScratch{goAlloc: *newGoAlloc()}
 		comm := *j.comms[3]
 		res, err := ring.Postset(&comm, make([]int32, 32), all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc(), Scratch: sc})
@@ -471,10 +468,7 @@ func TestNetworkOrderWorkingMemory(t *testing.T) {
 // the bytes, writes nothing and frees what it took.
 func TestNetworkOrderWithoutWorkingMemoryIsASystemError(t *testing.T) {
 	j := orderJob(t, orderCluster(8), everyRank, alternating)
-	var all []*abi.TopoRanks
-	for r := range j.fragments {
-		all = append(all, &j.fragments[r])
-	}
+	all, _ := j.inputs()
 	for _, tc := range []struct {
 		blocks int // given before the one that fails
 		bytes  int
@@ -506,14 +500,7 @@ func TestNetworkOrderNotAppliedTakesNoLocationMemory(t *testing.T) {
 		j    *job
 		warn bool // the fallback's line is a WARN (else an INFO)
 	}{{"rank 13 does not ask", notAll, true}, {"enablePod on 8 nodes", pods, false}, {"SwitchV1", switchV1, false}} {
-		platform := tc.j.platform
-		if platform == nil {
-			platform = generic
-		}
-		var all []*abi.TopoRanks
-		for r := range tc.j.fragments {
-			all = append(all, &tc.j.fragments[r])
-		}
+		all, platform := tc.j.inputs()
 		counted := &countingScratch{goAlloc: *newGoAlloc()}
 		oneBlock := &failAfter{inner: newGoAlloc(), after: 1}
 		for _, sc := range []ring.Allocator{counted, oneBlock} {

@@ -214,7 +214,7 @@ func (w *links) rings(all []*abi.TopoRanks, rank int32, switchV1 bool, enablePod
 		}
 	}
 	ok = ok && stitch(all, heads, 0, n, w.pairs)
-	if !ok || !pairTable(w.pairs[:n*nRanks], nRanks).whole(n, rank, w.walks) {
+	if !ok || !(ringTable[uint64]{w.pairs[:n*nRanks], nRanks}).whole(n, rank, w.walks) {
 		failure = &RingsError{Err: diagnose(all, n, heads, sc)}
 		if rank == 0 && failure.Err.Code == abi.InternalError {
 			failure.Walks = walkLines(all, n, heads, sc)

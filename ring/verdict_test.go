@@ -72,10 +72,9 @@ type outcome struct {
 	order     ring.Order
 }
 
-// postsetEveryRank runs Postset for every rank on the same fragments, each
-// on a copy of its own comm.
-func postsetEveryRank(t *testing.T, j *job) []outcome {
-	t.Helper()
+// inputs are j's Postset arguments: the gathered pointers (j.all, or one
+// to each fragment) and the platform (j.platform, or generic).
+func (j *job) inputs() ([]*abi.TopoRanks, kanga.Resolver) {
 	all, platform := j.all, j.platform
 	if all == nil {
 		for r := range j.fragments {
@@ -85,6 +84,14 @@ func postsetEveryRank(t *testing.T, j *job) []outcome {
 	if platform == nil {
 		platform = generic
 	}
+	return all, platform
+}
+
+// postsetEveryRank runs Postset for every rank on the same fragments, each
+// on a copy of its own comm.
+func postsetEveryRank(t *testing.T, j *job) []outcome {
+	t.Helper()
+	all, platform := j.inputs()
 	out := make([]outcome, len(j.comms))
 	for r, own := range j.comms {
 		comm := *own

@@ -43,22 +43,18 @@ func pair(next, prev int32) uint64 { return uint64(uint32(next)) | uint64(uint32
 func nextOf[L link](x L) int32 { return int32(x) }
 func prevOf[L link](x L) int32 { return int32(uint64(x) >> 32) }
 
-// ringTable is a ring-major table of links over nRanks ranks; withPrev
-// says its entries are pairs whose prevs the walk checks.
+// ringTable is a ring-major table of links over nRanks ranks.
 type ringTable[L link] struct {
-	links    []L
-	nRanks   int
-	withPrev bool
+	links  []L
+	nRanks int
 }
 
-// nextTable is ncclBuildRings' table: nexts only, never a prev.
-func nextTable(next []int32, nRanks int) ringTable[int32] {
-	return ringTable[int32]{links: next, nRanks: nRanks}
-}
-
-// pairTable is Postset's table of pairs.
-func pairTable(pairs []uint64, nRanks int) ringTable[uint64] {
-	return ringTable[uint64]{links: pairs, nRanks: nRanks, withPrev: true}
+// withPrev reports whether the table's entries are pairs, whose prevs the
+// walk checks (ncclBuildRings' nexts have none).
+func (ringTable[L]) withPrev() bool {
+	var x L
+	_, pairs := any(x).(uint64)
+	return pairs
 }
 
 // laneRows returns the rows of rings first..first+3 of table (rows of
@@ -95,7 +91,7 @@ func (t ringTable[L]) whole4(links [lanes][]L, walks [lanes][]int32, start int32
 	lb, lc, ld := links[1][:len(la)], links[2][:len(la)], links[3][:len(la)]
 	wa := walks[0][:len(la)]
 	wb, wc, wd := walks[1][:len(wa)], walks[2][:len(wa)], walks[3][:len(wa)]
-	size, withPrev := uint32(len(la)), t.withPrev
+	size, withPrev := uint32(len(la)), t.withPrev()
 	a, b, c, d := start, start, start, start
 	wa[0], wb[0], wc[0], wd[0] = a, b, c, d
 	xa, xb, xc, xd := la[a], lb[b], lc[c], ld[d]
