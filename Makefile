@@ -599,22 +599,34 @@ mutate:
 	@GO=$(GO) GREMLINS_VERSION=$(GREMLINS_VERSION) MUTATE_WORKERS=$(MUTATE_WORKERS) \
 	  MUTATE_TIMEOUT_COEFFICIENT=$(MUTATE_TIMEOUT_COEFFICIENT) sh mk/mutate.sh $(BUILD) $(MUTATE_PACKAGES)
 
-TEST_STEPS := test-go test-header test-c test-example test-dump test-report test-graphs test-mpi test-boundary test-log test-preload test-glibc test-abi-tool \
-  test-layout-profile test-abi-check operator-demo test-check-libnccom test-conformance-timeout test-hostile test-security test-sanitizers test-fuzz test-bench \
-  test-footprint test-conformance test-proofs test-cmake test-install
+# make test's steps and how long each takes quiet: mk/test-steps.txt, the
+# one list (make help prints it too).
+TEST_STEPS := $(shell awk '!/^(#|budget)/ && NF { print $$1 }' mk/test-steps.txt)
 
-# Every step under a header with the time elapsed, then one summary line.
-## test: set up, then every step listed below; 8-15 minutes on 2 cores
+# The watchdog (tests/watchdog, docs/testing.md "Limits"): runs make
+# test's steps, each in a make of its own, under limits that detect a hang
+# without timing the machine (CPU since the last output, nothing running
+# or waiting to run, a wall-clock cap only as the last resort), and the
+# commands inside a step under tighter ones: $(WATCH) NAME -- COMMAND.
+WATCHDOG := $(BUILD)/watchdog
+WATCH     = $(CURDIR)/$(WATCHDOG) run --cpu 5m --blocked 60s --wall 30m --name
+$(WATCHDOG): $(wildcard tests/watchdog/*.go internal/cli/*.go internal/junit/*.go) go.mod
+	@mkdir -p $(BUILD)
+	$(GO) build -trimpath -buildvcs=false -o $@ ./tests/watchdog
+
+# Every step, even after one fails (FAIL_FAST=1: stop at the first), each
+# under the watchdog; then a table of every step (passed, skipped and why,
+# FAILED and why, its time and its quiet time), build/test-results.xml
+# (JUnit, one testcase a step) and each step's log in build/test-logs.
+# STEPS="test-go test-c" runs those only. Exit 1 when a step failed.
+FAIL_FAST ?=
+STEPS     ?=
+## test: set up, then every step listed below, each to its end; 10-15 minutes on 2 cores
 test:
 	@sh mk/setup.sh test
-	@start=$$(date +%s); n=0; \
-	  for step in $(TEST_STEPS); do \
-	    t=$$(( $$(date +%s) - start )); printf '\n== make test: %s  [%dm%02ds]\n' "$$step" $$((t / 60)) $$((t % 60)); \
-	    $(MAKE) --no-print-directory $$step || { t=$$(( $$(date +%s) - start )); \
-	      echo "make test: FAILED at $$step after $$((t / 60))m$$((t % 60))s ($$n of $(words $(TEST_STEPS)) steps passed)"; exit 1; }; \
-	    n=$$((n + 1)); \
-	  done; \
-	  t=$$(( $$(date +%s) - start )); echo "make test: all passed ($$n steps in $$((t / 60))m$$((t % 60))s)"
+	@$(MAKE) --no-print-directory $(WATCHDOG)
+	@$(WATCHDOG) steps --table mk/test-steps.txt --junit $(BUILD)/test-results.xml --logs $(BUILD)/test-logs \
+	  --make "$(MAKE)" $(if $(FAIL_FAST),--fail-fast) $(STEPS)
 
 test-go: all $(REFLIB)
 	@unformatted=$$(gofmt -l $$($(GO) list -f '{{.Dir}}' ./...)) || { echo "gofmt failed"; exit 1; }; \

@@ -12,12 +12,15 @@ import (
 	"os"
 )
 
-// Case is one check. At most one of Failure and Error is set.
+// Case is one check. At most one of Failure, Error and Skipped is set.
 type Case struct {
 	Name      string
 	Classname string
-	Failure   string // the finding, when the check failed
-	Error     string // why the check could not be made
+	Failure   string  // the finding, when the check failed
+	Error     string  // why the check could not be made
+	Skipped   string  // why the check was not made, when it was skipped
+	Detail    string  // the failure's or error's text, when more than its message (a log's last lines)
+	Seconds   float64 // how long it took; 0: not timed
 }
 
 // Suite is one tool run: what was checked (Name, e.g. "nccom-abi check
@@ -42,14 +45,17 @@ type xmlSuite struct {
 	Tests    int       `xml:"tests,attr"`
 	Failures int       `xml:"failures,attr"`
 	Errors   int       `xml:"errors,attr"`
+	Skipped  int       `xml:"skipped,attr,omitempty"`
 	Cases    []xmlCase `xml:"testcase"`
 }
 
 type xmlCase struct {
 	Name      string      `xml:"name,attr"`
 	Classname string      `xml:"classname,attr"`
+	Time      string      `xml:"time,attr,omitempty"`
 	Failure   *xmlProblem `xml:"failure,omitempty"`
 	Error     *xmlProblem `xml:"error,omitempty"`
+	Skipped   *xmlProblem `xml:"skipped,omitempty"`
 }
 
 // xmlProblem carries the message twice: in the attribute (one line, what
@@ -67,13 +73,25 @@ func Marshal(s Suite) ([]byte, error) {
 	xs := xmlSuite{Name: s.Name, Tests: len(s.Cases), Cases: []xmlCase{}}
 	for _, c := range s.Cases {
 		xc := xmlCase{Name: c.Name, Classname: c.Classname}
+		if c.Seconds > 0 {
+			xc.Time = fmt.Sprintf("%.3f", c.Seconds)
+		}
+		text := func(message string) string {
+			if c.Detail != "" {
+				return c.Detail
+			}
+			return message
+		}
 		switch {
 		case c.Error != "":
-			xc.Error = &xmlProblem{Message: c.Error, Text: c.Error}
+			xc.Error = &xmlProblem{Message: c.Error, Text: text(c.Error)}
 			xs.Errors++
 		case c.Failure != "":
-			xc.Failure = &xmlProblem{Message: c.Failure, Text: c.Failure}
+			xc.Failure = &xmlProblem{Message: c.Failure, Text: text(c.Failure)}
 			xs.Failures++
+		case c.Skipped != "":
+			xc.Skipped = &xmlProblem{Message: c.Skipped}
+			xs.Skipped++
 		}
 		xs.Cases = append(xs.Cases, xc)
 	}
@@ -121,6 +139,9 @@ func Parse(data []byte) (Suite, error) {
 		if xc.Error != nil {
 			c.Error = xc.Error.Message
 			errors++
+		}
+		if xc.Skipped != nil {
+			c.Skipped = xc.Skipped.Message
 		}
 		s.Cases = append(s.Cases, c)
 	}
