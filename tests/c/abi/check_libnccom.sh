@@ -12,7 +12,8 @@
 # (conformance is 1 on all three: fixture.c's functions only touch the
 # structs, they are no ring stage). One number for the worst, wherever it
 # shows: the script's exit code, exit-codes.txt's `worst` line, the highest
-# step code, make's `Error N` and its last line; make itself exits 2. Every
+# step code, make's `Error N` and its last line, and docs/ci.md's by-hand
+# snippet under sh, sh -e and bash -eo pipefail; make itself exits 2. Every
 # JUnit file must parse, and its counts agree with the step's code: 0 no
 # failure or error, 1 a failure, 2 an error. Then what make says before it
 # builds anything: check-libnccom without LIBNCCOM, and the old names.
@@ -23,6 +24,17 @@ fail=0
 bad() { echo "test-check-libnccom: FAIL: $*"; fail=1; }
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
+
+# docs/ci.md's by-hand snippet: the sh block after the ci-snippet marker,
+# run as documented from the project's root (its paths are build/...).
+awk '/^<!-- ci-snippet/ { on = 1; next } on && /^```sh/ { inblock = 1; next }
+     inblock && /^```/ { exit } inblock { print }' docs/ci.md | sed "s#build/#$b/#g" > "$tmp/snippet.sh"
+[ -s "$tmp/snippet.sh" ] || bad "docs/ci.md: no sh block after the ci-snippet marker"
+# Its conformance flags are the script's (one place to change them, and
+# the snippet must follow).
+limits=$(sed -n 's/^CONFORMANCE_LIMITS="\(.*\)"$/\1/p' mk/check-libnccom.sh)
+[ -n "$limits" ] || bad "mk/check-libnccom.sh: no CONFORMANCE_LIMITS line"
+grep -q -- "--real .*$limits" "$tmp/snippet.sh" || bad "docs/ci.md's snippet does not pass the script's conformance flags '$limits'"
 
 for spec in match:0:0:1:1 moved:1:0:1:1 stripped:2:0:1:2; do
   f=${spec%%:*}
@@ -77,7 +89,19 @@ EOF
       bad "$f: make check-libnccom does not say 'worst $worst' and where, in $mlog"
   fi
 
-  [ $fail -eq 0 ] && echo "test-check-libnccom: ok: $f: $(echo "$want" | tr '\n' ' ')from the script, exit-codes.txt, and make's Error line; 3 JUnit files that parse"
+  # docs/ci.md's snippet: the same worst under every shell CI uses, and
+  # every step run (a shell that stopped early leaves a JUnit file out).
+  for shell in "sh" "sh -e" "bash -e -o pipefail"; do
+    sout=$tmp/$f-snippet
+    rm -rf "$sout"
+    LIBNCCOM=$lib OUT=$sout COUNT=200 $shell "$tmp/snippet.sh" > "$tmp/snippet.log" 2>&1
+    rc=$?
+    [ $rc -eq "$worst" ] || bad "$f: docs/ci.md's snippet under '$shell' exited $rc, want $worst ($(tail -1 "$tmp/snippet.log"))"
+    for step in abi-check preload conformance; do
+      [ -s "$sout/$step.xml" ] || bad "$f: docs/ci.md's snippet under '$shell' did not run $step"
+    done
+  done
+  [ $fail -eq 0 ] && echo "test-check-libnccom: ok: $f: $(echo "$want" | tr '\n' ' ')from the script, exit-codes.txt, make's Error line and the snippet under 3 shells; 3 JUnit files that parse"
 done
 
 # What make says before building anything. A fresh BUILD directory it
