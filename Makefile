@@ -9,12 +9,12 @@ CC      ?= gcc
 CXX     ?= g++
 BUILD   := build
 LIB     := $(BUILD)/libnccomring.so
-# `make check-libnccom LIB=PATH` names the libnccom to check: kept as
-# CHECK_LIB, while LIB stays this project's library (else its build rule
-# would be a rule for PATH, and the hosts would link PATH).
+# LIB is this project's library. The libnccom build under test is
+# LIBNCCOM=PATH (make conformance, make check-libnccom); LIB=PATH named it
+# before issue 32, and on the command line it would replace this library in
+# every rule, so it stops here, saying what to type.
 ifeq ($(origin LIB),command line)
-CHECK_LIB := $(LIB)
-override LIB := $(BUILD)/libnccomring.so
+$(error LIB is this project's library, not a setting: name the libnccom build under test with LIBNCCOM=PATH, e.g. make check-libnccom LIBNCCOM=PATH)
 endif
 SONAME  := libnccomring.so.0
 REFLIB  := $(BUILD)/libnccomref.so
@@ -120,19 +120,31 @@ $(BUILD)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec
 	  tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl -lpthread $(XML_LIBS)
 
 # Reference library for `make conformance`: the C reference model unless
-# NCCOM_REF_LIB names another (e.g. a real libnccom.so.2; see docs/checking.md).
-NCCOM_REF_LIB ?= $(REFLIB)
+# LIBNCCOM=PATH names a libnccom build (e.g. a real libnccom.so.2; see
+# docs/checking.md), the same variable as make check-libnccom's.
+# NCCOM_REF_LIB named it before issue 32: given to make, it stops here rather
+# than be ignored (the harness alone still reads it when run without
+# --reference).
+ifeq ($(origin NCCOM_REF_LIB),command line)
+$(error NCCOM_REF_LIB is now LIBNCCOM: make conformance LIBNCCOM=PATH)
+endif
+ifneq ($(filter conformance,$(MAKECMDGOALS)),)
+ifeq ($(origin NCCOM_REF_LIB),environment)
+$(error NCCOM_REF_LIB is now LIBNCCOM: make conformance LIBNCCOM=PATH (unset NCCOM_REF_LIB))
+endif
+endif
+CONFORMANCE_REF = $(or $(LIBNCCOM),$(REFLIB))
 CONFORMANCE_COUNT ?= 20000
 # Another library than the reference model cannot match this project's WARN
 # texts or survive its fault injection: compare what the spec fixes (--real;
 # CONFORMANCE_REAL= compares strictly). CONFORMANCE_FLAGS adds flags, e.g.
 # '--timeout 30 --progress 30 --json build/conformance.json' (issue 10).
-CONFORMANCE_REAL ?= $(if $(filter $(abspath $(REFLIB)),$(abspath $(NCCOM_REF_LIB))),,--real)
+CONFORMANCE_REAL ?= $(if $(filter $(abspath $(REFLIB)),$(abspath $(CONFORMANCE_REF))),,--real)
 CONFORMANCE_FLAGS ?=
 
-## conformance: 20,000 random clusters vs the reference model; NCCOM_REF_LIB=LIB for another
-conformance: $(BUILD)/conformance $(LIB) $(if $(filter $(abspath $(REFLIB)),$(abspath $(NCCOM_REF_LIB))),$(REFLIB))
-	$(BUILD)/conformance --candidate $(LIB) --reference $(NCCOM_REF_LIB) --count $(CONFORMANCE_COUNT) $(CONFORMANCE_REAL) $(CONFORMANCE_FLAGS)
+## conformance: 20,000 random clusters vs the reference model; LIBNCCOM=PATH for a libnccom build
+conformance: $(BUILD)/conformance $(LIB) $(if $(filter $(abspath $(REFLIB)),$(abspath $(CONFORMANCE_REF))),$(REFLIB))
+	$(BUILD)/conformance --candidate $(LIB) --reference $(CONFORMANCE_REF) --count $(CONFORMANCE_COUNT) $(CONFORMANCE_REAL) $(CONFORMANCE_FLAGS)
 
 # Then the cross-rank mode (issue 8, D23, D24): one corruption per cluster,
 # Postset on every rank; one verdict, the same in both libraries, and the
@@ -515,20 +527,31 @@ operator-demo:
 	  { cat $(BUILD)/operator-demo-build.log; exit 1; }
 	@sh mk/operator-demo.sh $(BUILD)
 
-# Issue 23: the CI gate over one libnccom build, `make check-libnccom
-# LIB=PATH` (mk/check-libnccom.sh): nccom-abi check, nccom-abi preload and
-# the conformance harness (--real, LIB as the reference), each run to its
-# end; a table of each step's exit code, the JUnit files (and
-# conformance.json) in CHECK_LIBNCCOM_OUT, and exit-codes.txt, since make
-# turns any failing recipe into its own 2. test-check-libnccom runs it over
-# the ABI fixtures match, moved and stripped (tests/c/abi/check_libnccom.sh).
+# Issue 23: the CI gate over one libnccom build, mk/check-libnccom.sh:
+# nccom-abi check, nccom-abi preload and the conformance harness (--real,
+# LIBNCCOM as the reference), each run to its end; a table of each step's
+# exit code, the JUnit files (and conformance.json) in CHECK_LIBNCCOM_OUT,
+# exit-codes.txt, and the worst code as the script's exit code. CI calls
+# the script (docs/ci.md): make exits 2 for any failing recipe (issue 32).
+# `make check-libnccom LIBNCCOM=PATH` is a convenience over it: the script
+# builds what it needs, and without LIBNCCOM make stops while reading this
+# file, before building anything (the recipe removes an older exit-codes.txt
+# first: bad arguments stop the script before it writes one, and the old
+# file's worst is no answer). test-check-libnccom runs it over the ABI
+# fixtures match, moved and stripped (tests/c/abi/check_libnccom.sh).
 CHECK_LIBNCCOM_OUT   ?= $(BUILD)/check-libnccom
 CHECK_LIBNCCOM_COUNT ?= $(CONFORMANCE_COUNT)
+ifneq ($(filter check-libnccom,$(MAKECMDGOALS)),)
+ifeq ($(strip $(LIBNCCOM)),)
+$(error check-libnccom: name the libnccom build to check: make check-libnccom LIBNCCOM=PATH (nothing was built))
+endif
+endif
 .PHONY: check-libnccom test-check-libnccom
-## check-libnccom: LIB=PATH: nccom-abi check, preload and conformance against a libnccom build; JUnit in build/check-libnccom
-check-libnccom: $(ABI_TOOL) $(BUILD)/conformance $(LIB) $(BUILD)/$(SONAME)
-	@test -n "$(CHECK_LIB)" || { echo "check-libnccom: name the build: make check-libnccom LIB=PATH"; exit 2; }
-	@sh mk/check-libnccom.sh $(BUILD) "$(CHECK_LIB)" $(CHECK_LIBNCCOM_OUT) $(CHECK_LIBNCCOM_COUNT)
+## check-libnccom: LIBNCCOM=PATH: nccom-abi check, preload and conformance against a libnccom build; JUnit in build/check-libnccom
+check-libnccom:
+	@rm -f $(CHECK_LIBNCCOM_OUT)/exit-codes.txt; rc=0; sh mk/check-libnccom.sh --build $(BUILD) --out $(CHECK_LIBNCCOM_OUT) --count $(CHECK_LIBNCCOM_COUNT) "$(LIBNCCOM)" || rc=$$?; \
+	  test $$rc -eq 0 || ! test -f $(CHECK_LIBNCCOM_OUT)/exit-codes.txt || echo "check-libnccom: worst $$rc (in $(CHECK_LIBNCCOM_OUT)/exit-codes.txt); make exits 2 for any failure: CI should call sh mk/check-libnccom.sh, whose exit code is the worst"; \
+	  exit $$rc
 test-check-libnccom: $(ABI_TOOL) $(BUILD)/conformance $(LIB) $(BUILD)/$(SONAME) $(patsubst %,$(ABI)/libnccom-%.so,match moved stripped)
 	sh tests/c/abi/check_libnccom.sh $(BUILD)
 

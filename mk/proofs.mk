@@ -80,7 +80,7 @@ test-proofs-header:
 	$(CC) -std=c11 -Wall -Wextra -Werror -pedantic $(INCLUDES) -DNCCOM_RING_CXX_LINKAGE -x c -fsyntax-only tests/c/header/header_check.c
 	$(CXX) -std=c++17 -Wall -Wextra -Werror -pedantic $(INCLUDES) -DNCCOM_RING_CXX_LINKAGE -x c++ -fsyntax-only tests/c/header/header_check.c
 
-# ---- the harness against any library (NCCOM_REF_LIB) ----
+# ---- the harness against any library (--reference) ----
 
 # Against the stand-in the harness must report its wrong answers (exit 1,
 # a DIFFERENCE with a shrunk case), and a library without the symbols must
