@@ -7,7 +7,7 @@
 # The conformance step's limits on one case. Kept in one place so a change
 # to the harness's flags is a change to this line (and to docs/ci.md's
 # snippet, which tests/c/abi/check_libnccom.sh checks against it).
-CONFORMANCE_LIMITS="--timeout 60"
+CONFORMANCE_LIMITS="--cpu-limit 60 --blocked-limit 10 --timeout 600"
 set -u
 
 usage() {
@@ -26,7 +26,7 @@ DIR/conformance.json and DIR/exit-codes.txt ("STEP CODE" lines, then
 "worst CODE"), and exits with the worst (highest) code:
   0 pass, 1 a finding, 2 no verdict (unusable input, LIBNCCOM cannot be
   loaded or lacks the four, bad arguments, or the tools did not build),
-  3 the harness saw a library crash, 4 a case ran past its limit.
+  3 the harness saw a library crash, 4 a run limit ended a hung case (conformance.json: stopped.limit).
 
   --out DIR      results (default BUILD/check-libnccom)
   --count N      conformance: random clusters (default 20000, about 100 s)
@@ -91,7 +91,7 @@ record() {
     conformance:2) what="cannot be loaded, lacks the four, or bad flags" ;;
     *:2) what="unusable input" ;;
     conformance:3) what="a library crashed" ;;
-    conformance:4) what="a case ran past its limit" ;;
+    conformance:4) what="a run limit ended a hung case" ;;
     *) what="unexpected exit" ;;
   esac
   table="$table$(printf '%-12s %4s  %-48s %s' "$1" "$2" "$what" "$3")

@@ -7,10 +7,12 @@
  *               [--case 'SPEC'] [--real] [RUN FLAGS]
  *   conformance --cross-rank [--candidate LIB] [--reference LIB] [--seed S]
  *               [--count N] [--case 'XSPEC'] [RUN FLAGS]
- *   RUN FLAGS: [--timeout SECONDS] [--progress SECONDS] [--json FILE] [--junit FILE] [--pod-order VALUE]
+ *   RUN FLAGS: [--cpu-limit SECONDS] [--blocked-limit SECONDS] [--timeout SECONDS]
+ *              [--no-limits] [--progress SECONDS] [--json FILE] [--junit FILE]
+ *              [--pod-order VALUE]
  *
  * Defaults: candidate libnccomring.so beside this program (build/), reference
- * $NCCOM_REF_LIB or libnccomref.so beside it, a time-based seed (printed, so a failure replays),
+ * $LIBNCCOM or libnccomref.so beside it, a time-based seed (printed, so a failure replays),
  * 20000 random clusters after the cases of regressions.inc. Both libraries
  * are dlopen'ed by path with RTLD_LOCAL and their symbols found with dlsym
  * (the C name, else the C++-mangled name a C++ build would export).
@@ -53,14 +55,28 @@
  * follow; --case replays one XSPEC as printed. A split verdict or a
  * difference is printed with its case, shrunk, and a replay command.
  *
- * --timeout SECONDS (default 60, 0 = none): a case (one cluster, one
- * cross-rank job, one shrinking attempt, the NULL-argument calls, or the
- * loading of a library) that runs longer ends the run: a watchdog thread
- * prints the case (formatted before the case's first call), the call and
- * library it is stuck in and the command that replays it, writes the --json
- * summary and exits 4. --progress SECONDS (default 10 when stderr is a
- * terminal, else 0 = off): a line on stderr every SECONDS (cases done, of
- * how many, differences so far, elapsed, an estimate of what is left).
+ * Run limits (issue 32: a limit detects a hang; it never times the
+ * machine). A case (one cluster, one cross-rank job, one shrinking
+ * attempt, the NULL-argument calls, or the loading of a library) ends the
+ * run when one of three limits fires:
+ *   --cpu-limit SECONDS (default 60): the case's threads used that much
+ *     CPU (a spin; the slowest case here uses 0.2 s);
+ *   --blocked-limit SECONDS (default 10): for that long no thread of the
+ *     process (but the watchdog) ran or waited to run (a deadlock, a
+ *     sleep), read from /proc/self/task/TID/schedstat;
+ *   --timeout SECONDS (default 600): the wall-clock cap, the last resort.
+ * A case starved of CPU on a busy machine waits to run, so it is neither
+ * blocked nor spinning, and only the wall-clock cap can end it. 0 turns
+ * one limit off; --no-limits turns all three off (under a debugger),
+ * later flags turn one back on. A watchdog thread then prints which limit
+ * fired, the case's wall time and CPU, the case (formatted before the
+ * case's first call), the call and library it is stuck in, the command
+ * that replays it and where each thread waits (state, wchan, syscall),
+ * writes the --json summary and exits 4.
+ *
+ * --progress SECONDS (default 10 when stderr is a terminal, else 0 = off):
+ * a line on stderr every SECONDS (cases done, of how many, differences so
+ * far, elapsed, an estimate of what is left).
  * --json FILE: a summary written on every exit once the flag is parsed
  * (seed, counts, differences, cross-rank's named-rank rate and misses by
  * kind, the slowest case, time, exit status, the first failing case and
@@ -70,7 +86,7 @@
  * Exit status: 0 no difference, 1 a difference (cross-rank: a split
  * verdict, a difference, a named case's expectation or the naming rate),
  * 2 usage or load error, 3 a library crashed (the case is printed),
- * 4 a case ran past --timeout (the case is printed).
+ * 4 a run limit ended a case (the case is printed).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -80,12 +96,14 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -105,25 +123,40 @@ struct lib {
 static struct lib libs[2] = {{.role = "candidate"}, {.role = "reference"}};
 
 /* ------------------------------------------------------------------ */
-/* Run limits and reports: the per-case timeout, progress, --json.     */
+/* Run limits and reports: the per-case limits, progress, --json.      */
 /*                                                                     */
 /* Every case (a cluster, a cross-rank job, a shrinking attempt, the   */
 /* NULL-argument calls, the loading of a library) is bracketed by      */
 /* case_begin/case_end. case_begin publishes the case's text, formatted */
-/* before its first library call, and its start time under a sequence  */
-/* counter (odd while they are rewritten). With --timeout, a watchdog  */
-/* thread reads them ten times a second; when a case has run past the  */
-/* limit it prints the case, the call and library it is in (call_begin */
-/* records them) and the replay command, writes the --json summary and */
-/* ends the process with status 4. Why a thread: the candidate is      */
-/* usually a Go c-shared library, which refuses to run in a child of   */
-/* fork(), so a case cannot be isolated in a child process; and a      */
-/* thread needs no signal, so it works while the stuck call blocks     */
-/* signals (the Go library blocks the asynchronous ones while it runs) */
-/* or spins. The watchdog and the crash handler use only what is       */
-/* async-signal-safe (the appenders below, clock_gettime, write,      */
-/* lseek, ftruncate, _exit; no stdio, no malloc): the main thread may  */
-/* be stuck holding any lock, or be the one the signal interrupted.    */
+/* before its first library call, its start time and the CPU the       */
+/* process had used, under a sequence counter (odd while they are      */
+/* rewritten). A watchdog thread reads them ten times a second and     */
+/* ends the run when the case hangs, judged by three signals (issue    */
+/* 32; the wall clock alone would time the machine, and a 2-core CI    */
+/* runner once took 65 s to give a 0.0 s case its CPU):                */
+/*   cpu:     the process's CPU, less the watchdog's, since the case   */
+/*            began passed --cpu-limit (a spin);                       */
+/*   blocked: for --blocked-limit seconds, the threads other than the  */
+/*            watchdog were neither on a CPU nor waiting for one: the  */
+/*            sum of both times in their schedstat grew by less than a */
+/*            tenth of the wall time, and none was runnable, in an     */
+/*            uninterruptible wait or stopped (a deadlock, a sleep). A */
+/*            starved case waits on a runqueue, which schedstat        */
+/*            counts, so it is not blocked;                            */
+/*   wall:    the case ran past --timeout, the last resort.            */
+/* It then prints which fired, the case, the call and library it is in */
+/* (call_begin records them), the replay command and where each thread */
+/* waits, writes the --json summary and ends the process with status   */
+/* 4. Why a thread: the candidate is usually a Go c-shared library,    */
+/* which refuses to run in a child of fork(), so a case cannot be      */
+/* isolated in a child process; and a thread needs no signal, so it    */
+/* works while the stuck call blocks signals (the Go library blocks    */
+/* the asynchronous ones while it runs) or spins. The watchdog and the */
+/* crash handler use only what is async-signal-safe (the appenders     */
+/* below, open/read/close, getdents64 through syscall(), clock_gettime, */
+/* write, lseek, ftruncate, _exit; no stdio, no malloc, no opendir,    */
+/* which mallocs): the main thread may be stuck holding any lock, or   */
+/* be the one the signal interrupted.                                  */
 
 static int realMode;      /* --real */
 static int crossRankMode; /* --cross-rank */
@@ -137,8 +170,13 @@ static const char *podOrderFlag(void) {
   snprintf(buf, sizeof buf, " --pod-order '%.200s'", podOrder);
   return buf;
 }
-enum { DEFAULT_TIMEOUT = 60 };
-static long timeoutSec = DEFAULT_TIMEOUT; /* --timeout; 0: none */
+/* The run limits, in seconds; 0 turns one off. The wall-clock cap is
+ * far above anything a case takes on a loaded machine (the slowest here
+ * takes 0.2 s of CPU): it only ends what the other two cannot see. */
+enum { DEFAULT_CPU_LIMIT = 60, DEFAULT_BLOCKED_LIMIT = 10, DEFAULT_TIMEOUT = 600 };
+static long cpuLimitSec = DEFAULT_CPU_LIMIT;         /* --cpu-limit */
+static long blockedLimitSec = DEFAULT_BLOCKED_LIMIT; /* --blocked-limit */
+static long timeoutSec = DEFAULT_TIMEOUT;            /* --timeout: the wall-clock cap */
 static long progressSec = -1;             /* --progress; -1: 10 s when stderr is a terminal, else off */
 static const char *jsonPath;              /* --json */
 static int jsonFd = -1;                   /* opened (and truncated) before anything runs */
@@ -190,6 +228,20 @@ static char caseText[CASE_TEXT];
 static int caseKind;
 static const char *currentCall = "setup"; /* the library call in progress */
 static int currentLib = -1;               /* whose: 0 candidate, 1 reference, -1 none */
+static long long caseCpuStartNs;          /* the CPU of every thread but the watchdog at case_begin */
+
+/* The watchdog's thread id and the CPU it has used, which it publishes
+ * every tick: the CPU of a case is the process's less the watchdog's, so
+ * that reading /proc for the blocked signal is not counted as the case
+ * spinning. mainTid runs the cases (the reports name it). */
+static long watchdogTid, mainTid;
+static long long watchdogCpuNs;
+
+/* CPU used by every thread of the process but the watchdog. The
+ * watchdog's share is at most a tick old: microseconds. */
+static long long others_cpu_ns(void) {
+  return now_ns(CLOCK_PROCESS_CPUTIME_ID) - __atomic_load_n(&watchdogCpuNs, __ATOMIC_RELAXED);
+}
 
 static void case_begin(const char *text, enum case_kind kind) {
   __atomic_add_fetch(&caseSeq, 1, __ATOMIC_SEQ_CST);
@@ -198,6 +250,7 @@ static void case_begin(const char *text, enum case_kind kind) {
   memcpy(caseText, text, n);
   caseText[n] = '\0';
   caseKind = kind;
+  __atomic_store_n(&caseCpuStartNs, others_cpu_ns(), __ATOMIC_SEQ_CST);
   __atomic_store_n(&caseStartNs, now_ns(CLOCK_MONOTONIC), __ATOMIC_SEQ_CST);
   __atomic_add_fetch(&caseSeq, 1, __ATOMIC_SEQ_CST);
 }
@@ -306,6 +359,15 @@ static void sb_replay(struct sbuf *b, const char *text, int kind) {
     sb_str(b, podOrder);
     sb_str(b, "'");
   }
+  /* the limits that differ from the defaults, so the replay stops the same way */
+  if (cpuLimitSec != DEFAULT_CPU_LIMIT) {
+    sb_str(b, " --cpu-limit ");
+    sb_long(b, cpuLimitSec);
+  }
+  if (blockedLimitSec != DEFAULT_BLOCKED_LIMIT) {
+    sb_str(b, " --blocked-limit ");
+    sb_long(b, blockedLimitSec);
+  }
   if (timeoutSec != DEFAULT_TIMEOUT) {
     sb_str(b, " --timeout ");
     sb_long(b, timeoutSec);
@@ -321,15 +383,105 @@ static void sb_replay(struct sbuf *b, const char *text, int kind) {
 
 /* What stopped the run (exit 3 or 4): filled by the watchdog or the crash
  * handler, reported by report_stop and the --json summary. */
+enum { STOP_THREADS = 64 }; /* threads described; the report says how many more there were */
+enum thread_role { ROLE_OTHER, ROLE_MAIN, ROLE_WATCHDOG };
+struct thread_info {
+  long tid;
+  int role;         /* enum thread_role */
+  char state;       /* stat's letter: R running or runnable, S sleeping, D uninterruptible, ...; '?' unreadable */
+  char name[32];    /* comm */
+  char wchan[64];   /* the kernel function it waits in; "" running or unreadable */
+  char syscall[24]; /* the first field of its syscall file: a number, -1 (in none) or "running"; "" unreadable */
+};
 static struct stop {
   const char *reason; /* "timeout" or "signal"; NULL: nothing stopped the run */
+  const char *limit;  /* timeout: the limit that fired, "cpu", "blocked" or "wall" */
+  long limitSec;      /* its value */
   int sig, lib, kind; /* kind: enum case_kind; -1 when no case was running */
   const char *call;
-  long long ranNs; /* how long the case had run */
+  long long ranNs;     /* how long the case had run (wall clock) */
+  long long cpuNs;     /* the CPU its threads had used (not the watchdog's) */
+  long long blockedNs; /* for how long, at the end, no thread had run or waited to run */
+  int nThreads;        /* timeout: threads described in threads[] */
+  int allThreads;      /* how many the process had; -1: /proc/self/task unreadable */
+  struct thread_info threads[STOP_THREADS];
   char text[CASE_TEXT];
 } stopInfo;
 
 static void write_json(int status); /* below, after the cross-rank mode */
+
+/* "the case ran W s with C s of CPU, " and how the limit fired: the
+ * first line of a timeout and its JUnit message. */
+static void sb_limit(struct sbuf *b, const struct stop *s) {
+  sb_str(b, "the case ran ");
+  sb_fixed(b, (double)s->ranNs / 1e9, 1);
+  sb_str(b, " s with ");
+  sb_fixed(b, (double)(s->cpuNs > 0 ? s->cpuNs : 0) / 1e9, 1);
+  sb_str(b, " s of CPU, ");
+  if (strcmp(s->limit, "cpu") == 0) {
+    sb_str(b, "past --cpu-limit ");
+    sb_long(b, s->limitSec);
+  } else if (strcmp(s->limit, "blocked") == 0) {
+    sb_str(b, "no thread running or waiting to run for ");
+    sb_fixed(b, (double)s->blockedNs / 1e9, 1);
+    sb_str(b, " s (--blocked-limit ");
+    sb_long(b, s->limitSec);
+    sb_str(b, ")");
+  } else {
+    sb_str(b, "past --timeout ");
+    sb_long(b, s->limitSec);
+    sb_str(b, " (the wall-clock cap)");
+  }
+}
+
+/* "CALL of the ROLE library (PATH)", or the harness's last call. */
+static void sb_where(struct sbuf *b, const struct stop *s) {
+  if (s->lib >= 0 && s->lib < 2) {
+    sb_str(b, s->call);
+    sb_str(b, " of the ");
+    sb_str(b, libs[s->lib].role);
+    sb_str(b, " library (");
+    sb_str(b, libs[s->lib].path);
+    sb_str(b, ")");
+  } else {
+    sb_str(b, "the harness, outside the libraries (last call: ");
+    sb_str(b, s->call);
+    sb_str(b, ")");
+  }
+}
+
+/* One line per thread, each started with prefix: where it waits. */
+static void sb_threads(struct sbuf *b, const struct stop *s, const char *prefix) {
+  sb_str(b, prefix);
+  if (s->allThreads < 0) {
+    sb_str(b, "where each thread is: /proc/self/task cannot be read\n");
+    return;
+  }
+  sb_str(b, "where each thread is (tid, name, state, wchan, syscall):\n");
+  for (int i = 0; i < s->nThreads; i++) {
+    const struct thread_info *t = &s->threads[i];
+    sb_str(b, prefix);
+    sb_str(b, "  thread ");
+    sb_long(b, t->tid);
+    sb_str(b, " ");
+    sb_str(b, t->name[0] ? t->name : "?");
+    sb_str(b, " ");
+    sb_raw(b, &t->state, 1);
+    sb_str(b, " wchan ");
+    sb_str(b, t->wchan[0] ? t->wchan : "-");
+    sb_str(b, " syscall ");
+    sb_str(b, t->syscall[0] ? t->syscall : "-");
+    sb_str(b, t->role == ROLE_MAIN ? " (the main thread: it runs the case)"
+              : t->role == ROLE_WATCHDOG ? " (the watchdog)" : "");
+    sb_str(b, "\n");
+  }
+  if (s->allThreads > s->nThreads) {
+    sb_str(b, prefix);
+    sb_str(b, "  and ");
+    sb_long(b, s->allThreads - s->nThreads);
+    sb_str(b, " more threads\n");
+  }
+}
 
 /* Prints what stopped the run, writes the --json summary, exits. Only one
  * thread gets through; another that tries waits to be ended with it. */
@@ -344,28 +496,18 @@ static _Noreturn void report_stop(int status) {
   struct stop *s = &stopInfo;
   struct sbuf b = {buf, sizeof buf, 0};
   if (status == 4) {
-    sb_str(&b, "\nconformance: TIMEOUT: the case ran ");
-    sb_fixed(&b, (double)s->ranNs / 1e9, 1);
-    sb_str(&b, " s, past --timeout ");
-    sb_long(&b, timeoutSec);
+    /* grep-able: "TIMEOUT (LIMIT): ... in CALL of the ROLE library" */
+    sb_str(&b, "\nconformance: TIMEOUT (");
+    sb_str(&b, s->limit);
+    sb_str(&b, "): ");
+    sb_limit(&b, s);
     sb_str(&b, ", in ");
   } else {
     sb_str(&b, "\nconformance: signal ");
     sb_long(&b, s->sig);
     sb_str(&b, " in ");
   }
-  if (s->lib >= 0 && s->lib < 2) {
-    sb_str(&b, s->call);
-    sb_str(&b, " of the ");
-    sb_str(&b, libs[s->lib].role);
-    sb_str(&b, " library (");
-    sb_str(&b, libs[s->lib].path);
-    sb_str(&b, ")");
-  } else {
-    sb_str(&b, "the harness, outside the libraries (last call: ");
-    sb_str(&b, s->call);
-    sb_str(&b, ")");
-  }
+  sb_where(&b, s);
   if (s->kind < 0) {
     sb_str(&b, ", between cases\n");
   } else {
@@ -377,7 +519,10 @@ static _Noreturn void report_stop(int status) {
     sb_str(&b, "\n");
   }
   if (status == 4) {
-    sb_str(&b, "conformance: exit 4 (timeout)\n");
+    sb_threads(&b, s, "conformance: ");
+    sb_str(&b, "conformance: exit 4 (timeout: the ");
+    sb_str(&b, s->limit);
+    sb_str(&b, " limit)\n");
   }
   write_all(2, b.p, b.n);
   write_json(status);
@@ -395,26 +540,267 @@ static int snapshot_case(unsigned long seq) {
   return __atomic_load_n(&caseSeq, __ATOMIC_SEQ_CST) == seq;
 }
 
+/* ---- the process's threads, read from /proc by the watchdog ---- */
+/* No malloc, no stdio, no opendir (which mallocs): open/read/close and  */
+/* getdents64 into buffers on the stack or static ones of the watchdog's. */
+
+/* Reads the small file path into buf (at most size - 1 bytes, then a
+ * '\0'). Returns its length, or -1 when it cannot be opened or read. */
+static long read_small(const char *path, char *buf, size_t size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  size_t n = 0;
+  int failed = 0;
+  while (n + 1 < size) {
+    ssize_t got = read(fd, buf + n, size - 1 - n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) failed = 1;
+    if (got <= 0) break;
+    n += (size_t)got;
+  }
+  close(fd);
+  buf[n] = '\0';
+  return failed && n == 0 ? -1 : (long)n;
+}
+
+/* "/proc/self/task/TID/FILE" into out. */
+static void task_file(char *out, size_t size, long tid, const char *file) {
+  struct sbuf b = {out, size, 0};
+  sb_str(&b, "/proc/self/task/");
+  sb_long(&b, tid);
+  sb_str(&b, "/");
+  sb_str(&b, file);
+}
+
+/* A record of the getdents64 system call. glibc declares a wrapper only
+ * from 2.30 on (the library's floor is 2.17), so the call goes through
+ * syscall() with this layout, the kernel's. */
+struct dirent64_raw {
+  uint64_t ino;
+  int64_t off;
+  unsigned short reclen;
+  unsigned char type;
+  char name[];
+};
+
+enum { MAX_TASKS = 1024 }; /* threads the blocked signal follows; more: it cannot tell */
+static long watchTids[MAX_TASKS]; /* the watchdog's alone */
+
+/* The ids of the process's threads, the first max of them into tids.
+ * Returns how many there are (more than max when some did not fit), or
+ * -1 when /proc/self/task cannot be read. */
+static int list_tasks(long *tids, int max) {
+  int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[4096];
+  int n = 0;
+  long got;
+  while ((got = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+    for (long at = 0; at + (long)sizeof(struct dirent64_raw) <= got;) {
+      struct dirent64_raw d;
+      memcpy(&d, buf + at, sizeof d); /* the records need not be aligned for the struct */
+      const char *name = buf + at + offsetof(struct dirent64_raw, name);
+      long tid = 0;
+      int digits = 0;
+      for (; digits < 12 && name[digits] >= '0' && name[digits] <= '9'; digits++)
+        tid = tid * 10 + (name[digits] - '0');
+      if (digits > 0 && name[digits] == '\0') { /* not "." or ".." */
+        if (n < max) tids[n] = tid;
+        n++;
+      }
+      if (d.reclen == 0) break;
+      at += d.reclen;
+    }
+  }
+  close(fd);
+  return got < 0 && n == 0 ? -1 : n;
+}
+
+/* The state letter of thread tid: stat's third field, after the name in
+ * parentheses (which may itself hold ')' or spaces); '?' unreadable. */
+static char task_state(long tid) {
+  char path[64], buf[1024];
+  task_file(path, sizeof path, tid, "stat");
+  if (read_small(path, buf, sizeof buf) <= 0) return '?';
+  const char *paren = strrchr(buf, ')');
+  return paren && paren[1] == ' ' && paren[2] ? paren[2] : '?';
+}
+
+/* A thread's time on a CPU plus its time waiting on a runqueue for one
+ * (schedstat's first two fields, ns). */
+struct task_time {
+  long tid;
+  long long ns;
+};
+
+/* The times of every thread but the watchdog into out (MAX_TASKS at
+ * most). Returns how many, or -1 when /proc cannot tell (unreadable, an
+ * unexpected line, more threads than fit). A thread that ended between
+ * the listing and the read is left out. */
+static int sample_tasks(struct task_time *out) {
+  int n = list_tasks(watchTids, MAX_TASKS), k = 0;
+  if (n < 0 || n > MAX_TASKS) return -1;
+  for (int i = 0; i < n; i++) {
+    if (watchTids[i] == watchdogTid) continue;
+    char path[64], buf[128];
+    task_file(path, sizeof path, watchTids[i], "schedstat");
+    if (read_small(path, buf, sizeof buf) <= 0) continue;
+    const char *p = buf;
+    long long v[2] = {0, 0};
+    for (int f = 0; f < 2; f++) {
+      while (*p == ' ') p++;
+      if (*p < '0' || *p > '9') return -1;
+      for (; *p >= '0' && *p <= '9'; p++) v[f] = v[f] * 10 + (*p - '0');
+    }
+    out[k].tid = watchTids[i];
+    out[k++].ns = v[0] + v[1];
+  }
+  return k;
+}
+
+/* How much the threads of cur ran or waited to run since prev. A thread
+ * new since then counts whole: starting a thread is a sign of life. Both
+ * samples list the threads in the directory's order, so each search
+ * resumes where the last one matched. */
+static long long task_growth(const struct task_time *prev, int np, const struct task_time *cur, int nc) {
+  long long grown = 0;
+  int j = 0;
+  for (int i = 0; i < nc; i++) {
+    int k = 0;
+    while (k < np && prev[(j + k) % np].tid != cur[i].tid) k++;
+    if (k == np) {
+      grown += cur[i].ns;
+      continue;
+    }
+    j = (j + k) % np;
+    if (cur[i].ns > prev[j].ns) grown += cur[i].ns - prev[j].ns;
+    j = (j + 1) % np;
+  }
+  return grown;
+}
+
+/* Whether a thread but the watchdog is running or waiting to run (R),
+ * in an uninterruptible wait (D: the disk or memory, the machine's
+ * speed, not a hang) or stopped (T, t: job control, a debugger): then
+ * the process is not blocked. schedstat counts a wait on the runqueue
+ * only once it ends, so a thread starved right now shows here first.
+ * When /proc cannot tell, the answer is yes: not blocked. */
+static int some_task_awake(void) {
+  int n = list_tasks(watchTids, MAX_TASKS);
+  if (n < 0 || n > MAX_TASKS) return 1;
+  for (int i = 0; i < n; i++) {
+    if (watchTids[i] == watchdogTid) continue;
+    char st = task_state(watchTids[i]);
+    if (st == 'R' || st == 'D' || st == 'T' || st == 't') return 1;
+  }
+  return 0;
+}
+
+/* Where each thread is, into s: its name, state, the kernel function it
+ * waits in (wchan) and the system call it is in. */
+static void snapshot_threads(struct stop *s) {
+  int n = list_tasks(watchTids, MAX_TASKS);
+  s->allThreads = n;
+  s->nThreads = 0;
+  for (int i = 0; i < n && i < MAX_TASKS && s->nThreads < STOP_THREADS; i++) {
+    struct thread_info *t = &s->threads[s->nThreads++];
+    long tid = watchTids[i];
+    char path[64], line[256];
+    t->tid = tid;
+    t->role = tid == mainTid ? ROLE_MAIN : tid == watchdogTid ? ROLE_WATCHDOG : ROLE_OTHER;
+    task_file(path, sizeof path, tid, "comm");
+    if (read_small(path, t->name, sizeof t->name) < 0) t->name[0] = '\0';
+    t->name[strcspn(t->name, "\n")] = '\0';
+    t->state = task_state(tid);
+    t->wchan[0] = t->syscall[0] = '\0';
+    if (t->role == ROLE_WATCHDOG) continue; /* it is running: this code */
+    task_file(path, sizeof path, tid, "wchan");
+    if (read_small(path, t->wchan, sizeof t->wchan) < 0 || strcmp(t->wchan, "0") == 0) t->wchan[0] = '\0';
+    task_file(path, sizeof path, tid, "syscall");
+    if (read_small(path, line, sizeof line) > 0) {
+      size_t len = strcspn(line, " \n");
+      if (len >= sizeof t->syscall) len = sizeof t->syscall - 1;
+      memcpy(t->syscall, line, len);
+      t->syscall[len] = '\0';
+    }
+  }
+}
+
+/* The watchdog's samples of the threads' times: the last one and this. */
+static struct task_time taskTimes[2][MAX_TASKS];
+
 static void *watchdog(void *arg) {
   (void)arg;
-  long long limit = (long long)timeoutSec * 1000000000LL;
+  __atomic_store_n(&watchdogTid, (long)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+  const long long second = 1000000000LL;
+  /* Ticks further apart than this mean the watchdog itself did not run
+   * (the process was stopped, or the machine starved it too): such a gap
+   * says nothing about the case's threads, and the blocked window
+   * neither grows nor restarts over it. */
+  const long long maxGap = second;
   const struct timespec tick = {0, 100 * 1000 * 1000};
+  unsigned long watched = 1; /* the case the last sample is of; odd: none */
+  long long lastNs = 0, blockedNs = 0;
+  int last = 0, nLast = -1;
   for (;;) {
     nanosleep(&tick, NULL);
+    __atomic_store_n(&watchdogCpuNs, now_ns(CLOCK_THREAD_CPUTIME_ID), __ATOMIC_RELAXED);
     unsigned long seq = __atomic_load_n(&caseSeq, __ATOMIC_SEQ_CST);
-    long long start = __atomic_load_n(&caseStartNs, __ATOMIC_SEQ_CST), now = now_ns(CLOCK_MONOTONIC);
-    if ((seq & 1) || start == 0 || now - start < limit || !snapshot_case(seq)) continue;
+    long long start = __atomic_load_n(&caseStartNs, __ATOMIC_SEQ_CST);
+    long long cpuStart = __atomic_load_n(&caseCpuStartNs, __ATOMIC_SEQ_CST);
+    if ((seq & 1) || start == 0 || __atomic_load_n(&caseSeq, __ATOMIC_SEQ_CST) != seq) {
+      watched = 1;
+      continue;
+    }
+    long long now = now_ns(CLOCK_MONOTONIC), cpu = others_cpu_ns() - cpuStart;
+    if (blockedLimitSec > 0) {
+      int cur = 1 - last, n = sample_tasks(taskTimes[cur]);
+      if (seq != watched || n < 0 || nLast < 0) {
+        blockedNs = 0; /* a new case, or /proc could not tell: the window starts here */
+      } else if (now - lastNs <= maxGap) {
+        long long wall = now - lastNs, active = task_growth(taskTimes[last], nLast, taskTimes[cur], n);
+        blockedNs = active * 10 < wall && !some_task_awake() ? blockedNs + wall : 0;
+      }
+      last = cur;
+      nLast = n;
+      lastNs = now;
+    }
+    watched = seq;
+    const char *limit = NULL;
+    long limitSec = 0;
+    if (cpuLimitSec > 0 && cpu >= cpuLimitSec * second) limit = "cpu", limitSec = cpuLimitSec;
+    else if (blockedLimitSec > 0 && blockedNs >= blockedLimitSec * second) limit = "blocked", limitSec = blockedLimitSec;
+    else if (timeoutSec > 0 && now - start >= timeoutSec * second) limit = "wall", limitSec = timeoutSec;
+    if (limit == NULL || !snapshot_case(seq)) continue;
     stopInfo.reason = "timeout";
+    stopInfo.limit = limit;
+    stopInfo.limitSec = limitSec;
     stopInfo.ranNs = now - start;
+    stopInfo.cpuNs = cpu;
+    stopInfo.blockedNs = blockedNs;
+    snapshot_threads(&stopInfo);
     report_stop(4);
   }
   return NULL;
 }
 
 /* Starts the watchdog with every signal blocked in it: signals are for
- * the main thread (and the Go runtime's own threads). */
+ * the main thread (and the Go runtime's own threads). With every limit
+ * off it does not start at all. */
 static void start_watchdog(void) {
-  if (timeoutSec <= 0) return;
+  mainTid = (long)syscall(SYS_gettid);
+  if (cpuLimitSec <= 0 && blockedLimitSec <= 0 && timeoutSec <= 0) return;
+  if (blockedLimitSec > 0) {
+    /* Without schedstat (a kernel without CONFIG_SCHED_INFO, no /proc)
+     * the blocked signal cannot be read: say so, and rely on the others. */
+    char path[64], line[128];
+    long tid;
+    task_file(path, sizeof path, mainTid, "schedstat");
+    if (list_tasks(&tid, 1) < 1 || read_small(path, line, sizeof line) <= 0 || line[0] < '0' || line[0] > '9') {
+      fprintf(stderr, "conformance: cannot read %s: --blocked-limit is off (--cpu-limit and --timeout apply)\n", path);
+      blockedLimitSec = 0;
+    }
+  }
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -422,7 +808,7 @@ static void start_watchdog(void) {
   int err = pthread_create(&t, NULL, watchdog, NULL);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (err != 0) {
-    fprintf(stderr, "conformance: cannot start the --timeout watchdog: %s\n", strerror(err));
+    fprintf(stderr, "conformance: cannot start the run limits' watchdog: %s\n", strerror(err));
     exit(2);
   }
   pthread_detach(t);
@@ -437,6 +823,7 @@ static void on_crash(int sig) {
   stopInfo.reason = "signal";
   stopInfo.sig = sig;
   stopInfo.ranNs = start ? now_ns(CLOCK_MONOTONIC) - start : 0;
+  stopInfo.cpuNs = start ? others_cpu_ns() - __atomic_load_n(&caseCpuStartNs, __ATOMIC_SEQ_CST) : 0;
   report_stop(3);
 }
 
@@ -491,7 +878,7 @@ static const char *private_copy(const struct lib *l, char *buf, size_t size) {
   return buf;
 }
 
-/* Loading is a case of its own for --timeout: a library whose
+/* Loading is a case of its own for the run limits: a library whose
  * constructors (a Go runtime starting) never return ends the run too. */
 static void load(struct lib *l) {
   char what[CASE_TEXT], copy[64];
@@ -2920,9 +3307,16 @@ static void write_junit(int status) {
     sb_str(&t, msg);
   } else if (status != 0) {
     kind = "error", errors++;
-    sb_str(&m, status == 4 ? "a case ran past --timeout" : status == 3 ? "a library crashed" : "an unexpected exit");
+    if (status == 4 && stopInfo.limit) {
+      sb_str(&m, "timeout (");
+      sb_str(&m, stopInfo.limit);
+      sb_str(&m, "): ");
+      sb_limit(&m, &stopInfo);
+    } else {
+      sb_str(&m, status == 4 ? "a case hit a run limit" : status == 3 ? "a library crashed" : "an unexpected exit");
+    }
     if (stopInfo.reason) {
-      sb_str(&m, stopInfo.call ? " in " : "");
+      sb_str(&m, stopInfo.call ? (stopInfo.limit ? ", in " : " in ") : "");
       sb_str(&m, stopInfo.call ? stopInfo.call : "");
       sb_str(&m, stopInfo.lib >= 0 && stopInfo.lib < 2 ? " of the " : "");
       sb_str(&m, stopInfo.lib >= 0 && stopInfo.lib < 2 ? libs[stopInfo.lib].role : "");
@@ -2933,6 +3327,10 @@ static void write_junit(int status) {
       sb_str(&t, stopInfo.text);
       sb_str(&t, "\nreplay: ");
       sb_replay(&t, stopInfo.text, stopInfo.kind);
+    }
+    if (status == 4 && stopInfo.limit) {
+      sb_str(&t, "\n");
+      sb_threads(&t, &stopInfo, "");
     }
   }
   sb_str(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"conformance\" tests=\"3\" failures=\"");
@@ -2998,6 +3396,8 @@ static void write_json(int status) {
   sb_count(&b, "count", sum.count, 1);
   sb_key(&b, "case");
   sb_json(&b, sum.oneCase);
+  sb_count(&b, "cpu_limit_seconds", cpuLimitSec, 1);
+  sb_count(&b, "blocked_limit_seconds", blockedLimitSec, 1);
   sb_count(&b, "timeout_seconds", timeoutSec, 1);
   sb_count(&b, "cases", sum.cases, 1);
   sb_count(&b, "random_cases", sum.random, 1);
@@ -3072,6 +3472,11 @@ static void write_json(int status) {
     const struct stop *s = &stopInfo;
     sb_str(&b, "{\n    \"reason\": ");
     sb_json(&b, s->reason);
+    sb_str(&b, ",\n    \"limit\": ");
+    sb_json(&b, s->limit);
+    sb_str(&b, ",\n    \"limit_seconds\": ");
+    if (s->limit) sb_long(&b, s->limitSec);
+    else sb_str(&b, "null");
     sb_str(&b, ",\n    \"signal\": ");
     if (s->sig) sb_long(&b, s->sig);
     else sb_str(&b, "null");
@@ -3079,13 +3484,48 @@ static void write_json(int status) {
     sb_json(&b, s->lib >= 0 && s->lib < 2 ? libs[s->lib].role : NULL);
     sb_str(&b, ",\n    \"call\": ");
     sb_json(&b, s->call);
-    sb_str(&b, ",\n    \"case_seconds\": ");
+    sb_str(&b, ",\n    \"ran_seconds\": ");
+    sb_fixed(&b, (double)s->ranNs / 1e9, 3);
+    sb_str(&b, ",\n    \"case_seconds\": "); /* ran_seconds, as earlier readers know it */
     sb_fixed(&b, (double)s->ranNs / 1e9, 1);
+    sb_str(&b, ",\n    \"cpu_seconds\": ");
+    sb_fixed(&b, (double)(s->cpuNs > 0 ? s->cpuNs : 0) / 1e9, 3);
+    sb_str(&b, ",\n    \"blocked_seconds\": ");
+    if (s->limit) sb_fixed(&b, (double)s->blockedNs / 1e9, 3);
+    else sb_str(&b, "null");
     sb_str(&b, ",\n    \"case\": ");
     sb_json(&b, s->kind >= 0 ? s->text : NULL);
     sb_str(&b, ",\n    \"replay\": ");
     if (s->kind >= 0) sb_replay_json(&b, s->text, s->kind);
     else sb_str(&b, "null");
+    sb_str(&b, ",\n    \"threads\": ");
+    if (s->limit && s->allThreads >= 0) {
+      sb_str(&b, "[");
+      for (int i = 0; i < s->nThreads; i++) {
+        const struct thread_info *t = &s->threads[i];
+        static const char *const roles[] = {"other", "main", "watchdog"};
+        char state[2] = {t->state, '\0'};
+        sb_str(&b, i ? ",\n      {\"tid\": " : "\n      {\"tid\": ");
+        sb_long(&b, t->tid);
+        sb_str(&b, ", \"name\": ");
+        sb_json(&b, t->name);
+        sb_str(&b, ", \"state\": ");
+        sb_json(&b, state);
+        sb_str(&b, ", \"wchan\": ");
+        sb_json(&b, t->wchan[0] ? t->wchan : NULL);
+        sb_str(&b, ", \"syscall\": ");
+        /* a number when it is in one; null when running, in none (-1) or unreadable */
+        int number = t->syscall[0] != '\0';
+        for (const char *c = t->syscall; *c; c++) number &= *c >= '0' && *c <= '9';
+        sb_str(&b, number ? t->syscall : "null");
+        sb_str(&b, ", \"role\": ");
+        sb_json(&b, roles[t->role]);
+        sb_str(&b, "}");
+      }
+      sb_str(&b, s->nThreads ? "\n    ]" : "]");
+    } else {
+      sb_str(&b, "null");
+    }
     sb_str(&b, "\n  }");
   } else {
     sb_str(&b, "null");
@@ -3107,16 +3547,24 @@ static void usage(FILE *f, int status) {
         "                   [--case 'SPEC'] [--real] [RUN FLAGS]\n"
         "       conformance --cross-rank [--candidate LIB] [--reference LIB] [--seed S] [--count N]\n"
         "                   [--case 'XSPEC'] [RUN FLAGS]\n"
-        "  RUN FLAGS: [--timeout SECONDS] [--progress SECONDS] [--json FILE] [--junit FILE]\n"
+        "  RUN FLAGS: [--cpu-limit SECONDS] [--blocked-limit SECONDS] [--timeout SECONDS]\n"
+        "             [--no-limits] [--progress SECONDS] [--json FILE] [--junit FILE]\n"
         "             [--pod-order VALUE]\n"
         "  LIB paths default to libnccomring.so and libnccomref.so beside this program\n"
-        "  (--reference defaults to $NCCOM_REF_LIB when set)\n"
+        "  (--reference defaults to $LIBNCCOM when set)\n"
         "  --count defaults to 20000 clusters, 5000 with --cross-rank\n"
         "  --cross-rank: one valid cluster of at most 64 ranks per case, one corruption of the\n"
         "  gathered fragments, Postset on every rank: asserts one verdict per library (D24),\n"
         "  the same outcome in both, and that failures name the corrupted rank (>= 99%)\n"
-        "  --timeout SECONDS: a case that runs longer ends the run with the case printed, exit 4\n"
-        "    (default 60, 0: none)\n"
+        "  Run limits: a case that hangs ends the run with exit 4, printing which limit fired,\n"
+        "  the case, the call it is in and where each thread waits. They detect a hang, not\n"
+        "  a slow machine: a case starved of CPU waits to run, which trips neither\n"
+        "  --cpu-limit nor --blocked-limit. 0 turns one off.\n"
+        "  --cpu-limit SECONDS: the CPU a case's threads may use (a spin; default 60)\n"
+        "  --blocked-limit SECONDS: how long a case may go with no thread running or waiting\n"
+        "    to run (a deadlock, a sleep; default 10)\n"
+        "  --timeout SECONDS: the wall-clock cap on a case, the last resort (default 600)\n"
+        "  --no-limits: all three off (e.g. under a debugger); a later flag sets one again\n"
         "  --progress SECONDS: a progress line on stderr every SECONDS (default 10 when stderr\n"
         "    is a terminal, else 0: none)\n"
         "  --json FILE: a summary of the run, written whatever its exit status\n"
@@ -3125,7 +3573,7 @@ static void usage(FILE *f, int status) {
         "  --pod-order VALUE: NCCOM_RING_POD_ORDER for the whole run (both libraries read it once\n"
         "    per process, at their first Preset); unset without it\n"
         "  exit status: 0 no difference, 1 a difference, 2 usage or load error, 3 a library\n"
-        "    crashed, 4 a case ran past --timeout\n",
+        "    crashed, 4 a run limit ended a case\n",
         f);
   if (status) {
     snprintf(sum.error, sizeof sum.error, "usage: unknown flag or a flag without its value");
@@ -3168,7 +3616,7 @@ int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0); /* nothing lost if a library crashes the run */
   runStartNs = now_ns(CLOCK_MONOTONIC);
   progName = argv[0];
-  const char *ref = getenv("NCCOM_REF_LIB");
+  const char *ref = getenv("LIBNCCOM");
   libs[0].path = beside_me("libnccomring.so");
   libs[1].path = ref && ref[0] ? ref : beside_me("libnccomref.so");
   uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
@@ -3198,7 +3646,10 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = number_arg("--seed", argv[++i], ~0ULL);
     else if (strcmp(argv[i], "--count") == 0 && i + 1 < argc) count = (long)number_arg("--count", argv[++i], 100000000);
     else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc) oneCase = argv[++i];
+    else if (strcmp(argv[i], "--cpu-limit") == 0 && i + 1 < argc) cpuLimitSec = (long)number_arg("--cpu-limit", argv[++i], 1000000);
+    else if (strcmp(argv[i], "--blocked-limit") == 0 && i + 1 < argc) blockedLimitSec = (long)number_arg("--blocked-limit", argv[++i], 1000000);
     else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) timeoutSec = (long)number_arg("--timeout", argv[++i], 1000000);
+    else if (strcmp(argv[i], "--no-limits") == 0) cpuLimitSec = blockedLimitSec = timeoutSec = 0;
     else if (strcmp(argv[i], "--progress") == 0 && i + 1 < argc) progressSec = (long)number_arg("--progress", argv[++i], 1000000);
     else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) i++; /* opened above */
     else if (strcmp(argv[i], "--junit") == 0 && i + 1 < argc) i++; /* opened above */
@@ -3231,7 +3682,7 @@ int main(int argc, char **argv) {
   sigaction(SIGBUS, &sa, NULL);
   sigaction(SIGFPE, &sa, NULL);
   sigaction(SIGABRT, &sa, NULL);
-  /* The watchdog before the libraries: loading is timed too. */
+  /* The watchdog before the libraries: loading is watched too. */
   start_watchdog();
 
   warnFd = mkstemp(warnPath);
