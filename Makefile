@@ -32,6 +32,23 @@ GO_SOURCES := go.mod go.sum $(shell find abi abicheck layout ring kanga netdev r
 COMMON     := tests/c/common/cluster.c tests/c/common/graph_xml.c tests/c/common/linked.c
 COMMON_H   := tests/c/common/cluster.h tests/c/common/stage_setup.h include/nccom_ring.h
 
+# The watchdog (tests/watchdog, docs/testing.md "Limits"): runs make
+# test's steps, each in a make of its own, under limits that detect a hang
+# without timing the machine (CPU since the last output, nothing running
+# or waiting to run, a wall-clock cap only as the last resort), and the
+# commands inside a step under tighter ones: $(WATCH) NAME -- COMMAND. A
+# recipe that uses it lists $(WATCHDOG) among its prerequisites (set here,
+# above every rule: make expands a prerequisite list as it reads it).
+# Put it before env and LD_PRELOAD=, never after: preloaded into the
+# watchdog, the Go library would start a second Go runtime in a Go program.
+WATCHDOG := $(BUILD)/watchdog
+WATCH     = $(CURDIR)/$(WATCHDOG) run --cpu 5m --blocked 60s --wall 30m --name
+# For a command that never sleeps and ends in seconds (a host that calls the
+# library): 30 s with none of its threads running or waiting to run is a
+# hang (a call waiting on a lock, a pipe or a child), 2 min of CPU without
+# output a spin; the wall-clock cap, 10 min, only the last resort.
+WATCH_NOSLEEP = $(CURDIR)/$(WATCHDOG) run --cpu 2m --blocked 30s --wall 10m --name
+
 # go vet/test compile the export package too: the header's hash in
 # CGO_CFLAGS makes Go's cache notice header edits (see mk/build-lib.sh).
 export CGO_CFLAGS := -O2 -g -DNCCOMRING_HEADER_SHA256_PREFIX=$(shell sha256sum < include/nccom_ring.h | cut -c1-16)
@@ -630,13 +647,7 @@ mutate:
 # one list (make help prints it too).
 TEST_STEPS := $(shell awk '!/^(#|budget)/ && NF { print $$1 }' mk/test-steps.txt)
 
-# The watchdog (tests/watchdog, docs/testing.md "Limits"): runs make
-# test's steps, each in a make of its own, under limits that detect a hang
-# without timing the machine (CPU since the last output, nothing running
-# or waiting to run, a wall-clock cap only as the last resort), and the
-# commands inside a step under tighter ones: $(WATCH) NAME -- COMMAND.
-WATCHDOG := $(BUILD)/watchdog
-WATCH     = $(CURDIR)/$(WATCHDOG) run --cpu 5m --blocked 60s --wall 30m --name
+# The watchdog's rule (WATCHDOG and WATCH are set at the top).
 $(WATCHDOG): $(wildcard tests/watchdog/*.go internal/cli/*.go internal/junit/*.go) go.mod
 	@mkdir -p $(BUILD)
 	$(GO) build -trimpath -buildvcs=false -o $@ ./tests/watchdog
