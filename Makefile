@@ -260,10 +260,10 @@ $(BUILD)/hostile: $(HOSTILE_SRC) $(COMMON_H) tests/c/common/stage_compare.h
 	$(CC) $(CSTD) $(INCLUDES) $(XML_CFLAGS) -o $@ $(HOSTILE_SRC) -ldl -lpthread $(XML_LIBS)
 
 HOSTILE_MODES := threads signals-before signals-after signals-nostack fork early sigwait
-test-hostile: $(BUILD)/hostile $(BUILD)/preinit $(BUILD)/malloc-failure $(BUILD)/libfailmalloc.so $(LIB)
-	@set -e; for m in $(HOSTILE_MODES); do timeout 120 $(BUILD)/hostile $(LIB) $$m; done
-	timeout 20 $(BUILD)/preinit
-	timeout 60 env LD_PRELOAD=$(CURDIR)/$(BUILD)/libfailmalloc.so FAILMALLOC_SIZE=3996 FAILMALLOC_AFTER=2 $(BUILD)/malloc-failure
+test-hostile: $(WATCHDOG) $(BUILD)/hostile $(BUILD)/preinit $(BUILD)/malloc-failure $(BUILD)/libfailmalloc.so $(LIB)
+	@set -e; for m in $(HOSTILE_MODES); do $(WATCH_NOSLEEP) hostile-$$m -- $(BUILD)/hostile $(LIB) $$m; done
+	$(WATCH_NOSLEEP) preinit -- $(BUILD)/preinit
+	$(WATCH_NOSLEEP) malloc-failure -- env LD_PRELOAD=$(CURDIR)/$(BUILD)/libfailmalloc.so FAILMALLOC_SIZE=3996 FAILMALLOC_AFTER=2 $(BUILD)/malloc-failure
 
 $(BUILD)/preinit: tests/c/hostile/preinit.c include/nccom_ring.h $(LIB) $(BUILD)/$(SONAME)
 	$(CC) $(CSTD) $(INCLUDES) -o $@ tests/c/hostile/preinit.c $(LINK_LIB)
