@@ -300,13 +300,13 @@ $(SAN)/hostile: $(HOSTILE_SRC) $(COMMON_H) tests/c/common/stage_compare.h
 	@mkdir -p $(SAN)
 	$(SAN_CC) -o $@ $(HOSTILE_SRC) -ldl -lpthread $(XML_LIBS)
 
-test-sanitizers: $(SAN)/expected $(SAN)/faults $(SAN)/ringstage $(SAN)/conformance $(SAN)/hostile $(SAN)/libnccomref.so $(LIB)
+test-sanitizers: $(WATCHDOG) $(SAN)/expected $(SAN)/faults $(SAN)/ringstage $(SAN)/conformance $(SAN)/hostile $(SAN)/libnccomref.so $(LIB)
 	$(SAN_ENV) $(SAN)/expected
 	$(SAN_ENV) $(SAN)/faults
 	$(SAN_ENV) $(SAN)/ringstage --quiet
 	@set -e; for g in $(GRAPHS); do $(SAN_ENV) $(SAN)/ringstage --quiet --graph $$g --nodes 2 >/dev/null; done
 	$(SAN_ENV) $(SAN)/conformance --candidate $(LIB) --reference $(SAN)/libnccomref.so --count 2000
-	@set -e; for m in threads fork early; do $(SAN_ENV) timeout 300 $(SAN)/hostile $(LIB) $$m; done
+	@set -e; for m in threads fork early; do $(SAN_ENV) $(WATCH_NOSLEEP) asan-hostile-$$m -- $(SAN)/hostile $(LIB) $$m; done
 
 # Fuzzing (issue 4): Go's native fuzzer on the pure packages, and libFuzzer
 # (clang, -fsanitize=fuzzer,address,undefined) on the C ABI. make test runs
