@@ -458,12 +458,12 @@ test-abi-tool: $(ABI_TOOL) $(ABI_FIXTURES)
 # build's profile, offsets at 2^63-4 or past the profile's own sizeof: each
 # refused, never waited on or read to its end.
 .PHONY: test-layout-profile
-test-layout-profile: $(BUILD)/boundary $(ABI_TOOL) $(ABI)/libnccom-moved.so $(LIB) 	  $(ABI)/selfcheck/match/libnccom.so.2 $(ABI)/selfcheck/moved/libnccom.so.2 $(ABI)/selfcheck/host-moved tests/c/abi/profile_check.sh
+test-layout-profile: $(WATCHDOG) $(BUILD)/boundary $(ABI_TOOL) $(ABI)/libnccom-moved.so $(LIB) 	  $(ABI)/selfcheck/match/libnccom.so.2 $(ABI)/selfcheck/moved/libnccom.so.2 $(ABI)/selfcheck/host-moved tests/c/abi/profile_check.sh
 	$(ABI_TOOL) profile $(ABI)/libnccom-moved.so > $(BUILD)/moved-layout.json
 	$(BOUNDARY_ENV) $(BUILD)/boundary layout-profile $(CURDIR)/$(LIB) $(CURDIR)/$(BUILD)/moved-layout.json
 	$(BOUNDARY_ENV) $(BUILD)/boundary layout-d3 $(CURDIR)/$(LIB)
 	$(BOUNDARY_ENV) $(BUILD)/boundary layout-bad $(CURDIR)/$(LIB)
-	sh tests/c/abi/profile_check.sh $(BUILD)
+	WATCHDOG=$(CURDIR)/$(WATCHDOG) sh tests/c/abi/profile_check.sh $(BUILD)
 
 # Issue 10: the self-check in the host process (NCCOM_RING_ABI_CHECK, E5).
 # Stand-ins from fixture.c built -g with SONAME libnccom.so.2 (the matching
@@ -473,7 +473,7 @@ test-layout-profile: $(BUILD)/boundary $(ABI_TOOL) $(ABI)/libnccom-moved.so $(LI
 # on the 10 MB library.
 SELFCHECK      := $(ABI)/selfcheck
 SELFCHECK_LIBS := $(patsubst %,$(SELFCHECK)/%/libnccom.so.2,match moved stripped)
-# Put timeout (or any wrapper) before $(SELFCHECK_RUN), never after: a
+# Put the watchdog (or any wrapper) before $(SELFCHECK_RUN), never after: a
 # wrapper that LD_PRELOAD reaches gets a Go runtime, whose threads can take
 # the signals it waits for (tests/c/abi/profile_check.sh).
 SELFCHECK_RUN  := $(BOUNDARY_ENV) -u NCCOM_RING_ABI_CHECK -u NCCL_DEBUG_SUBSYS LD_PRELOAD=$(CURDIR)/$(LIB)
@@ -510,7 +510,7 @@ CRAFTED_CASES := \
   'anon-cycle:DWARF type cycle at .debug_info+0x7a: anonymous struct at 0x7a -> anonymous struct at 0x7a'
 
 .PHONY: test-abi-check bench-abi-check
-test-abi-check: $(SELFCHECK_LIBS) $(SELFCHECK)/host-match $(SELFCHECK)/host-moved $(ABI_TOOL) $(LIB) $(CRAFTED)/.made
+test-abi-check: $(WATCHDOG) $(SELFCHECK_LIBS) $(SELFCHECK)/host-match $(SELFCHECK)/host-moved $(ABI_TOOL) $(LIB) $(CRAFTED)/.made
 	$(ABI_TOOL) profile $(SELFCHECK)/moved/libnccom.so.2 > $(SELFCHECK)/moved-layout.json
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-moved refuse $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-moved refuse $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2 Bogus
@@ -521,7 +521,7 @@ test-abi-check: $(SELFCHECK_LIBS) $(SELFCHECK)/host-match $(SELFCHECK)/host-move
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-match unverified
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-match unverified $(CURDIR)/$(SELFCHECK)/stripped/libnccom.so.2
 	@set -e; for c in $(CRAFTED_CASES); do name=$${c%%:*} want=$${c#*:}; \
-	  timeout 60 $(SELFCHECK_RUN) $(SELFCHECK)/host-match hostile $(CURDIR)/$(CRAFTED)/$$name.so "$$want"; done
+	  $(WATCH_NOSLEEP) crafted-$$name -- $(SELFCHECK_RUN) $(SELFCHECK)/host-match hostile $(CURDIR)/$(CRAFTED)/$$name.so "$$want"; done
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-match replaced $(CURDIR)/$(SELFCHECK)/match/libnccom.so.2 $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2
 	@echo "test-abi-check: refuse (enforce, and an unknown value), the stand-in's profile, matching stand-in, off, warn, no libnccom, no DWARF, issue 21's crafted libnccom.so.2 files, a file replaced after load: passed"
 ## bench-abi-check: the first call's cost of the layout self-check over a large libnccom

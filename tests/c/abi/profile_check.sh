@@ -3,10 +3,12 @@
 # (NCCOM_RING_LAYOUT), through a host that preloads libnccomring and maps
 # the moved stand-in libnccom.so.2 (selfcheck_host.c, mode profile): each
 # profile is refused at the first Preset with the E4 WARN naming what is
-# wrong, within 10 s (a FIFO is never waited on, /dev/zero never read),
-# and nothing is written. Part of `make test-layout-profile`.
+# wrong, within 10 s of CPU time (/dev/zero is never read to its end; a
+# FIFO is never waited on: the host runs under the watchdog, WATCHDOG), and
+# nothing is written. Part of `make test-layout-profile`.
 set -u
-build=$(cd "$1" && pwd)
+build=$(cd "${1:?usage: WATCHDOG=PATH profile_check.sh BUILD}" && pwd)
+. "$(dirname "$0")/../../lib/watchdog.sh"
 sc=$build/abi/selfcheck
 lib=$sc/moved/libnccom.so.2
 host=$sc/host-moved
@@ -17,11 +19,14 @@ fail=0
 run() {
   profile=$1
   want=$2
-  # timeout before env: LD_PRELOAD must reach the host only. Preloaded into
-  # timeout itself, the Go runtime's threads (all signals unblocked) can
-  # take the child's SIGCHLD while timeout's main thread has it blocked, and
-  # timeout then waits out its 60 s and says 124 for a host that ended.
-  timeout 60 env -u NCCOM_RING_PLATFORM -u NCCOM_RING_POD_ORDER -u NCCOM_RING_DUMP -u NCCL_DEBUG -u NCCL_DEBUG_FILE \
+  # The watchdog before env: LD_PRELOAD must reach the host only (preloaded
+  # into a wrapper, the Go runtime's threads, all signals unblocked, can
+  # take the child's SIGCHLD the wrapper waits for; into the watchdog, a Go
+  # program, it would start a second Go runtime). The host never sleeps: 20 s
+  # with none of its threads running or waiting to run is a wait on the
+  # FIFO, and a failure; 2 min of CPU without output a read without end;
+  # 10 min the last resort. Each run takes well under a second quiet.
+  watched --blocked 20s --cpu 2m --wall 10m -- env -u NCCOM_RING_PLATFORM -u NCCOM_RING_POD_ORDER -u NCCOM_RING_DUMP -u NCCL_DEBUG -u NCCL_DEBUG_FILE \
     -u NCCOM_RING_LAYOUT -u NCCOM_RING_ABI_CHECK -u NCCL_DEBUG_SUBSYS LD_PRELOAD="$build/libnccomring.so" \
     "$host" profile "$lib" "$profile" "$want" || fail=1
 }
@@ -52,4 +57,4 @@ if [ $fail -ne 0 ]; then
   echo "profile_check: FAILED"
   exit 1
 fi
-echo "test-layout-profile: a link, a FIFO, /dev/zero, a directory, a 70 KB file, another build's profile, an offset at 2^63-4, one past its own sizeof, no sizeof: each refused (E4) within 10 s"
+echo "test-layout-profile: a link, a FIFO, /dev/zero, a directory, a 70 KB file, another build's profile, an offset at 2^63-4, one past its own sizeof, no sizeof: each refused (E4) within 10 s of CPU, none waited on"
