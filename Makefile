@@ -621,8 +621,8 @@ $(BUILD)/security-host: tests/c/security/security.c include/nccom_ring.h
 $(BUILD)/libnccomring-evil.so: tests/c/security/evil.c
 	@mkdir -p $(BUILD)
 	$(CC) $(CSTD) -D_GNU_SOURCE -fPIC -shared -o $@ $<
-test-security: $(BUILD)/security-host $(BUILD)/libnccomring-evil.so $(LIB) $(BUILD)/$(SONAME) $(PRELOAD) $(BUILD)/ringstage $(RINGS_TOOL)
-	sh tests/c/security/check.sh $(CURDIR)/$(BUILD)
+test-security: $(WATCHDOG) $(BUILD)/security-host $(BUILD)/libnccomring-evil.so $(LIB) $(BUILD)/$(SONAME) $(PRELOAD) $(BUILD)/ringstage $(RINGS_TOOL)
+	WATCHDOG=$(CURDIR)/$(WATCHDOG) sh tests/c/security/check.sh $(CURDIR)/$(BUILD)
 
 # Issue 20: mutation testing of ring/, kanga/ and netdev/ with gremlins
 # (docs/mutation.md), not part of `make test`: it runs a package's tests

@@ -4,12 +4,14 @@
 # environment, reproduced against the built library, preload shim and
 # tools. BUILD is an absolute directory holding libnccomring.so (and its
 # SONAME link), libnccomring-preload.so, libnccomring-evil.so,
-# security-host, ringstage and nccom-rings. Every host run is under
-# `timeout 30` (and security-host under alarm(30)): a wait is a failure.
+# security-host, ringstage and nccom-rings. Every host runs under the
+# watchdog (WATCHDOG, build/watchdog): a wait is a failure, ended with the
+# watchdog's lines naming where each thread waited.
 # The set-user-ID test needs root and a file system that honours the
 # set-user-ID bit; where either is missing it says so and is skipped.
 set -u
-b=${1:?usage: check.sh BUILD}
+b=${1:?usage: WATCHDOG=PATH check.sh BUILD}
+. "$(dirname "$0")/../../lib/watchdog.sh"
 lib=$b/libnccomring.so
 shim=$b/libnccomring-preload.so
 host=$b/security-host
@@ -27,17 +29,38 @@ clean="env -u LD_PRELOAD -u NCCOMRING_LIBRARY -u NCCOM_RING_PLATFORM -u NCCOM_RI
 # (The lines read here are NCCL's, D21: chosen, not left to whether a
 # libnccom is loaded, D26.)
 out=$tmp/out
-# run CMD...: runs CMD under timeout 30 with stdout and stderr in $out; rc.
+# run CMD...: runs CMD with stdout and stderr in $out; rc. None of these
+# commands sleeps: 20 s with none of its threads running or waiting to run
+# is a call waiting (on a FIFO, a lock), and fails the check; 2 min of CPU
+# without output is a spin (a read of /dev/zero to its end); 10 min of wall
+# clock only the last resort. Each ends in well under a second quiet.
 run() {
-  timeout 30 "$@" > "$out" 2>&1
+  watched --blocked 20s --cpu 2m --wall 10m -- "$@" > "$out" 2>&1
   rc=$?
-  if [ $rc -eq 124 ]; then echo "test-security: $*: still running after 30 s"; fi
+  if [ $rc -eq 124 ]; then
+    echo "test-security: $*: ended by the watchdog:"
+    grep '^watchdog:' "$out"
+  fi
 }
 # warns: the number of NCCL WARN lines in $out.
 warns() { grep -c 'NCCL WARN' "$out"; }
 show() { sed 's/^/  | /' "$out" | head -20; }
 nl=$(printf '\n.')
 nl=${nl%.}
+
+# ---- 0. The negative control: a host that waits on a FIFO fails ----
+
+# What every check below relies on: a host that waits (here on purpose,
+# after the stage started the library's runtime) is ended by the watchdog's
+# blocked limit (2 s here, to be cheap; run's is 20 s), which says so and
+# names the wait.
+mkfifo "$tmp/control"
+watched --blocked 2s --cpu 2m --wall 10m -- $clean "$host" wait-fifo "$lib" "$tmp/control" > "$out" 2>&1
+rc=$?
+if [ $rc -eq 124 ] && grep -q '^watchdog: security-host: ended by the blocked limit' "$out" &&
+   grep -q '^watchdog:   pid [0-9]* security-host .*in openat' "$out"; then
+  pass "the negative control: a host waiting to open a FIFO is ended by the watchdog's blocked limit: $(grep '^watchdog:   pid' "$out" | sed 's/^watchdog: *//')"
+else fail "the negative control: a host waiting on a FIFO was not ended by the blocked limit (exit $rc)"; show; fi
 
 # ---- 1. Wiring dumps in a directory others can write into ----
 

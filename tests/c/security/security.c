@@ -5,8 +5,9 @@
  * what it prints): build/security-host MODE LIB [ARGS]
  *
  * LIB is dlopen'ed by its path: build/libnccomring.so, or the preload shim.
- * Every mode runs under alarm(30): a call that waits (on a FIFO, on a
- * read that never ends) kills the host with SIGALRM and fails the test.
+ * check.sh runs every mode under the watchdog (tests/watchdog): a call
+ * that waits (on a FIFO) is ended by its blocked limit, one that reads
+ * without end (/dev/zero) by its CPU limit, and either fails the test.
  * The job is 1 node of RANKS ranks, 1 graph channel (2 after doubling).
  *
  *   dump-links LIB DIR VICTIM   plants symbolic links to VICTIM under the
@@ -28,6 +29,10 @@
  *                  to return ncclInvalidArgument; check.sh reads the log.
  *   secure LIB     prints "AT_SECURE=N" (getauxval), then runs the stage;
  *                  for the set-user-ID host check.sh builds.
+ *   wait-fifo LIB FIFO  check.sh's negative control: runs the stage (the
+ *                  library's runtime started), then opens FIFO, which has
+ *                  no writer, and waits there as a call that opened it
+ *                  would: the watchdog must end it by its blocked limit.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -192,7 +197,7 @@ static int mode_dump_swap(const char *dir, const char *kind) {
   else
     CHECK(symlink("/dev/zero", path) == 0, "symlink %s: %s", path, strerror(errno));
   long before = rss_kb();
-  net_devs(0); /* under alarm(30) */
+  net_devs(0); /* a wait on the FIFO: the watchdog's blocked limit ends the host */
   long after = rss_kb();
   CHECK(after - before < 100 * 1024, "VmRSS grew from %ld kB to %ld kB", before, after);
   struct stat st;
@@ -206,12 +211,22 @@ static int mode_dump_swap(const char *dir, const char *kind) {
   return failures != 0;
 }
 
+/* Reaches its end only when something wrote to FIFO: then it is no
+ * control, and fails. */
+static int mode_wait_fifo(const char *fifo) {
+  stage();
+  printf("security-host: the stage ran; now waiting to open %s, which has no writer\n", fifo);
+  fflush(stdout);
+  int fd = open(fifo, O_RDONLY);
+  fprintf(stderr, "security-host: wait-fifo: open %s returned %d: the control did not wait\n", fifo, fd);
+  return 1;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: security-host dump-links|dump-swap|stage|warn|secure LIB [ARGS]\n");
+    fprintf(stderr, "usage: security-host dump-links|dump-swap|stage|warn|secure|wait-fifo LIB [ARGS]\n");
     return 2;
   }
-  alarm(30);
   const char *mode = argv[1];
   if (strcmp(mode, "secure") == 0) {
     printf("AT_SECURE=%lu\n", getauxval(AT_SECURE));
@@ -220,6 +235,7 @@ int main(int argc, char **argv) {
   load(argv[2]);
   if (strcmp(mode, "dump-links") == 0 && argc == 5) return mode_dump_links(argv[3], argv[4]);
   if (strcmp(mode, "dump-swap") == 0 && argc == 5) return mode_dump_swap(argv[3], argv[4]);
+  if (strcmp(mode, "wait-fifo") == 0 && argc == 4) return mode_wait_fifo(argv[3]);
   if ((strcmp(mode, "stage") == 0 || strcmp(mode, "secure") == 0) && argc == 3) {
     stage();
     return failures != 0;
