@@ -242,9 +242,9 @@ $(BUILD)/preload-probe: tests/c/preload/preload_probe.c tests/c/common/cluster.c
 $(BUILD)/preload-standin/libnccom.so.2: tests/c/preload/standin_libnccom.c include/nccom_ring.h
 	@mkdir -p $(BUILD)/preload-standin
 	$(CC) $(CSTD) $(INCLUDES) -fPIC -shared -Wl,-soname,libnccom.so.2 -o $@ $< -ldl
-test-preload: $(PRELOAD) $(LIB) $(BUILD)/$(SONAME) $(BUILD)/preload-probe $(BUILD)/conformance $(REFLIB) \
+test-preload: $(WATCHDOG) $(PRELOAD) $(LIB) $(BUILD)/$(SONAME) $(BUILD)/preload-probe $(BUILD)/conformance $(REFLIB) \
 	  $(BUILD)/boundary $(BUILD)/libnccom-hooks.so $(BUILD)/libnccom-hooks-cxx.so $(BUILD)/preload-standin/libnccom.so.2
-	sh tests/c/preload/check.sh $(CURDIR)/$(BUILD)
+	WATCHDOG=$(CURDIR)/$(WATCHDOG) sh tests/c/preload/check.sh $(CURDIR)/$(BUILD)
 
 # The fault catalogue through the C ABI; -rdynamic: its platform hooks.
 $(BUILD)/faults: tests/c/faults/faults.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(SONAME)

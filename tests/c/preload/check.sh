@@ -6,14 +6,24 @@
 # libnccomref.so, boundary, libnccom-hooks{,-cxx}.so and
 # preload-standin/libnccom.so.2 (the line style, D26). Every check can
 # fail; the run fails when any did. Figures are printed for docs/operating.md.
+# Each process that calls through the shim runs under the watchdog
+# (WATCHDOG, build/watchdog): one that hangs is ended, and its check fails.
 set -u
-b=${1:?usage: check.sh BUILD}
+b=${1:?usage: WATCHDOG=PATH check.sh BUILD}
+. "$(dirname "$0")/../../lib/watchdog.sh"
 shim=$b/libnccomring-preload.so
 lib=$b/libnccomring.so
 probe=$b/preload-probe
 failed=0
 fail() { echo "test-preload: FAIL: $*"; failed=1; }
 pass() { echo "test-preload: ok: $*"; }
+# w CMD...: CMD under the watchdog. None of these processes sleeps: 20 s
+# with none of its threads running or waiting to run is a hang (a first
+# call stuck loading the library or starting its runtime, a child after
+# fork waiting on a lock the runtime's threads held) and fails its check;
+# 2 min of CPU without output is a spin; 10 min of wall clock only the last
+# resort. Each takes under 2 s quiet, conformance through the shim 10 s.
+w() { watched --blocked 20s --cpu 2m --wall 10m -- "$@"; }
 # Nothing from the caller's environment changes what is measured.
 # The line style (D26) is NCCL's in these processes, which load no
 # libnccom, unless a check sets NCCOM_RING_LOG_STYLE or loads the stand-in.
@@ -65,7 +75,9 @@ contrast=$( (ulimit -v 300000 && $clean LD_PRELOAD="$lib" sleep 0.1) 2>&1 ); rc=
 echo "test-preload: ok (expected), the contrast: ulimit -v 300000: LD_PRELOAD=libnccomring.so sleep 0.1 exits $rc:" \
   "$(printf '%s\n' "$contrast" | head -1)"
 # ... and a call there is refused cleanly instead of killing the process.
-if (ulimit -v 300000 && $clean NCCL_DEBUG=WARN LD_PRELOAD="$shim" "$probe" missing "RLIMIT_AS"); then
+# (The watchdog, a Go program, stays outside the limit.)
+# shellcheck disable=SC2086 # clean: env and its options
+if w sh -c 'ulimit -v 300000 && exec "$@"' sh $clean NCCL_DEBUG=WARN LD_PRELOAD="$shim" "$probe" missing "RLIMIT_AS"; then
   pass "ulimit -v 300000: the first call returns ncclSystemError with a WARN, the process lives"
 else
   fail "ulimit -v 300000: a call through the shim"
@@ -82,7 +94,7 @@ $clean LD_PRELOAD="$lib" "$probe" idle || fail "idle under the Go library"
 $clean "$probe" idle || fail "idle without a preload"
 
 # 3. The conformance suite through the shim.
-if $clean "$b/conformance" --candidate "$shim" --reference "$b/libnccomref.so" --count 2000; then
+if w $clean "$b/conformance" --candidate "$shim" --reference "$b/libnccomref.so" --count 2000; then
   pass "conformance through the shim"
 else
   fail "conformance through the shim"
@@ -93,21 +105,21 @@ fi
 for run in "rtld-local $b/libnccom-hooks.so" "rtld-local $b/libnccom-hooks-cxx.so" \
            "gate $b/libnccom-hooks.so"; do
   # shellcheck disable=SC2086 # run is "MODE HOOKLIB"
-  if $clean LD_PRELOAD="$shim" "$b/boundary" $run; then pass "boundary $run"; else fail "boundary $run"; fi
+  if w $clean LD_PRELOAD="$shim" "$b/boundary" $run; then pass "boundary $run"; else fail "boundary $run"; fi
 done
 
 # 5. fork before the first call; the shim named by a relative path and the
 # process changing directory first.
-if (cd "$b" && $clean LD_PRELOAD=./libnccomring-preload.so ./preload-probe fork); then
+if (cd "$b" && w $clean LD_PRELOAD=./libnccomring-preload.so ./preload-probe fork); then
   pass "fork before the first call"
 else
   fail "fork before the first call"
 fi
-if $clean LD_PRELOAD="$shim" "$probe" race; then pass "simultaneous first calls"; else fail "race"; fi
+if w $clean LD_PRELOAD="$shim" "$probe" race; then pass "simultaneous first calls"; else fail "race"; fi
 # A mapped file whose path forges a /proc/self/maps line naming another
 # directory (issue 21): the shim finds itself with dladdr and realpath.
 forge=$(mktemp -d)
-(cd "$b" && $clean LD_PRELOAD=./libnccomring-preload.so ./preload-probe maps-forgery "$forge" "$b/libnccomref.so")
+(cd "$b" && w $clean LD_PRELOAD=./libnccomring-preload.so ./preload-probe maps-forgery "$forge" "$b/libnccomref.so")
 case $? in
   0) pass "a file mapped from a path that forges a maps line: the Go library beside the shim was loaded" ;;
   77) echo "test-preload: skipped: the forged maps line (the kernel's line does not fall where the test needs it)" ;;
@@ -118,23 +130,23 @@ rm -rf "$forge"
 # A library that cannot be used: ncclSystemError, one WARN per call only
 # when NCCL_DEBUG asks.
 missing=$b/no-such-dir/libnccomring.so.0
-$clean NCCL_DEBUG=WARN NCCOMRING_LIBRARY="$missing" LD_PRELOAD="$shim" "$probe" missing \
+w $clean NCCL_DEBUG=WARN NCCOMRING_LIBRARY="$missing" LD_PRELOAD="$shim" "$probe" missing \
   "$missing: cannot open shared object file" || fail "missing library, NCCL_DEBUG=WARN"
-$clean NCCOMRING_LIBRARY="$missing" LD_PRELOAD="$shim" "$probe" missing "" ||
+w $clean NCCOMRING_LIBRARY="$missing" LD_PRELOAD="$shim" "$probe" missing "" ||
   fail "missing library, NCCL_DEBUG unset"
-$clean NCCL_DEBUG=INFO NCCOMRING_LIBRARY="$b/libnccomref.so" LD_PRELOAD="$shim" "$probe" missing \
+w $clean NCCL_DEBUG=INFO NCCOMRING_LIBRARY="$b/libnccomref.so" LD_PRELOAD="$shim" "$probe" missing \
   "no entry point nccomring_topo_preset_from" || fail "a library without the entry points"
 # The shim logs with the library's logger: with NCCL_DEBUG_FILE, the WARNs
 # go to that file, not to stderr.
 logdir=$(mktemp -d)
-$clean NCCL_DEBUG=WARN NCCL_DEBUG_FILE="$logdir/shim.log" NCCOMRING_LIBRARY="$missing" LD_PRELOAD="$shim" \
+w $clean NCCL_DEBUG=WARN NCCL_DEBUG_FILE="$logdir/shim.log" NCCOMRING_LIBRARY="$missing" LD_PRELOAD="$shim" \
   "$probe" missing "$missing: cannot open shared object file" || fail "missing library, NCCL_DEBUG_FILE set"
 rm -rf "$logdir"
 
 # 6. What the first call costs through the shim (loading the library and
 # starting its runtime) and what a steady call costs, beside the library.
-$clean LD_PRELOAD="$shim" "$probe" latency || fail "latency through the shim"
-$clean LD_PRELOAD="$lib" "$probe" latency || fail "latency of the Go library"
+w $clean LD_PRELOAD="$shim" "$probe" latency || fail "latency through the shim"
+w $clean LD_PRELOAD="$lib" "$probe" latency || fail "latency of the Go library"
 
 # 7. The line style (D26). Over a stand-in libnccom.so.2 (dlopen'd by the
 # probe, making two failing calls from inside it, as libnccom's init
@@ -143,7 +155,7 @@ $clean LD_PRELOAD="$lib" "$probe" latency || fail "latency of the Go library"
 standin=$b/preload-standin/libnccom.so.2
 ts='[0-9]{4}-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-[0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]{4} [0-9]+:[0-9]+'
 out=$(mktemp)
-if $clean LD_PRELOAD="$shim" "$probe" standin "$standin" > "$out" 2>&1 && [ "$(wc -l < "$out")" -eq 2 ] &&
+if w $clean LD_PRELOAD="$shim" "$probe" standin "$standin" > "$out" 2>&1 && [ "$(wc -l < "$out")" -eq 2 ] &&
    grep -Eq "^$ts \[-1\] exports\.go:[0-9]+ CCOM WARN libnccomring: ncclTopoPostset: comm is NULL\$" "$out" &&
    grep -Eq "^$ts \[2\] exports\.go:[0-9]+ CCOM WARN libnccomring: ncclBuildRings: rings is NULL\$" "$out"; then
   pass "over a stand-in libnccom.so.2, NCCL_DEBUG unset: the WARNs in libnccom's form: $(head -1 "$out")"
@@ -151,7 +163,7 @@ else
   fail "over a stand-in libnccom.so.2, NCCL_DEBUG unset: want two CCOM WARN lines, got:
 $(cat "$out")"
 fi
-if $clean NCCOM_RING_LOG_STYLE=nccl NCCL_DEBUG=WARN LD_PRELOAD="$shim" "$probe" standin "$standin" > "$out" 2>&1 &&
+if w $clean NCCOM_RING_LOG_STYLE=nccl NCCL_DEBUG=WARN LD_PRELOAD="$shim" "$probe" standin "$standin" > "$out" 2>&1 &&
    [ "$(wc -l < "$out")" -eq 2 ] &&
    grep -Eq '^[^ :]+:[0-9]+:[0-9]+ \[-1\] NCCL WARN ncclTopoPostset: comm is NULL$' "$out" &&
    grep -Eq '^[^ :]+:[0-9]+:[0-9]+ \[2\] NCCL WARN ncclBuildRings: rings is NULL$' "$out"; then
@@ -160,7 +172,7 @@ else
   fail "NCCOM_RING_LOG_STYLE=nccl NCCL_DEBUG=WARN over the stand-in: want two NCCL WARN lines, got:
 $(cat "$out")"
 fi
-if $clean NCCOM_RING_LOG_STYLE=nccl LD_PRELOAD="$shim" "$probe" standin "$standin" > "$out" 2>&1 && [ ! -s "$out" ]; then
+if w $clean NCCOM_RING_LOG_STYLE=nccl LD_PRELOAD="$shim" "$probe" standin "$standin" > "$out" 2>&1 && [ ! -s "$out" ]; then
   pass "NCCOM_RING_LOG_STYLE=nccl over the stand-in, NCCL_DEBUG unset: nothing printed (D21)"
 else
   fail "NCCOM_RING_LOG_STYLE=nccl, NCCL_DEBUG unset, over the stand-in: printed:
