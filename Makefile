@@ -604,8 +604,8 @@ test-dump: $(BUILD)/ringstage $(RINGS_TOOL)
 # no console line, the host as text in the DOM, a screenshot that is not
 # one colour. Skipped, saying so, only where chromium cannot be installed.
 .PHONY: test-report
-test-report: $(RINGS_TOOL)
-	GO=$(GO) sh tests/report/check.sh $(BUILD)
+test-report: $(WATCHDOG) $(RINGS_TOOL)
+	WATCHDOG=$(CURDIR)/$(WATCHDOG) GO=$(GO) sh tests/report/check.sh $(BUILD)
 
 # Issue 21: what another user can do to a job through shared files and the
 # environment (tests/c/security/check.sh, docs/security.md): links planted

@@ -12,9 +12,10 @@
 #
 # Where chromium is not installed (mk/setup.sh installs it where it can:
 # as root or with sudo), the browser half is skipped with a line saying so;
-# the page's own checks still run.
+# the page's own checks still run. Chromium runs under the watchdog
+# (WATCHDOG, build/watchdog: tests/lib/watchdog.sh).
 set -u
-build=$1
+build=${1:?usage: WATCHDOG=PATH GO=go check.sh BUILD}
 tool=$build/nccom-rings
 dir=$(cd "$build" && pwd)/report-test
 out=$dir/out
@@ -23,6 +24,7 @@ mkdir -p "$dir"
 fail=0
 desc=
 . "$(dirname "$0")/../lib/expect.sh"
+. "$(dirname "$0")/../lib/watchdog.sh"
 
 d25=cmd/nccom-rings/testdata/d25
 run "plan --dump" "$tool" plan --locations "$d25/locations" --hosts "$d25/hosts" --ranks-per-node 4 --dump "$dir/plan"
@@ -60,10 +62,14 @@ if [ -z "$chromium" ]; then
 fi
 
 # One profile per run, and no sandbox: the tests may run as root. The
-# page's address is $page, "#channel=N" opening it on channel N.
+# page's address is $page, "#channel=N" opening it on channel N. Under the
+# watchdog: 60 s with none of chromium's threads (in all its processes)
+# running or waiting to run is a hang (it waits on nothing: the page is a
+# local file), 5 min of CPU without output a spin, 20 min the last resort;
+# a run takes 1 to 3 s quiet.
 page=job.html
 browse() {
-  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$dir/profile" \
+  watched --blocked 60s --cpu 5m --wall 20m -- "$chromium" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$dir/profile" \
     --enable-logging=stderr --v=0 --window-size=1280,900 "$@" "file://$dir/$page"
 }
 run "chromium --screenshot" browse --screenshot="$dir/job.png"
