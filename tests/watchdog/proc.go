@@ -77,6 +77,22 @@ func descendants(root int) []member {
 	return out
 }
 
+// goTest reports whether p is a Go test binary (PKG.test), which prints
+// every goroutine's stack on SIGQUIT. stat's name is cut at 15 bytes
+// (nccom-rings.test is 16), so past that the first word of the command
+// line says.
+func goTest(p member) bool {
+	if strings.HasSuffix(p.name, ".test") {
+		return true
+	}
+	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(p.pid), "cmdline"))
+	if err != nil {
+		return false
+	}
+	argv0, _, _ := strings.Cut(string(b), "\x00")
+	return strings.HasSuffix(argv0, ".test")
+}
+
 // tasks lists a process's thread ids.
 func tasks(pid int) []int {
 	entries, err := os.ReadDir(filepath.Join(procRoot, strconv.Itoa(pid), "task"))

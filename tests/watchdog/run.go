@@ -177,7 +177,7 @@ func (w *watch) say(format string, args ...any) {
 func (w *watch) end(tree []member, command int, exited <-chan *os.ProcessState) *os.ProcessState {
 	for _, p := range tree {
 		sig := syscall.SIGTERM
-		if strings.HasSuffix(p.name, ".test") {
+		if goTest(p) {
 			sig = syscall.SIGQUIT
 		}
 		syscall.Kill(p.pid, sig)

@@ -74,6 +74,27 @@ func TestRunEndsWhatTheCommandLeftRunning(t *testing.T) {
 	assert.Empty(t, descendants(os.Getpid()), "nothing left, not even a zombie")
 }
 
+// A Go test binary gets SIGQUIT (its goroutines' stacks), whether stat's
+// name holds all of PKG.test or only its first 15 bytes.
+func TestGoTestByNameOrCommandLine(t *testing.T) {
+	root := t.TempDir()
+	for pid, cmdline := range map[string]string{
+		"41": "/tmp/go-build1/b001/ringdump.test\x00-test.v\x00",
+		"42": "/tmp/go-build1/b001/nccom-rings.test\x00-test.timeout=10m0s\x00",
+		"43": "sh\x00-c\x00echo x.test\x00",
+	} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, pid), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, pid, "cmdline"), []byte(cmdline), 0o644))
+	}
+	old := procRoot
+	procRoot = root
+	defer func() { procRoot = old }()
+	assert.True(t, goTest(member{pid: 41, name: "ringdump.test"}))
+	assert.True(t, goTest(member{pid: 42, name: "nccom-rings.tes"}))
+	assert.False(t, goTest(member{pid: 43, name: "sh"}))
+	assert.False(t, goTest(member{pid: 44, name: "gone"}), "a process that ended")
+}
+
 // fakeMake writes a make that runs each step as the script says: ok
 // passes, skip says it skipped a check, fail fails, hang sleeps.
 func fakeMake(t *testing.T, dir string) string {
