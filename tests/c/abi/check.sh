@@ -1,13 +1,16 @@
 #!/bin/sh
 # check.sh TOOL DIR - `make test-abi-tool`: runs build/nccom-abi on the
 # stand-in libnccom builds in DIR (build/abi, see docs/checking.md) and checks
-# each exit code and the words that name the finding. Times `check` on the
-# >= 10 MB library and fails above 2 s (issue 10's bound; it takes ~0.1 s).
+# each exit code and the words that name the finding. Measures the CPU time
+# of `check` on the >= 10 MB library and fails above 2 s (issue 10's bound;
+# it uses ~0.03 s). CPU time, not the wall clock: on a machine busy with
+# other work the check takes longer but does no more (issue 32).
 set -u
 tool=$1
 dir=$2
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+cpu=$(mktemp)
+trap 'rm -f "$out" "$cpu"' EXIT
 fail=0
 desc=
 
@@ -131,21 +134,19 @@ want_rc 0
 want 'record \(D25\), struct nccomRingRecord'
 want 'int      magic; .* 832     4'
 
-# check on a >= 10 MB library with debug info, in under 2 s.
+# check on a >= 10 MB library with debug info, in under 2 s of CPU.
 big="$dir/libnccom-big.so"
 bytes=$(wc -c < "$big")
 if [ "$bytes" -lt 10485760 ]; then
   echo "FAIL: $big is $bytes bytes, less than 10 MiB (raise ABI_BIG_STRUCTS)"
   fail=1
 fi
-start=$(date +%s%N)
-run "check big" "$tool" check "$big"
-end=$(date +%s%N)
+run "check big" python3 "$(dirname "$0")/../../lib/cpu_time.py" "$cpu" "$tool" check "$big"
 want_rc 0
-ms=$(( (end - start) / 1000000 ))
-echo "nccom-abi check on $big ($(( bytes / 1048576 )) MiB with debug info): $ms ms"
-if [ "$ms" -gt 2000 ]; then
-  echo "FAIL: check took $ms ms, over issue 10's 2 s"
+ms=$(cat "$cpu")
+echo "nccom-abi check on $big ($(( bytes / 1048576 )) MiB with debug info): $ms ms of CPU"
+if [ "${ms:-0}" -gt 2000 ]; then
+  echo "FAIL: check used $ms ms of CPU, over issue 10's 2 s"
   fail=1
 fi
 
