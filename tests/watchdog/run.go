@@ -172,15 +172,32 @@ func (w *watch) say(format string, args ...any) {
 
 // end stops the tree after a limit fired: SIGQUIT to Go test binaries
 // (named *.test: they print every goroutine's stack on their stderr),
-// SIGTERM to the rest, SIGKILL to whatever is left after graceAfter. It
-// returns once the command has ended and the rest of the tree with it.
+// SIGTERM to the rest but a test binary's ancestors, SIGKILL to whatever
+// is left after graceAfter. The ancestors (go test, the shell that ran it)
+// end on their own once the binary has: go test prints the binary's
+// output, the stacks with it, only when the binary ends, and SIGTERM
+// would end go test first and lose them. It returns once the command has
+// ended and the rest of the tree with it.
 func (w *watch) end(tree []member, command int, exited <-chan *os.ProcessState) *os.ProcessState {
+	parent := map[int]int{}
 	for _, p := range tree {
-		sig := syscall.SIGTERM
+		parent[p.pid] = p.ppid
+	}
+	spare := map[int]bool{}
+	for _, p := range tree {
 		if goTest(p) {
-			sig = syscall.SIGQUIT
+			for a, ok := parent[p.pid]; ok; a, ok = parent[a] {
+				spare[a] = true
+			}
 		}
-		syscall.Kill(p.pid, sig)
+	}
+	for _, p := range tree {
+		switch {
+		case goTest(p):
+			syscall.Kill(p.pid, syscall.SIGQUIT)
+		case !spare[p.pid]:
+			syscall.Kill(p.pid, syscall.SIGTERM)
+		}
 	}
 	var state *os.ProcessState
 	deadline := time.Now().Add(graceAfter)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -93,6 +94,24 @@ func TestGoTestByNameOrCommandLine(t *testing.T) {
 	assert.True(t, goTest(member{pid: 42, name: "nccom-rings.tes"}))
 	assert.False(t, goTest(member{pid: 43, name: "sh"}))
 	assert.False(t, goTest(member{pid: 44, name: "gone"}), "a process that ended")
+}
+
+// A Go test binary gets SIGQUIT and its ancestors no signal: go test
+// prints the binary's output (the stacks SIGQUIT made) only once the
+// binary has ended, so it must outlive it. Here a stand-in PKG.test (a
+// copy of sleep) under a shell that speaks when it ends.
+func TestRunLetsGoTestPrintTheStacks(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	require.NoError(t, err)
+	b, err := os.ReadFile(sleep)
+	require.NoError(t, err)
+	fake := filepath.Join(t.TempDir(), "nccom-rings.test")
+	require.NoError(t, os.WriteFile(fake, b, 0o755))
+	o, out := runWatched(t, Limits{CPU: time.Hour, Blocked: time.Second, Wall: time.Hour},
+		fake+" 600; echo \"the test binary ended: $?\"")
+	assert.Equal(t, ExitLimit, o.Exit)
+	assert.Equal(t, SignalBlocked, o.Fired)
+	assert.Contains(t, out, "the test binary ended: 131\n", "131: SIGQUIT; the shell lived to say so")
 }
 
 // fakeMake writes a make that runs each step as the script says: ok
