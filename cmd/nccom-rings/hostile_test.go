@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/internal/cputime"
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
@@ -29,13 +30,13 @@ func TestVerifySizesItsWorkByTheFilesPresent(t *testing.T) {
 		Wiring: &ringdump.Wiring{NNodes: 1, NodesFirstRank: []int{0}, GraphChannels: 1, NChannels: 2}}
 	_, err := ringdump.Write(dir, d)
 	require.NoError(t, err)
-	cpu := processCPU(t)
+	cpu := cputime.Process()
 	code, out, _ := runTool("verify", dir)
 	assert.Equal(t, cli.ExitFinding, code)
 	assert.Contains(t, out, "nccom-rings: missing ranks 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 and 2147483626 more (of 2147483647)\n")
 	// Work sized by the claim would show in CPU time; the wall clock would
 	// time the machine too (issue 32).
-	assert.Less(t, processCPU(t)-cpu, 5*time.Second)
+	assert.Less(t, cputime.Process()-cpu, 5*time.Second)
 
 	code, out, _ = runTool("verify", "--json", dir)
 	assert.Equal(t, cli.ExitFinding, code)
@@ -48,13 +49,6 @@ func TestVerifySizesItsWorkByTheFilesPresent(t *testing.T) {
 	assert.Len(t, rep.Findings[0].Ranks, maxListedMissing, "the lowest missing ranks only")
 	assert.Equal(t, 1, rep.Findings[0].Ranks[0])
 	assert.Equal(t, "rank 0: 0 channels listed, but nChannels is 2", rep.Findings[1].Message)
-}
-
-// processCPU is the CPU time (user and system) this test process has used.
-func processCPU(t *testing.T) time.Duration {
-	var ru syscall.Rusage
-	require.NoError(t, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func TestMissingRanks(t *testing.T) {
