@@ -641,6 +641,15 @@ $(WATCHDOG): $(wildcard tests/watchdog/*.go internal/cli/*.go internal/junit/*.g
 	@mkdir -p $(BUILD)
 	$(GO) build -trimpath -buildvcs=false -o $@ ./tests/watchdog
 
+# The watchdog on real hangs (tests/watchdog/hang_check.sh): ringstage
+# whose ncclTopoPostset sleeps forever, or spins with every signal blocked
+# (the conformance harness's stand-in preloaded over the library), each
+# ended by the limit that should end it, with where its threads were, and
+# a step after them that still runs and passes.
+.PHONY: test-watchdog
+test-watchdog: $(WATCHDOG) $(BUILD)/ringstage $(BUILD)/libnccom-hang.so $(LIB)
+	MAKE="$(MAKE)" sh tests/watchdog/hang_check.sh $(BUILD)
+
 # Every step, even after one fails (FAIL_FAST=1: stop at the first), each
 # under the watchdog; then a table of every step (passed, skipped and why,
 # FAILED and why, its time and its quiet time), build/test-results.xml
