@@ -123,8 +123,8 @@ $(BUILD)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec
 # LIBNCCOM=PATH names a libnccom build (e.g. a real libnccom.so.2; see
 # docs/checking.md), the same variable as make check-libnccom's.
 # NCCOM_REF_LIB named it before issue 32: given to make, it stops here rather
-# than be ignored (the harness alone still reads it when run without
-# --reference).
+# than be ignored (build/conformance run alone reads $LIBNCCOM too, when
+# given no --reference).
 ifeq ($(origin NCCOM_REF_LIB),command line)
 $(error NCCOM_REF_LIB is now LIBNCCOM: make conformance LIBNCCOM=PATH)
 endif
