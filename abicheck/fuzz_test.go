@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nccomring/libnccomring/internal/elfcraft"
+	"github.com/nccomring/libnccomring/internal/fuzzseed"
 	"github.com/nccomring/libnccomring/layout"
 )
 
@@ -27,7 +28,7 @@ import (
 // `make test-fuzz` fuzzes briefly. ABICHECK_WRITE_SEEDS=1 go test -run
 // TestWriteFuzzSeeds ./abicheck rewrites them.
 func FuzzDWARFWalk(f *testing.F) {
-	f.Fuzz(fuzzOne)
+	fuzzseed.New(f).Fuzz(fuzzOne)
 }
 
 // fuzzOne is one input of FuzzDWARFWalk.
