@@ -20,8 +20,9 @@ import (
 // obey the spec (checked against an independent reading of the inputs), on
 // error nothing was written (D11). The seed corpus, testdata/fuzz/<target>/,
 // holds the fault catalogue, one file per failure, named after it (the bytes
-// follow each target's decoding below). `make test` runs each for a few seconds, `make fuzz`
-// for longer.
+// follow each target's decoding below). Plain `go test` (and so `make
+// test`) runs the corpus and a fixed set of inputs derived from it
+// (internal/fuzzseed); `make fuzz` fuzzes.
 
 // reader hands out bytes, then zeros.
 type reader struct{ b []byte }
