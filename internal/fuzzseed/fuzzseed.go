@@ -13,13 +13,16 @@
 //	c.Add(seed...)
 //	c.Fuzz(func(t *testing.T, ...) { ... })
 //
-// Fuzz adds Count() inputs with f.Add, then calls f.Fuzz. They are added
-// under -fuzz too: there they are mutations of the seeds in the starting
-// corpus, which costs the coordinator a moment at start and nothing after.
+// Fuzz adds Count() inputs with f.Add, then calls f.Fuzz; not when this
+// target is the one `go test -fuzz` fuzzes: Go's fuzzer keeps every seed
+// in its corpus for good, so it would gather coverage over a thousand
+// near-copies of the seeds first (some 3 s a target) and then share its
+// rounds among them, where its own mutations are guided by coverage.
 package fuzzseed
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -29,6 +32,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,6 +92,9 @@ func (c *Corpus) Fuzz(fn any) {
 	for i := range types {
 		types[i] = ft.In(i + 1)
 	}
+	if fuzzing(c.f.Name()) {
+		n = 0
+	}
 	inputs, err := Generate(c.f.Name(), types, c.seeds, n)
 	if err != nil {
 		c.f.Fatal(err)
@@ -96,6 +103,17 @@ func (c *Corpus) Fuzz(fn any) {
 		c.f.Add(in...)
 	}
 	c.f.Fuzz(fn)
+}
+
+// fuzzing tells whether go test's -fuzz names the target (testing has no
+// call that says so; the flag is the documented -test.fuzz).
+func fuzzing(name string) bool {
+	fl := flag.Lookup("test.fuzz")
+	if fl == nil || fl.Value.String() == "" {
+		return false
+	}
+	ok, err := regexp.MatchString(fl.Value.String(), name)
+	return ok || err != nil
 }
 
 // Count is how many inputs Fuzz derives: DefaultCount, or CountEnv's.

@@ -134,6 +134,20 @@ func TestMutateIntegers(t *testing.T) {
 	assert.Greater(t, near, 30, "small steps are most integer mutations")
 }
 
+func TestFuzzing(t *testing.T) {
+	fl := flag.Lookup("test.fuzz")
+	require.NotNil(t, fl)
+	was := fl.Value.String()
+	defer fl.Value.Set(was)
+	require.NoError(t, fl.Value.Set(""))
+	assert.False(t, fuzzing("FuzzX"))
+	require.NoError(t, fl.Value.Set("^FuzzX$"))
+	assert.True(t, fuzzing("FuzzX"))
+	assert.False(t, fuzzing("FuzzXY"), "another target runs its derived inputs")
+	require.NoError(t, fl.Value.Set("Fuzz"))
+	assert.True(t, fuzzing("FuzzXY"))
+}
+
 func TestCount(t *testing.T) {
 	t.Setenv(CountEnv, "")
 	n, err := Count()
@@ -210,6 +224,9 @@ func FuzzCorpus(f *testing.F) {
 	n, err := Count()
 	if err != nil {
 		f.Fatal(err)
+	}
+	if fuzzing(f.Name()) {
+		f.Fatal("not fuzzing, yet fuzzing() says so")
 	}
 	if os.Getenv(CountEnv) == "" && n != DefaultCount {
 		f.Fatalf("Count() %d without %s, want %d", n, CountEnv, DefaultCount)
