@@ -61,8 +61,8 @@ func TestMonitorIdleShare(t *testing.T) {
 // CPU counts since the last output; output resets it.
 func TestMonitorCPUSinceProgress(t *testing.T) {
 	m := newMonitor(Limits{CPU: 3 * s})
-	assert.Equal(t, SignalNone, m.observe(1*s, times(1, 1, 0, 2, 1, 0), false))  // 2 s
-	assert.Equal(t, SignalNone, m.observe(2*s, times(1, 1.5, 0, 2, 1.5, 0), true)) // output: 0
+	assert.Equal(t, SignalNone, m.observe(1*s, times(1, 1, 0, 2, 1, 0), false))     // 2 s
+	assert.Equal(t, SignalNone, m.observe(2*s, times(1, 1.5, 0, 2, 1.5, 0), true))  // output: 0
 	assert.Equal(t, SignalNone, m.observe(3*s, times(1, 2.5, 0, 2, 2.5, 0), false)) // 2 s
 	assert.Equal(t, SignalCPU, m.observe(4*s, times(1, 3.5, 0, 2, 2.5, 0), false))  // 3 s
 	assert.Equal(t, 3*s, m.CPUSinceProgress)
