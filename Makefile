@@ -140,8 +140,8 @@ $(BUILD)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec
 # LIBNCCOM=PATH names a libnccom build (e.g. a real libnccom.so.2; see
 # docs/checking.md), the same variable as make check-libnccom's.
 # NCCOM_REF_LIB named it before issue 32: given to make, it stops here rather
-# than be ignored (the harness alone still reads it when run without
-# --reference).
+# than be ignored (build/conformance run alone reads $LIBNCCOM too, when
+# given no --reference).
 ifeq ($(origin NCCOM_REF_LIB),command line)
 $(error NCCOM_REF_LIB is now LIBNCCOM: make conformance LIBNCCOM=PATH)
 endif
@@ -308,13 +308,19 @@ test-sanitizers: $(WATCHDOG) $(SAN)/expected $(SAN)/faults $(SAN)/ringstage $(SA
 	$(SAN_ENV) $(SAN)/conformance --candidate $(LIB) --reference $(SAN)/libnccomref.so --count 2000
 	@set -e; for m in threads fork early; do $(SAN_ENV) $(WATCH_NOSLEEP) asan-hostile-$$m -- $(SAN)/hostile $(LIB) $$m; done
 
-# Fuzzing (issue 4): Go's native fuzzer on the pure packages, and libFuzzer
-# (clang, -fsanitize=fuzzer,address,undefined) on the C ABI. make test runs
-# each briefly; make fuzz runs them for FUZZTIME / LIBFUZZER_SECONDS. Go's
-# budget is a count of executions (Nx), not a duration: a duration races
-# Go 1.26's fuzz coordinator at its deadline and fails with "context
-# deadline exceeded" now and then without any failing input
-# (golang/go#75804, fixed in Go 1.27).
+# Fuzzing (issues 4 and 32): Go's native fuzzer on the pure packages, and
+# libFuzzer (clang, -fsanitize=fuzzer,address,undefined) on the C ABI.
+# make test replays, it does not race: open-ended fuzzing is at the mercy of
+# the machine's load (issue 32: on a busy machine Go's coordinator gave up on
+# a target whose rate had fallen to 0 execs/s, with no failing input). So
+# test-fuzz runs each Go target as an ordinary test over its corpus and the
+# inputs internal/fuzzseed derives from it with a fixed seed, and libFuzzer
+# for LIBFUZZER_RUNS inputs from LIBFUZZER_SEED. make fuzz fuzzes, each Go
+# target for FUZZTIME and libFuzzer for LIBFUZZER_SECONDS. Go's budget there
+# is a count of executions (Nx), not a duration: a duration races Go 1.26's
+# fuzz coordinator at its deadline and fails with "context deadline
+# exceeded" now and then without any failing input (golang/go#75804, fixed
+# in Go 1.27).
 FUZZ_TARGETS      := FuzzPreset FuzzPostset FuzzBuildRings FuzzPostsetEveryRank
 # The other packages' targets (PACKAGE:TARGET): issue 21's dump reader,
 # what reads crafted dumps and the quoting of untrusted strings (seed
@@ -324,8 +330,13 @@ FUZZ_TARGETS      := FuzzPreset FuzzPostset FuzzBuildRings FuzzPostsetEveryRank
 FUZZ_OTHER        := ./ringdump:FuzzDecode ./cmd/nccom-rings:FuzzVerify ./internal/quote:FuzzString \
   ./location:FuzzParseEC2 ./location:FuzzParseSlurm ./location:FuzzHostlist ./location:FuzzReadLocations \
   ./abicheck:FuzzDWARFWalk ./score:FuzzFromDumps
+FUZZ_NAMES        := $(FUZZ_TARGETS) $(foreach pt,$(FUZZ_OTHER),$(lastword $(subst :, ,$(pt))))
+FUZZ_PKGS         := $(sort ./ring $(foreach pt,$(FUZZ_OTHER),$(firstword $(subst :, ,$(pt)))))
 FUZZTIME          ?= 600000x
 LIBFUZZER_SECONDS ?= 300
+# About 15 s of CPU on a quiet machine (some 3,000 inputs a second).
+LIBFUZZER_RUNS    ?= 50000
+LIBFUZZER_SEED    ?= 32
 CLANG             ?= clang
 
 $(BUILD)/fuzz-abi: tests/c/fuzz/fuzz_abi.c tests/c/common/cluster.c tests/c/common/graph_xml.c $(COMMON_H) $(LIB) $(BUILD)/$(SONAME)
@@ -333,22 +344,41 @@ $(BUILD)/fuzz-abi: tests/c/fuzz/fuzz_abi.c tests/c/common/cluster.c tests/c/comm
 	  -Wall -Wextra -Werror $(INCLUDES) $(XML_CFLAGS) -o $@ tests/c/fuzz/fuzz_abi.c tests/c/common/cluster.c \
 	  tests/c/common/graph_xml.c $(LINK_LIB) $(XML_LIBS)
 
-define run-fuzz
-	@set -e; for t in $(FUZZ_TARGETS); do $(GO) test ./ring -run '^$$' -fuzz "^$$t$$" -fuzztime $(1); done
-	@set -e; for pt in $(FUZZ_OTHER); do $(GO) test $${pt%%:*} -run '^$$' -fuzz "^$${pt#*:}$$" -fuzztime $(1); done
+# libFuzzer over tests/c/fuzz/corpus, with $(1) as its budget; new inputs
+# go to build/fuzz-corpus, emptied first, so that each run starts from the
+# committed corpus alone.
+define run-libfuzzer
 	@rm -rf $(BUILD)/fuzz-corpus && mkdir -p $(BUILD)/fuzz-corpus
-	@rc=0; $(BUILD)/fuzz-abi -max_total_time=$(2) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz- \
+	@rc=0; $(BUILD)/fuzz-abi $(1) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz- \
 	  $(BUILD)/fuzz-corpus tests/c/fuzz/corpus > $(BUILD)/fuzz-abi.log 2>&1 || rc=$$?; \
-	  tail -4 $(BUILD)/fuzz-abi.log; if [ $$rc -ne 0 ]; then cat $(BUILD)/fuzz-abi.log | tail -40; \
-	  echo "libFuzzer failed: the input is $(BUILD)/fuzz-crash-*; add it to tests/c/fuzz/corpus"; exit $$rc; fi
+	  if [ $$rc -ne 0 ]; then tail -40 $(BUILD)/fuzz-abi.log; \
+	  echo "libFuzzer failed: the input is $(BUILD)/fuzz-crash-*; add it to tests/c/fuzz/corpus"; exit $$rc; fi; \
+	  echo "libFuzzer: $$(sed -n 's/^stat::number_of_executed_units: *//p' $(BUILD)/fuzz-abi.log) inputs ($(1)), no failure"
 endef
 
+# The Go targets as tests (-run, not -fuzz): each runs its seeds, its
+# testdata/fuzz files and the inputs fuzzseed derives, NCCOMRING_FUZZ_SEEDED
+# of them (internal/fuzzseed says how many by default). A target named in
+# FUZZ_TARGETS or FUZZ_OTHER that did not run fails the step. libFuzzer
+# runs with -timeout=0: its per-input alarm is a wall clock, the kind of
+# limit a loaded machine trips, and a hang in make test is the step
+# watchdog's to end; -reload=0 stops its re-reading of the corpus each
+# second, which a run's timing would steer. make fuzz keeps both defaults
+# (an input that takes 1200 s is saved as build/fuzz-timeout-*).
 test-fuzz: $(BUILD)/fuzz-abi
-	$(call run-fuzz,40000x,20)
+	@rc=0; $(GO) test -count=1 -v -run "^($$(echo $(FUZZ_NAMES) | tr ' ' '|'))\$$" $(FUZZ_PKGS) \
+	  > $(BUILD)/fuzz-go.log 2>&1 || rc=$$?; \
+	  if [ $$rc -ne 0 ]; then grep -v -e '--- PASS' -e '^=== ' $(BUILD)/fuzz-go.log | tail -60; exit $$rc; fi; \
+	  ran=$$(grep -c -e '^--- PASS: Fuzz' $(BUILD)/fuzz-go.log); \
+	  if [ "$$ran" -ne $(words $(FUZZ_NAMES)) ]; then echo "$$ran of the $(words $(FUZZ_NAMES)) Go fuzz targets ran: is one misnamed?"; exit 1; fi; \
+	  echo "Go fuzz targets: $$(grep -c -e '--- PASS: Fuzz[^ ]*/' $(BUILD)/fuzz-go.log) inputs over $$ran targets, as tests (corpora and fuzzseed's inputs)"
+	$(call run-libfuzzer,-runs=$(LIBFUZZER_RUNS) -seed=$(LIBFUZZER_SEED) -timeout=0 -reload=0)
 
 ## fuzz: each Go fuzz target for FUZZTIME (600000x), libFuzzer for LIBFUZZER_SECONDS (300)
 fuzz: $(BUILD)/fuzz-abi
-	$(call run-fuzz,$(FUZZTIME),$(LIBFUZZER_SECONDS))
+	@set -e; for t in $(FUZZ_TARGETS); do $(GO) test ./ring -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME); done
+	@set -e; for pt in $(FUZZ_OTHER); do $(GO) test $${pt%%:*} -run '^$$' -fuzz "^$${pt#*:}$$" -fuzztime $(FUZZTIME); done
+	$(call run-libfuzzer,-max_total_time=$(LIBFUZZER_SECONDS))
 
 # Benchmarks (issue 5): the C driver through the ABI (library, reference
 # model, memory floor) and Go's testing.B on the pure packages. make test
@@ -651,6 +681,15 @@ TEST_STEPS := $(shell awk '!/^(#|budget)/ && NF { print $$1 }' mk/test-steps.txt
 $(WATCHDOG): $(wildcard tests/watchdog/*.go internal/cli/*.go internal/junit/*.go) go.mod
 	@mkdir -p $(BUILD)
 	$(GO) build -trimpath -buildvcs=false -o $@ ./tests/watchdog
+
+# The watchdog on real hangs (tests/watchdog/hang_check.sh): ringstage
+# whose ncclTopoPostset sleeps forever, or spins with every signal blocked
+# (the conformance harness's stand-in preloaded over the library), each
+# ended by the limit that should end it, with where its threads were, and
+# a step after them that still runs and passes.
+.PHONY: test-watchdog
+test-watchdog: $(WATCHDOG) $(BUILD)/ringstage $(BUILD)/libnccom-hang.so $(LIB)
+	MAKE="$(MAKE)" sh tests/watchdog/hang_check.sh $(BUILD)
 
 # Every step, even after one fails (FAIL_FAST=1: stop at the first), each
 # under the watchdog; then a table of every step (passed, skipped and why,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nccomring/libnccomring/internal/elfcraft"
+	"github.com/nccomring/libnccomring/internal/fuzzseed"
 	"github.com/nccomring/libnccomring/layout"
 )
 
@@ -23,11 +24,12 @@ import (
 // to end before a deadline far beyond what inputs of this size need. The
 // seed corpus (testdata/fuzz/FuzzDWARFWalk) holds issue 21's three cycles,
 // a deep typedef chain, pointers to the struct itself and a gcc build of
-// the stand-in (tests/c/abi/fixture.c); `make test` runs the seeds,
-// `make test-fuzz` fuzzes briefly. ABICHECK_WRITE_SEEDS=1 go test -run
-// TestWriteFuzzSeeds ./abicheck rewrites them.
+// the stand-in (tests/c/abi/fixture.c); `make test` runs the seeds and
+// the inputs fuzzseed derives from them, `make fuzz` fuzzes.
+// ABICHECK_WRITE_SEEDS=1 go test -run TestWriteFuzzSeeds ./abicheck
+// rewrites them.
 func FuzzDWARFWalk(f *testing.F) {
-	f.Fuzz(fuzzOne)
+	fuzzseed.New(f).Fuzz(fuzzOne)
 }
 
 // fuzzOne is one input of FuzzDWARFWalk.

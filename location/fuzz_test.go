@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nccomring/libnccomring/internal/fuzzseed"
 	"github.com/nccomring/libnccomring/nodeorder"
 )
 
@@ -47,16 +48,17 @@ func checkError(t *testing.T, err error, data []byte) {
 	}
 }
 
-func seedFile(f *testing.F, path string) {
+func seedFile(f *testing.F, c *fuzzseed.Corpus, path string) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(data)
+	c.Add(data)
 }
 
 func FuzzParseEC2(f *testing.F) {
-	seedFile(f, "testdata/ec2-8.json")
+	c := fuzzseed.New(f)
+	seedFile(f, c, "testdata/ec2-8.json")
 	for _, s := range []string{
 		`[{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["a", "b"]}], "NextToken": "x"}, {"Instances": []}]`,
 		`{"Instances": [{"InstanceId": "i-1", "NetworkNodes": null, "X": [[{"y": 1e9}]]}]}{"Instances": []}`,
@@ -66,9 +68,9 @@ func FuzzParseEC2(f *testing.F) {
 		"{\"Instances\": [\n{\"InstanceId\": \"i-1\",}]}",
 		`[[[[[[[[[[]]]]]]]]]]`, ``, `null`,
 	} {
-		f.Add([]byte(s))
+		c.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
+	c.Fuzz(func(t *testing.T, data []byte) {
 		topo, err := ParseEC2("fuzz", data)
 		if err != nil {
 			checkError(t, err, data)
@@ -79,7 +81,8 @@ func FuzzParseEC2(f *testing.F) {
 }
 
 func FuzzParseSlurm(f *testing.F) {
-	seedFile(f, "testdata/topology-8.conf")
+	c := fuzzseed.New(f)
+	seedFile(f, c, "testdata/topology-8.conf")
 	for _, s := range []string{
 		"SwitchName=core Switches=agg[1-2]\nSwitchName=agg1 Switches=leaf1\nSwitchName=agg2 Nodes=n[01-04]\nSwitchName=leaf1 Nodes=n05,n[06-07]\n",
 		"switchname = \"s0\" NODES=a,b \\\n  LinkSpeed=1 # c\r\n",
@@ -89,9 +92,9 @@ func FuzzParseSlurm(f *testing.F) {
 		"SwitchName=s0 Nodes=a[0-999999]b[0-9]\n",
 		"BlockName=b Nodes=x\n", "Include x\n", "SwitchName=s\\#0\n", "SwitchName=s0 \\",
 	} {
-		f.Add([]byte(s))
+		c.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
+	c.Fuzz(func(t *testing.T, data []byte) {
 		topo, err := parseSlurm("fuzz", data, 10_000)
 		if err != nil {
 			checkError(t, err, data)
@@ -104,10 +107,11 @@ func FuzzParseSlurm(f *testing.F) {
 // FuzzHostlist checks the expansion against the count parseHostlist
 // makes, under a small budget.
 func FuzzHostlist(f *testing.F) {
+	c := fuzzseed.New(f)
 	for _, s := range []string{"trn[001-016,020]", "rack[1-2]n[01-02],x", "a,,b", "a[3-1]", "n[8-10]", "[1-3]", "a[0-99]b[0-99]"} {
-		f.Add(s)
+		c.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, value string) {
+	c.Fuzz(func(t *testing.T, value string) {
 		const budget = 2000
 		names, err := expandHostlist(value, budget)
 		if err != nil {
@@ -133,13 +137,14 @@ func FuzzHostlist(f *testing.F) {
 
 // FuzzReadLocations checks that what is read writes back to itself.
 func FuzzReadLocations(f *testing.F) {
+	c := fuzzseed.New(f)
 	for _, s := range []string{
 		"# x\n\ntrn001 spine0/leaf1\n  trn002\tspine0/leaf2   # c\r\n3 a:b/c.d",
 		"trn001 a\nTRN001.x b\n", "a b c\n", "a\n", "a 1/2/3/4/5/6/7/8/9\n", "a b\x00\n",
 	} {
-		f.Add([]byte(s))
+		c.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
+	c.Fuzz(func(t *testing.T, data []byte) {
 		entries, err := ReadLocations(bytes.NewReader(data))
 		if err != nil {
 			var e *Error

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/internal/fuzzseed"
 	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/ring"
 )
@@ -19,8 +20,9 @@ import (
 // obey the spec (checked against an independent reading of the inputs), on
 // error nothing was written (D11). The seed corpus, testdata/fuzz/<target>/,
 // holds the fault catalogue, one file per failure, named after it (the bytes
-// follow each target's decoding below). `make test` runs each for a few seconds, `make fuzz`
-// for longer.
+// follow each target's decoding below). Plain `go test` (and so `make
+// test`) runs the corpus and a fixed set of inputs derived from it
+// (internal/fuzzseed); `make fuzz` fuzzes.
 
 // reader hands out bytes, then zeros.
 type reader struct{ b []byte }
@@ -58,7 +60,7 @@ func fuzzCluster(r *reader) *cluster {
 }
 
 func FuzzPreset(f *testing.F) {
-	f.Fuzz(func(t *testing.T, data []byte) {
+	fuzzseed.New(f).Fuzz(func(t *testing.T, data []byte) {
 		r := &reader{data}
 		cl := fuzzCluster(r)
 		rank := r.byte() % cl.nRanks
@@ -166,14 +168,15 @@ func checkPreset(t *testing.T, comm *abi.Comm, graph *abi.TopoGraph) {
 }
 
 func FuzzPostset(f *testing.F) {
+	c := fuzzseed.New(f)
 	// D23 seeds (bytes as fuzzCluster and the corruptions below decode
 	// them). 1 node x 2 ranks, 3 channels; rank 1's ringRecv[2] = -1: its
 	// fragment has 2 channels, so every rank has 2 (doubled: 4).
-	f.Add([]byte{0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 1})
+	c.Add([]byte{0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 1})
 	// 1 node x 2 ranks, 2 channels; comm->nChannels = 3: not consulted,
 	// the fragments' 2 decide (D27).
-	f.Add([]byte{0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 8, 0, 0, 5})
-	f.Fuzz(func(t *testing.T, data []byte) {
+	c.Add([]byte{0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 8, 0, 0, 5})
+	c.Fuzz(func(t *testing.T, data []byte) {
 		r := &reader{data}
 		cl := fuzzCluster(r)
 		frags := make([]abi.TopoRanks, cl.nRanks)
@@ -288,7 +291,7 @@ func checkPostset(t *testing.T, comm *abi.Comm, all []*abi.TopoRanks) {
 }
 
 func FuzzBuildRings(f *testing.F) {
-	f.Fuzz(func(t *testing.T, data []byte) {
+	fuzzseed.New(f).Fuzz(func(t *testing.T, data []byte) {
 		r := &reader{data}
 		nrings, rank, nranks := r.in(0, 34)-1, r.in(0, 15)-1, r.in(0, 12)
 		total := max(nrings, 0) * max(nranks, 0)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/internal/fuzzseed"
 	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/layout"
 	"github.com/nccomring/libnccomring/ring"
@@ -515,14 +516,15 @@ func TestSingleCorruptionsGiveOneVerdict(t *testing.T) {
 // duplicated into another slot; two slots swapped), then Postset on every
 // rank: one verdict (D24), and on failure a WARN that names a rank in range.
 func FuzzPostsetEveryRank(f *testing.F) {
+	c := fuzzseed.New(f)
 	for _, seed := range [][]byte{
 		{1, 3, 1, 0, 1, 2, 0, 0, 0, 0, 1, 3, 2, 1, 0, 1},       // one node, a wrong prev
 		{2, 4, 2, 9, 9, 9, 9, 9, 9, 9, 9, 2, 4, 6, 2, 1, 1, 0}, // two nodes, a duplicated slot
 		{3, 2, 3, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 0, 2, 1, 2, 7},
 	} {
-		f.Add(seed)
+		c.Add(seed)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
+	c.Fuzz(func(t *testing.T, data []byte) {
 		r := &reader{data}
 		cl := fuzzCluster(r)
 		j := gatherCluster(t, cl)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/nccomring/libnccomring/internal/fuzzseed"
 )
 
 // The two parts Encode returns, with the netDevs between them, are the
@@ -202,10 +204,11 @@ func FuzzDecode(f *testing.F) {
 	d := sample()
 	d.SetNetDev(0, 1)
 	head, tail, _ := Encode(d)
-	f.Add(append(append(head, AppendNetDevs(nil, d.NetDevs)...), tail...))
-	f.Add([]byte(`{"format":1,"rank":0,"nRanks":2147483647,"result":0,"resultName":"ncclSuccess","version":"x","host":"h","pid":1}`))
-	f.Add([]byte(`{"format":1,"rank":0,"nRanks":1,"result":5,"resultName":"x","warn":"\u001b[2J\u001b[Hevery rank agrees","host":"\n","pid":1}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
+	c := fuzzseed.New(f)
+	c.Add(append(append(head, AppendNetDevs(nil, d.NetDevs)...), tail...))
+	c.Add([]byte(`{"format":1,"rank":0,"nRanks":2147483647,"result":0,"resultName":"ncclSuccess","version":"x","host":"h","pid":1}`))
+	c.Add([]byte(`{"format":1,"rank":0,"nRanks":1,"result":5,"resultName":"x","warn":"\u001b[2J\u001b[Hevery rank agrees","host":"\n","pid":1}`))
+	c.Fuzz(func(t *testing.T, data []byte) {
 		d, err := Decode("fuzz.json", data)
 		if err != nil {
 			var fe *FormatError

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/nccomring/libnccomring/internal/fuzzseed"
 	"github.com/nccomring/libnccomring/ringdump"
 	"github.com/nccomring/libnccomring/score"
 )
@@ -16,6 +17,7 @@ func FuzzFromDumps(f *testing.F) {
 	// time that takes follows the input's size.
 	small := &score.Job{NRanks: 4, NNodes: 2, Node: []int{0, 0, 1, 1}, Host: []string{"a", "b"},
 		Location: []string{"s/x", "s/y"}, Rings: [][]int{{0, 1, 2, 3}, {0, 2, 3, 1}}, NetDev: []int{0, 1, 0, 1, 2, 2, -1, 3}}
+	c := fuzzseed.New(f)
 	var seed bytes.Buffer
 	for _, file := range dumpsOf(small) {
 		line, err := json.Marshal(file.Dump)
@@ -25,9 +27,9 @@ func FuzzFromDumps(f *testing.F) {
 		seed.Write(line)
 		seed.WriteByte('\n')
 	}
-	f.Add(seed.Bytes())
-	f.Add([]byte(`{"format":1,"rank":0,"nRanks":1,"nNodes":1,"node":0,"channels":[{"userRanks":[0]}],"netDevs":[{"channel":5,"dev":1}]}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
+	c.Add(seed.Bytes())
+	c.Add([]byte(`{"format":1,"rank":0,"nRanks":1,"nNodes":1,"node":0,"channels":[{"userRanks":[0]}],"netDevs":[{"channel":5,"dev":1}]}`))
+	c.Fuzz(func(t *testing.T, data []byte) {
 		var files []ringdump.File
 		for _, line := range bytes.Split(data, []byte("\n")) {
 			if d, err := ringdump.Decode("fuzz", line); err == nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/cputime"
+	"github.com/nccomring/libnccomring/internal/fuzzseed"
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
@@ -152,11 +153,12 @@ func FuzzVerify(f *testing.F) {
 		head, tail, _ := ringdump.Encode(d)
 		return append(head, tail...)
 	}
-	f.Add(good(0), good(1))
-	f.Add(good(0), []byte(`{"format":1,"rank":1,"nRanks":2147483647,"result":0,"resultName":"ncclSuccess","nChannels":32,"graphChannels":16,"channels":[]}`))
-	f.Add([]byte(`{"format":1,"rank":0,"nRanks":1000000000,"result":0,"resultName":"ncclSuccess","nNodes":1,"nodesFirstRank":[0],"graphChannels":1,"nChannels":2,"channels":[{"channel":0,"prev":0,"next":0,"userRanks":[0]}]}`), good(1))
-	f.Add([]byte(`{"format":1,"rank":0,"nRanks":2,"result":4,"warn":"\u001b[2J"}`), good(1))
-	f.Fuzz(func(t *testing.T, a, b []byte) {
+	c := fuzzseed.New(f)
+	c.Add(good(0), good(1))
+	c.Add(good(0), []byte(`{"format":1,"rank":1,"nRanks":2147483647,"result":0,"resultName":"ncclSuccess","nChannels":32,"graphChannels":16,"channels":[]}`))
+	c.Add([]byte(`{"format":1,"rank":0,"nRanks":1000000000,"result":0,"resultName":"ncclSuccess","nNodes":1,"nodesFirstRank":[0],"graphChannels":1,"nChannels":2,"channels":[{"channel":0,"prev":0,"next":0,"userRanks":[0]}]}`), good(1))
+	c.Add([]byte(`{"format":1,"rank":0,"nRanks":2,"result":4,"warn":"\u001b[2J"}`), good(1))
+	c.Fuzz(func(t *testing.T, a, b []byte) {
 		var files []ringdump.File
 		for i, data := range [][]byte{a, b} {
 			d, err := ringdump.Decode("f", data)

@@ -3,6 +3,8 @@ package quote
 import (
 	"strconv"
 	"testing"
+
+	"github.com/nccomring/libnccomring/internal/fuzzseed"
 )
 
 func TestString(t *testing.T) {
@@ -27,10 +29,11 @@ func TestString(t *testing.T) {
 // Whatever the input, the output is printable ASCII: no byte that a
 // terminal or a log reader could take for anything but text.
 func FuzzString(f *testing.F) {
-	f.Add("plain")
-	f.Add("\x1b]0;title\x07")
-	f.Add("line\nNCCL WARN")
-	f.Fuzz(func(t *testing.T, s string) {
+	c := fuzzseed.New(f)
+	c.Add("plain")
+	c.Add("\x1b]0;title\x07")
+	c.Add("line\nNCCL WARN")
+	c.Fuzz(func(t *testing.T, s string) {
 		q := String(s)
 		if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
 			t.Fatalf("%q: not in quotes: %s", s, q)

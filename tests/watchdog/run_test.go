@@ -207,16 +207,21 @@ func TestStepsAHangingStepIsReportedByItsLimit(t *testing.T) {
 
 func TestReadSteps(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "steps.txt")
-	require.NoError(t, os.WriteFile(path, []byte("# comment\nbudget 20m\n\ntest-go 150s # note\ntest-cmake 40s build/ctest-junit.xml\n"), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte("# comment\nbudget 20m\n\ntest-go 150s # note\ntest-cmake 40s build/ctest-junit.xml\nhang 1s blocked=5s cpu=3s\n"), 0o644))
 	steps, budget, err := readSteps(path)
 	require.NoError(t, err)
 	assert.Equal(t, 20*time.Minute, budget)
 	assert.Equal(t, []step{{Name: "test-go", Quiet: 150 * time.Second, Outputs: []string{}},
-		{Name: "test-cmake", Quiet: 40 * time.Second, Outputs: []string{"build/ctest-junit.xml"}}}, steps)
+		{Name: "test-cmake", Quiet: 40 * time.Second, Outputs: []string{"build/ctest-junit.xml"}},
+		{Name: "hang", Quiet: time.Second, Outputs: []string{}, Set: Limits{CPU: 3 * time.Second, Blocked: 5 * time.Second}}}, steps)
+	assert.Equal(t, Limits{CPU: 3 * time.Second, Blocked: 5 * time.Second, Wall: 10 * time.Minute}, steps[2].limits())
 	assert.Equal(t, Limits{CPU: 25 * time.Minute, Blocked: 90 * time.Second, Wall: 25 * time.Minute}, steps[0].limits())
 	assert.Equal(t, Limits{CPU: 400 * time.Second, Blocked: 90 * time.Second, Wall: 10 * time.Minute}, steps[1].limits())
 	assert.Equal(t, Limits{CPU: 2 * time.Minute, Blocked: 90 * time.Second, Wall: 10 * time.Minute}, step{Quiet: time.Second}.limits())
 	require.NoError(t, os.WriteFile(path, []byte("test-go soon\n"), 0o644))
 	_, _, err = readSteps(path)
 	assert.EqualError(t, err, path+`:1: "soon" is not a duration`)
+	require.NoError(t, os.WriteFile(path, []byte("test-go 1s idle=5s\n"), 0o644))
+	_, _, err = readSteps(path)
+	assert.EqualError(t, err, path+`:1: "idle=5s": want cpu=, blocked= or wall= and a duration`)
 }

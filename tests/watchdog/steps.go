@@ -20,6 +20,7 @@ type step struct {
 	Name    string
 	Quiet   time.Duration // how long it takes alone on a quiet 2-core machine
 	Outputs []string      // files it promises CI (written for it when it does not)
+	Set     Limits        // limits the table sets itself (cpu=, blocked=, wall=); zero: from Quiet
 }
 
 // The limits a step runs under, from its quiet duration: a wall-clock cap
@@ -35,16 +36,25 @@ const (
 )
 
 func (s step) limits() Limits {
-	return Limits{
+	lim := Limits{
 		CPU:     max(10*s.Quiet, minCPU),
 		Blocked: blockedLimit,
 		Wall:    max(10*s.Quiet, minWall),
 	}
+	for _, set := range []struct{ from, to *time.Duration }{
+		{&s.Set.CPU, &lim.CPU}, {&s.Set.Blocked, &lim.Blocked}, {&s.Set.Wall, &lim.Wall},
+	} {
+		if *set.from > 0 {
+			*set.to = *set.from
+		}
+	}
+	return lim
 }
 
 // readSteps reads the steps table: one step a line, "NAME QUIET
-// [OUTPUT...]", QUIET as Go durations ("2m30s"); # starts a comment. The
-// line "budget DURATION" is make test's time budget on a quiet machine.
+// [OUTPUT...] [cpu=D] [blocked=D] [wall=D]", durations as Go's ("2m30s");
+// # starts a comment. The line "budget DURATION" is make test's time
+// budget on a quiet machine.
 func readSteps(path string) (steps []step, budget time.Duration, err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -69,7 +79,21 @@ func readSteps(path string) (steps []step, budget time.Duration, err error) {
 			budget = d
 			continue
 		}
-		steps = append(steps, step{Name: fields[0], Quiet: d, Outputs: fields[2:]})
+		st := step{Name: fields[0], Quiet: d, Outputs: []string{}}
+		for _, f := range fields[2:] {
+			key, value, isSetting := strings.Cut(f, "=")
+			if !isSetting {
+				st.Outputs = append(st.Outputs, f)
+				continue
+			}
+			to := map[string]*time.Duration{"cpu": &st.Set.CPU, "blocked": &st.Set.Blocked, "wall": &st.Set.Wall}[key]
+			v, err := time.ParseDuration(value)
+			if to == nil || err != nil || v <= 0 {
+				return nil, 0, fmt.Errorf("%s:%d: %q: want cpu=, blocked= or wall= and a duration", path, n, f)
+			}
+			*to = v
+		}
+		steps = append(steps, st)
 	}
 	return steps, budget, sc.Err()
 }
@@ -90,7 +114,7 @@ var skipLine = regexp.MustCompile(`(?m)^[A-Za-z0-9_.-]+: skipped: (.*)$`)
 // processes of their own (make STEP), every one even after one fails
 // unless FailFast.
 type runner struct {
-	Make     string
+	Make     string // the make command, split at spaces ("make -f FILE")
 	Logs     string // each step's output, as STEP.log
 	FailFast bool
 	Out      io.Writer
@@ -143,7 +167,7 @@ func (r *runner) one(s step, lim Limits) result {
 	var tail tailBuffer
 	to := io.MultiWriter(r.Out, log, &tail)
 	w := &watch{Name: s.Name, Limits: lim, Stdout: to, Stderr: to, Report: to}
-	o := w.run([]string{r.Make, "--no-print-directory", s.Name})
+	o := w.run(append(strings.Fields(r.Make), "--no-print-directory", s.Name))
 	res := result{step: s, Elapsed: o.Ran}
 	var why []string
 	for _, m := range skipLine.FindAllStringSubmatch(tail.skips.String(), -1) {
