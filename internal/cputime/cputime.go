@@ -7,6 +7,7 @@
 package cputime
 
 import (
+	"context"
 	"syscall"
 	"time"
 )
@@ -18,4 +19,44 @@ func Process() time.Duration {
 		panic("getrusage(RUSAGE_SELF): " + err.Error()) // only for a bad argument
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// pollEvery is how often a WithLimit context reads the CPU time.
+const pollEvery = 50 * time.Millisecond
+
+// WithLimit is a context done once this process has used limit of CPU
+// time since the call (its Err then context.DeadlineExceeded, as for a
+// deadline), or when parent is done; cancel releases it. A deadline on
+// work rather than on the wall clock: a process starved by a busy machine
+// uses no CPU, so it never reaches it.
+func WithLimit(parent context.Context, limit time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	start := Process()
+	go func() {
+		tick := time.NewTicker(pollEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				if Process()-start >= limit {
+					cancel(context.DeadlineExceeded)
+					return
+				}
+			}
+		}
+	}()
+	return limitContext{ctx}, func() { cancel(context.Canceled) }
+}
+
+// limitContext says context.DeadlineExceeded when the limit ended it.
+type limitContext struct{ context.Context }
+
+func (c limitContext) Err() error {
+	err := c.Context.Err()
+	if err != nil && context.Cause(c.Context) == context.DeadlineExceeded {
+		return context.DeadlineExceeded
+	}
+	return err
 }
