@@ -197,7 +197,7 @@ static int mode_dump_swap(const char *dir, const char *kind) {
   else
     CHECK(symlink("/dev/zero", path) == 0, "symlink %s: %s", path, strerror(errno));
   long before = rss_kb();
-  net_devs(0); /* a wait on the FIFO: the watchdog's blocked limit ends the host */
+  net_devs(0); /* waiting on the FIFO, the host would be ended by the watchdog's blocked limit */
   long after = rss_kb();
   CHECK(after - before < 100 * 1024, "VmRSS grew from %ld kB to %ld kB", before, after);
   struct stat st;
