@@ -506,8 +506,9 @@ func TestLongRunsPrintProgressOnStderr(t *testing.T) {
 	// may print more lines, and must print one only once it ran long.
 	assert.LessOrEqual(t, len(got), int(elapsed/(2*time.Second)), "at most one line every 2 s in %v: %q", elapsed, got)
 	// The calls are all but the invariant check (a fraction of a second
-	// here): a run this long has spent more than 2 s in them.
-	if elapsed > 3*time.Second {
+	// quiet): a run this long has spent more than 2 s in them, even if a
+	// busy machine slowed the check ten times.
+	if elapsed > 10*time.Second {
 		assert.NotEmpty(t, got, "no progress line in %v", elapsed)
 	}
 }
