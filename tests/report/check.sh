@@ -55,11 +55,26 @@ run "report --redact" "$tool" report "$dir/plan/rank" --redact -o "$dir/redacted
 want_rc 1
 if grep -q 'trn00' "$dir/redacted.html"; then echo "FAIL: a host name is left in the redacted page"; fail=1; fi
 
-chromium=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$chromium" ]; then
-  echo "test-report: SKIPPED the browser check: chromium is not installed and mk/setup.sh could not install it here (not root, no sudo without a password); to run it: sudo apt-get install -y chromium"
+# The browser: $CHROMIUM when set (empty: none), else chromium on PATH.
+# Without a working one the browser half is a skip, said on a line make
+# test's table reads ("test-report: skipped: WHY"), never a pass: not
+# installed, or a stub (its --version does not say Chromium).
+skip_browser() {
+  echo "test-report: skipped: the browser check: $1"
   exit $fail
+}
+if [ "${CHROMIUM+set}" = set ]; then
+  chromium=$CHROMIUM
+  [ -n "$chromium" ] || skip_browser "CHROMIUM is set and empty"
+else
+  chromium=$(command -v chromium || command -v chromium-browser || true)
+  [ -n "$chromium" ] || skip_browser "chromium is not installed and mk/setup.sh could not install it here (not root, no sudo without a password); to run it: sudo apt-get install -y chromium"
 fi
+version=$(watched --blocked 30s --cpu 1m --wall 5m -- "$chromium" --version 2>/dev/null) || version=
+case $version in
+  *Chromium*|*Chrome*) echo "test-report: $version" ;;
+  *) skip_browser "$chromium is not a working chromium (--version said '$(printf '%s' "$version" | head -c 80)')" ;;
+esac
 
 # One profile per run, and no sandbox: the tests may run as root. The
 # page's address is $page, "#channel=N" opening it on channel N. Under the
