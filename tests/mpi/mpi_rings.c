@@ -20,11 +20,13 @@
  * its GPU count). --die-rank R: rank R exits with status 3 after its Preset,
  * before the AllGather; --kill-rank R: it raises SIGKILL there instead (the
  * job must then fail, not hang); --stop-rank R: it stops itself (SIGSTOP),
- * and every other rank gives up at --deadline S (default 300 s), exit 4
- * with one line, which ends the job. The library's
+ * and every other rank gives up once it has waited --deadline S seconds
+ * (default 300; 0: never) in the AllGather, exit 4 with one line, which
+ * ends the job. The ranks wait in the AllGather and the Gather of results
+ * asleep (wait_for). The library's
  * environment (NCCL_DEBUG, NCCOM_RING_DUMP, ...) passes through (NCCL_DEBUG
  * is WARN when neither it nor NCCL_DEBUG_FILE is set); rank 0 runs
- * the in-process stage first with NCCOM_RING_DUMP unset, so that
+ * the in-process stage with NCCOM_RING_DUMP unset, so that
  * NCCOM_RING_DUMP=DIR ends up holding the MPI processes' own dumps.
  * Rank 0's memory grows as 132 x ranks^2 bytes (every rank's userRanks, twice).
  *
@@ -49,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../c/common/cluster.h"
@@ -107,40 +110,62 @@ static void usage(FILE *f) {
         "  --kill-rank R    rank R raises SIGKILL before the AllGather (negative test)\n"
         "  --stop-rank R    rank R stops itself (SIGSTOP) before the AllGather: the others\n"
         "                   give up at the deadline (negative test)\n"
-        "  --deadline S     every rank gives up, exit 4 with one line, when the job has not\n"
-        "                   finished S seconds after it started (default 300; 0: never)\n"
+        "  --deadline S     a rank gives up, exit 4 with one line, once it has waited S seconds\n"
+        "                   in the AllGather or the Gather of results (default 300; 0: never)\n"
         "  --quiet          no Channel lines\n"
         "  --min-crossings  check that every ring crosses each level of the processes'\n"
         "                   NCCOM_RING_LOCATION the fewest times (D25)\n",
         f);
 }
 
-/* The deadline (--deadline): MPI has no timeout of its own, and a rank that
- * is stopped or stuck rather than dead keeps every other rank waiting in the
- * AllGather forever (mpirun only notices processes that exit). So each rank
- * arms an alarm; when it fires, the rank writes its line and exits with 4,
- * which mpirun does notice: it then ends the whole job, the stopped rank
- * included (SIGKILL reaches stopped processes). The line is formatted
- * beforehand: write() and _exit() are all the handler calls. */
-static char deadlineLine[160];
-static size_t deadlineLen;
+/* How the ranks wait in the two exchanges after Preset (the fragments'
+ * AllGather, the results' Gather): non-blocking collectives this rank
+ * tests, asleep in between. OpenMPI's blocking calls poll: even with
+ * mpi_yield_when_idle a waiting rank stays runnable and takes its share of
+ * the cores, so with more ranks than cores the ranks that have work wait
+ * behind those that have none, and a job waiting on a stopped rank burns
+ * every core it can get. Asleep, waiting ranks cost next to nothing, and
+ * such a job shows as blocked (no thread running or waiting to run), which
+ * the watchdog's blocked limit sees. The naps double from 0.1 ms to 0.5 s:
+ * a rank oversleeps by at most what it has already waited (and 0.5 s), and
+ * a long wait costs a few wakes a second, far under the 10% of one CPU
+ * (running or waiting to run) the blocked limit allows even for 64 ranks.
+ * With a 100 ms cap, 15 waiting ranks took 6% on a loaded machine and the
+ * limit fired 40 s late.
+ *
+ * The deadline (--deadline S): MPI has no timeout of its own, and a rank
+ * that is stopped or stuck rather than dead keeps every other rank waiting
+ * in the exchange forever (mpirun only notices processes that exit). So a
+ * rank that has waited S seconds in one exchange writes one line and exits
+ * with 4, which mpirun does notice: it then ends the whole job, the stopped
+ * rank included (SIGKILL reaches stopped processes). It counts only while
+ * this rank waits for the others, never its own work (starting, building
+ * the graphs, Preset), which a loaded machine stretches. Waiting for a
+ * slow rank does count: make test-mpi's positive runs use --deadline 0 and
+ * leave hangs to the watchdog; its stop-rank test waits for a rank that
+ * never comes, where the deadline's expiry is the expected outcome. */
+static int deadline = 300;
+enum { NAP_FIRST_NS = 100000, NAP_MOST_NS = 500000000 };
 
-static void deadline_expired(int sig) {
-  (void)sig;
-  ssize_t w = write(STDERR_FILENO, deadlineLine, deadlineLen);
-  (void)w;
-  _exit(4);
-}
-
-static void arm_deadline(int seconds) {
-  if (seconds <= 0) return;
-  int n = snprintf(deadlineLine, sizeof deadlineLine,
-                   "mpi_rings: rank %d: the job has not finished after %d s (--deadline): a rank is stopped or "
-                   "stuck; giving up\n",
-                   worldRank, seconds);
-  deadlineLen = n > 0 && (size_t)n < sizeof deadlineLine ? (size_t)n : 0;
-  signal(SIGALRM, deadline_expired);
-  alarm((unsigned)seconds);
+static void wait_for(MPI_Request *req, const char *what) {
+  struct timespec start, now, nap = {0, NAP_FIRST_NS};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    int done = 0;
+    MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long waited = (long long)(now.tv_sec - start.tv_sec) * 1000000000LL + (now.tv_nsec - start.tv_nsec);
+    if (deadline > 0 && waited >= deadline * 1000000000LL) {
+      fprintf(stderr,
+              "mpi_rings: rank %d: waited %d s in the %s (--deadline): a rank is stopped or stuck; giving up\n",
+              worldRank, deadline, what);
+      fflush(stderr);
+      _exit(4); /* not MPI_Abort: a rank that exits is what mpirun watches for */
+    }
+    nanosleep(&nap, NULL);
+    nap.tv_nsec = nap.tv_nsec * 2 < NAP_MOST_NS ? nap.tv_nsec * 2 : NAP_MOST_NS;
+  }
 }
 
 static int parse_int(const char *flag, const char *v, long lo, long hi) {
@@ -259,8 +284,8 @@ static void unpack_stage(struct stage *st, const struct cluster *cl, const unsig
  * NCCOM_RING_DUMP unset: the library reads it at every Postset, so the
  * reference run writes no dump and DIR holds only the MPI processes' own.
  * stage_run sets and unsets each rank's NCCOM_RING_NODE_ORDER and
- * NCCOM_RING_LOCATION (D25): this process's own are restored after it, for
- * its own Preset. */
+ * NCCOM_RING_LOCATION (D25): this process's own are restored after it (it
+ * runs after this rank's own calls; whatever follows sees them as they were). */
 static void run_in_process(const struct cluster *cl, struct stage *ref) {
   static const char *const kept[] = {"NCCOM_RING_DUMP", "NCCOM_RING_NODE_ORDER", "NCCOM_RING_LOCATION"};
   char *saved[3];
@@ -327,7 +352,6 @@ int main(int argc, char **argv) {
 
   int localRanks = 0, simulate = 0, fromGraph = 0, dieRank = -1, killRank = -1, stopRank = -1, quiet = 0,
       minCrossings = 0;
-  int deadline = 300;
   const char *graphFile = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -369,7 +393,6 @@ int main(int argc, char **argv) {
   }
   if (fromGraph && graphFile == NULL) defer_fail(2, "--local-ranks graph needs --graph FILE");
   settle();
-  arm_deadline(deadline);
 
   /* A failing call's reason on the failing rank's stderr: the library's WARN
    * lines, unless the user chose the logging (read at the first call). */
@@ -407,11 +430,6 @@ int main(int argc, char **argv) {
 
   char *locationBlock = gather_locations(cl, size, localRanks);
 
-  /* Rank 0 first runs the whole stage in its own process: the reference. */
-  struct stage ref;
-  memset(&ref, 0, sizeof ref);
-  if (worldRank == 0) run_in_process(cl, &ref);
-
   struct ncclComm *comm = calloc(1, sizeof *comm);
   struct ncclTopoRanks own, *fragments = calloc((size_t)size, sizeof *fragments);
   struct ncclTopoRanks **all = calloc((size_t)size, sizeof *all);
@@ -444,7 +462,9 @@ int main(int argc, char **argv) {
     raise(SIGSTOP);
   }
 
-  MPI_Allgather(&own, (int)sizeof own, MPI_BYTE, fragments, (int)sizeof own, MPI_BYTE, MPI_COMM_WORLD);
+  MPI_Request req;
+  MPI_Iallgather(&own, (int)sizeof own, MPI_BYTE, fragments, (int)sizeof own, MPI_BYTE, MPI_COMM_WORLD, &req);
+  wait_for(&req, "AllGather of the fragments");
   for (int r = 0; r < size; r++) all[r] = &fragments[r];
 
   int nChannels = 0, outNodes = 0;
@@ -465,9 +485,16 @@ int main(int argc, char **argv) {
     records = malloc(recSize * (size_t)size);
     if (records == NULL) fail(1, "out of memory gathering %d ranks' results", size);
   }
-  MPI_Gather(rec, (int)recSize, MPI_BYTE, records, (int)recSize, MPI_BYTE, 0, MPI_COMM_WORLD);
+  MPI_Igather(rec, (int)recSize, MPI_BYTE, records, (int)recSize, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+  wait_for(&req, "Gather of the results");
 
+  /* Rank 0 then runs the whole stage in its own process: the reference.
+   * After the exchanges, not before: the other ranks would otherwise wait
+   * for it in the AllGather, their --deadline counting rank 0's work. */
   if (worldRank == 0) {
+    struct stage ref;
+    memset(&ref, 0, sizeof ref);
+    run_in_process(cl, &ref);
     if (ref.failure[0]) fail(1, "the in-process run failed where every MPI rank succeeded: %s", ref.failure);
     struct stage mpi;
     unpack_stage(&mpi, cl, records, fragments);
