@@ -274,7 +274,7 @@ func minutes(d time.Duration) string {
 // summary prints the table of every step and the closing line, and
 // returns whether every step passed or skipped.
 func summary(w io.Writer, results []result, total, budget time.Duration) bool {
-	fmt.Fprintf(w, "\nmake test: every step (quiet: the step alone on a quiet 2-core machine, mk/test-steps.txt)\n")
+	fmt.Fprintf(w, "\nmake test: every step (QUIET: its time in make test on a quiet 2-core machine, mk/test-steps.txt)\n")
 	fmt.Fprintf(w, "  %-26s %-8s %7s %7s  %s\n", "STEP", "RESULT", "TIME", "QUIET", "WHY")
 	var quiet time.Duration
 	counts := map[string]int{}
