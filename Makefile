@@ -701,7 +701,7 @@ test-watchdog: $(WATCHDOG) $(BUILD)/ringstage $(BUILD)/libnccom-hang.so $(LIB)
 # STEPS="test-go test-c" runs those only. Exit 1 when a step failed.
 FAIL_FAST ?=
 STEPS     ?=
-## test: set up, then every step listed below, each to its end; 10-15 minutes on 2 cores
+## test: set up, then every step listed below, each to its end; about 9 minutes on 2 quiet cores
 test:
 	@sh mk/setup.sh test
 	@$(MAKE) --no-print-directory $(WATCHDOG)
