@@ -124,6 +124,7 @@ case $step in
   ok) echo "ok: fine"; echo out > "` + dir + `/ok.json" ;;
   skip) echo "skip: skipped: the browser check: chromium is a stub"; echo "skip: rest passed" ;;
   fail) echo "fail: the table says 4"; echo "make: *** [Makefile:1: fail] Error 1"; exit 2 ;;
+  gofail) echo "--- FAIL: TestA (0.01s)"; echo "    a_test.go:3: 4 != 5"; echo "--- FAIL: TestB (0.00s)"; echo FAIL; echo "FAIL	pkg	0.1s"; echo FAIL; exit 2 ;;
   hang) echo "hang: waiting"; sleep 600 ;;
 esac
 `
@@ -178,6 +179,16 @@ func TestStepsRunEveryStepAndReportIt(t *testing.T) {
 	assert.Equal(t, [3]int{3, 1, 0}, [3]int{tests, failures, errs})
 	assert.Equal(t, "the browser check: chromium is a stub", doc.Cases[1].Skipped)
 	assert.Contains(t, string(b), "make: *** [Makefile:1: fail] Error 1", "the failure's text is the log's tail")
+}
+
+// A Go test's failure is the step's one line: the first "--- FAIL", not
+// go test's closing FAIL.
+func TestStepsSayWhichGoTestFailed(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	r := &runner{Make: fakeMake(t, dir), Logs: dir, Out: &out}
+	results := r.run([]step{{Name: "gofail"}})
+	assert.Equal(t, "exit 2: --- FAIL: TestA (0.01s)", results[0].Why)
 }
 
 // FAIL_FAST=1: the steps after the first failure are not run, and say why.

@@ -179,7 +179,7 @@ func (r *runner) one(s step, lim Limits) result {
 		res.Why = fmt.Sprintf("the %s limit ended it (%s ran, %s of CPU)", o.Fired, minutes(o.Ran), seconds(o.CPU))
 	case o.Exit != 0:
 		res.Status = "FAILED"
-		res.Why = fmt.Sprintf("exit %d: %s", o.Exit, tail.lastMeaningful())
+		res.Why = fmt.Sprintf("exit %d: %s", o.Exit, tail.why())
 	case len(why) > 0:
 		res.Status = "skipped"
 		res.Why = strings.Join(why, "; ")
@@ -216,12 +216,14 @@ func writeStandIn(path, stepName string, res result) error {
 	return junit.WriteFile(path, junit.Suite{Name: stepName, Cases: []junit.Case{{Name: stepName, Classname: "make-test", Error: msg}}})
 }
 
-// tailBuffer keeps a step's last lines (for the failure's detail) and
-// every line that says it skipped something.
+// tailBuffer keeps a step's last lines (for the failure's detail), every
+// line that says it skipped something, and the first of Go's test
+// failures ("--- FAIL: TestX"), which say more than the lines after them.
 type tailBuffer struct {
-	lines   []string
-	partial []byte
-	skips   bytes.Buffer
+	lines     []string
+	partial   []byte
+	skips     bytes.Buffer
+	goFailure string
 }
 
 const tailLines = 40
@@ -238,6 +240,9 @@ func (t *tailBuffer) Write(b []byte) (int, error) {
 		if skipLine.MatchString(line) {
 			t.skips.WriteString(line + "\n")
 		}
+		if t.goFailure == "" && strings.HasPrefix(strings.TrimSpace(line), "--- FAIL: ") {
+			t.goFailure = strings.TrimSpace(line)
+		}
 		t.lines = append(t.lines, line)
 		if len(t.lines) > tailLines {
 			t.lines = t.lines[len(t.lines)-tailLines:]
@@ -250,12 +255,16 @@ func (t *tailBuffer) String() string {
 	return strings.Join(append(t.lines, string(t.partial)), "\n")
 }
 
-// lastMeaningful is the last line that is not make's own "Error N" (it
-// says which recipe line failed, not why).
-func (t *tailBuffer) lastMeaningful() string {
+// why is a failed step's one line: its first Go test failure, else its
+// last line that is not make's own "Error N" (which says which recipe
+// line failed, not why) nor go test's bare "FAIL".
+func (t *tailBuffer) why() string {
+	if t.goFailure != "" {
+		return t.goFailure
+	}
 	for i := len(t.lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(t.lines[i])
-		if l != "" && !strings.HasPrefix(l, "make") {
+		if l != "" && l != "FAIL" && !strings.HasPrefix(l, "make") {
 			if len(l) > 160 {
 				l = l[:157] + "..."
 			}
