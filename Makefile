@@ -188,6 +188,7 @@ test-conformance: $(BUILD)/conformance $(LIB) $(REFLIB)
 # --json parses on every exit path.
 .PHONY: test-conformance-timeout
 $(BUILD)/libnccom-hang.so: tests/c/conformance/hanglib.c include/nccom_ring.h
+	@mkdir -p $(BUILD)
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -fPIC -shared -o $@ $< -ldl
 test-conformance-timeout: $(BUILD)/conformance $(BUILD)/libnccom-hang.so $(LIB) $(REFLIB)
 	sh tests/c/conformance/timeout_check.sh $(BUILD)

@@ -230,10 +230,10 @@ func TestReadSteps(t *testing.T) {
 	assert.Equal(t, []step{{Name: "test-go", Quiet: 150 * time.Second, Outputs: []string{}},
 		{Name: "test-cmake", Quiet: 40 * time.Second, Outputs: []string{"build/ctest-junit.xml"}},
 		{Name: "hang", Quiet: time.Second, Outputs: []string{}, Set: Limits{CPU: 3 * time.Second, Blocked: 5 * time.Second}}}, steps)
-	assert.Equal(t, Limits{CPU: 3 * time.Second, Blocked: 5 * time.Second, Wall: 10 * time.Minute}, steps[2].limits())
+	assert.Equal(t, Limits{CPU: 3 * time.Second, Blocked: 5 * time.Second, Wall: 20 * time.Minute}, steps[2].limits())
 	assert.Equal(t, Limits{CPU: 25 * time.Minute, Blocked: 90 * time.Second, Wall: 25 * time.Minute}, steps[0].limits())
-	assert.Equal(t, Limits{CPU: 400 * time.Second, Blocked: 90 * time.Second, Wall: 10 * time.Minute}, steps[1].limits())
-	assert.Equal(t, Limits{CPU: 2 * time.Minute, Blocked: 90 * time.Second, Wall: 10 * time.Minute}, step{Quiet: time.Second}.limits())
+	assert.Equal(t, Limits{CPU: 400 * time.Second, Blocked: 90 * time.Second, Wall: 20 * time.Minute}, steps[1].limits())
+	assert.Equal(t, Limits{CPU: 2 * time.Minute, Blocked: 90 * time.Second, Wall: 20 * time.Minute}, step{Quiet: time.Second}.limits())
 	require.NoError(t, os.WriteFile(path, []byte("test-go soon\n"), 0o644))
 	_, _, err = readSteps(path)
 	assert.EqualError(t, err, path+`:1: "soon" is not a duration`)

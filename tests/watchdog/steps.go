@@ -24,13 +24,14 @@ type step struct {
 }
 
 // The limits a step runs under, from its quiet duration: a wall-clock cap
-// of ten times it (at least minWall), CPU since the last output of ten
-// times it (a step uses at most two CPUs' worth of it on the machine it
-// was measured on; at least minCPU), and blockedLimit with no thread
-// running or waiting to run. The limits of the commands inside a step
+// of ten times it (at least minWall: a spin starved at load 14 took 9 min
+// to use minCPU, and the CPU limit should be the one that names it), CPU
+// since the last output of ten times it (a step uses at most two CPUs'
+// worth of it on the machine it was measured on; at least minCPU), and
+// blockedLimit with no thread running or waiting to run. The limits of the commands inside a step
 // (mk/watch.mk) are tighter, and say more of what hung.
 const (
-	minWall      = 10 * time.Minute
+	minWall      = 20 * time.Minute
 	minCPU       = 2 * time.Minute
 	blockedLimit = 90 * time.Second
 )
