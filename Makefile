@@ -329,8 +329,8 @@ FUZZ_TARGETS      := FuzzPreset FuzzPostset FuzzBuildRings FuzzPostsetEveryRank
 # locate (package location); issue 21's DWARF walkers (abicheck); issue
 # 23's reading of dumps into a job to score and compare (package score).
 FUZZ_OTHER        := ./ringdump:FuzzDecode ./cmd/nccom-rings:FuzzVerify ./internal/quote:FuzzString \
-  ./location:FuzzParseEC2 ./location:FuzzParseSlurm ./location:FuzzHostlist ./location:FuzzReadLocations \
-  ./abicheck:FuzzDWARFWalk ./score:FuzzFromDumps
+  ./cmd/nccom-rings/location:FuzzParseEC2 ./cmd/nccom-rings/location:FuzzParseSlurm ./cmd/nccom-rings/location:FuzzHostlist ./cmd/nccom-rings/location:FuzzReadLocations \
+  ./abicheck:FuzzDWARFWalk ./cmd/nccom-rings/score:FuzzFromDumps
 FUZZ_NAMES        := $(FUZZ_TARGETS) $(foreach pt,$(FUZZ_OTHER),$(lastword $(subst :, ,$(pt))))
 FUZZ_PKGS         := $(sort ./ring $(foreach pt,$(FUZZ_OTHER),$(firstword $(subst :, ,$(pt)))))
 FUZZTIME          ?= 600000x
@@ -621,7 +621,7 @@ demo:
 # and checks the tool's verdicts (tests/dump/ringstage_dump.sh).
 RINGS_TOOL := $(BUILD)/nccom-rings
 ## build/nccom-rings: build the wiring-dump tool (verify, show, locate, score, plan, diff, report)
-$(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go internal/cli/*.go internal/quote/*.go internal/safefile/*.go ringdump/*.go version/*.go location/*.go nodeorder/*.go score/*.go plan/*.go ring/*.go abi/*.go kanga/*.go layout/*.go netdev/*.go record/*.go report/*) go.mod
+$(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go cmd/nccom-rings/*/*.go cmd/nccom-rings/report/* internal/cli/*.go internal/quote/*.go internal/safefile/*.go ringdump/*.go version/*.go nodeorder/*.go ring/*.go abi/*.go kanga/*.go layout/*.go netdev/*.go record/*.go) go.mod
 	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-rings
 .PHONY: test-dump
 test-dump: $(BUILD)/ringstage $(RINGS_TOOL)

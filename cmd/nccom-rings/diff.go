@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/quote"
-	"github.com/nccomring/libnccomring/score"
 )
 
 const diffHelp = `Usage: nccom-rings diff [--json] DIR_A DIR_B

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/internal/cli"
-	"github.com/nccomring/libnccomring/score"
 )
 
 func TestDiffOfTheTwoPlansNamesTheNodeSequence(t *testing.T) {

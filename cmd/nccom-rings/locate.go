@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
 	"github.com/nccomring/libnccomring/internal/cli"
-	"github.com/nccomring/libnccomring/location"
 )
 
 const locateHelp = `Usage: nccom-rings locate [--host NAME | --instance ID] [--json] ec2:FILE | slurm:FILE

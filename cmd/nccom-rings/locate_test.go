@@ -11,16 +11,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
 	"github.com/nccomring/libnccomring/internal/cli"
-	"github.com/nccomring/libnccomring/location"
 	"github.com/nccomring/libnccomring/nodeorder"
 )
 
 // The fixtures of package location: one cluster of 8 hosts under 2 leaves
 // under one spine, as EC2 (i-0a1b2c3d4e5f6000k) and Slurm (trn00k) see it.
 const (
-	ec2File   = "../../location/testdata/ec2-8.json"
-	slurmFile = "../../location/testdata/topology-8.conf"
+	ec2File   = "location/testdata/ec2-8.json"
+	slurmFile = "location/testdata/topology-8.conf"
 	leafA     = "nn-0f1e2d3c4b5a69780/nn-1a2b3c4d5e6f70811/nn-2aaaaaaaaaaaaaaa1"
 )
 

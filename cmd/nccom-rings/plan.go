@@ -10,13 +10,13 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/plan"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/layout"
-	"github.com/nccomring/libnccomring/location"
-	"github.com/nccomring/libnccomring/plan"
 	"github.com/nccomring/libnccomring/ringdump"
-	"github.com/nccomring/libnccomring/score"
 )
 
 const planHelp = `Usage: nccom-rings plan --locations FILE --hosts HOSTFILE [--ranks-per-node L]

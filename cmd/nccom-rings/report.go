@@ -6,11 +6,11 @@ import (
 	"io"
 	"os"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/report"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/quote"
-	"github.com/nccomring/libnccomring/location"
-	"github.com/nccomring/libnccomring/report"
-	"github.com/nccomring/libnccomring/score"
 )
 
 const reportHelp = `Usage: nccom-rings report DIR [--locations FILE] [--redact] -o FILE

@@ -5,10 +5,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/quote"
-	"github.com/nccomring/libnccomring/location"
-	"github.com/nccomring/libnccomring/score"
 )
 
 const scoreHelp = `Usage: nccom-rings score DIR [--locations FILE] [--max-excess N] [--json]

@@ -8,14 +8,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nccomring/libnccomring/plan"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/plan"
 )
 
 func TestReadGraphFile(t *testing.T) {
 	// testdata/graphs/03 (NVIDIA/nccl#524): the RING graph's two channels
 	// both run gpu 0 1 2 3, entering on NIC 3 and leaving on NIC 0; the
 	// tree graph after it is skipped.
-	f, err := plan.ReadGraphFile("../testdata/graphs/03_nccl524_4gpu_4nic_graph.xml")
+	f, err := plan.ReadGraphFile("../../../testdata/graphs/03_nccl524_4gpu_4nic_graph.xml")
 	require.NoError(t, err)
 	assert.Equal(t, 4, f.LocalRanks)
 	assert.Equal(t, 2, f.NChannels)
@@ -28,7 +28,7 @@ func TestReadGraphFile(t *testing.T) {
 	assert.Equal(t, []int32{3, 0, 3, 0, -1}, g.Inter[:5])
 
 	// testdata/graphs/01 (Azure NCv4): 0123 and 0321, no NICs.
-	f, err = plan.ReadGraphFile("../testdata/graphs/01_azure_ncv4_graph.xml")
+	f, err = plan.ReadGraphFile("../../../testdata/graphs/01_azure_ncv4_graph.xml")
 	require.NoError(t, err)
 	assert.Equal(t, [][]int{{0, 1, 2, 3}, {0, 3, 2, 1}}, f.Order)
 	assert.Equal(t, []int{-1, -1}, f.NICIn)

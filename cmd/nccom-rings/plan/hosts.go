@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
 	"github.com/nccomring/libnccomring/internal/quote"
-	"github.com/nccomring/libnccomring/location"
 )
 
 // Host is one host line of a hostfile.

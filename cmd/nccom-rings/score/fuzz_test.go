@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/internal/fuzzseed"
 	"github.com/nccomring/libnccomring/ringdump"
-	"github.com/nccomring/libnccomring/score"
 )
 
 // FuzzFromDumps: no set of dumps, one JSON document a line, makes

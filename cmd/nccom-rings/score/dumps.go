@@ -6,8 +6,8 @@ import (
 	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/nodeorder"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
 	"github.com/nccomring/libnccomring/layout"
-	"github.com/nccomring/libnccomring/location"
 	"github.com/nccomring/libnccomring/ringdump"
 )
 

@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/ringdump"
-	"github.com/nccomring/libnccomring/score"
 )
 
 // Redactor replaces host names, EC2 instance ids and location names by

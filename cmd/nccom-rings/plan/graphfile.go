@@ -8,8 +8,8 @@ import (
 	"strconv"
 
 	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
 	"github.com/nccomring/libnccomring/layout"
-	"github.com/nccomring/libnccomring/location"
 )
 
 // GraphFile is the RING graph of an NCCL_GRAPH_FILE, read as ringstage's

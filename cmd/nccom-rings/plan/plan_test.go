@@ -8,10 +8,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nccomring/libnccomring/location"
-	"github.com/nccomring/libnccomring/plan"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/plan"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/ringdump"
-	"github.com/nccomring/libnccomring/score"
 )
 
 // d25 is D25's example (docs/spec/DECISIONS.md): 8 hosts of 4 ranks,

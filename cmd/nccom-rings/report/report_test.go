@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nccomring/libnccomring/score"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 )
 
 // fourNodes is 4 ranks, one per node, on one channel in rank order: nodes

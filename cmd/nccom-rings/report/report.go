@@ -32,8 +32,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/nodeorder"
-	"github.com/nccomring/libnccomring/score"
 )
 
 // Finding is one of verify's findings, as the page shows it. Rank and

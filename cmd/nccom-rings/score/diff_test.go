@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/nccomring/libnccomring/score"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 )
 
 func TestDiffOfAJobWithItselfIsEmpty(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nccomring/libnccomring/location"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
 )
 
 func TestReadLocations(t *testing.T) {

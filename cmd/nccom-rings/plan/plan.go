@@ -16,6 +16,7 @@ import (
 	"runtime"
 
 	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/layout"
@@ -23,7 +24,6 @@ import (
 	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/ring"
 	"github.com/nccomring/libnccomring/ringdump"
-	"github.com/nccomring/libnccomring/score"
 	"github.com/nccomring/libnccomring/version"
 )
 
