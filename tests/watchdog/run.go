@@ -208,8 +208,9 @@ func (w *watch) end(tree []member, command int, exited <-chan *os.ProcessState) 
 		case <-time.After(sampleEvery / 5):
 		}
 		self := os.Getpid()
+		left := descendants(self)
 		live := 0
-		for _, p := range descendants(self) {
+		for _, p := range left {
 			if p.state != "Z" {
 				live++
 				if time.Now().After(deadline) {
@@ -217,7 +218,7 @@ func (w *watch) end(tree []member, command int, exited <-chan *os.ProcessState) 
 				}
 			}
 		}
-		reapOrphans(descendants(self), self, command) // never the command: exec.Cmd.Wait reaps it
+		reapOrphans(left, self, command) // never the command: exec.Cmd.Wait reaps it
 		if state != nil && live == 0 {
 			return state
 		}
