@@ -13,7 +13,6 @@ package nodeorder
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/nccomring/libnccomring/internal/quote"
@@ -85,17 +84,37 @@ type Groups struct {
 	Group [MaxLevels][]int32
 }
 
-// NewGroups finds the groups of nodes located at locs (D8 order). work
-// holds at least len(locs) ints; the groups are taken from mem, which
-// holds at least Depth*len(locs) ints (MaxLevels*len(locs) always
-// suffices). Cost: O(Depth * n log n).
+// hashSlots is the size of NewGroups' table for n nodes: a power of two,
+// at least twice n, so that a probe ends after a few slots.
+func hashSlots(n int) int {
+	s := 2
+	for s < 2*n {
+		s *= 2
+	}
+	return s
+}
+
+// NewGroups finds the groups of nodes located at locs (D8 order). The
+// groups are taken from mem, which holds at least Depth*len(locs) ints
+// (MaxLevels*len(locs) always suffices); work holds hashSlots(len(locs))
+// ints. Either may be short, and is then allocated. Cost: O(Depth * n):
+// each level looks a node's (parent group, name) up in a table of the
+// first node that had it, visiting nodes in index order (so no decision
+// depends on the table's order).
 func NewGroups(locs []Location, mem, work []int32) Groups {
 	n := len(locs)
 	var g Groups
 	for _, l := range locs {
 		g.Depth = max(g.Depth, int(l.Levels))
 	}
-	order := work[:n]
+	if len(mem) < g.Depth*n {
+		mem = make([]int32, g.Depth*n)
+	}
+	if len(work) < hashSlots(n) {
+		work = make([]int32, hashSlots(n))
+	}
+	table := work[:hashSlots(n)]
+	mask := uint32(len(table) - 1)
 	for level := 1; level <= g.Depth; level++ {
 		group := mem[(level-1)*n : level*n]
 		parent := func(m int32) int32 { // the group one level up
@@ -104,36 +123,45 @@ func NewGroups(locs []Location, mem, work []int32) Groups {
 			}
 			return g.Group[level-2][m]
 		}
-		name := func(m int32) int64 { // this level's name, or a mark for "ended"
+		name := func(m int32) uint32 { // this level's name; 0 past its end (ended marks it)
 			if level > int(locs[m].Levels) {
-				return -1
+				return 0
 			}
-			return int64(locs[m].Hash[level-1])
+			return locs[m].Hash[level-1]
 		}
-		for m := range order {
-			order[m] = int32(m)
+		ended := func(m int32) bool { return level > int(locs[m].Levels) }
+		for i := range table {
+			table[i] = -1
 		}
-		// Nodes with the same prefix next to each other, each run in index
-		// order, so that a run's first node is its lowest index.
-		slices.SortStableFunc(order, func(a, b int32) int {
-			if c := cmpInt(int64(parent(a)), int64(parent(b))); c != 0 {
-				return c
-			}
-			return cmpInt(name(a), name(b))
-		})
-		first := int32(-1)
-		for i, m := range order {
-			if i == 0 || parent(m) != parent(order[i-1]) || name(m) != name(order[i-1]) {
-				first = m
-			}
-			group[m] = first
+		for m := range int32(n) {
 			if !locs[m].Found() {
 				group[m] = -1
+				continue
+			}
+			p, nm, e := parent(m), name(m), ended(m)
+			h := (uint32(p)*0x9E3779B1 ^ nm ^ uint32(boolInt(e))<<31) * 0x85EBCA6B
+			for i := h >> 7 & mask; ; i = (i + 1) & mask {
+				f := table[i]
+				if f < 0 {
+					table[i], group[m] = m, m
+					break
+				}
+				if parent(f) == p && name(f) == nm && ended(f) == e {
+					group[m] = f
+					break
+				}
 			}
 		}
 		g.Group[level-1] = group
 	}
 	return g
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func cmpInt(a, b int64) int {
@@ -150,28 +178,42 @@ func cmpInt(a, b int64) int {
 // nodes grouped by location prefix, level by level from the top, every
 // group contiguous, groups and the nodes inside a group in order of their
 // lowest index; nodes without a location last, in index order. It returns
-// how many nodes have no location. g is NewGroups(locs).
-func Sequence(locs []Location, g Groups, seq []int32) (unplaced int) {
+// how many nodes have no location. g is NewGroups(locs); work holds
+// 2*len(locs)+2 ints, or is short and then allocated. Cost: O(Depth * n),
+// one stable counting sort per level from the deepest up, keyed by the
+// group (a node index; n for no location, so those come last).
+func Sequence(locs []Location, g Groups, seq, work []int32) (unplaced int) {
 	n := len(locs)
 	seq = seq[:n]
+	if len(work) < 2*n+2 {
+		work = make([]int32, 2*n+2)
+	}
+	count, other := work[:n+2], work[n+2:][:n]
 	for m := range seq {
 		seq[m] = int32(m)
 	}
-	slices.SortStableFunc(seq, func(a, b int32) int {
-		fa, fb := locs[a].Found(), locs[b].Found()
-		if fa != fb {
-			if fa {
-				return -1
+	for level := g.Depth - 1; level >= 0; level-- {
+		group := g.Group[level]
+		key := func(m int32) int32 {
+			if group[m] < 0 {
+				return int32(n)
 			}
-			return 1
+			return group[m]
 		}
-		for level := range g.Depth {
-			if c := cmpInt(int64(g.Group[level][a]), int64(g.Group[level][b])); c != 0 {
-				return c
-			}
+		clear(count)
+		for _, m := range seq {
+			count[key(m)+1]++
 		}
-		return 0
-	})
+		for k := 1; k < len(count); k++ {
+			count[k] += count[k-1]
+		}
+		for _, m := range seq {
+			k := key(m)
+			other[count[k]] = m
+			count[k]++
+		}
+		copy(seq, other)
+	}
 	for _, l := range locs {
 		if !l.Found() {
 			unplaced++

@@ -34,7 +34,7 @@ func sequence(locs []nodeorder.Location) ([]int32, nodeorder.Groups, int) {
 	n := len(locs)
 	g := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*n), make([]int32, n))
 	seq := make([]int32, n)
-	unplaced := nodeorder.Sequence(locs, g, seq)
+	unplaced := nodeorder.Sequence(locs, g, seq, nil)
 	return seq, g, unplaced
 }
 

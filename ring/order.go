@@ -51,10 +51,9 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, switchV1 bool, enablePod 
 	// nodeLocations; otherwise no memory is taken for them.
 	nNodes := len(heads)
 	pods := podJob(enablePod, nNodes)
-	var lt locationTables
+	var rankLoc []nodeorder.Location
 	if w.asking == len(all) && !pods && !switchV1 {
-		var ok bool
-		if lt, ok = newLocationTables(sc, len(all), nNodes); !ok {
+		if rankLoc = locationBlock(sc, len(all)); rankLoc == nil {
 			return o, nil, sc.err("ncclTopoPostset", len(all), n)
 		}
 	}
@@ -62,8 +61,8 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, switchV1 bool, enablePod 
 	for r, f := range all {
 		if fields, ok := record.Read(f, int32(r)); ok && fields.Network {
 			o.Asked = true
-			if lt.rank != nil {
-				lt.rank[r] = fields.Location
+			if rankLoc != nil {
+				rankLoc[r] = fields.Location
 			}
 		} else if notAsking++; firstNot < 0 {
 			firstNot = r
@@ -98,15 +97,16 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, switchV1 bool, enablePod 
 		return o, heads, nil
 	}
 
-	locs := w.nodeLocations(all, lt)
-	block := sc.ints((nodeorder.MaxLevels + 3) * nNodes)
-	if block == nil {
+	mem := sc.ints(nodeorder.ArrangeInts(len(all), nNodes) + 2*nNodes)
+	if mem == nil {
 		return o, nil, sc.err("ncclTopoPostset", len(all), n)
 	}
-	groups := nodeorder.NewGroups(locs, block[:nodeorder.MaxLevels*nNodes], block[nodeorder.MaxLevels*nNodes:][:nNodes])
-	seq := block[(nodeorder.MaxLevels+1)*nNodes:][:nNodes]
-	unplaced := nodeorder.Sequence(locs, groups, seq)
-	ordered := block[(nodeorder.MaxLevels+2)*nNodes:][:nNodes]
+	nodeOf, ordered := mem[:len(all)], mem[len(all):][:nNodes]
+	for r, f := range all {
+		nodeOf[r] = w.nodes.byHead[f.RingRecv[0]]
+	}
+	arr := nodeorder.Arrange(rankLoc, nodeOf, heads, mem[len(all)+nNodes:])
+	seq, groups, unplaced := arr.Sequence, arr.Groups, arr.Unplaced
 	for i, m := range seq {
 		ordered[i] = heads[m]
 	}
@@ -139,85 +139,14 @@ func summary(seq, heads []int32, g nodeorder.Groups) string {
 	return b.String()
 }
 
-// locationTables is nodeLocations' working memory, one block from the
-// call's scratch: rank[r] is rank r's location (nodeOrder fills it as it
-// reads the records), node[m] node m's, and nodeOf, members and start
-// group the ranks by node.
-type locationTables struct {
-	rank, node             []nodeorder.Location
-	nodeOf, members, start []int32
-}
-
-// newLocationTables takes the tables for nRanks ranks on nNodes nodes from
-// sc; false when there is no memory.
-func newLocationTables(sc *scratch, nRanks, nNodes int) (locationTables, bool) {
+// locationBlock is room for nRanks locations from sc, or nil.
+func locationBlock(sc *scratch, nRanks int) []nodeorder.Location {
 	const words = int(unsafe.Sizeof(nodeorder.Location{}) / 4)
-	block := sc.ints(words*(nRanks+nNodes) + 2*nRanks + nNodes + 1)
+	block := sc.ints(words * nRanks)
 	if block == nil {
-		return locationTables{}, false
+		return nil
 	}
-	asLocations := func(s []int32) []nodeorder.Location {
-		return unsafe.Slice((*nodeorder.Location)(unsafe.Pointer(&s[0])), len(s)/words)
-	}
-	rest := block[words*(nRanks+nNodes):]
-	return locationTables{
-		rank: asLocations(block[:words*nRanks]), node: asLocations(block[words*nRanks:][:words*nNodes]),
-		nodeOf: rest[:nRanks], members: rest[nRanks : 2*nRanks], start: rest[2*nRanks:][:nNodes+1],
-	}, true
-}
-
-// nodeLocations is each node's location (D25): the one most of its ranks
-// carry, ties going to its head's, else to the tied location whose first
-// holder has the lowest rank. Every fragment holds a valid record, whose
-// location is lt.rank's; the result is lt.node.
-func (w *links) nodeLocations(all []*abi.TopoRanks, lt locationTables) []nodeorder.Location {
-	nRanks, nNodes := len(all), len(w.nodes.heads)
-	rankLoc, nodeLoc, nodeOf, members, start := lt.rank, lt.node, lt.nodeOf, lt.members, lt.start
-	clear(start)
-	for r, f := range all {
-		nodeOf[r] = w.nodes.byHead[f.RingRecv[0]]
-		start[nodeOf[r]+1]++
-	}
-	for m := range nNodes {
-		start[m+1] += start[m]
-	}
-	for r := range nRanks { // ranks grouped by node, in rank order
-		m := nodeOf[r]
-		members[start[m]] = int32(r)
-		start[m]++
-	}
-	for m := nNodes; m > 0; m-- { // start[m] is node m's start again
-		start[m] = start[m-1]
-	}
-	start[0] = 0
-	for m := range nNodes {
-		ranks := members[start[m]:start[m+1]]
-		slices.SortStableFunc(ranks, func(a, b int32) int { return compareLocations(&rankLoc[a], &rankLoc[b]) })
-		head := w.nodes.heads[m]
-		best, bestCount, bestFirst := rankLoc[head], 0, int32(-1)
-		for i := 0; i < len(ranks); {
-			j := i + 1
-			for j < len(ranks) && rankLoc[ranks[j]] == rankLoc[ranks[i]] {
-				j++
-			}
-			count, loc, firstHolder := j-i, rankLoc[ranks[i]], ranks[i]
-			isHead := loc == rankLoc[head]
-			if count > bestCount || count == bestCount && (isHead || best != rankLoc[head] && firstHolder < bestFirst) {
-				best, bestCount, bestFirst = loc, count, firstHolder
-			}
-			i = j
-		}
-		nodeLoc[m] = best
-	}
-	return nodeLoc
-}
-
-// compareLocations orders locations by level count, then hash by hash.
-func compareLocations(a, b *nodeorder.Location) int {
-	if a.Levels != b.Levels {
-		return int(a.Levels) - int(b.Levels)
-	}
-	return slices.Compare(a.Hash[:], b.Hash[:])
+	return unsafe.Slice((*nodeorder.Location)(unsafe.Pointer(&block[0])), nRanks)
 }
 
 // checkRecords is D27's verdict over every record, after the fragments'

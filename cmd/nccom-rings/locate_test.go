@@ -161,7 +161,7 @@ func TestLocateAllEC2AndSlurmGiveTheSameNodeSequence(t *testing.T) {
 		}
 		g := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*len(locs)), make([]int32, len(locs)))
 		s := make([]int32, len(locs))
-		nodeorder.Sequence(locs, g, s)
+		nodeorder.Sequence(locs, g, s, nil)
 		return s
 	}
 	ec2Seq := seq(ec2, func(k int) string { return "i-0a1b2c3d4e5f6000" + string(rune('0'+k)) })

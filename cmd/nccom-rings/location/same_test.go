@@ -41,7 +41,7 @@ func TestEC2AndSlurmGiveTheSameNodeSequence(t *testing.T) {
 		n := len(locs)
 		g := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*n), make([]int32, n))
 		seq := make([]int32, n)
-		require.Zero(t, nodeorder.Sequence(locs, g, seq))
+		require.Zero(t, nodeorder.Sequence(locs, g, seq, nil))
 		crossings, groups := nodeorder.Crossings(g, seq)
 		return seq, crossings, groups
 	}

@@ -216,6 +216,6 @@ func NetworkOrder(locations []string) ([]int, error) {
 	n := len(locs)
 	groups := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*n), make([]int32, n))
 	seq := make([]int32, n)
-	nodeorder.Sequence(locs, groups, seq)
+	nodeorder.Sequence(locs, groups, seq, nil)
 	return ringdump.Ints(seq), nil
 }
