@@ -6,6 +6,7 @@ import (
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/layout"
+	"github.com/nccomring/libnccomring/record"
 )
 
 // Allocator provides the userRanks buffers Postset allocates for channels
@@ -45,6 +46,11 @@ type PostsetResult struct {
 	GraphChannels, CountRank, OwnChannels int
 	// Order is the inter-node order the stitch followed (D25).
 	Order Order
+	// Own is what the calling rank's own gathered record says, and OwnValid
+	// whether it is valid (D28: a dump holds the record's policy and
+	// location, not the environment's).
+	Own      record.Fields
+	OwnValid bool
 }
 
 // OwnChannelsWarning is D27's WARN after a committed Postset on a rank
@@ -125,6 +131,7 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	if !ok {
 		return res, sc.err("ncclTopoPostset", nRanks, n)
 	}
+	res.Own, res.OwnValid = record.Read(all[rank], rank)
 	n, self, failure := w.rings(all, rank, switchV1, comm.EnablePod, &res, sc)
 	if failure != nil {
 		return res, failure
