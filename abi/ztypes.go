@@ -78,14 +78,18 @@ type Record struct {
 	Location        [8]uint32
 }
 
-// The record's constants (D25).
+// The record's constants (D25, D28).
 const (
-	RecordOffset      = 0x340
-	RecordMagic       = -0x2da5ee32
-	RecordVersion     = 0x1
-	RecordNetwork     = 0x1
-	RecordPodNode     = 0x2
-	RecordSwitchV1    = 0x4
-	RecordLevelsShift = 0x8
-	MaxLocationLevels = 0x8
+	RecordOffset          = 0x340
+	RecordMagic           = -0x2da5ee32
+	RecordVersion         = 0x2
+	RecordNetwork         = 0x1
+	RecordPodNode         = 0x2
+	RecordSwitchV1        = 0x4
+	RecordUnknownPlatform = 0x8
+	RecordEnablePod       = 0x10
+	RecordLevelsShift     = 0x8
+	RecordKangaShift      = 0xc
+	RecordChannelsShift   = 0x10
+	MaxLocationLevels     = 0x8
 )

@@ -113,35 +113,48 @@ struct ncclTopoRanks {
                                     * them (D13); elsewhere, and the other rows, neither */
 };
 
-/* The ring stage's record (D25, D27): 64 bytes that travel in each
- * fragment through the AllGather, at +832 of struct ncclTopoRanks (the
- * tree slots of channels 16..31 of treeToChild1, which no Preset that fills
- * trees for at most 16 channels writes and no Postset reads). Preset W its
- * first word on every call: NCCOM_RING_RECORD_MAGIC when the record
- * carries something (NCCOM_RING_NODE_ORDER=network, a location from
- * NCCOM_RING_LOCATION, NCCOM_RING_POD_ORDER=node, or TRN3-SwitchV1's
- * preconditions), else 0, so that no record of an earlier communicator
- * survives; the other words only with the magic. Postset R every rank's and
- * takes one as valid only when magic, version and checksum hold and rank
- * is its slot's. Words are ints (or unsigned where said); hashes are
- * 32-bit FNV-1a. */
+/* The ring stage's record, version 2 (D25, D27, D28): 64 bytes that
+ * travel in each fragment through the AllGather, at +832 of struct
+ * ncclTopoRanks (the tree slots of channels 16..31 of treeToChild1, which no
+ * Preset that fills trees for at most 16 channels writes and no Postset
+ * reads). Preset W the whole record on every call, whatever the variables,
+ * so that no record of an earlier communicator survives; it carries every
+ * per-rank fact Postset decides from (D28): the policy, the location, the
+ * platform, enablePod, nKangaRingChannels, the graph's channel count and
+ * fingerprint, SwitchV1's preconditions. Postset R every rank's and takes
+ * one as valid only when magic, version and checksum hold, rank is its
+ * slot's and every field is in range; a fragment without the magic is
+ * another ring stage's, one with it but not valid "unreadable". Words are
+ * ints (or unsigned where said); name hashes are 32-bit FNV-1a over the
+ * name's bytes. */
 #define NCCOM_RING_RECORD_OFFSET 832
 #define NCCOM_RING_RECORD_MAGIC (-0x2DA5EE32) /* 0xD25A11CE: negative, so neither a rank nor -1 */
-#define NCCOM_RING_RECORD_VERSION 1
+#define NCCOM_RING_RECORD_VERSION 2
 #define NCCOM_RING_RECORD_NETWORK 0x1   /* flags: this rank asks NCCOM_RING_NODE_ORDER=network */
 #define NCCOM_RING_RECORD_POD_NODE 0x2  /* flags: NCCOM_RING_POD_ORDER=node (D27) */
-#define NCCOM_RING_RECORD_SWITCHV1 0x4  /* flags: TRN3-SwitchV1; jbogId and virtualCoreSize are set */
+#define NCCOM_RING_RECORD_SWITCHV1 0x4  /* flags: platform TRN3-SwitchV1; jbogId and virtualCoreSize are set */
+#define NCCOM_RING_RECORD_PLATFORM_UNKNOWN 0x8 /* flags: NCCOM_RING_PLATFORM named no platform (D28);
+                                         * never with NCCOM_RING_RECORD_SWITCHV1 */
+#define NCCOM_RING_RECORD_ENABLE_POD 0x10 /* flags: comm->enablePod is non-zero (D28) */
 #define NCCOM_RING_RECORD_LEVELS_SHIFT 8 /* flags bits 8..11: names in the location, 0 (none)..8 */
+#define NCCOM_RING_RECORD_KANGA_SHIFT 12 /* flags bits 12..14: comm->nKangaRingChannels, 0..4 */
+#define NCCOM_RING_RECORD_CHANNELS_SHIFT 16 /* flags bits 16..21: graph->nChannels, 1..32 */
 #define NCCOM_RING_MAX_LOCATION_LEVELS 8
+/* The checksum (version 2) is FNV-1a's arithmetic on whole words, in four
+ * lanes so that the multiplies overlap: lane k starts at 2166136261 and
+ * takes words k, k+4, k+8, k+12 of the record (the checksum word as 0) as
+ * lane = (lane ^ word) * 16777619; the checksum is
+ * ((((lane0 * 16777619) ^ lane1) * 16777619 ^ lane2) * 16777619 ^ lane3) * 16777619,
+ * all modulo 2^32. (Version 1 hashed the 64 bytes one at a time.) */
 struct nccomRingRecord {
-  int magic;            /* +0  NCCOM_RING_RECORD_MAGIC, or 0: no record */
+  int magic;            /* +0  NCCOM_RING_RECORD_MAGIC */
   int version;          /* +4  NCCOM_RING_RECORD_VERSION */
   int rank;             /* +8  the writer's comm->rank: its slot in allTopoRanks */
   int flags;            /* +12 NCCOM_RING_RECORD_* bits and the location's level count */
   unsigned fingerprint; /* +16 hash of the writer's graph: nChannels, then inter[0 .. 2 nChannels) */
   int jbogId;           /* +20 with NCCOM_RING_RECORD_SWITCHV1: neuronTrnSwitchV1JbogId(rank), else 0 */
   int virtualCoreSize;  /* +24 with NCCOM_RING_RECORD_SWITCHV1: nec_get_virtual_core_size(), else 0 */
-  unsigned checksum;    /* +28 hash of the 16 words, this one taken as 0 */
+  unsigned checksum;    /* +28 of the 16 words, this one taken as 0 (above) */
   unsigned location[NCCOM_RING_MAX_LOCATION_LEVELS]; /* +32 hash of each name, outermost
                          * first; 0 past the level count */
 };

@@ -112,15 +112,17 @@ func CheckPreconditions(rank, virtualCoreSize, jbogID int32) error {
 
 // Materialize assembles comm->kangaRing[k] from the AllGathered fragments on
 // TRN3-SwitchV1 (spec §4, D13): kangaRing[k][4v..4v+3] =
-// all[v]->JbogKangaringPath[k][0..3] for k < nKangaRingChannels and
-// v < min(16, len(all)). It returns the number of ints written per path (0
-// when the platform is not SwitchV1). Preconditions must have passed.
-func Materialize(comm *abi.Comm, all []*abi.TopoRanks, switchV1 bool) (intsPerPath int) {
+// all[v]->JbogKangaringPath[k][0..3] for k < paths, the job's
+// nKangaRingChannels (D28: as the records say, 0..4, not the calling
+// rank's comm), and v < min(16, len(all)). It returns the number of ints
+// written per path (0 when the platform is not SwitchV1). Preconditions
+// must have passed.
+func Materialize(comm *abi.Comm, all []*abi.TopoRanks, switchV1 bool, paths int32) (intsPerPath int) {
 	if !switchV1 {
 		return 0
 	}
 	sources := min(layout.KangaFragmentsPerRow, len(all))
-	for k := range int(comm.NKangaRingChannels) {
+	for k := range int(paths) {
 		row := &comm.KangaRing[k]
 		for v := range sources {
 			copy(row[v*layout.KangaPathWidth:], all[v].JbogKangaringPath[k][:])
@@ -130,10 +132,10 @@ func Materialize(comm *abi.Comm, all []*abi.TopoRanks, switchV1 bool) (intsPerPa
 }
 
 // PathLines returns the INFO lines Postset prints on SwitchV1 after a
-// successful materialize (D13, P13): "built %d kangaring paths" and one
-// "kangaring path[%d]=..." per path with the ints written.
-func PathLines(comm *abi.Comm, intsPerPath int) []string {
-	n := int(comm.NKangaRingChannels)
+// successful materialize of paths paths (D13, P13): "built %d kangaring
+// paths" and one "kangaring path[%d]=..." per path with the ints written.
+func PathLines(comm *abi.Comm, paths int32, intsPerPath int) []string {
+	n := int(paths)
 	lines := make([]string, 0, n+1)
 	lines = append(lines, fmt.Sprintf("built %d kangaring paths", n))
 	var b strings.Builder

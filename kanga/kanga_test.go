@@ -82,7 +82,7 @@ func TestMaterializeAssemblesSixteenFragments(t *testing.T) {
 			}
 		}
 	}
-	n := kanga.Materialize(c, all, true)
+	n := kanga.Materialize(c, all, true, c.NKangaRingChannels)
 	assert.Equal(t, 64, n)
 	for k := range 2 {
 		for v := range 16 {
@@ -94,12 +94,12 @@ func TestMaterializeAssemblesSixteenFragments(t *testing.T) {
 	assert.EqualValues(t, 2000, c.KangaRing[2][0], "path 2 is past nKangaRingChannels: untouched")
 
 	few := kangaComm(1)
-	assert.Equal(t, 12, kanga.Materialize(few, all[:3], true), "min(16, nRanks) fragments (D13)")
+	assert.Equal(t, 12, kanga.Materialize(few, all[:3], true, few.NKangaRingChannels), "min(16, nRanks) fragments (D13)")
 	assert.EqualValues(t, 201, few.KangaRing[0][9])
 	assert.EqualValues(t, 12, few.KangaRing[0][12], "past 3 ranks: untouched")
 
 	generic := kangaComm(2)
-	assert.Zero(t, kanga.Materialize(generic, all, false))
+	assert.Zero(t, kanga.Materialize(generic, all, false, generic.NKangaRingChannels))
 	assert.Equal(t, kangaComm(2).KangaRing, generic.KangaRing)
 }
 
@@ -134,6 +134,6 @@ func TestCheckPreconditions(t *testing.T) {
 func TestPathLines(t *testing.T) {
 	c := kangaComm(2)
 	assert.Equal(t, []string{"built 2 kangaring paths", "kangaring path[0]=0 1 2 3", "kangaring path[1]=1000 1001 1002 1003"},
-		kanga.PathLines(c, 4))
-	assert.Equal(t, []string{"built 0 kangaring paths"}, kanga.PathLines(kangaComm(0), 64))
+		kanga.PathLines(c, c.NKangaRingChannels, 4))
+	assert.Equal(t, []string{"built 0 kangaring paths"}, kanga.PathLines(kangaComm(0), 0, 64))
 }

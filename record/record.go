@@ -1,11 +1,13 @@
-// Package record reads and writes the ring stage's record (D25, D27): the
-// 64 bytes at +832 of each fragment (include/nccom_ring.h, struct
-// nccomRingRecord) that carry, through the AllGather, what Postset must
-// decide from the gathered bytes alone: the rank's node-order policy and
-// location, the fingerprint of its graph, and the D27 fields (the
-// pod-order setting, TRN3-SwitchV1's preconditions). Pure Go; the hashes
-// are 32-bit FNV-1a over 32-bit words, least significant byte first, so
-// the C reference model and every tool compute the same bytes.
+// Package record reads and writes the ring stage's record, version 2 (D25,
+// D27, D28): the 64 bytes at +832 of each fragment (include/nccom_ring.h,
+// struct nccomRingRecord) that carry, through the AllGather, every per-rank
+// fact Postset decides from, so that it decides from the gathered bytes
+// alone: the rank's node-order policy and location, its platform,
+// enablePod, nKangaRingChannels, its graph's channel count and
+// fingerprint, the pod-order setting and TRN3-SwitchV1's preconditions.
+// Pure Go; the name and graph hashes are 32-bit FNV-1a over 32-bit words,
+// least significant byte first, and the checksum is the header's word-wise
+// variant, so the C reference model and every tool compute the same bytes.
 package record
 
 import (
@@ -15,23 +17,49 @@ import (
 	"github.com/nccomring/libnccomring/nodeorder"
 )
 
-// Fields is what one record says.
-type Fields struct {
-	Rank        int32 // the writer's comm->rank
-	Network     bool  // it asks for NCCOM_RING_NODE_ORDER=network
-	PodNode     bool  // NCCOM_RING_POD_ORDER=node (D27)
-	SwitchV1    bool  // TRN3-SwitchV1: JbogID and VirtualCoreSize hold its preconditions (D27)
-	Location    nodeorder.Location
-	Fingerprint uint32 // of the writer's graph
-	JbogID      int32
-	VirtualCore int32 // nec_get_virtual_core_size()
+// Platform is a rank's platform as Preset resolved it (D14, D28).
+type Platform uint8
+
+const (
+	Generic  Platform = iota // any platform but TRN3-SwitchV1
+	SwitchV1                 // TRN3-SwitchV1
+	Unknown                  // NCCOM_RING_PLATFORM named no platform
+)
+
+// String is the platform as the WARN texts name it.
+func (p Platform) String() string {
+	switch p {
+	case SwitchV1:
+		return "trn3-switchv1"
+	case Unknown:
+		return "unknown"
+	}
+	return "generic"
 }
 
-// Carries reports whether f has anything to carry; a record that carries
-// nothing is written as its first word, 0.
-func (f *Fields) Carries() bool {
-	return f.Network || f.PodNode || f.SwitchV1 || f.Location.Found()
+// Fields is what one record says.
+type Fields struct {
+	Rank          int32 // the writer's comm->rank
+	Network       bool  // it asks for NCCOM_RING_NODE_ORDER=network
+	PodNode       bool  // NCCOM_RING_POD_ORDER=node (D27)
+	Platform      Platform
+	EnablePod     bool  // comm->enablePod != 0
+	KangaChannels int32 // comm->nKangaRingChannels, 0..4
+	GraphChannels int32 // graph->nChannels, 1..32
+	Location      nodeorder.Location
+	Fingerprint   uint32 // of the writer's graph
+	JbogID        int32  // with SwitchV1: its preconditions (D27), else 0
+	VirtualCore   int32  // nec_get_virtual_core_size()
 }
+
+// Kind is what a fragment holds at the record's place (D28).
+type Kind uint8
+
+const (
+	None       Kind = iota // no magic: another ring stage's fragment
+	Valid                  // this library's record, intact
+	Unreadable             // the magic, but damaged or of another version
+)
 
 // Of returns the record inside fragment frag, in place.
 func Of(frag *abi.TopoRanks) *abi.Record {
@@ -67,23 +95,43 @@ func Fingerprint(graph *abi.TopoGraph) uint32 {
 	return h
 }
 
-// checksum is the hash of the record's 16 words, its checksum taken as 0.
+// words views the record as its 16 words.
+func words(r *abi.Record) *[16]uint32 { return (*[16]uint32)(unsafe.Pointer(r)) }
+
+// checksumWord is the checksum's index among the record's words (+28).
+const checksumWord = 7
+
+// checksum is the header's version-2 checksum: FNV-1a's arithmetic on
+// whole words in four independent lanes, so that the multiplies overlap
+// (a record is checked on every Postset, for every rank: D28).
 func checksum(r *abi.Record) uint32 {
-	h := hashWords(fnvOffset, uint32(r.Magic), uint32(r.Version), uint32(r.Rank), uint32(r.Flags),
-		r.Fingerprint, uint32(r.JbogID), uint32(r.VirtualCoreSize), 0)
-	return hashWords(h, r.Location[:]...)
+	w := words(r)
+	l0, l1, l2, l3 := uint32(fnvOffset), uint32(fnvOffset), uint32(fnvOffset), uint32(fnvOffset)
+	for i := 0; i < 16; i += 4 {
+		w3 := w[i+3]
+		if i+3 == checksumWord {
+			w3 = 0
+		}
+		l0, l1, l2, l3 = (l0^w[i])*fnvPrime, (l1^w[i+1])*fnvPrime, (l2^w[i+2])*fnvPrime, (l3^w3)*fnvPrime
+	}
+	return ((((l0*fnvPrime)^l1)*fnvPrime^l2)*fnvPrime ^ l3) * fnvPrime
 }
 
-// Write writes f into frag's record, or only its first word, 0, when f
-// carries nothing (nil included).
+// checksumV1 is version 1's checksum (every byte), only so that a record
+// of that version can be named as one (D28).
+func checksumV1(r *abi.Record) uint32 {
+	w := *words(r)
+	w[checksumWord] = 0
+	return hashWords(fnvOffset, w[:]...)
+}
+
+// Write writes f into frag's record, whole (D28).
 func Write(frag *abi.TopoRanks, f *Fields) {
 	r := Of(frag)
-	if f == nil || !f.Carries() {
-		r.Magic = 0
-		return
-	}
-	flags := int32(f.Location.Levels)<<abi.RecordLevelsShift | bit(f.Network, abi.RecordNetwork) |
-		bit(f.PodNode, abi.RecordPodNode) | bit(f.SwitchV1, abi.RecordSwitchV1)
+	flags := int32(f.Location.Levels)<<abi.RecordLevelsShift | f.KangaChannels<<abi.RecordKangaShift |
+		f.GraphChannels<<abi.RecordChannelsShift | bit(f.Network, abi.RecordNetwork) | bit(f.PodNode, abi.RecordPodNode) |
+		bit(f.Platform == SwitchV1, abi.RecordSwitchV1) | bit(f.Platform == Unknown, abi.RecordUnknownPlatform) |
+		bit(f.EnablePod, abi.RecordEnablePod)
 	*r = abi.Record{Magic: abi.RecordMagic, Version: abi.RecordVersion, Rank: f.Rank, Flags: flags,
 		Fingerprint: f.Fingerprint, JbogID: f.JbogID, VirtualCoreSize: f.VirtualCore, Location: f.Location.Hash}
 	r.Checksum = checksum(r)
@@ -96,42 +144,71 @@ func bit(on bool, b int32) int32 {
 	return 0
 }
 
-// AsksNetwork reports whether frag's record has the magic and the
-// network-order flag, without the other checks Read makes. It reads only
-// the record's first 16 bytes, so a caller can skip every Read of a job in
-// which no fragment's answer is true: none of them holds a valid record
-// that asks for the network order.
-func AsksNetwork(frag *abi.TopoRanks) bool {
-	r := Of(frag)
-	return r.Magic == abi.RecordMagic && r.Flags&abi.RecordNetwork != 0
-}
+// The flags' fields, as the header lays them out.
+const (
+	knownFlags = abi.RecordNetwork | abi.RecordPodNode | abi.RecordSwitchV1 | abi.RecordUnknownPlatform | abi.RecordEnablePod |
+		0xf<<abi.RecordLevelsShift | 0x7<<abi.RecordKangaShift | 0x3f<<abi.RecordChannelsShift
+	levelsOf   = 0xf
+	kangaOf    = 0x7
+	channelsOf = 0x3f
+)
 
-// Read returns what frag's record says, and false when it holds none (its
-// first word is not the magic) or is not valid: another version, a
-// checksum that does not match, a writer rank that is not slot (the rank
-// whose slot of the AllGather frag is), a level count above 8 or unused
-// location words that are not 0. It reads only the first word of a
-// fragment without a record.
-func Read(frag *abi.TopoRanks, slot int32) (Fields, bool) {
+// Check classifies frag's record as slot's (the rank whose slot of the
+// AllGather frag is): None without the magic; Unreadable when the version,
+// the checksum, the writer's rank or a field's range is wrong; else Valid.
+// It reads the record's words and nothing else, and allocates nothing:
+// Postset runs it on every fragment. version is the record's version word
+// when the checksum of that version holds (so a WARN can quote it), else
+// -1.
+func Check(frag *abi.TopoRanks, slot int32) (k Kind, version int32) {
 	r := Of(frag)
-	if r.Magic != abi.RecordMagic {
-		return Fields{}, false
+	switch {
+	case r.Magic != abi.RecordMagic:
+		return None, -1
+	case r.Version != abi.RecordVersion || r.Checksum != checksum(r):
+		if r.Version == 1 && r.Checksum == checksumV1(r) || r.Version != 1 && r.Checksum == checksum(r) {
+			return Unreadable, r.Version
+		}
+		return Unreadable, -1
 	}
-	levels := r.Flags >> abi.RecordLevelsShift
-	known := int32(abi.RecordNetwork | abi.RecordPodNode | abi.RecordSwitchV1)
-	if r.Version != abi.RecordVersion || r.Checksum != checksum(r) || r.Rank != slot ||
-		levels < 0 || levels > abi.MaxLocationLevels || r.Flags&^(known|int32(0xf)<<abi.RecordLevelsShift) != 0 {
-		return Fields{}, false
+	f := r.Flags
+	levels, kanga, channels := f>>abi.RecordLevelsShift&levelsOf, f>>abi.RecordKangaShift&kangaOf, f>>abi.RecordChannelsShift&channelsOf
+	if r.Rank != slot || f&^knownFlags != 0 || levels > abi.MaxLocationLevels || kanga > 4 || channels < 1 || channels > 32 ||
+		f&abi.RecordSwitchV1 != 0 && f&abi.RecordUnknownPlatform != 0 {
+		return Unreadable, r.Version
 	}
 	for _, h := range r.Location[levels:] {
 		if h != 0 {
-			return Fields{}, false
+			return Unreadable, r.Version
 		}
 	}
-	f := Fields{
-		Rank: r.Rank, Network: r.Flags&abi.RecordNetwork != 0, PodNode: r.Flags&abi.RecordPodNode != 0,
-		SwitchV1: r.Flags&abi.RecordSwitchV1 != 0, Fingerprint: r.Fingerprint, JbogID: r.JbogID, VirtualCore: r.VirtualCoreSize,
+	return Valid, r.Version
+}
+
+// Decode returns what a record that Check found Valid says.
+func Decode(frag *abi.TopoRanks) Fields {
+	r := Of(frag)
+	f := r.Flags
+	fields := Fields{
+		Rank: r.Rank, Network: f&abi.RecordNetwork != 0, PodNode: f&abi.RecordPodNode != 0, EnablePod: f&abi.RecordEnablePod != 0,
+		KangaChannels: f >> abi.RecordKangaShift & kangaOf, GraphChannels: f >> abi.RecordChannelsShift & channelsOf,
+		Fingerprint: r.Fingerprint, JbogID: r.JbogID, VirtualCore: r.VirtualCoreSize,
 	}
-	f.Location.Levels, f.Location.Hash = levels, r.Location
-	return f, true
+	switch {
+	case f&abi.RecordSwitchV1 != 0:
+		fields.Platform = SwitchV1
+	case f&abi.RecordUnknownPlatform != 0:
+		fields.Platform = Unknown
+	}
+	fields.Location.Levels = f >> abi.RecordLevelsShift & levelsOf
+	fields.Location.Hash = r.Location
+	return fields
+}
+
+// Read returns what frag's record says, and false when it is not Valid.
+func Read(frag *abi.TopoRanks, slot int32) (Fields, bool) {
+	if k, _ := Check(frag, slot); k != Valid {
+		return Fields{}, false
+	}
+	return Decode(frag), true
 }

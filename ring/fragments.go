@@ -54,9 +54,9 @@ type links struct {
 	nodes nodeFinder
 	walks []int32
 	sink  int32 // what the touch-ahead loads, so they are not dropped
-	// asking counts the fragments whose record may ask for the network
-	// order (record.AsksNetwork, D25): when none may, none needs reading.
-	asking int
+	// census counts the fragments' records as gather passes them (D28,
+	// records.go).
+	census census
 }
 
 // newLinks takes the block for nRanks ranks and up to n channels from sc;
@@ -79,7 +79,7 @@ func newLinks(sc *scratch, nRanks, n int) (links, bool) {
 // its node's first rank on every channel's head and tail (P10), whose
 // range it checks once per node (P8; so every rank's is in range), and
 // copies every rank's ringNext and ringPrev into its pairs, ready for the
-// stitch. It only says whether a check failed: the canonical
+// stitch, and counts every rank's record (census.add, D28). It only says whether a check failed: the canonical
 // error, the same on every rank, comes from channelCount (D27) or the
 // diagnosis (D24), which run only then. self is rank's node.
 //
@@ -92,7 +92,7 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 	nRanks := len(all)
 	size := uint32(nRanks)
 	w.nodes = newNodeFinder(w.nodes.byHead, w.nodes.heads)
-	w.asking = 0
+	w.census.reset()
 	last := n - 1
 	for lo := 0; lo < nRanks; lo += touchBlock {
 		block := all[lo:min(lo+touchBlock, nRanks)]
@@ -122,9 +122,7 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 			if !sameEnds(f, first, n) {
 				return -1, false
 			}
-			if record.AsksNetwork(f) {
-				w.asking++
-			}
+			w.census.add(f, int32(lo+i), n)
 		}
 		// The block's pairs, channel by channel: each row gets a run of
 		// whole cache lines at once. (Rank by rank, the n rows, nRanks

@@ -7,7 +7,6 @@ import (
 	"unsafe"
 
 	"github.com/nccomring/libnccomring/abi"
-	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/record"
 )
@@ -35,74 +34,44 @@ type Order struct {
 // maxSummaryNodes is how many nodes of the sequence Summary shows.
 const maxSummaryNodes = 16
 
-// nodeOrder decides D25's node order after gather has found the nodes,
-// and returns it with the heads in the order the stitch is to take them:
-// D8's (w.nodes.heads), or the location order, in working memory from sc.
-func (w *links) nodeOrder(all []*abi.TopoRanks, n int, switchV1 bool, enablePod int32, sc *scratch) (Order, []int32, *abi.Error) {
-	heads := w.nodes.heads
+// nodeOrder decides D25's node order after gather has found the nodes
+// and counted the records, and returns it with the heads in the order the
+// stitch is to take them: D8's (w.nodes.heads), or the location order, in
+// working memory from sc. job is the records' facts (D28).
+func (w *links) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch) (Order, []int32, *abi.Error) {
+	heads, c := w.nodes.heads, &w.census
 	var o Order
-	if w.asking == 0 { // no record asks: nothing to read (gather counted them)
+	if c.asking == 0 { // no valid record asks: nothing to read
 		return o, heads, nil
 	}
-	// Every rank's record is read once here, and only the nodes' first
-	// ranks' again, for their fingerprints (a record's checksum is most of
-	// the cost, about 70 ns): when the order may apply (every record
-	// may ask, no pods, not SwitchV1), its location is kept for
-	// nodeLocations; otherwise no memory is taken for them.
+	o.Asked = true
 	nNodes := len(heads)
-	pods := podJob(enablePod, nNodes)
-	var rankLoc []nodeorder.Location
-	if w.asking == len(all) && !pods && !switchV1 {
-		if rankLoc = locationBlock(sc, len(all)); rankLoc == nil {
-			return o, nil, sc.err("ncclTopoPostset", len(all), n)
-		}
-	}
-	notAsking, firstNot := 0, -1
-	for r, f := range all {
-		if fields, ok := record.Read(f, int32(r)); ok && fields.Network {
-			o.Asked = true
-			if rankLoc != nil {
-				rankLoc[r] = fields.Location
-			}
-		} else if notAsking++; firstNot < 0 {
-			firstNot = r
-		}
-	}
 	switch {
-	case !o.Asked:
-		return o, heads, nil
-	case pods:
+	case job.pods:
 		o.Info = fmt.Sprintf("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied with comm->enablePod on %d nodes (D15): stitching in rank order", nNodes)
 		return o, heads, nil
-	case switchV1:
+	case job.switchV1:
 		o.Info = "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied on TRN3-SwitchV1: stitching in rank order"
 		return o, heads, nil
-	case notAsking > 0:
-		o.Warn = fmt.Sprintf("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank %d does not ask for it (%d of %d ranks do not, or carry no valid record): stitching in rank order (D9) on every rank",
-			firstNot, notAsking, len(all))
+	case c.asking < len(all):
+		o.Warn = w.policyWarning(all)
 		return o, heads, nil
-	}
-	first, _ := record.Read(all[heads[0]], heads[0])
-	differ, firstDiffer := 0, -1
-	for m, h := range heads {
-		if f, _ := record.Read(all[h], h); f.Fingerprint != first.Fingerprint {
-			if differ++; firstDiffer < 0 {
-				firstDiffer = m
-			}
-		}
-	}
-	if differ > 0 {
-		o.Warn = fmt.Sprintf("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: node %d (head rank %d) has another graph than node 0 (%d of %d nodes do), so reordering would change their NICs: stitching in rank order (D9) on every rank",
-			firstDiffer, heads[firstDiffer], differ, nNodes)
-		return o, heads, nil
+	case c.fingerprints:
+		var err *abi.Error
+		o.Warn, err = w.graphWarning(all, sc)
+		return o, heads, err
 	}
 
+	// Every fragment holds a valid record that asks (the census checked
+	// each), so each is decoded without a second check.
+	rankLoc := locationBlock(sc, len(all))
 	mem := sc.ints(nodeorder.ArrangeInts(len(all), nNodes) + 2*nNodes)
-	if mem == nil {
+	if rankLoc == nil || mem == nil {
 		return o, nil, sc.err("ncclTopoPostset", len(all), n)
 	}
 	nodeOf, ordered := mem[:len(all)], mem[len(all):][:nNodes]
 	for r, f := range all {
+		rankLoc[r] = locationOf(f)
 		nodeOf[r] = w.nodes.byHead[f.RingRecv[0]]
 	}
 	arr := nodeorder.Arrange(rankLoc, nodeOf, heads, mem[len(all)+nNodes:])
@@ -111,13 +80,66 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, switchV1 bool, enablePod 
 		ordered[i] = heads[m]
 	}
 	o.Network, o.Sequence = true, slices.Clone(seq)
-	if unplaced > 0 {
+	if unplaced > 0 && nNodes > 1 { // one node has nowhere to go (D28)
 		m := seq[nNodes-unplaced]
 		o.Warn = fmt.Sprintf("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: node %d (head rank %d) has no location (%d of %d nodes have none, NCCOM_RING_LOCATION unset or invalid on most of their ranks): they come after all others, in rank order",
 			m, heads[m], unplaced, nNodes)
 	}
 	o.Summary = summary(seq, heads, groups)
 	return o, ordered, nil
+}
+
+// locationOf is the location in f's record, which the census found valid.
+func locationOf(f *abi.TopoRanks) nodeorder.Location {
+	r := record.Of(f)
+	return nodeorder.Location{Levels: r.Flags >> abi.RecordLevelsShift & 0xf, Hash: r.Location}
+}
+
+// policyWarning is the WARN of a policy some fragments do not ask for
+// (D25, D28): the reference is the policy most valid records carry (ties:
+// the lowest such rank's), the odd one out the lowest rank that differs
+// from it, a rank without a valid record differing from "network".
+func (w *links) policyWarning(all []*abi.TopoRanks) string {
+	c := &w.census
+	rankOrder := c.valid - c.asking
+	refNetwork := c.asking > rankOrder || c.asking == rankOrder && c.flags&abi.RecordNetwork != 0
+	says := func(r int) string {
+		switch fields, ok := record.Read(all[r], int32(r)); {
+		case !ok:
+			return "carries no valid record"
+		case fields.Network:
+			return "asks for network"
+		}
+		return "asks for rank"
+	}
+	odd, ref := -1, -1
+	for r := range all {
+		s := says(r)
+		if (s == "asks for network") == refNetwork && s != "carries no valid record" {
+			if ref < 0 {
+				ref = r
+			}
+		} else if odd < 0 {
+			odd = r
+		}
+	}
+	return fmt.Sprintf("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank %d %s, unlike rank %d (%s, the most common): network on %d rank%s, rank on %d, no valid record on %d: stitching in rank order (D9) on every rank",
+		odd, says(odd), ref, says(ref), c.asking, plural(c.asking), rankOrder, len(all)-c.valid)
+}
+
+// graphWarning is the WARN of valid records whose graph fingerprints
+// differ (D25 over every record, D28): reordering nodes would change their
+// NICs.
+func (w *links) graphWarning(all []*abi.TopoRanks, sc *scratch) (string, *abi.Error) {
+	t, err := tallyValid(all, sc, func(f record.Fields) int64 { return int64(f.Fingerprint) })
+	if err != nil {
+		return "", err
+	}
+	node := func(r int32) int32 { return w.nodes.byHead[all[r].RingRecv[0]] }
+	ref := t.values[0]
+	show := func(v int64) string { return fmt.Sprintf("0x%08x", v) }
+	return fmt.Sprintf("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank %d (node %d) has graph fingerprint %s, unlike rank %d (node %d; %s, the most common): %s; reordering nodes would change their NICs: stitching in rank order (D9) on every rank",
+		t.oddRank, node(t.oddRank), show(t.oddVal), ref.first, node(ref.first), show(ref.value), t.counts(show)), nil
 }
 
 // summary is rank 0's INFO line of a sequence: its first nodes as
@@ -147,33 +169,4 @@ func locationBlock(sc *scratch, nRanks int) []nodeorder.Location {
 		return nil
 	}
 	return unsafe.Slice((*nodeorder.Location)(unsafe.Pointer(&block[0])), nRanks)
-}
-
-// checkRecords is D27's verdict over every record, after the fragments'
-// own checks: with comm->enablePod on more than one node, pods are
-// stitched in node order only when every rank's record says
-// NCCOM_RING_POD_ORDER=node (P12); on TRN3-SwitchV1 the first rank whose
-// record holds a failed kangaRing precondition fails every rank (P13,
-// P14). A rank whose record does not say SwitchV1 (it ran no Preset of
-// this library) is not checked here; its own library checks it.
-func checkRecords(all []*abi.TopoRanks, nNodes int, enablePod int32, switchV1 bool) (podFallback bool, err error) {
-	if podJob(enablePod, nNodes) {
-		for r, f := range all {
-			if fields, ok := record.Read(f, int32(r)); !ok || !fields.PodNode {
-				return false, abi.Errorf(abi.InvalidUsage, "ncclTopoPostset: comm->enablePod is %d on %d nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set %s=node on every rank to stitch in node order (rank %d did not)",
-					enablePod, nNodes, PodOrderEnvVar, r)
-			}
-		}
-		podFallback = true
-	}
-	if switchV1 {
-		for r, f := range all {
-			if fields, ok := record.Read(f, int32(r)); ok && fields.SwitchV1 {
-				if err := kanga.CheckPreconditions(int32(r), fields.VirtualCore, fields.JbogID); err != nil {
-					return podFallback, err
-				}
-			}
-		}
-	}
-	return podFallback, nil
 }

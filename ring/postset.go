@@ -39,13 +39,18 @@ type PostsetResult struct {
 	NNodes      int  // nodes found (D8)
 	PodFallback bool // enablePod was set and the node-order stitch was used (D15)
 	KangaInts   int  // ints written per kangaRing path; 0 exactly when not SwitchV1
+	KangaPaths  int32 // the job's nKangaRingChannels (D28: as its records say)
 	// GraphChannels is n, the job's channel count before doubling (D27):
 	// the smallest of any fragment; CountRank the first rank whose
-	// fragment has it; OwnChannels the count of this rank's own fragment,
-	// more than n when its graph has more channels than the job uses.
+	// fragment has it; OwnChannels comm->nChannels as the call found it
+	// (this rank's graph's count, as its Preset set it).
 	GraphChannels, CountRank, OwnChannels int
 	// Order is the inter-node order the stitch followed (D25).
 	Order Order
+	// RecordsWarn is D28's WARN when no fragment holds a valid record;
+	// RecordsInfo its INFO when some fragments are another ring stage's.
+	// Both are the same on every rank.
+	RecordsWarn, RecordsInfo string
 	// Own is what the calling rank's own gathered record says, and OwnValid
 	// whether it is valid (D28: a dump holds the record's policy and
 	// location, not the environment's).
@@ -54,14 +59,15 @@ type PostsetResult struct {
 }
 
 // OwnChannelsWarning is D27's WARN after a committed Postset on a rank
-// whose own graph has more channels than the job's (its GetNetDev sees only
-// that graph), or "". It is the one text of Postset that depends on the
-// calling rank; the call's result stands.
+// whose own graph's channel count (comm->nChannels as its Preset set it)
+// is not the job's, in either direction (D28): its GetNetDev sees only
+// that graph. It is the one text of Postset that depends on the calling
+// rank's own state; the call's result stands.
 func (r PostsetResult) OwnChannelsWarning() string {
-	if r.OwnChannels <= r.GraphChannels {
+	if r.OwnChannels == r.GraphChannels {
 		return ""
 	}
-	return fmt.Sprintf("ncclTopoPostset: this rank's own graph has %d channels, more than the job's %d (the smallest channel count of any fragment, first held by rank %d): give its ncclTopoGetNetDev a graph of %d channels, or its doubled channels use the NICs of another graph channel (D27)",
+	return fmt.Sprintf("ncclTopoPostset: this rank's graph has %d channels (comm->nChannels), the job %d (the smallest channel count of any fragment, first held by rank %d): give its ncclTopoGetNetDev a graph of %d channels, or its channels use the NICs of another graph channel (D27, D28)",
 		r.OwnChannels, r.GraphChannels, r.CountRank, r.GraphChannels)
 }
 
@@ -105,13 +111,6 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	case rank < 0 || int(rank) >= nRanks:
 		return res, abi.Errorf(abi.InvalidArgument, "ncclTopoPostset: comm->rank %d is outside [0, %d)", rank, nRanks)
 	}
-	if err := kanga.CheckChannelCount("ncclTopoPostset", comm.NKangaRingChannels); err != nil {
-		return res, err
-	}
-	switchV1, err := opt.Platforms.IsSwitchV1()
-	if err != nil {
-		return res, abi.Errorf(abi.InvalidUsage, "ncclTopoPostset: %w", err)
-	}
 	all = all[:nRanks]
 	nodesFirstRank = nodesFirstRank[:nRanks]
 	for r, f := range all {
@@ -132,16 +131,19 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		return res, sc.err("ncclTopoPostset", nRanks, n)
 	}
 	res.Own, res.OwnValid = record.Read(all[rank], rank)
-	n, self, failure := w.rings(all, rank, switchV1, comm.EnablePod, &res, sc)
+	res.OwnChannels = int(comm.NChannels)
+	n, self, job, failure := w.rings(all, rank, &res, sc, func() (facts, *abi.Error) { return ownFacts(comm, opt.Platforms) })
 	if failure != nil {
 		return res, failure
 	}
-	// Only now the verdicts over the records (P12-P14, D27): fragments that
+	// Only now the verdicts over the records (D28's order): fragments that
 	// contradict each other fail first, on every rank alike.
 	nNodes := len(w.nodes.heads)
-	if res.PodFallback, err = checkRecords(all, nNodes, comm.EnablePod, switchV1); err != nil {
+	if err := w.census.verdict(all, nNodes, job, sc); err != nil {
 		return res, err
 	}
+	res.PodFallback = job.pods
+	res.RecordsWarn, res.RecordsInfo = w.census.notes(len(all))
 
 	// D10: double, then clamp to ncclMaxNchannels() = 32; ncclMinNchannels()
 	// is 0, so no cyclic copies are ever added.
@@ -186,25 +188,28 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	comm.NChannels = int32(total)
 	comm.NNodes = int32(nNodes)
 	comm.Node = self
-	res.KangaInts = kanga.Materialize(comm, all, switchV1)
+	res.KangaInts = kanga.Materialize(comm, all, job.switchV1, job.paths)
+	res.KangaPaths = job.paths
 	res.NChannels, res.NNodes = total, nNodes
 	return res, nil
 }
 
 // rings is Postset over the fragments alone: the job's channel count n
-// (D27), the nodes (D8), their order (D25, order.go) and every channel's
-// stitched links (D9) in w, each ring checked whole with every rank's prev
-// (D24), or the failure every rank reports. n starts as rank 0's count
-// (the bound newLinks sized w for); only when the first gather fails is
-// every fragment counted.
-func (w *links) rings(all []*abi.TopoRanks, rank int32, switchV1 bool, enablePod int32, res *PostsetResult, sc *scratch) (n int, self int32, failure *RingsError) {
+// (D27), the nodes (D8), the job's facts from the records (D28; own gives
+// the calling rank's own when no fragment holds a valid record), their
+// order (D25, order.go) and every channel's stitched links (D9) in w,
+// each ring checked whole with every rank's prev (D24), or the failure
+// every rank reports. n starts as rank 0's count (the bound newLinks
+// sized w for); only when the first gather fails is every fragment
+// counted.
+func (w *links) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *scratch, own func() (facts, *abi.Error)) (n int, self int32, job facts, failure *RingsError) {
 	n, nRanks := ownChannels(all[0]), len(all)
-	res.CountRank, res.OwnChannels = 0, ownChannels(all[rank])
+	res.CountRank = 0
 	self, ok := w.gather(all, n, rank)
 	if !ok {
 		count, first := channelCount(all)
 		if count == 0 {
-			return n, -1, &RingsError{Err: abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d: ringRecv[0] is %d, so its fragment has no channel", first, all[first].RingRecv[0])}
+			return n, -1, job, &RingsError{Err: abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d: ringRecv[0] is %d, so its fragment has no channel", first, all[first].RingRecv[0])}
 		}
 		if count < n {
 			n = count
@@ -216,8 +221,14 @@ func (w *links) rings(all []*abi.TopoRanks, rank int32, switchV1 bool, enablePod
 	var heads []int32 // the nodes in stitch order; nil: D8's
 	if ok {
 		var err *abi.Error
-		if res.Order, heads, err = w.nodeOrder(all, n, switchV1, enablePod, sc); err != nil {
-			return n, self, &RingsError{Err: err}
+		if job = w.census.factsOf(all, len(w.nodes.heads)); !job.records {
+			job, err = own()
+		}
+		if err == nil {
+			res.Order, heads, err = w.nodeOrder(all, n, job, sc)
+		}
+		if err != nil {
+			return n, self, job, &RingsError{Err: err}
 		}
 	}
 	ok = ok && stitch(all, heads, 0, n, w.pairs)
@@ -227,7 +238,23 @@ func (w *links) rings(all []*abi.TopoRanks, rank int32, switchV1 bool, enablePod
 			failure.Walks = walkLines(all, n, heads, sc)
 		}
 	}
-	return n, self, failure
+	return n, self, job, failure
+}
+
+// ownFacts is the one case where a per-rank input decides (D28): no
+// fragment holds a valid record (the host did not gather +832...+895), so
+// the platform is the calling rank's own (D14; an unknown
+// NCCOM_RING_PLATFORM is generic here, its WARN printed by Preset) and so
+// is nKangaRingChannels. No pod job: nothing says enablePod.
+func ownFacts(comm *abi.Comm, platforms kanga.Resolver) (facts, *abi.Error) {
+	switchV1, _ := platforms.IsSwitchV1()
+	if !switchV1 {
+		return facts{}, nil
+	}
+	if err := kanga.CheckChannelCount("ncclTopoPostset", comm.NKangaRingChannels); err != nil {
+		return facts{}, err.(*abi.Error)
+	}
+	return facts{switchV1: true, paths: comm.NKangaRingChannels}, nil
 }
 
 // userRanksBuffers returns the userRanks buffer of every channel c <

@@ -1,6 +1,8 @@
 package ring
 
 import (
+	"errors"
+
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/layout"
@@ -24,10 +26,12 @@ type PresetOptions struct {
 // comm.Channels[c].Ring.Prev/Next, copies channels [n, min(2n, 32)) from
 // [0, ...) keeping each destination's UserRanks/DevUserRanks (D6), sets
 // comm.NChannels = n (D4), on TRN3-SwitchV1 lifts comm.KangaRing into
-// frag (D7), and writes this rank's record (D25, D27; record.Write): the
-// policy, the location, its graph's fingerprint, the pod-order setting and,
-// on SwitchV1 only, its preconditions as the platform answers them, or
-// only the record's first word, 0, when it carries nothing.
+// frag (D7), and writes this rank's whole record (D25, D27, D28;
+// record.Write): the policy, the location, the platform (unknown when
+// NCCOM_RING_PLATFORM names none: Preset succeeds), enablePod,
+// nKangaRingChannels, the graph's channel count and fingerprint, the
+// pod-order setting and, on SwitchV1 only, its preconditions as the
+// platform answers them.
 //
 // frag's other bytes are not written. Input is checked in the order of
 // docs/errors.md S4-S13 before anything is written; on error nothing is.
@@ -50,10 +54,19 @@ func Preset(comm *abi.Comm, graph *abi.TopoGraph, frag *abi.TopoRanks, opt Prese
 	if err := kanga.CheckChannelCount("ncclTopoPreset", comm.NKangaRingChannels); err != nil {
 		return err
 	}
-	switchV1, err := opt.Platforms.IsSwitchV1()
-	if err != nil {
+	// An unknown NCCOM_RING_PLATFORM no longer fails Preset (D28): the
+	// record says "unknown", so that every rank's Postset refuses the job
+	// alike; the export layer prints the variable's WARN.
+	platform := record.Generic
+	switch switchV1, err := opt.Platforms.IsSwitchV1(); {
+	case errors.As(err, new(*kanga.UnknownPlatformError)):
+		platform = record.Unknown
+	case err != nil:
 		return abi.Errorf(abi.InvalidUsage, "ncclTopoPreset: %w", err)
+	case switchV1:
+		platform = record.SwitchV1
 	}
+	switchV1 := platform == record.SwitchV1
 
 	// position[c] is this rank's index in channel c's intra order.
 	var position [layout.MaxChannels]int
@@ -69,7 +82,8 @@ func Preset(comm *abi.Comm, graph *abi.TopoGraph, frag *abi.TopoRanks, opt Prese
 
 	// The record's fields, before anything is written; the preconditions
 	// only on SwitchV1, since other platforms' hooks may assert.
-	fields := record.Fields{Rank: rank, Network: opt.Network, PodNode: opt.PodNode, SwitchV1: switchV1,
+	fields := record.Fields{Rank: rank, Network: opt.Network, PodNode: opt.PodNode, Platform: platform,
+		EnablePod: comm.EnablePod != 0, KangaChannels: comm.NKangaRingChannels, GraphChannels: int32(nChannels),
 		Location: opt.Location, Fingerprint: record.Fingerprint(graph)}
 	if switchV1 {
 		fields.VirtualCore, fields.JbogID = opt.Platforms.Preconditions(rank)

@@ -72,6 +72,7 @@ func goTopoPreset(comm *C.struct_ncclComm, graph *C.struct_ncclTopoGraph, topoRa
 	err := ring.Preset(c, (*abi.TopoGraph)(unsafe.Pointer(graph)), (*abi.TopoRanks)(unsafe.Pointer(topoRanks)), presetOptions(rank, platform))
 	if err == nil {
 		view.commit()
+		platform.warnUnknown()
 	}
 	return fail(rank, err)
 }
@@ -140,7 +141,7 @@ func postset(view *commView, nodesFirstRank *C.int, allTopoRanks **C.struct_nccl
 	*nChannels = C.int(result.NChannels)
 	*nNodes = C.int(result.NNodes)
 	warnOwnChannels(rank, result)
-	logOrder(rank, result.Order)
+	logOrder(rank, result)
 	logPostset(c, result)
 	logFootprint(fn, rank)
 	return heads, result, nil

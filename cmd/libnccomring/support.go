@@ -173,11 +173,19 @@ func logChannelCount(rank int32, res ring.PostsetResult) {
 	info(C.NCCOMRING_SUBSYS_INIT, rank, fmt.Sprintf("ncclTopoPostset: %d channels, the smallest channel count of any fragment, first held by rank %d (D23)", res.GraphChannels, res.CountRank))
 }
 
-// logOrder prints a committed Postset's lines about the node order (D25):
-// its WARN (a fallback, nodes without a location) and its INFO line (a
-// policy not applied) on every rank, identical on each; on rank 0 the
-// sequence and its crossings.
-func logOrder(rank int32, o ring.Order) {
+// logOrder prints a committed Postset's lines about the records (D28: no
+// valid record, other ring stages) and the node order (D25): its WARN (a
+// fallback, nodes without a location) and its INFO line (a policy not
+// applied) on every rank, identical on each; on rank 0 the sequence and
+// its crossings.
+func logOrder(rank int32, res ring.PostsetResult) {
+	if res.RecordsWarn != "" {
+		warn(rank, res.RecordsWarn)
+	}
+	if res.RecordsInfo != "" {
+		info(C.NCCOMRING_SUBSYS_INIT, rank, res.RecordsInfo)
+	}
+	o := res.Order
 	if o.Warn != "" {
 		warn(rank, o.Warn)
 	}
@@ -229,7 +237,7 @@ func logPostset(comm *abi.Comm, res ring.PostsetResult) {
 		info(C.NCCOMRING_SUBSYS_INIT, rank, ring.PodFallbackLine(res.NNodes))
 	}
 	if res.KangaInts > 0 { // SwitchV1: at least one rank's path was copied
-		for _, line := range kanga.PathLines(comm, res.KangaInts) {
+		for _, line := range kanga.PathLines(comm, res.KangaPaths, res.KangaInts) {
 			info(C.NCCOMRING_SUBSYS_INIT, rank, line)
 		}
 	}
@@ -263,6 +271,18 @@ func newHostPlatform(fn string, rank int32, caller unsafe.Pointer) *hostPlatform
 func (p *hostPlatform) release() {
 	*p = hostPlatform{}
 	platformPool.Put(p)
+}
+
+// warnUnknown prints an unknown NCCOM_RING_PLATFORM's WARN once per
+// process, after a Preset that carried it in its record as "unknown"
+// (D28: Preset no longer fails on it; every Postset refuses the job).
+func (p *hostPlatform) warnUnknown() {
+	if p.fromHost {
+		return
+	}
+	if _, _, err := envPlatform(); err != nil && platformWarned.CompareAndSwap(false, true) {
+		warn(p.rank, fmt.Sprintf("%s: %v: this rank's record says its platform is unknown, and every rank's ncclTopoPostset will refuse the job (D28)", p.fn, err))
+	}
 }
 
 func (p *hostPlatform) IsSwitchV1() (bool, error) {

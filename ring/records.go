@@ -1,0 +1,331 @@
+package ring
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/kanga"
+	"github.com/nccomring/libnccomring/record"
+)
+
+// This file is what Postset takes from the records of the gathered
+// fragments (D28): the job's facts (its platform, whether it is a pod job,
+// its nKangaRingChannels) and the one verdict on them, in D28's order,
+// decided from the gathered bytes alone, so that every rank reaches it.
+// gather counts the records as it passes each fragment (census.add: the
+// flags word and the checksum, no allocation); only when they disagree is
+// any record read again, to name the odd one out.
+
+// jobBits are the flags a job's valid records must share (D28), or whose
+// difference D25 must see: the platform, enablePod, nKangaRingChannels and
+// the policy.
+const jobBits = abi.RecordSwitchV1 | abi.RecordUnknownPlatform | abi.RecordEnablePod | 7<<abi.RecordKangaShift | abi.RecordNetwork
+
+// census is gather's count of the fragments' records (record.Kind).
+type census struct {
+	valid, none, unreadable int
+	firstValid, firstNone   int32 // -1: none
+	firstUnreadable         int32
+	unreadableVersion       int32 // the first unreadable record's version, -1 when damaged
+	flags, fingerprint      uint32
+	mixed, fingerprints     bool  // a valid record's jobBits or fingerprint differ from the first's
+	asking                  int   // valid records asking for the network order
+	podNode                 int   // valid records with NCCOM_RING_POD_ORDER=node
+	switchV1, enablePod     int   // valid records saying so
+	countRank               int32 // the first rank whose fragment's channel count is not its record's; -1
+	countOwn, countRecord   int32 // and the two counts
+	preconditionRank        int32 // the first SwitchV1 rank whose preconditions fail; -1
+}
+
+func (c *census) reset() {
+	*c = census{firstValid: -1, firstNone: -1, firstUnreadable: -1, countRank: -1, preconditionRank: -1}
+}
+
+// add counts rank r's fragment f, whose ringRecv[:n] gather has found
+// non-negative (so its channel count is at least n).
+func (c *census) add(f *abi.TopoRanks, r int32, n int) {
+	kind, version := record.Check(f, r)
+	switch kind {
+	case record.None:
+		if c.none++; c.firstNone < 0 {
+			c.firstNone = r
+		}
+		return
+	case record.Unreadable:
+		if c.unreadable++; c.firstUnreadable < 0 {
+			c.firstUnreadable, c.unreadableVersion = r, version
+		}
+		return
+	}
+	rec := record.Of(f)
+	flags := uint32(rec.Flags)
+	if c.valid++; c.firstValid < 0 {
+		c.firstValid, c.flags, c.fingerprint = r, flags, rec.Fingerprint
+	}
+	c.mixed = c.mixed || (flags^c.flags)&jobBits != 0
+	c.fingerprints = c.fingerprints || rec.Fingerprint != c.fingerprint
+	if flags&abi.RecordNetwork != 0 {
+		c.asking++
+	}
+	if flags&abi.RecordPodNode != 0 {
+		c.podNode++
+	}
+	if flags&abi.RecordEnablePod != 0 {
+		c.enablePod++
+	}
+	if flags&abi.RecordSwitchV1 != 0 {
+		c.switchV1++
+		if c.preconditionRank < 0 && kanga.CheckPreconditions(r, rec.VirtualCoreSize, rec.JbogID) != nil {
+			c.preconditionRank = r
+		}
+	}
+	if k := int32(flags >> abi.RecordChannelsShift & 0x3f); c.countRank < 0 && !hasChannels(f, n, int(k)) {
+		c.countRank, c.countOwn, c.countRecord = r, int32(ownChannels(f)), k
+	}
+}
+
+// hasChannels reports whether f's channel count (D23) is k, knowing that
+// its ringRecv[:n] are non-negative.
+func hasChannels(f *abi.TopoRanks, n, k int) bool {
+	if k < n {
+		return false
+	}
+	for c := n; c < k; c++ {
+		if f.RingRecv[c] < 0 {
+			return false
+		}
+	}
+	return k == len(f.RingRecv) || f.RingRecv[k] < 0
+}
+
+// facts is what the records say of the job (D28).
+type facts struct {
+	records  bool  // some fragment holds a valid record
+	switchV1 bool  // some valid record says TRN3-SwitchV1
+	pods     bool  // more than one node and some valid record carries enablePod
+	paths    int32 // nKangaRingChannels, as the first valid record says
+}
+
+// factsOf is the job's facts from the census of a job of nNodes nodes.
+func (c *census) factsOf(all []*abi.TopoRanks, nNodes int) facts {
+	if c.valid == 0 {
+		return facts{}
+	}
+	return facts{records: true, switchV1: c.switchV1 > 0, pods: nNodes > 1 && c.enablePod > 0,
+		paths: int32(c.flags >> abi.RecordKangaShift & 7)}
+}
+
+// verdict is D28's check of the records, in its order, after the
+// fragments' own (gather, the walks): the channel-count match, unreadable
+// records (on SwitchV1 or in a pod job), an unknown platform, the
+// platform, enablePod, nKangaRingChannels, D27's preconditions and pod
+// order. It returns the first that fails, the same on every rank, or nil.
+func (c *census) verdict(all []*abi.TopoRanks, nNodes int, f facts, sc *scratch) *abi.Error {
+	nRanks := len(all)
+	if c.countRank >= 0 {
+		return abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d's fragment has %d channels, but its record says its graph has %d: the fragment is not what its ncclTopoPreset wrote (D28)",
+			c.countRank, c.countOwn, c.countRecord)
+	}
+	if c.unreadable > 0 && (f.switchV1 || f.pods) {
+		what := "damaged"
+		if c.unreadableVersion >= 0 {
+			what = fmt.Sprintf("version %d, this library reads version %d", c.unreadableVersion, abi.RecordVersion)
+		}
+		job := "on TRN3-SwitchV1"
+		if !f.switchV1 {
+			job = fmt.Sprintf("with comm->enablePod on %d nodes", nNodes)
+		}
+		return abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d's record is unreadable (%s; %d of %d records are): %s every rank's record is needed (D28)",
+			c.firstUnreadable, what, c.unreadable, nRanks, job)
+	}
+	if c.mixed {
+		if err := c.disagreement(all, nNodes, f, sc); err != nil {
+			return err
+		}
+	}
+	if c.valid > 0 && c.flags&abi.RecordUnknownPlatform != 0 { // every valid record says unknown
+		return abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d's NCCOM_RING_PLATFORM named no platform (as every rank's did): set it to generic or trn3-switchv1 (D28)", c.firstValid)
+	}
+	if c.preconditionRank >= 0 {
+		fields := record.Decode(all[c.preconditionRank])
+		return kanga.CheckPreconditions(c.preconditionRank, fields.VirtualCore, fields.JbogID).(*abi.Error)
+	}
+	if f.pods && (c.valid < nRanks || c.podNode < nRanks) {
+		for r, frag := range all {
+			if fields, ok := record.Read(frag, int32(r)); !ok || !fields.PodNode {
+				return abi.Errorf(abi.InvalidUsage, "ncclTopoPostset: comm->enablePod is set on %d nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set %s=node on every rank to stitch in node order (rank %d did not)",
+					nNodes, PodOrderEnvVar, r)
+			}
+		}
+	}
+	return nil
+}
+
+// disagreement is the part of verdict that runs only when some valid
+// records differ in their jobBits: an unknown platform, then each value
+// every valid record must share, each with its odd one out.
+func (c *census) disagreement(all []*abi.TopoRanks, nNodes int, f facts, sc *scratch) *abi.Error {
+	for r, frag := range all {
+		if fields, ok := record.Read(frag, int32(r)); ok && fields.Platform == record.Unknown {
+			unknown := 0
+			for r2, frag2 := range all[r:] {
+				if g, ok := record.Read(frag2, int32(r+r2)); ok && g.Platform == record.Unknown {
+					unknown++
+				}
+			}
+			return abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d's NCCOM_RING_PLATFORM named no platform (%d of %d ranks' did): set it to generic or trn3-switchv1 on every rank (D28)",
+				r, unknown, len(all))
+		}
+	}
+	checks := []struct {
+		name, why string
+		applies   bool
+		value     func(record.Fields) int64
+		show      func(int64) string
+	}{
+		{"platform", "every rank must run on one platform", true,
+			func(g record.Fields) int64 { return int64(g.Platform) }, func(v int64) string { return record.Platform(v).String() }},
+		{"enablePod", "every rank must set comm->enablePod alike", nNodes > 1,
+			func(g record.Fields) int64 { return int64(boolInt(g.EnablePod)) }, func(v int64) string { return fmt.Sprint(v) }},
+		{"nKangaRingChannels", "every rank on TRN3-SwitchV1 must have the same count", f.switchV1,
+			func(g record.Fields) int64 { return int64(g.KangaChannels) }, func(v int64) string { return fmt.Sprint(v) }},
+	}
+	for _, check := range checks {
+		if !check.applies {
+			continue
+		}
+		t, err := tallyValid(all, sc, check.value)
+		if err != nil {
+			return err
+		}
+		if t.split() {
+			return abi.Errorf(abi.InternalError, "ncclTopoPostset: %s (D28)", t.text(check.name, check.show, check.why))
+		}
+	}
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// tally is how many valid records hold each value of one field, for a
+// WARN that names the odd one out (D28): the reference is the value most
+// records hold (ties: the one the lowest rank holds), the odd one out the
+// lowest rank that holds another.
+type tally struct {
+	values  []tallied // by count, most first; ties by first holder
+	oddRank int32     // -1: every record agrees
+	oddVal  int64
+}
+
+type tallied struct {
+	value        int64
+	count, first int32
+}
+
+// tallyValid tallies value over every valid record, in working memory from
+// sc (the one path of Postset that reads records twice: a disagreement).
+func tallyValid(all []*abi.TopoRanks, sc *scratch, value func(record.Fields) int64) (tally, *abi.Error) {
+	keys := sc.ints(2 * len(all))
+	if keys == nil {
+		return tally{}, sc.err("ncclTopoPostset", len(all), 0)
+	}
+	pairs := pairsOf(keys)[:0]
+	for r, frag := range all {
+		if fields, ok := record.Read(frag, int32(r)); ok {
+			pairs = append(pairs, uint64(uint32(value(fields)))<<32|uint64(r)) // within its room
+		}
+	}
+	return tallyOf(pairs, func(r int32) int64 { f, _ := record.Read(all[r], r); return value(f) }), nil
+}
+
+// tallyOf tallies pairs, value<<32 | rank (sorted here), value recovering
+// a rank's value whole.
+func tallyOf(pairs []uint64, value func(r int32) int64) tally {
+	slices.Sort(pairs)
+	var t tally
+	for i := 0; i < len(pairs); {
+		j := i + 1
+		for j < len(pairs) && pairs[j]>>32 == pairs[i]>>32 {
+			j++
+		}
+		first := int32(uint32(pairs[i]))
+		t.values = append(t.values, tallied{value: value(first), count: int32(j - i), first: first})
+		i = j
+	}
+	slices.SortFunc(t.values, func(a, b tallied) int {
+		if a.count != b.count {
+			return int(b.count - a.count)
+		}
+		return int(a.first - b.first)
+	})
+	t.oddRank = -1
+	for _, v := range t.values[min(1, len(t.values)):] {
+		if t.oddRank < 0 || v.first < t.oddRank {
+			t.oddRank, t.oddVal = v.first, v.value
+		}
+	}
+	return t
+}
+
+func (t tally) split() bool { return t.oddRank >= 0 }
+
+// maxTallied is how many values a WARN lists with their counts.
+const maxTallied = 4
+
+// text is "rank R has FIELD V, unlike rank Q (FIELD W, the most common):
+// W on a ranks, V on b; WHY".
+func (t tally) text(field string, show func(int64) string, why string) string {
+	ref := t.values[0]
+	var b strings.Builder
+	fmt.Fprintf(&b, "rank %d has %s %s, unlike rank %d (%s %s, the most common): ", t.oddRank, field, show(t.oddVal), ref.first, field, show(ref.value))
+	b.WriteString(t.counts(show))
+	b.WriteString("; " + why)
+	return b.String()
+}
+
+// counts lists the values and their counts, the most common first.
+func (t tally) counts(show func(int64) string) string {
+	var b strings.Builder
+	for i, v := range t.values[:min(len(t.values), maxTallied)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s on %d rank%s", show(v.value), v.count, plural(int(v.count)))
+	}
+	if rest := t.values[min(len(t.values), maxTallied):]; len(rest) > 0 {
+		ranks := 0
+		for _, v := range rest {
+			ranks += int(v.count)
+		}
+		fmt.Fprintf(&b, ", %d other values on %d rank%s", len(rest), ranks, plural(ranks))
+	}
+	return b.String()
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// notes is D28's WARN when no fragment of a job of nRanks holds a valid
+// record, else its INFO when some hold no record of this library.
+func (c *census) notes(nRanks int) (warn, info string) {
+	if c.valid == 0 {
+		return fmt.Sprintf("ncclTopoPostset: no fragment holds a valid record of this library (%d of %d carry its magic): the host did not gather bytes +832...+895 of struct ncclTopoRanks, so each rank takes its platform from itself and nodes are stitched in rank order (D28)",
+			nRanks-c.none, nRanks), ""
+	}
+	if c.none > 0 {
+		return "", fmt.Sprintf("ncclTopoPostset: rank %d's fragment carries no record of this library (%d of %d fragments: another ring stage, such as libnccom's own): not checked here, their own library checks them (D28)",
+			c.firstNone, c.none, nRanks)
+	}
+	return "", ""
+}
