@@ -2266,7 +2266,7 @@ static void x_capture(char *lines, size_t size) {
 }
 
 /* The start of D27's WARN to a rank whose own graph has more channels. */
-#define OWN_GRAPH_WARN "ncclTopoPostset: this rank's own graph has "
+#define OWN_GRAPH_WARN "ncclTopoPostset: this rank's graph has "
 /* The start of D25's summary, which rank 0 alone prints. */
 #define ORDER_SUMMARY "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes"
 

@@ -334,7 +334,7 @@ static void *host_dlsym(const void *caller, const char *name, const char *cxxNam
 #define JBOG_NAMES "neuronTrnSwitchV1JbogId", "_Z23neuronTrnSwitchV1JbogIdi"
 #define LOCALNET_NAMES "ncclTopoGetLocalNet", "_Z19ncclTopoGetLocalNetP14ncclTopoSystemiPi"
 
-enum { PLAT_GENERIC = 0, PLAT_SWITCHV1 = 1, PLAT_UNKNOWN = -1 };
+enum { PLAT_GENERIC = 0, PLAT_SWITCHV1 = 1, PLAT_UNKNOWN = 2 };
 static pthread_once_t g_plat_env_once = PTHREAD_ONCE_INIT;
 static int g_plat_env = PLAT_GENERIC;
 static char *g_plat_env_value = NULL;
@@ -354,18 +354,23 @@ static void plat_env_once(void) {
 }
 
 /* Platform facts of one call. The family hook is looked up and called on
- * every Preset and Postset (never cached); the environment is read once per
- * process, at the first call whose host has no family hook. `caller` is the
- * export's return address, for the lookups (P18). */
+ * every call that asks (never cached); the environment is read once per
+ * process, at the first call whose host has no family hook. `caller` is
+ * the export's return address, for the lookups (P18). An unknown
+ * NCCOM_RING_PLATFORM is no failure (D28): Preset writes "unknown" into
+ * its record, so that every rank's Postset refuses the job alike, and
+ * prints the variable's WARN only once it has succeeded. */
 struct platform {
+  int kind; /* PLAT_* */
   int switchv1;
   int from_host;
   const void *caller;
 };
 
-static ncclResult_t get_platform(const char *fn, int wrank, const void *caller, struct platform *pl) {
+static void get_platform(const char *fn, int wrank, const void *caller, struct platform *pl) {
   pl->from_host = 0;
   pl->switchv1 = 0;
+  pl->kind = PLAT_GENERIC;
   pl->caller = caller;
   family_fn_t family;
   void *p = host_dlsym(caller, FAMILY_NAMES);
@@ -373,17 +378,11 @@ static ncclResult_t get_platform(const char *fn, int wrank, const void *caller, 
   if (family != NULL) {
     pl->from_host = 1;
     pl->switchv1 = family() ? 1 : 0;
-    return ncclSuccess;
+    pl->kind = pl->switchv1 ? PLAT_SWITCHV1 : PLAT_GENERIC;
+    return;
   }
   pthread_once(&g_plat_env_once, plat_env_once);
-  if (g_plat_env == PLAT_UNKNOWN) {
-    if (atomic_exchange(&g_plat_warned, 1) == 0) {
-      char *q = quoted(g_plat_env_value ? g_plat_env_value : "");
-      if (q) ref_warn(wrank, "%s: NCCOM_RING_PLATFORM=%s is not one of generic, trn3-switchv1", fn, q);
-      free(q);
-    }
-    return ncclInvalidUsage;
-  }
+  pl->kind = g_plat_env;
   pl->switchv1 = (g_plat_env == PLAT_SWITCHV1);
   /* errors.md "Environment": neither the hook nor the variable gives the
    * platform: one INFO line per process, at the first such call. */
@@ -392,7 +391,19 @@ static ncclResult_t get_platform(const char *fn, int wrank, const void *caller, 
              "%s: the host defines no neuronIsTrn3SwitchV1Family and NCCOM_RING_PLATFORM is unset: "
              "assuming a generic platform (no kangaRing)",
              fn);
-  return ncclSuccess;
+}
+
+/* D28: after a successful Preset whose platform came from an unknown
+ * NCCOM_RING_PLATFORM, the variable's WARN, once per process. */
+static void warn_unknown_platform(int wrank, const struct platform *pl) {
+  if (pl->from_host || pl->kind != PLAT_UNKNOWN || atomic_exchange(&g_plat_warned, 1) != 0) return;
+  char *q = quoted(g_plat_env_value ? g_plat_env_value : "");
+  if (q)
+    ref_warn(wrank,
+             "ncclTopoPreset: NCCOM_RING_PLATFORM=%s is not one of generic, trn3-switchv1: this rank's record "
+             "says its platform is unknown, and every rank's ncclTopoPostset will refuse the job (D28)",
+             q);
+  free(q);
 }
 
 /* The virtual-core and JBOG hooks: asked by Preset (D27: it writes the
@@ -451,11 +462,27 @@ static uint32_t graph_fingerprint(const struct ncclTopoGraph *graph) {
   return h;
 }
 
-/* The checksum: the record's 16 words with the checksum word taken as 0. */
+#define CHECKSUM_WORD 7 /* the checksum's index among the 16 words (+28) */
+
+/* The checksum, version 2 (the header's words): FNV-1a's arithmetic on
+ * whole words in four lanes, lane k over words k, k+4, k+8 and k+12 (the
+ * checksum word taken as 0), the lanes then folded in order. */
 static uint32_t record_checksum(const struct nccomRingRecord *rec) {
+  uint32_t w[16], lane[4] = {FNV_BASIS, FNV_BASIS, FNV_BASIS, FNV_BASIS};
+  memcpy(w, rec, sizeof w);
+  w[CHECKSUM_WORD] = 0;
+  for (int i = 0; i < 16; i++) lane[i % 4] = (lane[i % 4] ^ w[i]) * FNV_PRIME;
+  uint32_t h = lane[0] * FNV_PRIME;
+  for (int k = 1; k < 4; k++) h = (h ^ lane[k]) * FNV_PRIME;
+  return h;
+}
+
+/* Version 1's checksum, byte by byte over the 16 words (the checksum word
+ * as 0): only so that a record of that version can be named as one (D28). */
+static uint32_t record_checksum_v1(const struct nccomRingRecord *rec) {
   uint32_t w[16];
   memcpy(w, rec, sizeof w);
-  w[offsetof(struct nccomRingRecord, checksum) / 4] = 0;
+  w[CHECKSUM_WORD] = 0;
   uint32_t h = FNV_BASIS;
   for (int i = 0; i < 16; i++) h = fnv_word(h, w[i]);
   return h;
@@ -464,18 +491,43 @@ static uint32_t record_checksum(const struct nccomRingRecord *rec) {
 static int record_levels(const struct nccomRingRecord *rec) {
   return (rec->flags >> REF_RECORD_LEVELS_SHIFT) & 0xF;
 }
+static int record_kanga(const struct nccomRingRecord *rec) { return (rec->flags >> REF_RECORD_KANGA_SHIFT) & 0x7; }
+static int record_channels(const struct nccomRingRecord *rec) {
+  return (rec->flags >> REF_RECORD_CHANNELS_SHIFT) & 0x3F;
+}
 
-/* Rank r's record, read only when it is valid (errors.md, "The records"):
- * magic, version 1, rank r, no flag bit but the three named and a level
- * count of 0..8, location words past the count 0, and its checksum. */
-static int record_read(const struct ncclTopoRanks *T, int r, struct nccomRingRecord *rec) {
+/* D28's three kinds of fragment. */
+enum { REC_NONE = 0, REC_VALID, REC_UNREADABLE };
+
+/* Rank r's record, copied into rec, and its kind: without the magic
+ * another ring stage's; valid when it is version 2 with its checksum,
+ * rank r, no flag bit but the named ones, a level count of 0..8, 0..4
+ * kangaRing paths, 1..32 channels, not both SwitchV1 and unknown, and
+ * location words past the count 0; else unreadable. *version is what an
+ * unreadable record's WARN quotes: its version word when that version's
+ * checksum holds (version 1's byte-wise one for version 1, version 2's
+ * for any other), else -1 (damaged). */
+static int record_kind(const struct ncclTopoRanks *T, int r, struct nccomRingRecord *rec, int *version) {
   memcpy(rec, (const unsigned char *)T + REF_RECORD_OFFSET, sizeof *rec);
-  const int known = REF_RECORD_NETWORK | REF_RECORD_POD_NODE | REF_RECORD_SWITCHV1 | (0xF << REF_RECORD_LEVELS_SHIFT);
-  if (rec->magic != REF_RECORD_MAGIC || rec->version != REF_RECORD_VERSION || rec->rank != r) return 0;
-  if ((rec->flags & ~known) != 0 || record_levels(rec) > REF_MAX_LEVELS) return 0;
+  *version = -1;
+  if (rec->magic != REF_RECORD_MAGIC) return REC_NONE;
+  if (rec->version != REF_RECORD_VERSION || rec->checksum != record_checksum(rec)) {
+    if (rec->version == 1 ? rec->checksum == record_checksum_v1(rec) : rec->checksum == record_checksum(rec))
+      *version = rec->version;
+    return REC_UNREADABLE;
+  }
+  *version = rec->version;
+  const int known = REF_RECORD_NETWORK | REF_RECORD_POD_NODE | REF_RECORD_SWITCHV1 | REF_RECORD_UNKNOWN |
+                    REF_RECORD_ENABLE_POD | (0xF << REF_RECORD_LEVELS_SHIFT) | (0x7 << REF_RECORD_KANGA_SHIFT) |
+                    (0x3F << REF_RECORD_CHANNELS_SHIFT);
+  if (rec->rank != r || (rec->flags & ~known) != 0 || record_levels(rec) > REF_MAX_LEVELS ||
+      record_kanga(rec) > REF_MAX_KANGA_PATHS || record_channels(rec) < 1 ||
+      record_channels(rec) > REF_MAXCHANNELS ||
+      ((rec->flags & REF_RECORD_SWITCHV1) && (rec->flags & REF_RECORD_UNKNOWN)))
+    return REC_UNREADABLE;
   for (int l = record_levels(rec); l < REF_MAX_LEVELS; l++)
-    if (rec->location[l] != 0) return 0;
-  return rec->checksum == record_checksum(rec);
+    if (rec->location[l] != 0) return REC_UNREADABLE;
+  return REC_VALID;
 }
 
 /* ---- "the value quoted" ----
@@ -773,9 +825,10 @@ REF_EXPORT ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGra
     ref_warn(rank, "ncclTopoPreset: comm->nKangaRingChannels %d is outside [0, 4]", nK);
     return ncclInvalidArgument;
   }
+  /* D28: an unknown NCCOM_RING_PLATFORM no longer fails Preset; the
+   * record says so, and its WARN follows the success below. */
   struct platform pl;
-  ncclResult_t pres = get_platform("ncclTopoPreset", rank, caller, &pl);
-  if (pres != ncclSuccess) return pres;
+  get_platform("ncclTopoPreset", rank, caller, &pl);
 
   /* Compute into scratch (small: on the stack). */
   int recv[REF_MAXCHANNELS], send[REF_MAXCHANNELS], prv[REF_MAXCHANNELS], nxt[REF_MAXCHANNELS];
@@ -809,26 +862,26 @@ REF_EXPORT ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGra
     nxt[c] = pos < L - 1 ? slice[pos + 1] : -1;
   }
 
-  /* The record (D25, D27): the whole of it when it carries something,
-   * else only its first word, 0. On SwitchV1 this rank's preconditions are
-   * asked here (and only here), so that Postset checks every rank's. */
+  /* The record (D25, D27, D28), whole, whatever the variables: every
+   * per-rank fact Postset decides from travels in it. On SwitchV1 this
+   * rank's preconditions are asked here (and only here), so that Postset
+   * checks every rank's. */
   struct nccomRingRecord rec;
   memset(&rec, 0, sizeof rec);
-  const int carries = env.network || env.loc.levels > 0 || env.podNode || pl.switchv1;
-  if (carries) {
-    rec.magic = REF_RECORD_MAGIC;
-    rec.version = REF_RECORD_VERSION;
-    rec.rank = rank;
-    rec.flags = (env.network ? REF_RECORD_NETWORK : 0) | (env.podNode ? REF_RECORD_POD_NODE : 0) |
-                (pl.switchv1 ? REF_RECORD_SWITCHV1 : 0) | (env.loc.levels << REF_RECORD_LEVELS_SHIFT);
-    rec.fingerprint = graph_fingerprint(graph);
-    if (pl.switchv1) {
-      rec.virtualCoreSize = platform_vcore_size(&pl);
-      rec.jbogId = platform_jbog_id(&pl, rank);
-    }
-    for (int l = 0; l < env.loc.levels; l++) rec.location[l] = env.loc.hash[l];
-    rec.checksum = record_checksum(&rec);
+  rec.magic = REF_RECORD_MAGIC;
+  rec.version = REF_RECORD_VERSION;
+  rec.rank = rank;
+  rec.flags = (env.network ? REF_RECORD_NETWORK : 0) | (env.podNode ? REF_RECORD_POD_NODE : 0) |
+              (pl.kind == PLAT_SWITCHV1 ? REF_RECORD_SWITCHV1 : 0) | (pl.kind == PLAT_UNKNOWN ? REF_RECORD_UNKNOWN : 0) |
+              (comm->enablePod != 0 ? REF_RECORD_ENABLE_POD : 0) | (env.loc.levels << REF_RECORD_LEVELS_SHIFT) |
+              (nK << REF_RECORD_KANGA_SHIFT) | (n << REF_RECORD_CHANNELS_SHIFT);
+  rec.fingerprint = graph_fingerprint(graph);
+  if (pl.switchv1) {
+    rec.virtualCoreSize = platform_vcore_size(&pl);
+    rec.jbogId = platform_jbog_id(&pl, rank);
   }
+  for (int l = 0; l < env.loc.levels; l++) rec.location[l] = env.loc.hash[l];
+  rec.checksum = record_checksum(&rec);
 
   /* Commit. */
   for (int c = 0; c < n; c++) {
@@ -859,13 +912,14 @@ REF_EXPORT ncclResult_t ncclTopoPreset(struct ncclComm *comm, struct ncclTopoGra
     dst->ring.userRanks = ur;
     dst->ring.devUserRanks = dur;
   }
-  memcpy((unsigned char *)topoRanks + REF_RECORD_OFFSET, &rec, carries ? sizeof rec : sizeof rec.magic);
+  memcpy((unsigned char *)topoRanks + REF_RECORD_OFFSET, &rec, sizeof rec);
   /* D7: kangaRing fragment on TRN3-SwitchV1 only. */
   if (pl.switchv1 && nK > 0) {
     for (int k = 0; k < nK; k++)
       memcpy(topoRanks->JbogKangaringPath[k], comm->kangaRing[k], 4 * sizeof(int));
   }
   comm->nChannels = n; /* D4 */
+  warn_unknown_platform(rank, &pl);
   return ncclSuccess;
 }
 
@@ -898,7 +952,8 @@ struct postset_scratch {
   int *byNode;    /* [N]: the ranks grouped by node, in rank order within a node */
   int *nodeStart; /* [N+1]: node m's ranks are byNode[nodeStart[m] .. nodeStart[m+1]) */
   int *mark;      /* [N]: work array, kept all zero between uses */
-  int *valid;     /* [N]: rank r's record is valid (D25) */
+  int *kinds;     /* [N]: rank r's record's kind (REC_*, D28) */
+  int *versions;  /* [N]: its version as an unreadable record's WARN quotes it, -1: damaged */
   int *seq;       /* [N]: the node order's node indices */
   int *S;         /* [N]: the first ranks of the nodes in stitch order */
   int *nodeLoc;   /* [N]: the node order's work space */
@@ -1033,16 +1088,159 @@ static void print_walk_line(int wrank, int c, int n, const int *next, int N) {
   ref_info(SUB_INIT, wrank, "%s", buf);
 }
 
-/* ---- Node order (D25; errors.md "Node order") ---- */
+/* ---- The records' census, the job's facts and the odd one out (D28) ---- */
 
-/* The six cases of errors.md, in the order they are tried. */
+/* What the valid records of a job say, and how many of each kind there
+ * are; counted once the fragments are known to agree (the same on every
+ * rank: nothing here reads the calling rank's state). */
+struct census {
+  int valid, none, unreadable;
+  int firstValid, firstNone, firstUnreadable;
+  int unreadableVersion;  /* the first unreadable record's version, -1: damaged */
+  int flags0;             /* the first valid record's flags */
+  uint32_t fingerprint0;  /* and its graph fingerprint */
+  int mixed;              /* some valid record's platform, enablePod, kangaRing count or policy differs */
+  int fingerprints;       /* some valid record's fingerprint differs from the first's */
+  int asking, podNode, switchV1, enablePod; /* valid records saying so */
+  int countRank;          /* the first rank whose fragment's channel count is not its record's, or -1 */
+  int countOwn, countRecord;
+};
+
+/* The flags whose difference between valid records matters (D25, D28). */
+#define JOB_BITS \
+  (REF_RECORD_SWITCHV1 | REF_RECORD_UNKNOWN | REF_RECORD_ENABLE_POD | (0x7 << REF_RECORD_KANGA_SHIFT) | REF_RECORD_NETWORK)
+
+static void take_census(int N, const int *kinds, const int *versions, const struct nccomRingRecord *recs,
+                        const int *count, struct census *c) {
+  memset(c, 0, sizeof *c);
+  c->firstValid = c->firstNone = c->firstUnreadable = c->countRank = -1;
+  c->unreadableVersion = -1;
+  for (int r = 0; r < N; r++) {
+    if (kinds[r] == REC_NONE) {
+      if (c->none++ == 0) c->firstNone = r;
+      continue;
+    }
+    if (kinds[r] == REC_UNREADABLE) {
+      if (c->unreadable++ == 0) c->firstUnreadable = r, c->unreadableVersion = versions[r];
+      continue;
+    }
+    const struct nccomRingRecord *rec = &recs[r];
+    if (c->valid++ == 0) c->firstValid = r, c->flags0 = rec->flags, c->fingerprint0 = rec->fingerprint;
+    c->mixed |= ((rec->flags ^ c->flags0) & JOB_BITS) != 0;
+    c->fingerprints |= rec->fingerprint != c->fingerprint0;
+    c->asking += (rec->flags & REF_RECORD_NETWORK) != 0;
+    c->podNode += (rec->flags & REF_RECORD_POD_NODE) != 0;
+    c->switchV1 += (rec->flags & REF_RECORD_SWITCHV1) != 0;
+    c->enablePod += (rec->flags & REF_RECORD_ENABLE_POD) != 0;
+    if (c->countRank < 0 && count[r] != record_channels(rec))
+      c->countRank = r, c->countOwn = count[r], c->countRecord = record_channels(rec);
+  }
+}
+
+/* The job's facts (D28): from the valid records when there are any;
+ * otherwise (records == 0) the caller takes the calling rank's own. */
+struct job {
+  int records;  /* some fragment holds a valid record */
+  int switchV1; /* some valid record says TRN3-SwitchV1 */
+  int pods;     /* more than one node, and some valid record carries enablePod */
+  int paths;    /* nKangaRingChannels, as the first valid record says */
+};
+
+/* One field's values over the valid records, for a WARN naming the odd
+ * one out: the reference is the value most records hold (ties: the one
+ * the lowest rank holds), the odd one out the lowest rank holding another.
+ * Values are 32-bit (a platform, a flag, a count, a fingerprint). */
+struct tallied {
+  uint32_t value;
+  int count, first;
+};
+struct tally {
+  struct tallied *v; /* by count, most first; ties by first holder */
+  int nv;
+  int odd;           /* -1: every valid record agrees */
+  uint32_t oddValue;
+};
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+static int cmp_tallied(const void *a, const void *b) {
+  const struct tallied *x = a, *y = b;
+  if (x->count != y->count) return y->count - x->count;
+  return x->first - y->first;
+}
+
+/* Tallies value() over the valid records; 0, or -1 when memory ran out. */
+static int tally_of(int N, const int *kinds, const struct nccomRingRecord *recs,
+                    uint32_t (*value)(const struct nccomRingRecord *), struct tally *t) {
+  memset(t, 0, sizeof *t);
+  t->odd = -1;
+  uint64_t *keys = malloc((size_t)N * sizeof *keys + 1);
+  t->v = malloc((size_t)N * sizeof *t->v + 1);
+  if (keys == NULL || t->v == NULL) {
+    free(keys);
+    free(t->v);
+    t->v = NULL;
+    return -1;
+  }
+  int k = 0;
+  for (int r = 0; r < N; r++)
+    if (kinds[r] == REC_VALID) keys[k++] = (uint64_t)value(&recs[r]) << 32 | (uint32_t)r;
+  qsort(keys, (size_t)k, sizeof *keys, cmp_u64);
+  for (int i = 0; i < k;) {
+    int j = i + 1;
+    while (j < k && keys[j] >> 32 == keys[i] >> 32) j++;
+    t->v[t->nv++] = (struct tallied){(uint32_t)(keys[i] >> 32), j - i, (int)(uint32_t)keys[i]};
+    i = j;
+  }
+  free(keys);
+  qsort(t->v, (size_t)t->nv, sizeof *t->v, cmp_tallied);
+  for (int i = 1; i < t->nv; i++)
+    if (t->odd < 0 || t->v[i].first < t->odd) t->odd = t->v[i].first, t->oddValue = t->v[i].value;
+  return 0;
+}
+
+/* How a value shows in a WARN. */
+typedef void (*show_fn)(char *buf, size_t size, uint32_t v);
+static void show_int(char *buf, size_t size, uint32_t v) { snprintf(buf, size, "%d", (int)v); }
+static void show_hex(char *buf, size_t size, uint32_t v) { snprintf(buf, size, "0x%08x", v); }
+static void show_platform(char *buf, size_t size, uint32_t v) {
+  snprintf(buf, size, "%s", v == PLAT_SWITCHV1 ? "trn3-switchv1" : v == PLAT_UNKNOWN ? "unknown" : "generic");
+}
+
+static const char *plural(int n) { return n == 1 ? "" : "s"; }
+
+/* The values and their counts, the most common first: at most four, then
+ * how many other values on how many ranks. */
+static void tally_counts(FILE *f, const struct tally *t, show_fn show) {
+  char b[32];
+  int listed = t->nv < 4 ? t->nv : 4, rest = 0;
+  for (int i = 0; i < listed; i++) {
+    show(b, sizeof b, t->v[i].value);
+    fprintf(f, "%s%s on %d rank%s", i ? ", " : "", b, t->v[i].count, plural(t->v[i].count));
+  }
+  for (int i = listed; i < t->nv; i++) rest += t->v[i].count;
+  if (t->nv > listed) fprintf(f, ", %d other values on %d rank%s", t->nv - listed, rest, plural(rest));
+}
+
+static uint32_t value_platform(const struct nccomRingRecord *r) {
+  return r->flags & REF_RECORD_SWITCHV1 ? PLAT_SWITCHV1 : r->flags & REF_RECORD_UNKNOWN ? PLAT_UNKNOWN : PLAT_GENERIC;
+}
+static uint32_t value_pod(const struct nccomRingRecord *r) { return (r->flags & REF_RECORD_ENABLE_POD) != 0; }
+static uint32_t value_kanga(const struct nccomRingRecord *r) { return (uint32_t)record_kanga(r); }
+static uint32_t value_fingerprint(const struct nccomRingRecord *r) { return r->fingerprint; }
+
+/* ---- Node order (D25, D28; errors.md "Node order") ---- */
+
+/* The cases, in the order they are tried. */
 enum {
-  ORDER_RANK = 1,  /* 1: no valid record asks for network */
-  ORDER_POD,       /* 2: enablePod on more than one node */
-  ORDER_SWITCHV1,  /* 3: TRN3-SwitchV1 (the calling rank's platform) */
-  ORDER_NOT_ASKED, /* 4: some rank has no valid record asking for network */
-  ORDER_GRAPHS,    /* 5: a node's first rank has another graph fingerprint than node 0's */
-  ORDER_NETWORK    /* 6: the order applies */
+  ORDER_RANK = 1,  /* no valid record asks for network */
+  ORDER_POD,       /* a pod job (D28: from the records) */
+  ORDER_SWITCHV1,  /* TRN3-SwitchV1 (D28: from the records) */
+  ORDER_NOT_ASKED, /* some rank has no valid record asking for network */
+  ORDER_GRAPHS,    /* the valid records' graph fingerprints differ */
+  ORDER_NETWORK    /* the order applies */
 };
 
 /* The decision, and what its lines after the commit print. */
@@ -1050,9 +1248,9 @@ struct order {
   int kase;
   int *seq;       /* [M] node indices (D8's numbering) in stitch order */
   int *S;         /* [M] their first ranks */
-  int who, whoRank, count; /* 4: the lowest rank, -, how many; 5: the node, its first rank, how many */
-  int unplaced;   /* 6: nodes without a location (the last ones of seq) */
-  int deepest;    /* 6: the deepest node location's level count */
+  char *warn;     /* NOT_ASKED, GRAPHS: the WARN (malloc'ed) */
+  int unplaced;   /* NETWORK: nodes without a location (the last ones of seq) */
+  int deepest;    /* NETWORK: the deepest node location's level count */
   int crossings[REF_MAX_LEVELS], groups[REF_MAX_LEVELS];
 };
 
@@ -1077,10 +1275,11 @@ static int same_group(const struct nccomRingRecord *a, const struct nccomRingRec
   return 1;
 }
 
-/* Node m's location: the one most of its ranks' records carry; among those
- * tied for most, its first rank's if it is one of them, else the one whose
- * lowest holder is the lowest rank. Returns a rank whose record holds it,
- * or -1 when it has 0 levels (no location). O(|R|^2) per node. */
+/* D28's placement rule: node m's location is the one most of its ranks'
+ * records carry, "no location" counting as a value; among those tied for
+ * most, its first rank's if it is one of them, else the one whose lowest
+ * holder is the lowest rank. Returns a rank whose record holds it, or -1
+ * when it has 0 levels (no location). O(|R|^2) per node. */
 static int node_location(const struct frags *g, const struct nccomRingRecord *recs, int m) {
   const int *R = g->byNode + g->nodeStart[m];
   const int nR = g->nodeStart[m + 1] - g->nodeStart[m];
@@ -1100,34 +1299,67 @@ static int node_location(const struct frags *g, const struct nccomRingRecord *re
   return record_levels(&recs[best]) > 0 ? best : -1;
 }
 
-/* Decides S from the records alone (and, for case 3, this rank's
- * platform). nodeLoc[M] and gmin[8 M] are work space: node m's location's
- * record (-1: none), and at level l + 1 the lowest D8 index of its group. */
-static void decide_order(const struct frags *g, const struct nccomRingRecord *recs, const int *valid, int enablePod,
-                         int switchv1, int *nodeLoc, int *gmin, struct order *o) {
+/* What a rank's fragment says of the policy, for the policy's WARN. */
+static const char *policy_says(const int *kinds, const struct nccomRingRecord *recs, int r) {
+  if (kinds[r] != REC_VALID) return "carries no valid record";
+  return recs[r].flags & REF_RECORD_NETWORK ? "asks for network" : "asks for rank";
+}
+
+/* Decides S from the records alone (D28: the job's facts included).
+ * nodeLoc[M] and gmin[8 M] are work space: node m's location's record
+ * (-1: none), and at level l + 1 the lowest D8 index of its group.
+ * Returns -1 when memory for a WARN's text ran out. */
+static int decide_order(const struct frags *g, const struct nccomRingRecord *recs, const int *kinds,
+                        const struct census *cs, const struct job *job, int *nodeLoc, int *gmin, struct order *o) {
   const int N = g->N, M = g->M;
   for (int m = 0; m < M; m++) o->seq[m] = m, o->S[m] = g->firsts[m];
   o->kase = ORDER_RANK;
-  int asked = 0;
-  for (int r = 0; r < N; r++) asked += valid[r] && (recs[r].flags & REF_RECORD_NETWORK);
-  if (asked == 0) return;
-  if (enablePod != 0 && M > 1) { o->kase = ORDER_POD; return; }
-  if (switchv1) { o->kase = ORDER_SWITCHV1; return; }
-  if (asked < N) {
+  if (cs->asking == 0) return 0;
+  if (job->pods) { o->kase = ORDER_POD; return 0; }
+  if (job->switchV1) { o->kase = ORDER_SWITCHV1; return 0; }
+  if (cs->asking < N) {
+    /* The reference: the policy most valid records carry (ties: the
+     * lowest valid rank's); the odd one out the lowest rank that does not
+     * carry it, a rank without a valid record included. */
     o->kase = ORDER_NOT_ASKED;
-    o->count = N - asked;
-    for (int r = N - 1; r >= 0; r--)
-      if (!(valid[r] && (recs[r].flags & REF_RECORD_NETWORK))) o->who = r;
-    return;
+    const int rankOrder = cs->valid - cs->asking;
+    const int refNetwork =
+        cs->asking > rankOrder || (cs->asking == rankOrder && (cs->flags0 & REF_RECORD_NETWORK));
+    int odd = -1, ref = -1;
+    for (int r = 0; r < N; r++) {
+      int holds = kinds[r] == REC_VALID && ((recs[r].flags & REF_RECORD_NETWORK) != 0) == refNetwork;
+      if (holds && ref < 0) ref = r;
+      if (!holds && odd < 0) odd = r;
+    }
+    o->warn = format("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank %d %s, unlike rank %d "
+                     "(%s, the most common): network on %d rank%s, rank on %d, no valid record on %d: stitching "
+                     "in rank order (D9) on every rank",
+                     odd, policy_says(kinds, recs, odd), ref, policy_says(kinds, recs, ref), cs->asking,
+                     plural(cs->asking), rankOrder, N - cs->valid);
+    return o->warn ? 0 : -1;
   }
-  o->count = 0;
-  for (int m = M - 1; m >= 0; m--) {
-    if (recs[g->firsts[m]].fingerprint == recs[g->firsts[0]].fingerprint) continue;
-    o->count++;
-    o->who = m;
-    o->whoRank = g->firsts[m];
+  if (cs->fingerprints) {
+    /* D28: over every valid record (here every rank's), not the heads only. */
+    o->kase = ORDER_GRAPHS;
+    struct tally t;
+    if (tally_of(N, kinds, recs, value_fingerprint, &t) != 0) return -1;
+    char *text = NULL, odd[32], ref[32];
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f != NULL) {
+      show_hex(odd, sizeof odd, t.oddValue);
+      show_hex(ref, sizeof ref, t.v[0].value);
+      fprintf(f, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank %d (node %d) has graph "
+                 "fingerprint %s, unlike rank %d (node %d; %s, the most common): ",
+              t.odd, g->nodeOf[t.odd], odd, t.v[0].first, g->nodeOf[t.v[0].first], ref);
+      tally_counts(f, &t, show_hex);
+      fprintf(f, "; reordering nodes would change their NICs: stitching in rank order (D9) on every rank");
+      if (fclose(f) != 0) free(text), text = NULL;
+    }
+    free(t.v);
+    o->warn = text;
+    return text ? 0 : -1;
   }
-  if (o->count > 0) { o->kase = ORDER_GRAPHS; return; }
 
   o->kase = ORDER_NETWORK;
   o->deepest = 0;
@@ -1179,24 +1411,16 @@ static void decide_order(const struct frags *g, const struct nccomRingRecord *re
     o->crossings[l - 1] = cross;
     o->groups[l - 1] = groups;
   }
+  return 0;
 }
 
 /* What the decision prints after the commit (errors.md "Node order"):
- * the WARNs of cases 4, 5 and 6 on every rank; the INFO lines of cases 2
- * and 3 on every rank, case 6's summary on rank 0. */
-static void order_warns(int wrank, const struct order *o, int N, int M) {
-  if (o->kase == ORDER_NOT_ASKED)
-    ref_warn(wrank,
-             "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank %d does not ask for it (%d of %d "
-             "ranks do not, or carry no valid record): stitching in rank order (D9) on every rank",
-             o->who, o->count, N);
-  else if (o->kase == ORDER_GRAPHS)
-    ref_warn(wrank,
-             "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: node %d (head rank %d) has another "
-             "graph than node 0 (%d of %d nodes do), so reordering would change their NICs: stitching in rank "
-             "order (D9) on every rank",
-             o->who, o->whoRank, o->count, M);
-  else if (o->kase == ORDER_NETWORK && o->unplaced > 0)
+ * its WARN on every rank (a fallback, or nodes without a location when
+ * there is more than one node: D28), its INFO line of a policy not
+ * applied on every rank, the summary on rank 0. */
+static void order_warns(int wrank, const struct order *o, int M) {
+  if (o->warn) ref_warn(wrank, "%s", o->warn);
+  else if (o->kase == ORDER_NETWORK && o->unplaced > 0 && M > 1)
     ref_warn(wrank,
              "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: node %d (head rank %d) has no location (%d of %d "
              "nodes have none, NCCOM_RING_LOCATION unset or invalid on most of their ranks): they come after all "
@@ -1519,10 +1743,128 @@ static char *diagnose(const struct frags *g, const int *next, const int *prev, c
   return format("ncclTopoPostset: rank 0, channel 0: the fragments are not consistent");
 }
 
+/* ---- D28's verdict over the records ---- */
+
+/* One field every valid record must share: its tally, and the WARN naming
+ * the odd one out when they split. Returns 1 on a split (*text the WARN,
+ * NULL when memory ran out), else 0. */
+static int field_splits(int N, const int *kinds, const struct nccomRingRecord *recs, const char *name,
+                        uint32_t (*value)(const struct nccomRingRecord *), show_fn show, const char *why,
+                        char **text) {
+  struct tally t;
+  if (tally_of(N, kinds, recs, value, &t) != 0) return 1;
+  if (t.odd < 0) {
+    free(t.v);
+    return 0;
+  }
+  char odd[32], ref[32];
+  size_t len = 0;
+  show(odd, sizeof odd, t.oddValue);
+  show(ref, sizeof ref, t.v[0].value);
+  FILE *f = open_memstream(text, &len);
+  if (f != NULL) {
+    fprintf(f, "ncclTopoPostset: rank %d has %s %s, unlike rank %d (%s %s, the most common): ", t.odd, name, odd,
+            t.v[0].first, name, ref);
+    tally_counts(f, &t, show);
+    fprintf(f, "; %s (D28)", why);
+    if (fclose(f) != 0) free(*text), *text = NULL;
+  }
+  free(t.v);
+  return 1;
+}
+
+/* D28's checks of the records, in its order, once the fragments' own
+ * checks and the ring walks passed: the channel-count match, unreadable
+ * records (on SwitchV1 or in a pod job), an unknown platform, the
+ * platform, enablePod (more than one node), nKangaRingChannels (on
+ * SwitchV1), D27's preconditions and pod order. Returns ncclSuccess, or
+ * the first failure's code with *text its WARN (malloc'ed; NULL when
+ * memory ran out). Only the fragments are read, so every rank reaches the
+ * same verdict. */
+static ncclResult_t records_verdict(int N, int M, const int *kinds, const struct nccomRingRecord *recs,
+                                    const struct census *cs, const struct job *job, char **text) {
+  *text = NULL;
+  if (cs->countRank >= 0) {
+    *text = format("ncclTopoPostset: rank %d's fragment has %d channels, but its record says its graph has %d: the "
+                   "fragment is not what its ncclTopoPreset wrote (D28)",
+                   cs->countRank, cs->countOwn, cs->countRecord);
+    return ncclInternalError;
+  }
+  if (cs->unreadable > 0 && (job->switchV1 || job->pods)) {
+    char what[96], where[64];
+    if (cs->unreadableVersion >= 0)
+      snprintf(what, sizeof what, "version %d, this library reads version %d", cs->unreadableVersion,
+               REF_RECORD_VERSION);
+    else
+      snprintf(what, sizeof what, "damaged");
+    if (job->switchV1) snprintf(where, sizeof where, "on TRN3-SwitchV1");
+    else snprintf(where, sizeof where, "with comm->enablePod on %d nodes", M);
+    *text = format("ncclTopoPostset: rank %d's record is unreadable (%s; %d of %d records are): %s every rank's "
+                   "record is needed (D28)",
+                   cs->firstUnreadable, what, cs->unreadable, N, where);
+    return ncclInternalError;
+  }
+  if (cs->mixed) {
+    /* Valid records disagree on some fact: an unknown platform first,
+     * then each fact every valid record must share. */
+    for (int r = 0; r < N; r++) {
+      if (kinds[r] != REC_VALID || !(recs[r].flags & REF_RECORD_UNKNOWN)) continue;
+      int unknown = 0;
+      for (int k = r; k < N; k++) unknown += kinds[k] == REC_VALID && (recs[k].flags & REF_RECORD_UNKNOWN);
+      *text = format("ncclTopoPostset: rank %d's NCCOM_RING_PLATFORM named no platform (%d of %d ranks' did): set "
+                     "it to generic or trn3-switchv1 on every rank (D28)",
+                     r, unknown, N);
+      return ncclInternalError;
+    }
+    if (field_splits(N, kinds, recs, "platform", value_platform, show_platform,
+                     "every rank must run on one platform", text) ||
+        (M > 1 && field_splits(N, kinds, recs, "enablePod", value_pod, show_int,
+                               "every rank must set comm->enablePod alike", text)) ||
+        (job->switchV1 && field_splits(N, kinds, recs, "nKangaRingChannels", value_kanga, show_int,
+                                       "every rank on TRN3-SwitchV1 must have the same count", text)))
+      return ncclInternalError;
+  }
+  if (cs->valid > 0 && (cs->flags0 & REF_RECORD_UNKNOWN)) { /* then every valid record says so */
+    *text = format("ncclTopoPostset: rank %d's NCCOM_RING_PLATFORM named no platform (as every rank's did): set it "
+                   "to generic or trn3-switchv1 (D28)",
+                   cs->firstValid);
+    return ncclInternalError;
+  }
+  /* P13, P14: kangaRing preconditions (D13, D27), over every valid record
+   * that says SwitchV1: the lowest rank that fails one is named. */
+  for (int r = 0; r < N; r++) {
+    const struct nccomRingRecord *rec = &recs[r];
+    if (kinds[r] != REC_VALID || !(rec->flags & REF_RECORD_SWITCHV1)) continue;
+    if (rec->virtualCoreSize != 0) {
+      *text = format("ncclTopoPostset: kangaRing precondition failed: virtual core size of rank %d is %d, expected 0",
+                     r, rec->virtualCoreSize);
+      return ncclInternalError;
+    }
+    if (rec->jbogId < 1 || rec->jbogId > 3) {
+      *text = format("ncclTopoPostset: kangaRing precondition failed: JBOG id of rank %d is %d, expected 1, 2 or 3",
+                     r, rec->jbogId);
+      return ncclInternalError;
+    }
+  }
+  /* P12: UltraServer pods (D15, D27), stitched in node order only when
+   * every rank's valid record says NCCOM_RING_POD_ORDER=node. */
+  if (job->pods) {
+    for (int r = 0; r < N; r++) {
+      if (kinds[r] == REC_VALID && (recs[r].flags & REF_RECORD_POD_NODE)) continue;
+      *text = format("ncclTopoPostset: comm->enablePod is set on %d nodes: UltraServer pod ordering "
+                     "(ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on "
+                     "every rank to stitch in node order (rank %d did not)",
+                     M, r);
+      return ncclInvalidUsage;
+    }
+  }
+  return ncclSuccess;
+}
+
 REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRank,
                                         struct ncclTopoRanks **allTopoRanks, int *nChannels,
                                         int *nNodes) {
-  const void *caller = __builtin_return_address(0); /* P18 */
+  const void *caller = __builtin_return_address(0); /* P18: only when no record was gathered (D28) */
   dbg_init();
   if (comm == NULL) { ref_warn(-1, "ncclTopoPostset: comm is NULL"); return ncclInvalidArgument; }
   const int rank = comm->rank;
@@ -1540,7 +1882,6 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
   }
   if (nNodes == NULL) { ref_warn(rank, "ncclTopoPostset: nNodes is NULL"); return ncclInvalidArgument; }
   const int N = comm->nRanks;
-  const int nK = comm->nKangaRingChannels;
   if (N <= 0) {
     ref_warn(rank, "ncclTopoPostset: comm->nRanks %d is not positive", N);
     return ncclInvalidArgument;
@@ -1549,13 +1890,10 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
     ref_warn(rank, "ncclTopoPostset: comm->rank %d is outside [0, %d)", rank, N);
     return ncclInvalidArgument;
   }
-  if (nK < 0 || nK > REF_MAX_KANGA_PATHS) {
-    ref_warn(rank, "ncclTopoPostset: comm->nKangaRingChannels %d is outside [0, 4]", nK);
-    return ncclInvalidArgument;
-  }
-  struct platform pl;
-  ncclResult_t res = get_platform("ncclTopoPostset", rank, caller, &pl);
-  if (res != ncclSuccess) return res;
+  /* D28: comm->nKangaRingChannels, comm->enablePod and the platform are not
+   * read here: every rank's travel in its record. comm->nChannels is read
+   * only for D27's own-count WARN, which changes no result. */
+  const int ownCount = comm->nChannels;
 
   struct ncclTopoRanks **F = allTopoRanks;
   /* Pass A (P7) */
@@ -1565,10 +1903,9 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
       return ncclInvalidArgument;
     }
   }
-  /* From here on nothing before the commit reads comm->rank (D24, D27: the
-   * SwitchV1 preconditions come from every rank's record), nor
-   * comm->nChannels at all (D27). The job's channel count is the smallest
-   * of any fragment's, so rank 0's bounds it. */
+  /* From here on nothing before the commit reads comm->rank (D24, D28).
+   * The job's channel count is the smallest of any fragment's, so rank
+   * 0's bounds it. */
   const int C = fragment_channels(F[0]);
 
   struct postset_scratch s;
@@ -1577,17 +1914,17 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
   /* P7b */
   /* The library's block: its link tables, node tables and the walks it
    * records (2 + 3C ints a rank); this model uses the first 2 + 2C. */
-  res = working_memory(&s.work, (2 + 3 * (size_t)C) * NN, N, C, rank);
+  ncclResult_t res = working_memory(&s.work, (2 + 3 * (size_t)C) * NN, N, C, rank);
   if (res != ncclSuccess) return res;
   s.count = s.work;
   s.nodeOf = s.work + NN;
   s.next = s.work + 2 * NN;
   s.prev = s.next + (size_t)C * NN;
-  s.book = calloc((17 + (size_t)C) * NN + 1, sizeof(int));
+  s.book = calloc((18 + (size_t)C) * NN + 1, sizeof(int));
   s.recs = calloc(NN, sizeof *s.recs);
   if (s.book == NULL || s.recs == NULL) {
     ref_warn(rank, "ncclTopoPostset: malloc of %zu bytes of scratch failed",
-             ((17 + (size_t)C) * NN + 1) * sizeof(int) + NN * sizeof *s.recs);
+             ((18 + (size_t)C) * NN + 1) * sizeof(int) + NN * sizeof *s.recs);
     postset_free(&s);
     return ncclSystemError;
   }
@@ -1597,8 +1934,9 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
   s.mark = s.book + 3 * NN;
   s.nodeStart = s.book + 4 * NN;
   s.rings = s.book + 5 * NN + 1;
-  s.valid = s.rings + (size_t)C * NN;
-  s.seq = s.valid + NN;
+  s.kinds = s.rings + (size_t)C * NN;
+  s.versions = s.kinds + NN;
+  s.seq = s.versions + NN;
   s.S = s.seq + NN;
   s.nodeLoc = s.S + NN;
   s.gmin = s.nodeLoc + NN;
@@ -1616,10 +1954,6 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
   int n = C, holder = 0;
   for (int r = 0; r < N; r++)
     if (s.count[r] < n) n = s.count[r], holder = r;
-  ref_info(SUB_INIT, rank,
-           "ncclTopoPostset: %d channels, the smallest channel count of any fragment, first held "
-           "by rank %d (D23)",
-           n, holder);
 
   /* Ranges (P8, P9): channel by channel, then rank by rank, then field order. */
   for (int c = 0; c < n; c++) {
@@ -1632,6 +1966,10 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
       else if (T->ringPrev[c] < -1 || T->ringPrev[c] >= N) field = "ringPrev", v = T->ringPrev[c], lo = -1;
       else if (T->ringNext[c] < -1 || T->ringNext[c] >= N) field = "ringNext", v = T->ringNext[c], lo = -1;
       if (field != NULL) {
+        ref_info(SUB_INIT, rank,
+                 "ncclTopoPostset: %d channels, the smallest channel count of any fragment, first held "
+                 "by rank %d (D23)",
+                 n, holder);
         ref_warn(rank, "ncclTopoPostset: rank %d, channel %d: %s is %d, outside [%d, %d)", r, c, field,
                  v, lo, N);
         postset_free(&s);
@@ -1665,18 +2003,61 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
   int inconsistent = 0;
   for (int c = 0; c < n && !inconsistent; c++) inconsistent = agreement_fails(&g, c);
 
-  /* The records (D25, D27), and the node order: decided from them once the
-   * nodes are found and every fragment agrees with its node; otherwise
-   * (a failing call) the stitch follows D8's order. */
-  for (int r = 0; r < N; r++) s.valid[r] = record_read(F[r], r, &s.recs[r]);
+  /* The records (D25, D27, D28): every rank's, its kind, and their
+   * census; the job's facts and the node order are decided from them once
+   * the nodes are found and every fragment agrees with its node;
+   * otherwise (a failing call) the stitch follows D8's order. */
+  for (int r = 0; r < N; r++) s.kinds[r] = record_kind(F[r], r, &s.recs[r], &s.versions[r]);
+  struct census cs;
+  take_census(N, s.kinds, s.versions, s.recs, s.count, &cs);
+  struct job job = {0};
   struct order ord;
   memset(&ord, 0, sizeof ord);
   ord.seq = s.seq;
   ord.S = s.S;
   ord.kase = ORDER_RANK;
   for (int m = 0; m < M; m++) s.seq[m] = m, s.S[m] = s.firsts[m];
-  if (!inconsistent) decide_order(&g, s.recs, s.valid, comm->enablePod, pl.switchv1, s.nodeLoc, s.gmin, &ord);
+  if (!inconsistent) {
+    if (cs.valid > 0) {
+      job.records = 1;
+      job.switchV1 = cs.switchV1 > 0;
+      job.pods = M > 1 && cs.enablePod > 0;
+      job.paths = (cs.flags0 >> REF_RECORD_KANGA_SHIFT) & 0x7;
+    } else {
+      /* D28: no fragment holds a valid record (the host did not gather
+       * +832...+895): the one case where this rank's own state decides,
+       * its platform (an unknown NCCOM_RING_PLATFORM counting as generic:
+       * Preset printed its WARN) and, on SwitchV1, its
+       * nKangaRingChannels. Nothing says enablePod: no pod job. */
+      struct platform pl;
+      get_platform("ncclTopoPostset", rank, caller, &pl);
+      if (pl.switchv1) {
+        const int nK = comm->nKangaRingChannels;
+        if (nK < 0 || nK > REF_MAX_KANGA_PATHS) {
+          ref_info(SUB_INIT, rank,
+                   "ncclTopoPostset: %d channels, the smallest channel count of any fragment, first held "
+                   "by rank %d (D23)",
+                   n, holder);
+          ref_warn(rank, "ncclTopoPostset: comm->nKangaRingChannels %d is outside [0, 4]", nK);
+          postset_free(&s);
+          return ncclInvalidArgument;
+        }
+        job.switchV1 = 1;
+        job.paths = nK;
+      }
+    }
+    if (decide_order(&g, s.recs, s.kinds, &cs, &job, s.nodeLoc, s.gmin, &ord) != 0) {
+      ref_warn(rank, "ncclTopoPostset: out of memory formatting the node order's WARN");
+      postset_free(&s);
+      return ncclSystemError;
+    }
+  }
   g.S = s.S;
+  /* P7a's INFO line: printed whatever follows (D23). */
+  ref_info(SUB_INIT, rank,
+           "ncclTopoPostset: %d channels, the smallest channel count of any fragment, first held "
+           "by rank %d (D23)",
+           n, holder);
 
   /* Stitch every channel over S and check its ring. */
   int ringFail[REF_MAXCHANNELS] = {0};
@@ -1691,7 +2072,7 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
         if (ringFail[c]) print_walk_line(rank, c, n, s.next + (size_t)c * NN, N);
     }
     res = working_memory(&s.diag, 4 * NN, N, C, rank);
-    if (res != ncclSuccess) { postset_free(&s); return res; }
+    if (res != ncclSuccess) { free(ord.warn); postset_free(&s); return res; }
     s.tally = s.diag;
     s.aim = s.diag + NN;
     s.low1 = s.diag + 2 * NN;
@@ -1702,53 +2083,28 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
     char *text = diagnose(&g, s.next, s.prev, &w);
     if (text == NULL) {
       ref_warn(rank, "ncclTopoPostset: out of memory formatting the diagnosis");
+      free(ord.warn);
       postset_free(&s);
       return ncclSystemError;
     }
     ref_warn(rank, "%s", text);
     free(text);
+    free(ord.warn);
     postset_free(&s);
     return ncclInternalError;
   }
 
-  /* P12: UltraServer pods (D15, P8), stitched in node order only when every
-   * rank's valid record says NCCOM_RING_POD_ORDER=node (D27). */
-  int podStitch = 0;
-  if (comm->enablePod != 0 && M > 1) {
-    int who = -1;
-    for (int r = 0; r < N && who < 0; r++)
-      if (!(s.valid[r] && (s.recs[r].flags & REF_RECORD_POD_NODE))) who = r;
-    if (who >= 0) {
-      ref_warn(rank,
-               "ncclTopoPostset: comm->enablePod is %d on %d nodes: UltraServer pod ordering "
-               "(ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every "
-               "rank to stitch in node order (rank %d did not)",
-               comm->enablePod, M, who);
-      postset_free(&s);
-      return ncclInvalidUsage;
-    }
-    podStitch = 1;
-  }
-  /* P13, P14: kangaRing preconditions (D13, D27), over every valid record
-   * that says SwitchV1: the lowest rank that fails one is named. */
-  if (pl.switchv1) {
-    for (int r = 0; r < N; r++) {
-      const struct nccomRingRecord *rec = &s.recs[r];
-      if (!s.valid[r] || !(rec->flags & REF_RECORD_SWITCHV1)) continue;
-      if (rec->virtualCoreSize != 0) {
-        ref_warn(rank, "ncclTopoPostset: kangaRing precondition failed: virtual core size of rank %d is %d, expected 0",
-                 r, rec->virtualCoreSize);
-        postset_free(&s);
-        return ncclInternalError;
-      }
-      if (rec->jbogId < 1 || rec->jbogId > 3) {
-        ref_warn(rank,
-                 "ncclTopoPostset: kangaRing precondition failed: JBOG id of rank %d is %d, expected 1, 2 or 3", r,
-                 rec->jbogId);
-        postset_free(&s);
-        return ncclInternalError;
-      }
-    }
+  /* D28's verdict over the records, in its order; the first that fails is
+   * every rank's. */
+  char *verdict = NULL;
+  res = records_verdict(N, M, s.kinds, s.recs, &cs, &job, &verdict);
+  if (res != ncclSuccess) {
+    if (verdict) ref_warn(rank, "%s", verdict);
+    else ref_warn(rank, "ncclTopoPostset: out of memory formatting the records' verdict");
+    free(verdict);
+    free(ord.warn);
+    postset_free(&s);
+    return verdict ? res : ncclSystemError;
   }
 
   /* This rank's walks (they cannot fail now: every ring is one cycle
@@ -1773,6 +2129,7 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
       for (int k = 0; k < c; k++) free(fresh[k]);
       ref_warn(rank, "ncclTopoPostset: malloc of %d bytes for channels[%d].ring.userRanks failed",
                bytes > (size_t)INT_MAX ? INT_MAX : (int)bytes, c);
+      free(ord.warn);
       postset_free(&s);
       return ncclSystemError;
     }
@@ -1800,37 +2157,51 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
   *nNodes = M;
   comm->node = s.nodeOf[rank];
   memcpy(nodesFirstRank, s.firsts, (size_t)M * sizeof(int));
+  /* D13, D28: the job's platform and nKangaRingChannels, as the records say. */
   const int nv = N < 16 ? N : 16;
-  if (pl.switchv1) {
-    for (int k = 0; k < nK; k++)
+  if (job.switchV1) {
+    for (int k = 0; k < job.paths; k++)
       for (int v = 0; v < nv; v++)
         memcpy(&comm->kangaRing[k][4 * v], F[v]->JbogKangaringPath[k], 4 * sizeof(int));
   }
 
-  /* D27: a rank whose own graph has more channels than the job's is told
-   * so (its GetNetDev sees only its own graph); the result stands. */
-  if (s.count[rank] > n)
+  /* D27, D28: a rank whose own graph's count (comm->nChannels as its
+   * Preset set it) is not the job's, in either direction, is told so (its
+   * GetNetDev sees only its own graph); the result stands. */
+  if (ownCount != n)
     ref_warn(rank,
-             "ncclTopoPostset: this rank's own graph has %d channels, more than the job's %d (the "
-             "smallest channel count of any fragment, first held by rank %d): give its "
-             "ncclTopoGetNetDev a graph of %d channels, or its doubled channels use the NICs of "
-             "another graph channel (D27)",
-             s.count[rank], n, holder, n);
-  order_warns(rank, &ord, N, M);
+             "ncclTopoPostset: this rank's graph has %d channels (comm->nChannels), the job %d (the smallest "
+             "channel count of any fragment, first held by rank %d): give its ncclTopoGetNetDev a graph of %d "
+             "channels, or its channels use the NICs of another graph channel (D27, D28)",
+             ownCount, n, holder, n);
+  /* D28's notes on the records, the same on every rank: none valid (WARN),
+   * or some of another ring stage (INFO). */
+  if (cs.valid == 0)
+    ref_warn(rank,
+             "ncclTopoPostset: no fragment holds a valid record of this library (%d of %d carry its magic): the "
+             "host did not gather bytes +832...+895 of struct ncclTopoRanks, so each rank takes its platform from "
+             "itself and nodes are stitched in rank order (D28)",
+             N - cs.none, N);
+  else if (cs.none > 0)
+    ref_info(SUB_INIT, rank,
+             "ncclTopoPostset: rank %d's fragment carries no record of this library (%d of %d fragments: another "
+             "ring stage, such as libnccom's own): not checked here, their own library checks them (D28)",
+             cs.firstNone, cs.none, N);
+  order_warns(rank, &ord, M);
 
   /* INFO lines after the commit (P12); the D23 count line came first.
    * errors.md does not place the node order's INFO lines among the others;
    * the library prints them first, so the model does too. */
   order_infos(rank, &ord, M);
   if (rank == 0) print_channel_lines(rank, nFinal, s.rings, N, n);
-  if (podStitch)
+  if (job.pods)
     ref_info(SUB_INIT, rank,
              "ncclTopoPostset: enablePod set on %d nodes: stitching in node order "
              "(NCCOM_RING_POD_ORDER=node)",
              M);
-  if (pl.switchv1 && info_enabled(SUB_INIT)) {
-    ref_info(SUB_INIT, rank, "built %d kangaring paths", nK);
-    for (int k = 0; k < nK; k++) {
+  if (job.switchV1 && info_enabled(SUB_INIT)) {
+    ref_info(SUB_INIT, rank, "built %d kangaring paths", job.paths);
+    for (int k = 0; k < job.paths; k++) {
       char buf[16 * 4 * 12 + 16];
       int len = 0;
       buf[0] = 0;
@@ -1839,6 +2210,7 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
       ref_info(SUB_INIT, rank, "kangaring path[%d]=%s", k, buf);
     }
   }
+  free(ord.warn);
   postset_free(&s);
   return ncclSuccess;
 }

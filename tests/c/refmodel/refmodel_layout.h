@@ -58,17 +58,23 @@ struct ncclTopoRanks {
   int JbogKangaringPath[4][4];    /* +896 fork-added */
 };
 
-/* D25, D27: the ring stage's record, 64 bytes at +832 of a fragment (the
- * slots of channels 16..31 of treeToChild1). Preset writes its first word on
- * every successful call (the magic when the record carries something, else
- * 0), the other words only with the magic. Hashes are 32-bit FNV-1a. */
+/* D25, D27, D28: the ring stage's record, version 2, 64 bytes at +832 of a
+ * fragment (the slots of channels 16..31 of treeToChild1). Preset writes
+ * the whole of it on every successful call (D28), whatever the variables;
+ * it carries every per-rank fact Postset decides from. Name and graph
+ * hashes are 32-bit FNV-1a; the checksum is the header's word-wise
+ * four-lane variant (version 1's hashed the bytes one at a time). */
 #define REF_RECORD_OFFSET 832
 #define REF_RECORD_MAGIC (-0x2DA5EE32) /* 0xD25A11CE as an int */
-#define REF_RECORD_VERSION 1
+#define REF_RECORD_VERSION 2
 #define REF_RECORD_NETWORK 0x1  /* NCCOM_RING_NODE_ORDER=network */
 #define REF_RECORD_POD_NODE 0x2 /* NCCOM_RING_POD_ORDER=node */
 #define REF_RECORD_SWITCHV1 0x4 /* TRN3-SwitchV1: jbogId and virtualCoreSize are the hooks' answers */
+#define REF_RECORD_UNKNOWN 0x8  /* NCCOM_RING_PLATFORM named no platform; never with SWITCHV1 */
+#define REF_RECORD_ENABLE_POD 0x10 /* comm->enablePod != 0 */
 #define REF_RECORD_LEVELS_SHIFT 8 /* flags bits 8..11: the location's level count, 0..8 */
+#define REF_RECORD_KANGA_SHIFT 12 /* flags bits 12..14: comm->nKangaRingChannels, 0..4 */
+#define REF_RECORD_CHANNELS_SHIFT 16 /* flags bits 16..21: graph->nChannels, 1..32 */
 #define REF_MAX_LEVELS 8
 struct nccomRingRecord {
   int magic;            /* +0 */
@@ -78,7 +84,7 @@ struct nccomRingRecord {
   uint32_t fingerprint; /* +16 FNV-1a of nChannels, then inter[0 .. 2 nChannels) */
   int jbogId;           /* +20 */
   int virtualCoreSize;  /* +24 */
-  uint32_t checksum;    /* +28 FNV-1a of the 16 words, this one taken as 0 */
+  uint32_t checksum;    /* +28 of the 16 words, this one taken as 0 (four lanes, refmodel.c) */
   uint32_t location[REF_MAX_LEVELS]; /* +32 FNV-1a of each name, outermost first; 0 past the count */
 };
 
