@@ -1586,11 +1586,11 @@ static int check_build_rings(const struct world *w, const struct ncclComm *c) {
 /* The D25/D27 texts a run has seen, for its last line: what the cases with
  * the variables exercised. */
 static const char *const envTextKeys[8] = {
-    "is not rank or network",   "this rank has no location", "does not ask for it", "has another graph than node 0",
-    "has no location (",        "comm->enablePod is",        "virtual core size of rank", "JBOG id of rank"};
+    "is not rank or network",   "this rank has no location", "the most common): network on", "has graph fingerprint",
+    "has no location (",        "comm->enablePod is set on", "virtual core size of rank", "JBOG id of rank"};
 static const char *const envTextLabels[8] = {
-    "unknown NCCOM_RING_NODE_ORDER", "invalid NCCOM_RING_LOCATION", "case 4 (a rank does not ask)",
-    "case 5 (another graph)",        "case 6 with nodes without a location", "P12", "P13", "P14"};
+    "unknown NCCOM_RING_NODE_ORDER", "invalid NCCOM_RING_LOCATION", "case 4 (a policy's odd one out)",
+    "case 5 (a graph's odd one out)",        "case 6 with nodes without a location", "P12", "P13", "P14"};
 static void tally_text(const char *warn) {
   if (silent) return;
   for (int k = 0; k < 8; k++)
@@ -1990,10 +1990,14 @@ static int null_argument_calls(void) {
 /* and the same rings), the same outcome in both libraries, and how    */
 /* often a failure's WARN names the rank whose slot was corrupted.     */
 
-static const char *xKindNames[X_COUNT] = {"X_NONE", "X_RECV",     "X_SEND",     "X_PREV",     "X_NEXT",
-                                          "X_DUP",  "X_SWAP",     "X_REC_FLIP", "X_REC_COPY", "X_REC_STALE"};
-static const char *xKindLabels[X_COUNT] = {"none",      "ringRecv",    "ringSend",   "ringPrev",  "ringNext",
-                                           "duplicate", "swap",        "record byte", "record copy", "stale record"};
+static const char *xKindNames[X_COUNT] = {
+    "X_NONE",      "X_RECV",     "X_SEND",      "X_PREV",  "X_NEXT",        "X_DUP",         "X_SWAP",
+    "X_REC_FLIP",  "X_REC_COPY", "X_REC_STALE", "X_PLATFORM", "X_ENABLEPOD", "X_KANGA",      "X_GRAPH",
+    "X_STALE_COUNT", "X_REC_VERSION", "X_REC_NONE"};
+static const char *xKindLabels[X_COUNT] = {
+    "none",         "ringRecv",    "ringSend",     "ringPrev", "ringNext",  "duplicate", "swap",
+    "record byte",  "record copy", "stale record", "platform", "enablePod", "nKangaRingChannels", "graph",
+    "channel count", "record version", "no magic"};
 
 /* The largest job --case accepts: two libraries' communicators for every
  * rank are held at once (about 19 KB each). */
@@ -2013,6 +2017,11 @@ struct xjob {
   int switchV1;                         /* the family hook says TRN3-SwitchV1 */
   int carries;                          /* every rank's record carries something (the policy, a
                                          * location, --pod-order node or SwitchV1) */
+  /* D28: whose own state differs at Preset (X_PLATFORM, X_ENABLEPOD,
+   * X_KANGA, X_GRAPH): rank j->rank, or every rank of its node */
+  int oddNode;
+  int kanga, oddKanga;                  /* comm->nKangaRingChannels at Preset: every rank's, the odd ones' */
+  void (*beforePostset)(int rank, struct ncclComm *c); /* a named case's change to a rank's comm, or NULL */
 };
 
 static void x_job_free(struct xjob *j) {
@@ -2021,6 +2030,25 @@ static void x_job_free(struct xjob *j) {
   free(j->own);
   rank_env_free(&j->env);
   memset(j, 0, sizeof *j);
+}
+
+/* Whether rank k is one of the ranks whose own state differs (D28's
+ * kinds): j->rank, or with oddNode every rank of its node. */
+static int x_odd(const struct xjob *j, int k) {
+  return j->oddNode ? cluster_node_of(j->cl, k) == cluster_node_of(j->cl, j->rank) : k == j->rank;
+}
+
+/* The rank D28's WARN names when the odd ranks' value differs from the
+ * others': the lowest rank that does not hold the value most ranks hold
+ * (ties: the value rank 0 holds); -1 when every rank holds one value. */
+static int x_odd_one_out(const struct xjob *j) {
+  int odd = 0;
+  for (int k = 0; k < j->nRanks; k++) odd += x_odd(j, k);
+  if (odd == 0 || odd == j->nRanks) return -1;
+  int refOdd = odd > j->nRanks - odd || (2 * odd == j->nRanks && x_odd(j, 0));
+  for (int k = 0; k < j->nRanks; k++)
+    if (x_odd(j, k) != refOdd) return k;
+  return -1;
 }
 
 /* D25's policy on every rank of a job: NCCOM_RING_NODE_ORDER=network and
@@ -2105,7 +2133,50 @@ static int x_job_from_spec(const struct xspec *s, struct xjob *j) {
   j->switchV1 = s->platform;
   if (s->policy && x_job_policy(j, s->seed, s->policy == 1 ? 1 : 2 + (int)(mix(s->seed) % 2)) != 0) return -1;
   j->carries = s->policy || podOrderNode || s->platform;
+  /* D28's per-rank inputs */
+  j->oddNode = (j->kind == X_PLATFORM || j->kind == X_ENABLEPOD || j->kind == X_KANGA || j->kind == X_GRAPH) &&
+               (j->value & 1);
+  if (j->kind == X_KANGA) {
+    j->kanga = ((unsigned)j->value >> 1) % 5;
+    j->oddKanga = (j->kanga + 1 + ((unsigned)j->value >> 4) % 4) % 5;
+  }
+  if (j->kind == X_GRAPH) {
+    /* the odd ranks' graph: their node's, with another NIC on channel 0 */
+    int m = cluster_node_of(j->cl, j->rank);
+    if ((j->own = malloc(sizeof *j->own)) == NULL) return -1;
+    memcpy(j->own, j->cl->graphs[m], sizeof *j->own);
+    j->own->inter[0] += 1 + ((unsigned)j->value >> 1) % 7;
+    for (int k = 0; k < n; k++)
+      if (x_odd(j, k)) j->graphOf[k] = j->own;
+  }
   return 0;
+}
+
+/* The record's checksums, as include/nccom_ring.h describes them: version
+ * 2's four lanes of FNV-1a's arithmetic on whole words, and version 1's
+ * FNV-1a over the 64 bytes; the checksum word (+28) counts as 0. The
+ * harness's own reading, to write records of either version. */
+static uint32_t x_checksum(const unsigned char *rec, int version) {
+  uint32_t w[16];
+  memcpy(w, rec, sizeof w);
+  w[offsetof(struct nccomRingRecord, checksum) / 4] = 0;
+  if (version == 1) {
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < 64; i++) h = (h ^ ((const unsigned char *)w)[i]) * 16777619u;
+    return h;
+  }
+  uint32_t l[4] = {2166136261u, 2166136261u, 2166136261u, 2166136261u};
+  for (int i = 0; i < 16; i++) l[i % 4] = (l[i % 4] ^ w[i]) * 16777619u;
+  return ((((l[0] * 16777619u) ^ l[1]) * 16777619u ^ l[2]) * 16777619u ^ l[3]) * 16777619u;
+}
+
+/* rec, a valid record, as the same rank would carry it under another
+ * version of the library: version's number and version's checksum (3 and
+ * up: version 2's). */
+static void x_rewrite_version(unsigned char *rec, int version) {
+  memcpy(rec + offsetof(struct nccomRingRecord, version), &version, 4);
+  uint32_t sum = x_checksum(rec, version);
+  memcpy(rec + offsetof(struct nccomRingRecord, checksum), &sum, 4);
 }
 
 /* The one corruption of the gathered buffer, the same in both libraries;
@@ -2118,6 +2189,27 @@ static void x_corrupt(const struct xjob *j, struct ncclTopoRanks *slots, unsigne
   case X_REC_FLIP: rec[((unsigned)j->value) % 64] ^= 0xFF; break;
   case X_REC_COPY: memcpy(rec, (unsigned char *)&slots[j->value] + NCCOM_RING_RECORD_OFFSET, 64); break;
   case X_REC_STALE: memcpy(rec + offsetof(struct nccomRingRecord, checksum), &staleChecksum, 4); break;
+  case X_REC_VERSION: x_rewrite_version(rec, j->value & 1 ? 3 : 1); break;
+  case X_REC_NONE:
+    if (j->value & 1) {
+      struct rng r = {mix((uint64_t)(unsigned)j->value)};
+      for (int i = 0; i < 64; i++) rec[i] = (unsigned char)next_u64(&r);
+      if (memcmp(rec, &(int){NCCOM_RING_RECORD_MAGIC}, 4) == 0) rec[0] ^= 1;
+    } else {
+      memset(rec, 0, 64);
+    }
+    break;
+  case X_STALE_COUNT: {
+    int n = 0;
+    while (n < MAXCHANNELS && f->ringRecv[n] >= 0) n++;
+    if (!(j->value & 1) && n < MAXCHANNELS) { /* one more channel: what an earlier job left */
+      f->ringRecv[n] = f->ringRecv[0], f->ringSend[n] = f->ringSend[0];
+      f->ringPrev[n] = f->ringPrev[0], f->ringNext[n] = f->ringNext[0];
+    } else {
+      f->ringRecv[n - 1] = -1;
+    }
+    break;
+  }
   case X_RECV: f->ringRecv[j->channel] = j->value; break;
   case X_SEND: f->ringSend[j->channel] = j->value; break;
   case X_PREV: f->ringPrev[j->channel] = j->value; break;
@@ -2221,6 +2313,20 @@ static void random_xspec(uint64_t seed, struct xspec *s) {
   }
   s->platform = below(&r, 10) == 0;
   if (podOrderNode) s->pod = below(&r, 4) == 0;
+  /* D28, drawn after all of the above: a record corruption on
+   * TRN3-SwitchV1 now and then (where every record is needed), and in a
+   * quarter of the jobs of two or more ranks one of D28's kinds instead
+   * of the corruption drawn: one rank's (or node's) own platform,
+   * enablePod, nKangaRingChannels (mostly on SwitchV1, where it counts)
+   * or graph; a fragment whose channel count is not its record's; a
+   * record of another version; a fragment without the magic. */
+  if (s->kind >= X_REC_FLIP && below(&r, 4) == 0) s->platform = 1;
+  if (n > 1 && below(&r, 4) == 0) {
+    static const int kinds[] = {X_PLATFORM, X_ENABLEPOD, X_KANGA, X_GRAPH, X_STALE_COUNT, X_REC_VERSION, X_REC_NONE};
+    s->kind = kinds[below(&r, sizeof kinds / sizeof kinds[0])];
+    s->value = below(&r, 1 << 12);
+    s->platform = s->kind == X_KANGA ? below(&r, 4) != 0 : below(&r, 4) == 0;
+  }
 }
 
 /* ---- running one job ---- */
@@ -2330,12 +2436,19 @@ static void x_comm_init(const struct xjob *j, int rank, struct ncclComm *c) {
     c->channels[ch].ring.userRanks = NULL;
     c->channels[ch].ring.devUserRanks = (int *)(uintptr_t)(0xDE000000u + (unsigned)ch); /* never touched */
   }
-  c->nKangaRingChannels = 0;
   c->topo = &j->cl->systems[m];
   c->rank = rank;
   c->nRanks = j->nRanks;
   c->localRanks = j->cl->localRanks[m];
-  c->enablePod = j->pod;
+  /* The rank's own state as its Preset sees it (D28: it travels in the
+   * record): enablePod, nKangaRingChannels (with rows of its own, which
+   * SwitchV1 lifts into the fragment) and the family hook's answer. */
+  int odd = x_odd(j, rank);
+  c->enablePod = j->kind == X_ENABLEPOD && odd ? !j->pod : j->pod;
+  c->nKangaRingChannels = j->kind == X_KANGA && odd ? j->oddKanga : j->kanga;
+  for (int k = 0; k < MAX_KANGA_PATHS; k++)
+    for (int i = 0; i < 4 * 16; i++) c->kangaRing[k][i] = 1000 * rank + 100 * k + i;
+  hookSwitchV1 = j->switchV1 ^ (j->kind == X_PLATFORM && odd);
 }
 
 /* Checks rank r's Postset in library lib against rank 0's (or, for rank 0,
@@ -2496,7 +2609,11 @@ static int x_run(const struct xjob *j) {
     }
   }
   clear_rank_env(); /* Postset reads none of them */
+  hookSwitchV1 = j->switchV1; /* the job's, should a Postset ask (D28: only when no record is valid) */
   for (int lib = 0; lib < 2; lib++) x_corrupt(j, slots[lib], stale[lib]);
+  if (j->beforePostset)
+    for (int lib = 0; lib < 2; lib++)
+      for (int r = 0; r < n; r++) j->beforePostset(r, &comms[lib][r]);
 
   /* Postset on every rank: compared between the libraries rank by rank,
    * and within each library against rank 0's verdict. */
@@ -2756,6 +2873,92 @@ static int x_case_pod_record(struct xjob *j) {
   return 0;
 }
 
+/* ---- named cases of D28: every per-rank input from the gathered bytes ---- */
+
+static const int d28Order[] = {0, 1, 2, 3};
+
+/* 2x4, node 1's family hook says TRN3-SwitchV1 to its Presets. */
+static int x_case_platform_node(struct xjob *j) {
+  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
+  j->kind = X_PLATFORM, j->rank = 4, j->oddNode = 1;
+  return 0;
+}
+
+/* 2x4, rank 5's comm->enablePod is set for its Preset. */
+static int x_case_pod_one_rank(struct xjob *j) {
+  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
+  j->kind = X_ENABLEPOD, j->rank = 5;
+  return 0;
+}
+
+/* 2x4, rank 5's comm->enablePod set after its Preset, for Postset only:
+ * Postset no longer reads it (D28). */
+static void x_pod_for_postset(int rank, struct ncclComm *c) {
+  if (rank == 5) c->enablePod = 1;
+}
+static int x_case_pod_postset_only(struct xjob *j) {
+  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
+  j->beforePostset = x_pod_for_postset;
+  return 0;
+}
+
+/* 2x4 on TRN3-SwitchV1, nKangaRingChannels 2 but 3 on rank 1. */
+static int x_case_kanga_one_rank(struct xjob *j) {
+  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
+  j->switchV1 = j->carries = 1;
+  j->kind = X_KANGA, j->rank = 1, j->kanga = 2, j->oddKanga = 3;
+  return 0;
+}
+
+/* 1x4 on TRN3-SwitchV1, nKangaRingChannels 2 on every rank's Preset, and
+ * rank 2's comm says 0 at Postset: the records' 2 paths are built (D28). */
+static void x_no_paths_for_postset(int rank, struct ncclComm *c) {
+  if (rank == 2) c->nKangaRingChannels = 0;
+}
+static int x_case_kanga_paths(struct xjob *j) {
+  if (x_job_uniform(j, 1, 4, 1, d28Order) != 0) return -1;
+  j->switchV1 = j->carries = 1;
+  j->kanga = 2;
+  j->beforePostset = x_no_paths_for_postset;
+  return 0;
+}
+
+/* 2x4 on TRN3-SwitchV1, rank 3's record as version 1 of the library writes it. */
+static int x_case_version1(struct xjob *j) {
+  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
+  j->switchV1 = j->carries = 1;
+  j->kind = X_REC_VERSION, j->rank = 3, j->value = 0;
+  return 0;
+}
+
+/* 2x4, rank 6's fragment without the magic (another ring stage's). */
+static int x_case_no_magic(struct xjob *j) {
+  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
+  j->kind = X_REC_NONE, j->rank = 6, j->value = 0;
+  return 0;
+}
+
+/* 2x4, a host that does not gather bytes +832...+895: every record zeroed. */
+static void x_corrupt_no_records(struct ncclTopoRanks *slots) {
+  for (int r = 0; r < 8; r++) memset((unsigned char *)&slots[r] + NCCOM_RING_RECORD_OFFSET, 0, 64);
+}
+static int x_case_no_records(struct xjob *j) {
+  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
+  j->corrupt = x_corrupt_no_records;
+  return 0;
+}
+
+/* D25's grouped 8x4 with network on every rank, and rank 9 (node 2)
+ * handed its node's graph with another NIC: another fingerprint. */
+static int x_case_graph_one_rank(struct xjob *j) {
+  if (x_job_d25(j, 8, grouped, -1) != 0 || (j->own = malloc(sizeof *j->own)) == NULL) return -1;
+  memcpy(j->own, j->cl->graphs[2], sizeof *j->own);
+  j->own->inter[0] += 1;
+  j->graphOf[9] = j->own;
+  j->kind = X_GRAPH, j->rank = 9;
+  return 0;
+}
+
 /* Rank 0's rings follow the node sequence seq: on channel c, node seq[i]'s
  * ranks in its channel c % n order (forward or backward), node after node;
  * and, when leaves, each ring crosses between nodes of other leaves
@@ -2827,14 +3030,19 @@ static const struct xnamed xNamed[] = {
      x_case_counts, 0x00, ncclSuccess, -1, 24, NULL, x_rings_counts, NULL, NULL, -1},
     {"4: 1x4, 14-channel graphs and one 12-channel graph, buffer 0xA5: every rank has 24 channels",
      x_case_counts, 0xA5, ncclSuccess, -1, 24, NULL, x_rings_counts, NULL, NULL, -1},
-    {"4b: 1x4, input 4 with rank 3's slot stale in channels 12-13: every rank has 28 channels (D27)",
-     x_case_stale_counts, 0x00, ncclSuccess, -1, 28, NULL, x_rings_counts, NULL, NULL, -1},
+    {"4b: 1x4, input 4 with rank 3's slot stale in channels 12-13 (14 channels, its record 12): every rank fails "
+     "naming rank 3 (D28)",
+     x_case_stale_counts, 0x00, ncclInternalError, 3, 0, NULL, NULL,
+     "ncclTopoPostset: rank 3's fragment has 14 channels, but its record says its graph has 12: the fragment is "
+     "not what its ncclTopoPreset wrote (D28)", NULL, -1},
     {"5: 8x8, rank 52 says prev 53 and next 54: every rank fails naming rank 52",
      x_case_two_links, 0x00, ncclInternalError, 52, 0, NULL, NULL, NULL, NULL, -1},
     {"6: 2x4, channel 1 cycles 4 5 4: rank 0 prints the walk before its WARN",
      x_case_walk, 0x00, ncclInternalError, 5, 0, "Channel 01/02 :    0   1   2   3   4   5   4   5", NULL, NULL, NULL, -1},
-    {"D23: 2x4x3, one fragment's ringRecv[2] = -1: every rank succeeds with 4 channels",
-     x_case_fewer, 0x00, ncclSuccess, -1, 4, NULL, NULL, NULL, NULL, -1},
+    {"D23, D28: 2x4x3, rank 6's ringRecv[2] = -1, fewer channels than its record: every rank fails naming rank 6",
+     x_case_fewer, 0x00, ncclInternalError, 6, 0, NULL, NULL,
+     "ncclTopoPostset: rank 6's fragment has 2 channels, but its record says its graph has 3: the fragment is not "
+     "what its ncclTopoPreset wrote (D28)", NULL, -1},
     {"D25: 8x4 alternating spine0/leafA and spine0/leafB, network on every rank: every rank succeeds, "
      "each ring crosses between the leaves twice",
      x_case_d25_example, 0x00, ncclSuccess, -1, 4, NULL, x_rings_d25_example, "",
@@ -2846,8 +3054,9 @@ static const struct xnamed xNamed[] = {
      "level 1: 0 crossings of 1 groups, level 2: 2 crossings of 2 groups", -1},
     {"D25: rank 13 of 32 without NCCOM_RING_NODE_ORDER: every rank stitches in rank order with one WARN naming it",
      x_case_d25_one_rank, 0xA5, ncclSuccess, 13, 4, NULL, x_rings_d25_rank_order,
-     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 13 does not ask for it (1 of 32 ranks "
-     "do not, or carry no valid record): stitching in rank order (D9) on every rank", NULL, -1},
+     "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 13 asks for rank, unlike rank 0 (asks "
+     "for network, the most common): network on 31 ranks, rank on 1, no valid record on 0: stitching in rank "
+     "order (D9) on every rank", NULL, -1},
     {"D25: 4x4, node 1 without a location (3 of its 4 ranks): placed last, one WARN naming its head",
      x_case_d25_no_location, 0x00, ncclSuccess, -1, 4, NULL, x_rings_d25_no_location,
      "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: node 1 (head rank 4) has no location (1 of 4 nodes have "
@@ -2870,6 +3079,39 @@ static const struct xnamed xNamed[] = {
     {"D27: 2x4 with enablePod, rank 5's record zeroed: every rank fails naming rank 5 (with --pod-order node; "
      "else rank 0)",
      x_case_pod_record, 0x00, ncclInvalidUsage, 0, 0, NULL, NULL, NULL, NULL, 5},
+    {"D28: 2x4, node 1's family hook says TRN3-SwitchV1: every rank fails naming rank 4 (a 4/4 split: rank 0's is "
+     "the reference)",
+     x_case_platform_node, 0x00, ncclInternalError, 4, 0, NULL, NULL,
+     "ncclTopoPostset: rank 4 has platform trn3-switchv1, unlike rank 0 (platform generic, the most common): "
+     "generic on 4 ranks, trn3-switchv1 on 4 ranks; every rank must run on one platform (D28)", NULL, -1},
+    {"D28: 2x4, comm->enablePod on rank 5's Preset only: every rank fails naming rank 5",
+     x_case_pod_one_rank, 0x00, ncclInternalError, 5, 0, NULL, NULL,
+     "ncclTopoPostset: rank 5 has enablePod 1, unlike rank 0 (enablePod 0, the most common): 0 on 7 ranks, 1 on "
+     "1 rank; every rank must set comm->enablePod alike (D28)", NULL, -1},
+    {"D28: 2x4, comm->enablePod set on rank 5 for Postset only: not read, every rank succeeds",
+     x_case_pod_postset_only, 0x00, ncclSuccess, -1, 2, NULL, NULL, "", NULL, -1},
+    {"D28: 2x4 on TRN3-SwitchV1, nKangaRingChannels 3 on rank 1, 2 elsewhere: every rank fails naming rank 1",
+     x_case_kanga_one_rank, 0x00, ncclInternalError, 1, 0, NULL, NULL,
+     "ncclTopoPostset: rank 1 has nKangaRingChannels 3, unlike rank 0 (nKangaRingChannels 2, the most common): 2 "
+     "on 7 ranks, 3 on 1 rank; every rank on TRN3-SwitchV1 must have the same count (D28)", NULL, -1},
+    {"D28: 1x4 on TRN3-SwitchV1, nKangaRingChannels 2 at Preset, 0 in rank 2's comm at Postset: the records' 2 "
+     "paths on every rank",
+     x_case_kanga_paths, 0x00, ncclSuccess, -1, 2, NULL, NULL, "", "built 2 kangaring paths", -1},
+    {"D28: 2x4 on TRN3-SwitchV1, rank 3's record of version 1: every rank fails naming rank 3 and the version",
+     x_case_version1, 0x00, ncclInternalError, 3, 0, NULL, NULL,
+     "ncclTopoPostset: rank 3's record is unreadable (version 1, this library reads version 2; 1 of 8 records "
+     "are): on TRN3-SwitchV1 every rank's record is needed (D28)", NULL, -1},
+    {"D28: 2x4, rank 6's fragment without the magic (another ring stage): every rank succeeds with one INFO",
+     x_case_no_magic, 0x00, ncclSuccess, -1, 2, NULL, NULL, "",
+     "ncclTopoPostset: rank 6's fragment carries no record of this library (1 of 8 fragments: another ring stage, "
+     "such as libnccom's own): not checked here, their own library checks them (D28)", -1},
+    {"D28: 2x4, no record gathered: every rank succeeds in rank order with one WARN",
+     x_case_no_records, 0xA5, ncclSuccess, -1, 2, NULL, NULL,
+     "ncclTopoPostset: no fragment holds a valid record of this library (0 of 8 carry its magic): the host did not "
+     "gather bytes +832...+895 of struct ncclTopoRanks, so each rank takes its platform from itself and nodes are "
+     "stitched in rank order (D28)", NULL, -1},
+    {"D28: 8x4 grouped, network on every rank, rank 9 with another graph NIC: rank order, one WARN naming rank 9",
+     x_case_graph_one_rank, 0x00, ncclSuccess, 9, 4, NULL, x_rings_d25_rank_order, NULL, NULL, -1},
 };
 
 /* Checks a named case's expectation against library lib's verdict. */
@@ -2910,6 +3152,66 @@ static int x_expect(const struct xnamed *k, int lib, int n, char *why, size_t si
     }
   }
   return k->rings && k->res == ncclSuccess ? k->rings(v, n, why, size) : 0;
+}
+
+/* The rank a failing random job's WARN must name: the corrupted slot's,
+ * or, for D28's kinds of one rank's own state, the odd one out. */
+static int x_want_named(const struct xjob *j) {
+  return j->kind >= X_PLATFORM && j->kind <= X_GRAPH ? x_odd_one_out(j) : j->rank;
+}
+
+/* The one verdict a random job with a record corruption or one of D28's
+ * kinds must reach (D25, D27, D28): the WARN names the rank it must, or
+ * nothing changes (success without a WARN; with a fragment without the
+ * magic, D28's INFO naming it). Where the outcome depends on more than
+ * this (a job of one rank, whose lone record decides; pods refused
+ * anyway), only the one verdict is asserted. Returns 2 when the WARN
+ * named the rank, 1 when nothing changed or nothing more is asserted, 0
+ * otherwise (why says what was wanted). */
+static int x_expect_random(const struct xjob *j, char *why, size_t size) {
+  const struct xverdict *v = &xv[0];
+  const int n = j->nRanks, M = j->cl->nNodes, sw = j->switchV1, podJob = j->pod && M > 1, policy = j->env.n > 0;
+  const int odd = x_odd_one_out(j);
+  const int none = j->kind == X_REC_NONE || (j->kind == X_REC_FLIP && (unsigned)j->value % 64 < 4);
+  int named = -2; /* the rank the WARN must name; -1 nothing changes; -2 not asserted */
+  switch (j->kind) {
+  case X_PLATFORM: named = odd >= 0 ? odd : -2; break;                /* platform */
+  case X_ENABLEPOD: named = odd >= 0 && M > 1 ? odd : -2; break;      /* enablePod, more than one node */
+  case X_KANGA: named = odd >= 0 && sw ? odd : -2; break;             /* nKangaRingChannels on SwitchV1 */
+  case X_GRAPH:                                                       /* the policy's graph fingerprints */
+    named = odd >= 0 && policy && !sw && !podJob ? odd : !policy && !podJob ? -1 : -2;
+    break;
+  case X_STALE_COUNT: named = j->rank; break;                         /* the channel-count match */
+  default:
+    if (n == 1) named = -2;
+    else if (none) /* another ring stage: not checked, but by the policy and pods */
+      named = podJob ? (podOrderNode ? j->rank : -2) : policy && !sw ? j->rank : -1;
+    else /* unreadable: an error on SwitchV1 and in a pod job; the policy's odd one out */
+      named = sw || podJob || policy ? j->rank : -1;
+  }
+  if (named >= 0) {
+    if (x_named_rank(v->warn) != named) {
+      snprintf(why, size, "the WARN must name rank %d", named);
+      return 0;
+    }
+    const char *version = j->value & 1 ? "(version 3, this library reads version 2;" : "(version 1, this library reads version 2;";
+    if (j->kind == X_REC_VERSION && (sw || podJob) && strstr(v->warn, version) == NULL) {
+      snprintf(why, size, "the WARN must say %s", version);
+      return 0;
+    }
+    return 2;
+  }
+  if (named == -1) {
+    if (v->res != ncclSuccess || v->warn[0]) {
+      snprintf(why, size, "every rank must succeed without a WARN");
+      return 0;
+    }
+    if (none && strstr(v->shared, "fragment carries no record of this library (1 of ") == NULL) {
+      snprintf(why, size, "every rank must print D28's INFO on the fragment without the magic");
+      return 0;
+    }
+  }
+  return 1;
 }
 
 /* ---- reports, shrinking, the run ---- */
@@ -3101,7 +3403,7 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
       sum.internal += xv[0].res == ncclInternalError;
       int s0 = x_named_rank(xv[0].warn);
       sum.numberedFailed += s.numbering != CLUSTER_NODE_MAJOR;
-      if (s0 == j.rank || (j.kind == X_SWAP && s0 == j.value)) {
+      if (s0 == x_want_named(&j) || (j.kind == X_SWAP && s0 == j.value)) {
         sum.named++;
         sum.numberedNamed += s.numbering != CLUSTER_NODE_MAJOR;
       } else if (sum.missed[j.kind]++ == 0) {
@@ -3112,20 +3414,15 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
     }
     sum.policyJobs += s.policy != 0;
     if (j.kind >= X_REC_FLIP) {
-      /* A corrupted record is invalid, so it counts as none (errors.md, "The
-       * records"). When a check reads it (P12 with enablePod on several
-       * nodes and --pod-order node; or the policy's case 4, on more than
-       * one rank (alone, no valid record asks: case 1), unless case 2 or 3
-       * comes first), the one verdict names the corrupted rank; otherwise
-       * nothing changes (an invalid SwitchV1 record is not checked). */
-      int podRead = s.pod && podOrderNode && j.cl->nNodes > 1;
-      int read = podRead || (s.policy && j.nRanks > 1 && !s.platform && !(s.pod && j.cl->nNodes > 1));
-      int ok = read ? x_named_rank(xv[0].warn) == j.rank : xv[0].res == ncclSuccess && xv[0].warn[0] == '\0';
+      /* D25, D27, D28: the corrupted record, or the rank whose own state
+       * differs, either is named by the one verdict or changes nothing. */
+      char why[256];
+      int ok = x_expect_random(&j, why, sizeof why);
       sum.recordJobs++;
-      sum.recordRead += read;
-      sum.recordOk += ok;
+      sum.recordRead += ok == 2;
+      sum.recordOk += ok != 0;
       if (!ok && sum.recordMiss[0] == '\0')
-        snprintf(sum.recordMiss, sizeof sum.recordMiss, "%s: returned %d, WARN: %s", xLabel, (int)xv[0].res,
+        snprintf(sum.recordMiss, sizeof sum.recordMiss, "%s: %s; returned %d, WARN: %s", xLabel, why, (int)xv[0].res,
                  xv[0].warn[0] ? xv[0].warn : "(none)");
     }
     x_job_free(&j);
@@ -3152,12 +3449,14 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
   printf("cross-rank: %ld clusters numbered across nodes (round-robin or permuted); %ld of them failed, the WARN "
          "names the corrupted rank in %ld\n",
          sum.numbered, sum.numberedFailed, sum.numberedNamed);
-  printf("cross-rank: D25/D27: %ld clusters with NCCOM_RING_NODE_ORDER=network on every rank%s; %ld record corruptions, "
-         "%ld of them read by a check: the verdict names the corrupted rank, or nothing changes, in %ld\n",
+  printf("cross-rank: D25/D27/D28: %ld clusters with NCCOM_RING_NODE_ORDER=network on every rank%s; %ld record "
+         "corruptions or ranks of another state, %ld of them named by the verdict; as expected (named, or nothing "
+         "changes) in %ld\n",
          sum.policyJobs, podOrderNode ? " (NCCOM_RING_POD_ORDER=node: a quarter with enablePod)" : "", sum.recordJobs,
          sum.recordRead, sum.recordOk);
   if (sum.recordOk < sum.recordJobs) {
-    printf("cross-rank: FAIL: %ld record corruptions neither named the corrupted rank nor left the job as it was; "
+    printf("cross-rank: FAIL: %ld record corruptions or ranks of another state neither named the rank nor left the "
+           "job as it was; "
            "first: %s\n", sum.recordJobs - sum.recordOk, sum.recordMiss);
     status = 1;
   }

@@ -88,6 +88,20 @@ enum corruption {
   X_REC_COPY,  /* slot rank's record := slot value % nRanks's (a record in the wrong slot) */
   X_REC_STALE, /* slot rank's record keeps its rank but takes the checksum its Preset wrote for
                 * another communicator (the same rank's graph with other NICs) */
+  /* D28: one rank's own state differs at its Preset (value odd: every rank
+   * of its node), or its slot holds another kind of record */
+  X_PLATFORM,    /* the family hook answers the other platform to rank's Preset */
+  X_ENABLEPOD,   /* rank's comm->enablePod at Preset is the other value */
+  X_KANGA,       /* comm->nKangaRingChannels at Preset: (value >> 1) % 5 on every rank but rank, which
+                  * has another count (((value >> 1) % 5 + 1 + (value >> 4) % 4) % 5) */
+  X_GRAPH,       /* rank is handed its node's graph with inter[0] changed: another fingerprint */
+  X_STALE_COUNT, /* slot rank's channel count is not its record's: value even (and fewer than 32
+                  * channels), channel n filled from channel 0 (stale slots, one more channel); else
+                  * ringRecv[n - 1] = -1 (one fewer) */
+  X_REC_VERSION, /* slot rank's record is another version's: value even version 1 with version 1's
+                  * byte-wise checksum, odd version 3 with version 2's checksum */
+  X_REC_NONE,    /* slot rank's record has no magic (another ring stage): value even all 64 bytes 0,
+                  * odd bytes from value (the first word never the magic) */
   X_COUNT
 };
 
@@ -108,7 +122,8 @@ struct xspec {
                             * node 0's NICs; 2 as 1, but some ranks carry another node's location
                             * or none */
   int pod;                 /* comm->enablePod on every rank (drawn with --pod-order only) */
-  int platform;            /* 1: the family hook says TRN3-SwitchV1 (answers pass; no kangaRing rows) */
+  int platform;            /* 1: the family hook says TRN3-SwitchV1 (answers pass; kangaRing rows
+                            * only with X_KANGA) */
 };
 
 #endif
