@@ -165,7 +165,9 @@ func TestPostsetErrors(t *testing.T) {
 			// neighbours, which rank 6 contradicts.
 			"ncclTopoPostset: rank 2, channel 0: ringNext is 6 but rank 6's ringPrev is 5"},
 		{"P10 tail: ranks of a node disagree on a tail", setField(3, 1, 0, 2), generic, abi.InternalError, "ncclTopoPostset: rank 3, channel 0: ringSend (tail) is 2 but node 0's tail is 3 (held by 3 of its 4 ranks)"},
-		{"P12 pods refused", func(f *postsetFixture) { withRecords(f, func(int) record.Fields { return record.Fields{EnablePod: true} }) }, generic, abi.InvalidUsage,
+		{"P12 pods refused", func(f *postsetFixture) {
+			withRecords(f, func(int) record.Fields { return record.Fields{EnablePod: true} })
+		}, generic, abi.InvalidUsage,
 			"ncclTopoPostset: comm->enablePod is set on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 0 did not)"},
 		{"P12 pods refused: one rank's record does not say node (D27)", func(f *postsetFixture) {
 			withRecords(f, func(r int) record.Fields { return record.Fields{EnablePod: true, PodNode: r != 5} })
