@@ -25,7 +25,7 @@ func TestOwnChannelsWarningOnlyOnRanksWithMoreChannels(t *testing.T) {
 		return g
 	}
 	warning := func(first int) string {
-		return fmt.Sprintf("ncclTopoPostset: this rank's own graph has 14 channels, more than the job's 12 (the smallest channel count of any fragment, first held by rank %d): give its ncclTopoGetNetDev a graph of 12 channels, or its doubled channels use the NICs of another graph channel (D27)", first)
+		return fmt.Sprintf("ncclTopoPostset: this rank's graph has 14 channels (comm->nChannels), the job 12 (the smallest channel count of any fragment, first held by rank %d): give its ncclTopoGetNetDev a graph of 12 channels, or its channels use the NICs of another graph channel (D27, D28)", first)
 	}
 	for _, tc := range []struct {
 		name     string

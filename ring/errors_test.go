@@ -2,7 +2,6 @@ package ring_test
 
 import (
 	"bytes"
-	"errors"
 	"github.com/nccomring/libnccomring/record"
 	"runtime"
 	"testing"
@@ -65,8 +64,6 @@ func TestPresetErrors(t *testing.T) {
 			"ncclTopoPreset: graph->nChannels 33 is outside [1, 32]"},
 		{"S9 kangaRing count 5", func(c *abi.Comm, g *abi.TopoGraph) { c.NKangaRingChannels = 5 }, generic, abi.InvalidArgument,
 			"ncclTopoPreset: comm->nKangaRingChannels 5 is outside [0, 4]"},
-		{"S10 unknown platform", func(c *abi.Comm, g *abi.TopoGraph) {}, failingPlatform{&kanga.UnknownPlatformError{Value: "trn9"}}, abi.InvalidUsage,
-			"ncclTopoPreset: NCCOM_RING_PLATFORM=\"trn9\" is not one of generic, trn3-switchv1"},
 		{"S11 intra past nRanks", func(c *abi.Comm, g *abi.TopoGraph) { g.Intra[6] = 8 }, generic, abi.InvalidArgument,
 			"ncclTopoPreset: graph->intra[6] (channel 1, position 2) is 8, outside [0, 8)"},
 		{"S11 negative intra", func(c *abi.Comm, g *abi.TopoGraph) { g.Intra[3] = -1 }, generic, abi.InvalidArgument,
@@ -127,11 +124,12 @@ func setField(rank, k, c int, v int32) func(*postsetFixture) {
 }
 
 // withRecords writes every fragment's record as fields(r) says, its rank
-// filled in, as each rank's Preset would have with those settings.
+// and its graph's channel count (2) filled in, as each rank's Preset would
+// have with those settings.
 func withRecords(f *postsetFixture, fields func(r int) record.Fields) {
 	for r := range f.frags {
 		x := fields(r)
-		x.Rank = int32(r)
+		x.Rank, x.GraphChannels = int32(r), 2
 		record.Write(&f.frags[r], &x)
 	}
 }
@@ -150,10 +148,6 @@ func TestPostsetErrors(t *testing.T) {
 			"ncclTopoPostset: comm->rank 9 is outside [0, 8)"},
 		{"P3 rank at nRanks", func(f *postsetFixture) { f.comm.Rank = 8 }, generic, abi.InvalidArgument,
 			"ncclTopoPostset: comm->rank 8 is outside [0, 8)"},
-		{"P5 kangaRing count 5", func(f *postsetFixture) { f.comm.NKangaRingChannels = 5 }, generic, abi.InvalidArgument,
-			"ncclTopoPostset: comm->nKangaRingChannels 5 is outside [0, 4]"},
-		{"P6 unknown platform", func(f *postsetFixture) {}, failingPlatform{&kanga.UnknownPlatformError{Value: "x"}}, abi.InvalidUsage,
-			"ncclTopoPostset: NCCOM_RING_PLATFORM=\"x\" is not one of generic, trn3-switchv1"},
 		{"P7 missing fragment", func(f *postsetFixture) { f.all[6] = nil }, generic, abi.InvalidArgument,
 			"ncclTopoPostset: allTopoRanks[6] is NULL"},
 		{"P8 ringRecv out of range", setField(2, 0, 1, 8), generic, abi.InvalidArgument, "ncclTopoPostset: rank 2, channel 1: ringRecv is 8, outside [0, 8)"},
@@ -171,37 +165,48 @@ func TestPostsetErrors(t *testing.T) {
 			// neighbours, which rank 6 contradicts.
 			"ncclTopoPostset: rank 2, channel 0: ringNext is 6 but rank 6's ringPrev is 5"},
 		{"P10 tail: ranks of a node disagree on a tail", setField(3, 1, 0, 2), generic, abi.InternalError, "ncclTopoPostset: rank 3, channel 0: ringSend (tail) is 2 but node 0's tail is 3 (held by 3 of its 4 ranks)"},
-		{"P12 pods refused", func(f *postsetFixture) { f.comm.EnablePod = 1 }, generic, abi.InvalidUsage,
-			"ncclTopoPostset: comm->enablePod is 1 on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 0 did not)"},
-		{"P12 pods refused: one rank's record does not say node (D27)", func(f *postsetFixture) {
-			f.comm.EnablePod = 1
-			withRecords(f, func(r int) record.Fields { return record.Fields{PodNode: r != 5} })
+		{"P12 pods refused", func(f *postsetFixture) {
+			withRecords(f, func(int) record.Fields { return record.Fields{EnablePod: true} })
 		}, generic, abi.InvalidUsage,
-			"ncclTopoPostset: comm->enablePod is 1 on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 5 did not)"},
+			"ncclTopoPostset: comm->enablePod is set on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 0 did not)"},
+		{"P12 pods refused: one rank's record does not say node (D27)", func(f *postsetFixture) {
+			withRecords(f, func(r int) record.Fields { return record.Fields{EnablePod: true, PodNode: r != 5} })
+		}, generic, abi.InvalidUsage,
+			"ncclTopoPostset: comm->enablePod is set on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 5 did not)"},
 		{"P12 pods refused: one rank's valid record does not say node (D27)", func(f *postsetFixture) {
 			// Every rank asks for the network order, so rank 5 carries a
 			// record all the same: it is read, and it says no.
-			f.comm.EnablePod = 1
-			withRecords(f, func(r int) record.Fields { return record.Fields{Network: true, PodNode: r != 5} })
+			withRecords(f, func(r int) record.Fields { return record.Fields{EnablePod: true, Network: true, PodNode: r != 5} })
 		}, generic, abi.InvalidUsage,
-			"ncclTopoPostset: comm->enablePod is 1 on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 5 did not)"},
+			"ncclTopoPostset: comm->enablePod is set on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 5 did not)"},
 		{"P13 virtual core size of the first failing rank, before its JBOG id (D27)", func(f *postsetFixture) {
 			withRecords(f, func(r int) record.Fields {
-				return record.Fields{SwitchV1: true, VirtualCore: []int32{0, 0, 0, 0, 0, 0, 2, 3}[r], JbogID: []int32{1, 2, 3, 1, 2, 3, 0, 1}[r]}
+				return record.Fields{Platform: record.SwitchV1, VirtualCore: []int32{0, 0, 0, 0, 0, 0, 2, 3}[r], JbogID: []int32{1, 2, 3, 1, 2, 3, 0, 1}[r]}
 			})
 		}, kanga.Fixed(kanga.SwitchV1), abi.InternalError,
 			"ncclTopoPostset: kangaRing precondition failed: virtual core size of rank 6 is 2, expected 0"},
 		{"P14 JBOG id of the first failing rank (D27)", func(f *postsetFixture) {
 			withRecords(f, func(r int) record.Fields {
-				return record.Fields{SwitchV1: true, JbogID: []int32{1, 2, 3, 1, 2, 3, 1, 4}[r]}
+				return record.Fields{Platform: record.SwitchV1, JbogID: []int32{1, 2, 3, 1, 2, 3, 1, 4}[r]}
 			})
 		}, kanga.Fixed(kanga.SwitchV1), abi.InternalError,
 			"ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 7 is 4, expected 1, 2 or 3"},
-		{"P14 a rank that ran no Preset of this library on SwitchV1 is not checked (D27)", func(f *postsetFixture) {
+		{"P14 a rank whose record says another platform is the odd one out, before any precondition (D28)", func(f *postsetFixture) {
 			withRecords(f, func(r int) record.Fields {
-				return record.Fields{SwitchV1: r != 4, JbogID: []int32{1, 2, 3, 1, 9, 0, 1, 1}[r]}
+				p := record.SwitchV1
+				if r == 4 {
+					p = record.Generic
+				}
+				return record.Fields{Platform: p, JbogID: []int32{1, 2, 3, 1, 9, 0, 1, 1}[r]}
 			})
-		}, kanga.Fixed(kanga.SwitchV1), abi.InternalError,
+		}, generic, abi.InternalError,
+			"ncclTopoPostset: rank 4 has platform generic, unlike rank 0 (platform trn3-switchv1, the most common): trn3-switchv1 on 7 ranks, generic on 1 rank; every rank must run on one platform (D28)"},
+		{"P14 a rank that ran no Preset of this library on SwitchV1 is not checked (D27, D28)", func(f *postsetFixture) {
+			withRecords(f, func(r int) record.Fields {
+				return record.Fields{Platform: record.SwitchV1, JbogID: []int32{1, 2, 3, 1, 9, 0, 1, 1}[r]}
+			})
+			record.Of(&f.frags[4]).Magic = 0 // another ring stage
+		}, generic, abi.InternalError,
 			"ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 5 is 0, expected 1, 2 or 3"},
 		{"P10 next: intra order disagreement inside one node", func(f *postsetFixture) {
 			// Ranks 1 and 2 believe node 0 runs 0 2 1 3 on channel 0, ranks 0
@@ -269,8 +274,7 @@ func (a *failAfter) Free(p uintptr) { a.inner.Free(p) }
 // NCCOM_RING_POD_ORDER=node.
 func TestPostsetPodNodeOrder(t *testing.T) {
 	f := newPostsetFixture(t)
-	f.comm.EnablePod = 1
-	withRecords(f, func(int) record.Fields { return record.Fields{PodNode: true} })
+	withRecords(f, func(int) record.Fields { return record.Fields{EnablePod: true, PodNode: true} })
 	res, err := ring.Postset(f.comm, make([]int32, 8), f.all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc()})
 	require.NoError(t, err)
 	assert.True(t, res.PodFallback)
@@ -300,23 +304,19 @@ func TestPostsetSwitchV1MaterializesKangaRing(t *testing.T) {
 			f.frags[r].JbogKangaringPath[k] = [4]int32{int32(r), int32(k), 7, 8}
 		}
 	}
-	f.comm.NKangaRingChannels = 1
-	res, err := ring.Postset(f.comm, make([]int32, 8), f.all, ring.PostsetOptions{
-		Platforms: kanga.Fixed(kanga.SwitchV1), Alloc: newGoAlloc()})
+	// The path count is the records' (D28), not the calling rank's comm.
+	withRecords(f, func(int) record.Fields {
+		return record.Fields{Platform: record.SwitchV1, JbogID: 1, KangaChannels: 1}
+	})
+	f.comm.NKangaRingChannels = 3
+	res, err := ring.Postset(f.comm, make([]int32, 8), f.all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc()})
 	require.NoError(t, err)
+	assert.Equal(t, int32(1), res.KangaPaths)
 	assert.True(t, res.KangaInts > 0, "materialized on SwitchV1")
 	assert.Equal(t, 32, res.KangaInts, "8 ranks x 4 ints (D13)")
 	assert.Equal(t, []int32{0, 0, 7, 8, 1, 0, 7, 8}, f.comm.KangaRing[0][:8])
 	assert.Equal(t, []int32{7, 0, 7, 8, 0, 0, 0, 0}, f.comm.KangaRing[0][28:36])
 	assert.Zero(t, f.comm.KangaRing[1])
-}
-
-func TestPlatformErrorIsRecognizable(t *testing.T) {
-	f := newPostsetFixture(t)
-	_, err := ring.Postset(f.comm, make([]int32, 8), f.all, ring.PostsetOptions{
-		Platforms: failingPlatform{&kanga.UnknownPlatformError{Value: "x"}}, Alloc: newGoAlloc()})
-	var unknown *kanga.UnknownPlatformError
-	assert.True(t, errors.As(err, &unknown), "the export layer reports it once per process (D14)")
 }
 
 // A disagreement whose differing bits are also set in the tail: the

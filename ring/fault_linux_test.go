@@ -51,38 +51,3 @@ func TestPostsetFaultingUserRanksWritesNothingAndFreesWhatItAllocated(t *testing
 	assert.Equal(t, []int32{-5, -5, -5, -5, -5, -5, -5, -5}, heads, "nodesFirstRank changed")
 	runtime.KeepAlive(own)
 }
-
-// D25: when no rank asks for the network order, Postset reads of each
-// record only its magic and its flags (gather counts the records that
-// ask). Reading and checksumming every record of a job whose ranks carry
-// a location without asking cost about as much as the rest of Postset at
-// 65,536 ranks (BenchmarkPostsetLocated). Here rank 5's fragment lies so
-// that its record from the fingerprint on is a page mapped PROT_NONE:
-// every rank's Postset must give the outcome it gives on the plain
-// fragments, without a fault.
-func TestPostsetReadsNoRecordWhenNoneAsks(t *testing.T) {
-	j := orderJob(t, orderCluster(4), noRank, alternating)
-	want := oneVerdict(t, postsetEveryRank(t, j))
-	require.False(t, want.order.Asked)
-	require.Equal(t, 4, want.nNodes)
-
-	pages, err := syscall.Mmap(-1, 0, 2*4096, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, syscall.Munmap(pages)) }()
-	const readable = abi.RecordOffset + 16 // magic, version, rank, flags
-	moved := (*abi.TopoRanks)(unsafe.Pointer(&pages[4096-readable]))
-	*moved = j.fragments[5]
-	require.NoError(t, syscall.Mprotect(pages[4096:], syscall.PROT_NONE))
-	for r := range j.fragments {
-		j.all = append(j.all, &j.fragments[r])
-	}
-	j.all[5] = moved
-
-	got, fault := func() (out []outcome, fault any) {
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer func() { fault = recover() }()
-		return postsetEveryRank(t, j), nil
-	}()
-	require.Nil(t, fault, "Postset read rank 5's record past its flags")
-	assert.Equal(t, want, oneVerdict(t, got))
-}

@@ -159,9 +159,11 @@ func checkPreset(t *testing.T, comm *abi.Comm, graph *abi.TopoGraph) {
 	for k := range int(comm.NKangaRingChannels) {
 		want.JbogKangaringPath[k] = [4]int32(comm.KangaRing[k][:4])
 	}
-	// The record (D25, D27): on SwitchV1 it carries the preconditions.
-	record.Write(&want, &record.Fields{Rank: rank, SwitchV1: true, JbogID: kanga.SwitchV1.JbogID,
-		VirtualCore: kanga.SwitchV1.VirtualCoreSize, Fingerprint: record.Fingerprint(graph)})
+	// The record (D25, D27, D28), whole: on SwitchV1 it carries the
+	// preconditions.
+	record.Write(&want, &record.Fields{Rank: rank, Platform: record.SwitchV1, JbogID: kanga.SwitchV1.JbogID,
+		VirtualCore: kanga.SwitchV1.VirtualCoreSize, Fingerprint: record.Fingerprint(graph),
+		EnablePod: comm.EnablePod != 0, KangaChannels: comm.NKangaRingChannels, GraphChannels: int32(n)})
 	if frag != want {
 		t.Fatalf("Preset wrote bytes D5/D7/D23/D25 do not name")
 	}

@@ -65,8 +65,11 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch) (
 	// Every fragment holds a valid record that asks (the census checked
 	// each), so each is decoded without a second check.
 	rankLoc := locationBlock(sc, len(all))
+	if rankLoc == nil {
+		return o, nil, sc.err("ncclTopoPostset", len(all), n)
+	}
 	mem := sc.ints(nodeorder.ArrangeInts(len(all), nNodes) + 2*nNodes)
-	if rankLoc == nil || mem == nil {
+	if mem == nil {
 		return o, nil, sc.err("ncclTopoPostset", len(all), n)
 	}
 	nodeOf, ordered := mem[:len(all)], mem[len(all):][:nNodes]

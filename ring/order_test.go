@@ -141,25 +141,25 @@ func TestNetworkOrderFallsBackToRankOrderOnEveryRank(t *testing.T) {
 	}{
 		{"one rank of 32 without NCCOM_RING_NODE_ORDER", func() *job {
 			return orderJob(t, cl, func(r int) bool { return r != 13 }, alternating)
-		}, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 13 does not ask for it (1 of 32 ranks do not, or carry no valid record): stitching in rank order (D9) on every rank", true},
+		}, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 13 asks for rank, unlike rank 0 (asks for network, the most common): network on 31 ranks, rank on 1, no valid record on 0: stitching in rank order (D9) on every rank", true},
 		{"ranks 0 and 21 without NCCOM_RING_NODE_ORDER: the first named", func() *job {
 			return orderJob(t, cl, func(r int) bool { return r != 0 && r != 21 }, alternating)
-		}, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 0 does not ask for it (2 of 32 ranks do not, or carry no valid record): stitching in rank order (D9) on every rank", true},
+		}, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 0 asks for rank, unlike rank 1 (asks for network, the most common): network on 30 ranks, rank on 2, no valid record on 0: stitching in rank order (D9) on every rank", true},
 		{"a node whose graph has other NICs", func() *job {
 			odd := orderCluster(8)
 			odd.graphs[5].Inter[1] = 9
 			return orderJob(t, odd, everyRank, alternating)
-		}, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: node 5 (head rank 20) has another graph than node 0 (1 of 8 nodes do), so reordering would change their NICs: stitching in rank order (D9) on every rank", true},
+		}, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 20 (node 5) has graph fingerprint 0x1d333f3f, unlike rank 0 (node 0; 0x80cfbdb7, the most common): 0x80cfbdb7 on 28 ranks, 0x1d333f3f on 4 ranks; reordering nodes would change their NICs: stitching in rank order (D9) on every rank", true},
 		{"a stale record from an earlier communicator in one slot", func() *job {
 			j := orderJob(t, cl, everyRank, alternating)
 			*record.Of(&j.fragments[9]) = *record.Of(&j.fragments[3]) // rank 3's record: not slot 9's
 			return j
-		}, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 9 does not ask for it (1 of 32 ranks do not, or carry no valid record): stitching in rank order (D9) on every rank", true},
+		}, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 9 carries no valid record, unlike rank 0 (asks for network, the most common): network on 31 ranks, rank on 0, no valid record on 1: stitching in rank order (D9) on every rank", true},
 		{"a record whose checksum fails", func() *job {
 			j := orderJob(t, cl, everyRank, alternating)
 			record.Of(&j.fragments[30]).Location[1] ^= 0x100
 			return j
-		}, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 30 does not ask for it (1 of 32 ranks do not, or carry no valid record): stitching in rank order (D9) on every rank", true},
+		}, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 30 carries no valid record, unlike rank 0 (asks for network, the most common): network on 31 ranks, rank on 0, no valid record on 1: stitching in rank order (D9) on every rank", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := oneVerdict(t, postsetEveryRank(t, tc.job()))
@@ -192,10 +192,11 @@ func TestNodesWithoutALocationComeLast(t *testing.T) {
 	loc := func(m int) string { return []string{"s/leafA", "s/leafB", "", "s/leafA", "", "s/leafB"}[m] }
 	j := orderJob(t, cl, everyRank, loc)
 	// Node 1: three of its four ranks say leafB, rank 4 (its head) leafA.
-	record.Write(&j.fragments[4], func() *record.Fields {
-		l, _ := nodeorder.Parse("s/leafA")
-		return &record.Fields{Rank: 4, Network: true, Location: l, Fingerprint: record.Fingerprint(cl.graphs[1])}
-	}())
+	rewriteRecords(j, func(r int, f *record.Fields) {
+		if r == 4 {
+			f.Location, _ = nodeorder.Parse("s/leafA")
+		}
+	})
 	v := oneVerdict(t, postsetEveryRank(t, j))
 	require.Equal(t, abi.Success, v.code, v.text)
 	assert.Equal(t, []int32{0, 3, 1, 5, 2, 4}, v.order.Sequence)
@@ -256,9 +257,7 @@ func podsJob(t *testing.T, cl *cluster, loc func(m int) string) *job {
 			l, _ := nodeorder.Parse(loc(r / orderLocal))
 			return ring.PresetOptions{Platforms: generic, Network: true, Location: l, PodNode: true}
 		}, 0)
-	for _, c := range j.comms {
-		c.EnablePod = 1
-	}
+	rewriteRecords(j, func(_ int, f *record.Fields) { f.EnablePod = true })
 	return j
 }
 
@@ -274,7 +273,7 @@ func TestNetworkOrderIsNotAppliedToPodsOrOnSwitchV1(t *testing.T) {
 	assert.Equal(t, ring.Order{Asked: true, Info: "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied with comm->enablePod on 4 nodes (D15): stitching in rank order"}, v.order)
 
 	j = orderJob(t, cl, everyRank, loc)
-	j.platform = kanga.Fixed(kanga.SwitchV1)
+	rewriteRecords(j, func(_ int, f *record.Fields) { f.Platform, f.JbogID = record.SwitchV1, 1 })
 	v = oneVerdict(t, postsetEveryRank(t, j))
 	require.Equal(t, abi.Success, v.code, v.text)
 	assert.Equal(t, ring.Order{Asked: true, Info: "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied on TRN3-SwitchV1: stitching in rank order"}, v.order)
@@ -283,9 +282,7 @@ func TestNetworkOrderIsNotAppliedToPodsOrOnSwitchV1(t *testing.T) {
 	// the policy applies, to a sequence of one node.
 	one := orderCluster(1)
 	j = orderJob(t, one, everyRank, loc)
-	for _, c := range j.comms {
-		c.EnablePod = 1
-	}
+	rewriteRecords(j, func(_ int, f *record.Fields) { f.EnablePod = true })
 	v = oneVerdict(t, postsetEveryRank(t, j))
 	require.Equal(t, abi.Success, v.code, v.text)
 	assert.Equal(t, ring.Order{Asked: true, Network: true, Sequence: []int32{0},
@@ -495,7 +492,7 @@ func TestNetworkOrderNotAppliedTakesNoLocationMemory(t *testing.T) {
 	notAll := orderJob(t, orderCluster(8), func(r int) bool { return r != 13 }, alternating)
 	pods := podsJob(t, orderCluster(8), alternating)
 	switchV1 := orderJob(t, orderCluster(8), everyRank, alternating)
-	switchV1.platform = kanga.Fixed(kanga.SwitchV1)
+	rewriteRecords(switchV1, func(_ int, f *record.Fields) { f.Platform, f.JbogID = record.SwitchV1, 1 })
 	for _, tc := range []struct {
 		name string
 		j    *job

@@ -35,10 +35,10 @@ type PostsetOptions struct {
 // CountRank and OwnChannels once the channel count is known (its INFO line
 // is printed either way).
 type PostsetResult struct {
-	NChannels   int  // min(2n, 32)
-	NNodes      int  // nodes found (D8)
-	PodFallback bool // enablePod was set and the node-order stitch was used (D15)
-	KangaInts   int  // ints written per kangaRing path; 0 exactly when not SwitchV1
+	NChannels   int   // min(2n, 32)
+	NNodes      int   // nodes found (D8)
+	PodFallback bool  // enablePod was set and the node-order stitch was used (D15)
+	KangaInts   int   // ints written per kangaRing path; 0 exactly when not SwitchV1
 	KangaPaths  int32 // the job's nKangaRingChannels (D28: as its records say)
 	// GraphChannels is n, the job's channel count before doubling (D27):
 	// the smallest of any fragment; CountRank the first rank whose

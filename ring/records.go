@@ -30,13 +30,14 @@ type census struct {
 	firstUnreadable         int32
 	unreadableVersion       int32 // the first unreadable record's version, -1 when damaged
 	flags, fingerprint      uint32
-	mixed, fingerprints     bool  // a valid record's jobBits or fingerprint differ from the first's
-	asking                  int   // valid records asking for the network order
-	podNode                 int   // valid records with NCCOM_RING_POD_ORDER=node
-	switchV1, enablePod     int   // valid records saying so
-	countRank               int32 // the first rank whose fragment's channel count is not its record's; -1
-	countOwn, countRecord   int32 // and the two counts
-	preconditionRank        int32 // the first SwitchV1 rank whose preconditions fail; -1
+	differ                  uint32 // the jobBits in which some valid record differs from the first
+	fingerprints            bool   // a valid record's fingerprint differs from the first's
+	asking                  int    // valid records asking for the network order
+	podNode                 int    // valid records with NCCOM_RING_POD_ORDER=node
+	switchV1, enablePod     int    // valid records saying so
+	countRank               int32  // the first rank whose fragment's channel count is not its record's; -1
+	countOwn, countRecord   int32  // and the two counts
+	preconditionRank        int32  // the first SwitchV1 rank whose preconditions fail; -1
 }
 
 func (c *census) reset() {
@@ -64,7 +65,7 @@ func (c *census) add(f *abi.TopoRanks, r int32, n int) {
 	if c.valid++; c.firstValid < 0 {
 		c.firstValid, c.flags, c.fingerprint = r, flags, rec.Fingerprint
 	}
-	c.mixed = c.mixed || (flags^c.flags)&jobBits != 0
+	c.differ |= (flags ^ c.flags) & jobBits
 	c.fingerprints = c.fingerprints || rec.Fingerprint != c.fingerprint
 	if flags&abi.RecordNetwork != 0 {
 		c.asking++
@@ -140,7 +141,7 @@ func (c *census) verdict(all []*abi.TopoRanks, nNodes int, f facts, sc *scratch)
 		return abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d's record is unreadable (%s; %d of %d records are): %s every rank's record is needed (D28)",
 			c.firstUnreadable, what, c.unreadable, nRanks, job)
 	}
-	if c.mixed {
+	if c.differ&^abi.RecordNetwork != 0 { // the policy is D25's, below
 		if err := c.disagreement(all, nNodes, f, sc); err != nil {
 			return err
 		}
@@ -165,8 +166,10 @@ func (c *census) verdict(all []*abi.TopoRanks, nNodes int, f facts, sc *scratch)
 
 // disagreement is the part of verdict that runs only when some valid
 // records differ in their jobBits: an unknown platform, then each value
-// every valid record must share, each with its odd one out.
+// every valid record must share and some do not, each with its odd one
+// out.
 func (c *census) disagreement(all []*abi.TopoRanks, nNodes int, f facts, sc *scratch) *abi.Error {
+	platforms := uint32(abi.RecordSwitchV1 | abi.RecordUnknownPlatform)
 	for r, frag := range all {
 		if fields, ok := record.Read(frag, int32(r)); ok && fields.Platform == record.Unknown {
 			unknown := 0
@@ -185,11 +188,11 @@ func (c *census) disagreement(all []*abi.TopoRanks, nNodes int, f facts, sc *scr
 		value     func(record.Fields) int64
 		show      func(int64) string
 	}{
-		{"platform", "every rank must run on one platform", true,
+		{"platform", "every rank must run on one platform", c.differ&platforms != 0,
 			func(g record.Fields) int64 { return int64(g.Platform) }, func(v int64) string { return record.Platform(v).String() }},
-		{"enablePod", "every rank must set comm->enablePod alike", nNodes > 1,
+		{"enablePod", "every rank must set comm->enablePod alike", nNodes > 1 && c.differ&abi.RecordEnablePod != 0,
 			func(g record.Fields) int64 { return int64(boolInt(g.EnablePod)) }, func(v int64) string { return fmt.Sprint(v) }},
-		{"nKangaRingChannels", "every rank on TRN3-SwitchV1 must have the same count", f.switchV1,
+		{"nKangaRingChannels", "every rank on TRN3-SwitchV1 must have the same count", f.switchV1 && c.differ&(7<<abi.RecordKangaShift) != 0,
 			func(g record.Fields) int64 { return int64(g.KangaChannels) }, func(v int64) string { return fmt.Sprint(v) }},
 	}
 	for _, check := range checks {

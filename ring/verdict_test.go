@@ -17,6 +17,7 @@ import (
 	"github.com/nccomring/libnccomring/internal/fuzzseed"
 	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/layout"
+	"github.com/nccomring/libnccomring/record"
 	"github.com/nccomring/libnccomring/ring"
 )
 
@@ -32,6 +33,19 @@ type job struct {
 	fragments []abi.TopoRanks
 	all       []*abi.TopoRanks // the AllGather's pointers; nil: &fragments[r]
 	platform  kanga.Resolver   // Postset's; nil: generic
+}
+
+// rewriteRecords changes every valid record of j as edit says and writes
+// it back, as each rank's Preset would have written it with those settings
+// (the comm fields a record carries, D28: enablePod, nKangaRingChannels,
+// the platform).
+func rewriteRecords(j *job, edit func(r int, f *record.Fields)) {
+	for r := range j.fragments {
+		if f, ok := record.Read(&j.fragments[r], int32(r)); ok {
+			edit(r, &f)
+			record.Write(&j.fragments[r], &f)
+		}
+	}
 }
 
 // gather runs Preset for every rank with its own graph (graphOf), into
@@ -252,8 +266,9 @@ func alternatingGraph(n int) *abi.TopoGraph {
 // then the same job with rank 3's slot stale in channels 12 and 13 (what
 // an earlier 14-channel AllGather of this job left there, as a Preset that
 // does not mark the channels it lacks leaves them): every fragment says 14,
-// so every rank uses 14, rank 3's own comm->nChannels of 12 and any stale
-// comm->nChannels notwithstanding, and no rank is told anything.
+// but rank 3's record says its graph has 12, so its fragment is not what
+// its Preset wrote (D28): ncclInternalError on every rank, naming it,
+// whatever each rank's comm->nChannels.
 func TestOnlyTheFragmentsCountChannels(t *testing.T) {
 	g14, g12 := alternatingGraph(14), alternatingGraph(12)
 	j := gather(t, 4, func(int) int { return 4 }, func(r int) *abi.TopoGraph {
@@ -266,7 +281,7 @@ func TestOnlyTheFragmentsCountChannels(t *testing.T) {
 	alloc := newGoAlloc()
 	defer runtime.KeepAlive(alloc)
 	opt := ring.PostsetOptions{Platforms: generic, Alloc: alloc}
-	own14 := "ncclTopoPostset: this rank's own graph has 14 channels, more than the job's 12 (the smallest channel count of any fragment, first held by rank 3): give its ncclTopoGetNetDev a graph of 12 channels, or its doubled channels use the NICs of another graph channel (D27)"
+	own14 := "ncclTopoPostset: this rank's graph has 14 channels (comm->nChannels), the job 12 (the smallest channel count of any fragment, first held by rank 3): give its ncclTopoGetNetDev a graph of 12 channels, or its channels use the NICs of another graph channel (D27, D28)"
 	for r, want := range []string{own14, own14, own14, ""} {
 		comm := *j.comms[r]
 		res, err := ring.Postset(&comm, make([]int32, 4), all, opt)
@@ -282,11 +297,9 @@ func TestOnlyTheFragmentsCountChannels(t *testing.T) {
 	for r, stale := range []int32{0, 28, 14, 12} {
 		j.comms[r].NChannels = stale
 	}
-	requireAlternatingRings(t, oneVerdict(t, postsetEveryRank(t, j)), 14)
-	comm := *j.comms[3]
-	res, err := ring.Postset(&comm, make([]int32, 4), all, opt)
-	require.NoError(t, err)
-	assert.Equal(t, "", res.OwnChannelsWarning())
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	assert.Equal(t, abi.InternalError, v.code)
+	assert.Equal(t, "ncclTopoPostset: rank 3's fragment has 14 channels, but its record says its graph has 12: the fragment is not what its ncclTopoPreset wrote (D28)", v.text)
 }
 
 // Input 5: 8x8, rank 52's fragment says prev 53 and next 54 on channel 0.
@@ -390,10 +403,10 @@ func (x corruption) apply(j *job) {
 // harmless is the model of which corruptions a job survives, from the
 // uncorrupted fragments: a change that changes nothing; the ringPrev of a
 // channel's head or the ringNext of its tail, which the stitch replaces
-// (D9), to any value in range (P9); a ringRecv of channel c >= 1 set below
-// zero, which says the fragment has c channels (D23, D27: every rank then
-// uses c). It returns whether the job survives and the channel count it
-// then has.
+// (D9), to any value in range (P9). (A ringRecv of channel c >= 1 set
+// below zero says the fragment has c channels, which its record denies:
+// not what its Preset wrote, D28.) It returns whether the job survives and
+// the channel count it then has.
 func (x corruption) harmless(frags []abi.TopoRanks, n int) (bool, int) {
 	nRanks := int32(len(frags))
 	f := &frags[x.r]
@@ -405,8 +418,6 @@ func (x corruption) harmless(frags []abi.TopoRanks, n int) (bool, int) {
 		return true, n
 	case x.field == 2 && f.RingRecv[x.c] == int32(x.r), x.field == 3 && f.RingSend[x.c] == int32(x.r):
 		return inRange, n
-	case x.field == 0 && x.c >= 1 && x.value < 0:
-		return true, x.c
 	}
 	return false, n
 }

@@ -46,51 +46,48 @@ static enum nccomring_log_fallback log_fallback; /* the first call's */
 
 /* Warnings found while parsing, printed once parsing is done. */
 #define MAX_PENDING 64 /* NCCL_DEBUG, the file, the ignored paths, and each unknown subsystem */
-static char pending[MAX_PENDING][512];
+static char pending[MAX_PENDING][1400]; /* a text with one quoted value (SHOWN) */
 static int n_pending;
 
-/* How much of a value a WARN shows, quoted: enough to recognize it. */
-#define SHOWN 200
+/* Room for a quoted value: NCCOMRING_QUOTE_MAX bytes, each at most 4
+ * characters, the quotes and the length (D28). */
+#define SHOWN (4 * NCCOMRING_QUOTE_MAX + 48)
 
 char *nccomring_quote(char *out, size_t size, const char *in) {
   static const char hex[] = "0123456789abcdef";
-  if (size < 6) { /* no room for "..." */
+  char tail[40]; /* "... (N bytes)" */
+  if (size < sizeof tail + 3) {
     if (size > 0) out[0] = '\0';
     return out;
   }
-  /* The length quoted, to know whether it must be cut. */
-  size_t need = 2;
-  for (const unsigned char *p = (const unsigned char *)in; *p; p++)
-    need += *p == '"' || *p == '\\' || *p == '\n' || *p == '\r' || *p == '\t' ? 2
-            : *p < 0x20 || *p >= 0x7f                                     ? 4
-                                                                           : 1;
-  size_t room = need < size ? size - 1 : size - 5; /* for the closing quote, or for '"...' too */
-  size_t o = 0;
+  size_t len = strlen(in), o = 0, i = 0;
+  size_t room = size - sizeof tail - 2; /* the quotes, and the tail if it is cut */
   out[o++] = '"';
-  for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
+  for (; i < len && i < NCCOMRING_QUOTE_MAX; i++) {
+    unsigned char c = (unsigned char)in[i];
     char e[4];
     size_t n = 0;
-    switch (*p) {
-    case '"': case '\\': e[n++] = '\\', e[n++] = (char)*p; break;
+    switch (c) {
+    case '"': case '\\': e[n++] = '\\', e[n++] = (char)c; break;
     case '\n': e[n++] = '\\', e[n++] = 'n'; break;
     case '\r': e[n++] = '\\', e[n++] = 'r'; break;
     case '\t': e[n++] = '\\', e[n++] = 't'; break;
     default:
-      if (*p < 0x20 || *p >= 0x7f)
-        e[n++] = '\\', e[n++] = 'x', e[n++] = hex[*p >> 4], e[n++] = hex[*p & 0xf];
+      if (c < 0x20 || c >= 0x7f)
+        e[n++] = '\\', e[n++] = 'x', e[n++] = hex[c >> 4], e[n++] = hex[c & 0xf];
       else
-        e[n++] = (char)*p;
+        e[n++] = (char)c;
     }
-    if (o + n + 1 > room) break; /* the closing quote must fit too */
+    if (o + n > room) break;
     memcpy(out + o, e, n);
     o += n;
   }
   out[o++] = '"';
-  if (need >= size) {
-    memcpy(out + o, "...", 3);
-    o += 3;
-  }
   out[o] = '\0';
+  if (i < len) {
+    snprintf(tail, sizeof tail, "... (%zu bytes)", len);
+    memcpy(out + o, tail, strlen(tail) + 1);
+  }
   return out;
 }
 

@@ -60,11 +60,16 @@ extern int nccomring_log_style;
  * looked up (the first call's wins); fallback: the first call's wins. */
 void nccomring_log_init(void *caller, enum nccomring_log_fallback fallback);
 
+/* How many bytes of a value nccomring_quote quotes before it cuts it and
+ * gives its whole length (D28; internal/quote's MaxBytes). */
+#define NCCOMRING_QUOTE_MAX 256
+
 /* Writes in quoted into out (size bytes, NUL-terminated), as package
  * internal/quote does in Go: in double quotes, \" \\ \n \r \t, every other
- * byte outside printable ASCII as \xHH. When it does not fit, it is cut
- * before an escape, closed, and followed by three dots: "abc"... Returns
- * out. For values from the environment or from files in
+ * byte outside printable ASCII as \xHH. A value longer than
+ * NCCOMRING_QUOTE_MAX bytes, or one that does not fit, is cut before an
+ * escape, closed, and followed by its whole length: "abc"... (N bytes).
+ * Returns out. For values from the environment or from files in
  * WARN texts: a newline or a terminal escape in one shows as text. */
 char *nccomring_quote(char *out, size_t size, const char *in);
 

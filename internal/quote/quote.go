@@ -6,22 +6,35 @@
 // characters, DEL, and each byte of a non-ASCII character) is \xHH, two
 // lowercase hex digits. So a newline cannot start a forged log line, and a
 // terminal escape sequence prints as its bytes instead of moving the
-// cursor. The C half of the library quotes the same way
-// (cmd/libnccomring/log.c, nccomring_quote).
+// cursor. A value longer than MaxBytes is cut there, and its whole length
+// given: "first MaxBytes bytes"... (N bytes), so that a 1 MiB variable
+// makes no 1 MiB log line (D28). The C half of the library quotes the
+// same way (cmd/libnccomring/log.c, nccomring_quote).
 package quote
+
+import "strconv"
+
+// MaxBytes is how many bytes of a value are quoted (D28).
+const MaxBytes = 256
 
 // String returns s quoted.
 func String(s string) string {
-	return string(Append(make([]byte, 0, len(s)+2), s))
+	return string(Append(make([]byte, 0, min(len(s), MaxBytes)+24), s))
 }
 
 // Append appends s, quoted, to dst.
 func Append(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < min(len(s), MaxBytes); i++ {
 		dst = appendByte(dst, s[i])
 	}
-	return append(dst, '"')
+	dst = append(dst, '"')
+	if len(s) > MaxBytes {
+		dst = append(dst, "... ("...)
+		dst = strconv.AppendInt(dst, int64(len(s)), 10)
+		dst = append(dst, " bytes)"...)
+	}
+	return dst
 }
 
 const hex = "0123456789abcdef"

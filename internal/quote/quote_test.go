@@ -2,7 +2,10 @@ package quote
 
 import (
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/nccomring/libnccomring/internal/fuzzseed"
 )
@@ -54,4 +57,14 @@ func FuzzString(f *testing.F) {
 func unquote(q string) (string, bool) {
 	s, err := strconv.Unquote(q)
 	return s, err == nil
+}
+
+// D28: a value longer than 256 bytes is cut there, with its whole length;
+// one of exactly 256 is not. The cut counts the value's bytes, not the
+// escapes they print as.
+func TestLongValuesAreCutAt256Bytes(t *testing.T) {
+	a256 := strings.Repeat("a", 256)
+	assert.Equal(t, `"`+a256+`"`, String(a256))
+	assert.Equal(t, `"`+a256+`"... (1048576 bytes)`, String(strings.Repeat("a", 1<<20)))
+	assert.Equal(t, `"`+strings.Repeat(`\n`, 256)+`"... (257 bytes)`, String(strings.Repeat("\n", 257)))
 }

@@ -1,0 +1,286 @@
+package ring_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/kanga"
+	"github.com/nccomring/libnccomring/nodeorder"
+	"github.com/nccomring/libnccomring/record"
+	"github.com/nccomring/libnccomring/ring"
+)
+
+// D28: every per-rank input from the gathered bytes. Each test runs
+// Preset per rank with that rank's own platform, comm fields and
+// variables, then Postset on every rank over the same fragments, and
+// requires one outcome (oneVerdict): the same code and WARN, or the same
+// rings.
+
+// d28Job is cl's job, each rank's Preset given opt(r) and its comm edited
+// by edit (before Preset: what Preset sees is what it records).
+func d28Job(t *testing.T, cl *cluster, opt func(r int) ring.PresetOptions, edit func(r int, c *abi.Comm)) *job {
+	t.Helper()
+	j := &job{fragments: make([]abi.TopoRanks, cl.nRanks)}
+	for r := range cl.nRanks {
+		c := &abi.Comm{Rank: int32(r), NRanks: int32(cl.nRanks), LocalRanks: int32(cl.local[cl.nodeOf(r)])}
+		if edit != nil {
+			edit(r, c)
+		}
+		require.NoError(t, ring.Preset(c, cl.graphs[cl.nodeOf(r)], &j.fragments[r], opt(r)), "Preset rank %d", r)
+		j.comms = append(j.comms, c)
+	}
+	return j
+}
+
+// platformsOf gives each rank the platform p(r) answers, the network order
+// asked everywhere (so a split would show in the stitch too).
+func platformsOf(p func(r int) kanga.Resolver) func(r int) ring.PresetOptions {
+	return func(r int) ring.PresetOptions {
+		loc, _ := nodeorder.Parse([]string{"s/b", "s/a"}[r/orderLocal%2])
+		return ring.PresetOptions{Platforms: p(r), Network: true, Location: loc}
+	}
+}
+
+func switchV1On(ranks ...int) func(r int) kanga.Resolver {
+	return func(r int) kanga.Resolver {
+		for _, s := range ranks {
+			if r == s {
+				return kanga.Fixed(kanga.SwitchV1)
+			}
+		}
+		return generic
+	}
+}
+
+// The trial: NCCOM_RING_PLATFORM=trn3-switchv1 on one node's
+// processes only (ranks 4-7 of 8), the network order on every rank.
+// Before, ranks 0-3 stitched in network order and 4-7 in rank order, all
+// with ncclSuccess; now every rank fails, naming rank 4 and the counts.
+func TestPlatformOnOneNodeIsOneVerdict(t *testing.T) {
+	j := d28Job(t, orderCluster(2), platformsOf(switchV1On(4, 5, 6, 7)), nil)
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	assert.Equal(t, abi.InternalError, v.code)
+	// 4 and 4: a tie goes to the value the lowest rank holds (rank 0's).
+	assert.Equal(t, "ncclTopoPostset: rank 4 has platform trn3-switchv1, unlike rank 0 (platform generic, the most common): generic on 4 ranks, trn3-switchv1 on 4 ranks; every rank must run on one platform (D28)", v.text)
+}
+
+// Per-rank hooks answering differently (ranks 2-3 of 16 say SwitchV1):
+// before, ranks 2-3 returned 0 and 14 others 3.
+func TestHooksThatDisagreeAreOneVerdict(t *testing.T) {
+	j := d28Job(t, orderCluster(4), platformsOf(switchV1On(2, 3)), nil)
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	assert.Equal(t, abi.InternalError, v.code)
+	assert.Equal(t, "ncclTopoPostset: rank 2 has platform trn3-switchv1, unlike rank 0 (platform generic, the most common): generic on 14 ranks, trn3-switchv1 on 2 ranks; every rank must run on one platform (D28)", v.text)
+
+	// The majority on SwitchV1: the odd one out is the lowest generic rank.
+	all := make([]int, 16)
+	for r := range all {
+		all[r] = r
+	}
+	j = d28Job(t, orderCluster(4), platformsOf(switchV1On(append(all[:5:5], all[6:]...)...)), nil)
+	v = oneVerdict(t, postsetEveryRank(t, j))
+	assert.Equal(t, "ncclTopoPostset: rank 5 has platform generic, unlike rank 0 (platform trn3-switchv1, the most common): trn3-switchv1 on 15 ranks, generic on 1 rank; every rank must run on one platform (D28)", v.text)
+}
+
+// An unknown NCCOM_RING_PLATFORM no longer fails Preset (S10 becomes a
+// WARN of the export layer): its record says "unknown", and every rank's
+// Postset fails naming the first such rank, before any other platform
+// disagreement.
+func TestUnknownPlatformIsRecordedAndRefusedByEveryRank(t *testing.T) {
+	unknown := failingPlatform{&kanga.UnknownPlatformError{Value: "trn9"}}
+	var frag abi.TopoRanks
+	cl := orderCluster(2)
+	require.NoError(t, ring.Preset(cl.comm(1), cl.graphs[0], &frag, ring.PresetOptions{Platforms: unknown}))
+	f, ok := record.Read(&frag, 1)
+	require.True(t, ok)
+	assert.Equal(t, record.Unknown, f.Platform)
+
+	j := d28Job(t, cl, platformsOf(func(r int) kanga.Resolver {
+		switch r {
+		case 3, 6:
+			return unknown
+		case 1:
+			return kanga.Fixed(kanga.SwitchV1)
+		}
+		return generic
+	}), nil)
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	assert.Equal(t, abi.InternalError, v.code)
+	assert.Equal(t, "ncclTopoPostset: rank 3's NCCOM_RING_PLATFORM named no platform (2 of 8 ranks' did): set it to generic or trn3-switchv1 on every rank (D28)", v.text)
+
+	j = d28Job(t, cl, platformsOf(func(int) kanga.Resolver { return unknown }), nil)
+	v = oneVerdict(t, postsetEveryRank(t, j))
+	assert.Equal(t, "ncclTopoPostset: rank 0's NCCOM_RING_PLATFORM named no platform (as every rank's did): set it to generic or trn3-switchv1 (D28)", v.text)
+}
+
+// comm->enablePod set on some ranks only: with more than one node, one
+// WARN naming the lowest odd rank; on one node nothing to agree on.
+func TestEnablePodOnSomeRanksIsOneVerdict(t *testing.T) {
+	opt := func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic, PodNode: true} }
+	j := d28Job(t, orderCluster(3), opt, func(r int, c *abi.Comm) { c.EnablePod = int32(boolInt(r >= 9)) })
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	assert.Equal(t, abi.InternalError, v.code)
+	assert.Equal(t, "ncclTopoPostset: rank 9 has enablePod 1, unlike rank 0 (enablePod 0, the most common): 0 on 9 ranks, 1 on 3 ranks; every rank must set comm->enablePod alike (D28)", v.text)
+
+	// Every rank sets it: a pod job, stitched in node order (D27), whatever
+	// the calling rank's own comm says at Postset.
+	j = d28Job(t, orderCluster(3), opt, func(_ int, c *abi.Comm) { c.EnablePod = 1 })
+	for r, c := range j.comms {
+		c.EnablePod = int32(r % 2)
+	}
+	v = oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+
+	one := newCluster(4).channel(0, []int{0, 1, 2, 3}, 0, 0).channels(1)
+	j = d28Job(t, one, opt, func(r int, c *abi.Comm) { c.EnablePod = int32(r % 2) })
+	v = oneVerdict(t, postsetEveryRank(t, j))
+	assert.Equal(t, abi.Success, v.code, "one node: no pod job, nothing to agree on")
+}
+
+// nKangaRingChannels must agree on TRN3-SwitchV1, and only there; the
+// count materialized is the records', not the calling rank's comm.
+func TestKangaRingChannelsAgreeOnSwitchV1(t *testing.T) {
+	opt := func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: kanga.Fixed(kanga.SwitchV1)} }
+	j := d28Job(t, orderCluster(2), opt, func(r int, c *abi.Comm) { c.NKangaRingChannels = int32(2 + boolInt(r == 6)) })
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	assert.Equal(t, abi.InternalError, v.code)
+	assert.Equal(t, "ncclTopoPostset: rank 6 has nKangaRingChannels 3, unlike rank 0 (nKangaRingChannels 2, the most common): 2 on 7 ranks, 3 on 1 rank; every rank on TRN3-SwitchV1 must have the same count (D28)", v.text)
+
+	j = d28Job(t, orderCluster(2), func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic} },
+		func(r int, c *abi.Comm) { c.NKangaRingChannels = int32(r % 5) })
+	v = oneVerdict(t, postsetEveryRank(t, j))
+	assert.Equal(t, abi.Success, v.code, "not SwitchV1: the count is not used")
+
+	j = d28Job(t, orderCluster(2), opt, func(_ int, c *abi.Comm) { c.NKangaRingChannels = 2 })
+	all, _ := j.inputs()
+	for r, own := range j.comms {
+		comm := *own
+		comm.NKangaRingChannels = int32(r % 5)
+		res, err := ring.Postset(&comm, make([]int32, 8), all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc()})
+		require.NoError(t, err)
+		assert.Equal(t, int32(2), res.KangaPaths, "rank %d", r)
+		assert.Equal(t, 32, res.KangaInts, "rank %d", r)
+	}
+}
+
+// Records that cannot be read: on SwitchV1 an error naming the rank (a
+// damaged one, or one of another version, quoted); on a generic job
+// without pods nothing is refused.
+func TestUnreadableRecords(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		platform kanga.Resolver
+		breakIt  func(r *abi.Record)
+		code     abi.Result
+		text     string
+	}{
+		{"damaged on SwitchV1", kanga.Fixed(kanga.SwitchV1), func(r *abi.Record) { r.JbogID = 4 }, abi.InternalError,
+			"ncclTopoPostset: rank 5's record is unreadable (damaged; 1 of 8 records are): on TRN3-SwitchV1 every rank's record is needed (D28)"},
+		{"version 3 on SwitchV1", kanga.Fixed(kanga.SwitchV1), func(r *abi.Record) { r.Version = 3; r.Checksum = checksumFor(r) }, abi.InternalError,
+			"ncclTopoPostset: rank 5's record is unreadable (version 3, this library reads version 2; 1 of 8 records are): on TRN3-SwitchV1 every rank's record is needed (D28)"},
+		{"damaged on a generic job", generic, func(r *abi.Record) { r.Fingerprint++ }, abi.Success, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := d28Job(t, orderCluster(2), func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: tc.platform} }, nil)
+			tc.breakIt(record.Of(&j.fragments[5]))
+			v := oneVerdict(t, postsetEveryRank(t, j))
+			assert.Equal(t, tc.code, v.code)
+			assert.Equal(t, tc.text, v.text)
+		})
+	}
+}
+
+// checksumFor is the header's version-2 checksum, from its text, as the
+// writer of another version that kept it would compute it.
+func checksumFor(r *abi.Record) uint32 {
+	const prime = 16777619
+	words := []uint32{uint32(r.Magic), uint32(r.Version), uint32(r.Rank), uint32(r.Flags), r.Fingerprint, uint32(r.JbogID), uint32(r.VirtualCoreSize), 0}
+	words = append(words, r.Location[:]...)
+	var lanes [4]uint32
+	for k := range lanes {
+		lanes[k] = 2166136261
+		for i := k; i < 16; i += 4 {
+			lanes[k] = (lanes[k] ^ words[i]) * prime
+		}
+	}
+	return (((lanes[0]*prime^lanes[1])*prime^lanes[2])*prime ^ lanes[3]) * prime
+}
+
+// Fragments of another ring stage (no magic: a host running the real
+// libnccom on those ranks) are never refused: the job runs as before, and
+// one INFO names the first such rank and how many.
+func TestOtherRingStagesAreNotRefused(t *testing.T) {
+	cl := orderCluster(2)
+	plain := oneVerdict(t, postsetEveryRank(t, d28Job(t, cl, func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic} }, nil)))
+	j := d28Job(t, cl, func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic} }, nil)
+	for _, r := range []int{6, 2} {
+		*record.Of(&j.fragments[r]) = abi.Record{}
+	}
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+	assert.Equal(t, plain.rings, v.rings)
+	res := postsetOne(t, j, 0, generic)
+	assert.Equal(t, "ncclTopoPostset: rank 2's fragment carries no record of this library (2 of 8 fragments: another ring stage, such as libnccom's own): not checked here, their own library checks them (D28)", res.RecordsInfo)
+	assert.Empty(t, res.RecordsWarn)
+}
+
+// No fragment holds a valid record (the host did not gather +832...+895):
+// one WARN on every rank, D9's rings, and the platform is each rank's own
+// (the one case where a per-rank input decides, D28).
+func TestNoValidRecordIsOneWarning(t *testing.T) {
+	cl := orderCluster(2)
+	j := d28Job(t, cl, platformsOf(func(int) kanga.Resolver { return generic }), nil)
+	for r := range j.fragments {
+		record.Of(&j.fragments[r]).Checksum ^= 1
+	}
+	record.Of(&j.fragments[3]).Magic = 0
+	spy := &countingPlatform{}
+	res := postsetOne(t, j, 1, spy)
+	assert.Equal(t, 1, spy.family, "the calling rank's own platform")
+	assert.Equal(t, "ncclTopoPostset: no fragment holds a valid record of this library (7 of 8 carry its magic): the host did not gather bytes +832...+895 of struct ncclTopoRanks, so each rank takes its platform from itself and nodes are stitched in rank order (D28)", res.RecordsWarn)
+	assert.False(t, res.Order.Network)
+	assert.Empty(t, res.Order.Warn, "the one WARN says it all")
+}
+
+// A one-node job with the network order and no location prints no WARN:
+// there is nothing to order (D28).
+func TestOneNodeWithoutLocationIsQuiet(t *testing.T) {
+	one := newCluster(4).channel(0, []int{0, 1, 2, 3}, 0, 0).channels(1)
+	j := d28Job(t, one, func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic, Network: true} }, nil)
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+	assert.Empty(t, v.order.Warn)
+}
+
+// What the calling rank holds at Postset changes nothing: comm->enablePod,
+// nKangaRingChannels and nChannels differ on every rank, the verdict and
+// rings do not (only the own-count WARN, D27, is the rank's).
+func TestCallingRankStateChangesNothing(t *testing.T) {
+	j := d28Job(t, orderCluster(3), platformsOf(func(int) kanga.Resolver { return generic }), nil)
+	want := oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, want.code)
+	for r, c := range j.comms {
+		c.EnablePod, c.NKangaRingChannels = int32(r%2), int32(r%7) // 5 and 6 out of range
+	}
+	assert.Equal(t, want, oneVerdict(t, postsetEveryRank(t, j)))
+}
+
+// postsetOne is rank r's Postset over j's fragments, which must succeed.
+func postsetOne(t *testing.T, j *job, r int, platform kanga.Resolver) ring.PostsetResult {
+	t.Helper()
+	all, _ := j.inputs()
+	comm := *j.comms[r]
+	res, err := ring.Postset(&comm, make([]int32, len(all)), all, ring.PostsetOptions{Platforms: platform, Alloc: newGoAlloc()})
+	require.NoError(t, err)
+	return res
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
