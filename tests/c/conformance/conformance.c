@@ -1096,7 +1096,12 @@ static void clear_rank_env(void) {
  * but for one tab. */
 static const char *const badLocations[] = {
     "spine0//leafA", "spine0/", "/leafA", "leaf?A", "s/l/r/a/b/c/d/e/f", "spine0/leaf A", "tab\tbed",
-    "spine0/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "\"quoted\"", "back\\slash"};
+    "spine0/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "\"quoted\"", "back\\slash",
+    /* 300 bytes: a WARN quotes the first 256 and gives the length (D28) */
+    "spine0/leaf0123456789/leaf0123456789/leaf0123456789/leaf0123456789/leaf0123456789/leaf0123"
+    "456789/leaf0123456789/leaf0123456789/leaf0123456789/leaf0123456789/leaf0123456789/leaf0123"
+    "456789/leaf0123456789/leaf0123456789/leaf0123456789/leaf0123456789/leaf0123456789/leaf0123"
+    "456789/leaf0123456789/leaf0123"};
 /* NCCOM_RING_NODE_ORDER values that are neither rank nor network. */
 static const char *const badOrders[] = {"netwrok", "ring", "networks", "rank,network", "1", "net work"};
 

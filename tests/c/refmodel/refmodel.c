@@ -110,12 +110,16 @@ static char *format(const char *fmt, ...) {
 
 /* A value from the environment as WARN texts show it (errors.md): in double
  * quotes, with \" \\ \n \r \t and \xHH for every other byte outside
- * printable ASCII. The caller frees it; NULL when memory runs out. */
+ * printable ASCII; a value longer than 256 bytes is cut there, its whole
+ * length given after the closing quote, "... (N bytes)" (D28). The caller
+ * frees it; NULL when memory runs out. */
+#define QUOTE_MAX 256
 static char *quoted(const char *v) {
-  char *out = malloc(4 * strlen(v) + 3), *o = out;
+  size_t len = strlen(v), shown = len < QUOTE_MAX ? len : QUOTE_MAX;
+  char *out = malloc(4 * shown + 3 + 40), *o = out;
   if (out == NULL) return NULL;
   *o++ = '"';
-  for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+  for (const unsigned char *p = (const unsigned char *)v; p < (const unsigned char *)v + shown; p++) {
     if (*p == '"' || *p == '\\') { *o++ = '\\'; *o++ = (char)*p; }
     else if (*p == '\n') { *o++ = '\\'; *o++ = 'n'; }
     else if (*p == '\r') { *o++ = '\\'; *o++ = 'r'; }
@@ -125,6 +129,7 @@ static char *quoted(const char *v) {
   }
   *o++ = '"';
   *o = '\0';
+  if (shown < len) sprintf(o, "... (%zu bytes)", len);
   return out;
 }
 
