@@ -226,17 +226,27 @@ static unsigned fnv_words(const unsigned *w, int n) {
   return h;
 }
 
+/* The record's checksum, version 2, as include/nccom_ring.h words it:
+ * four lanes from 2166136261, lane k taking words k, k+4, k+8, k+12 (the
+ * checksum word, 7, as 0) as lane = (lane ^ word) * 16777619; then
+ * ((((lane0 * P) ^ lane1) * P ^ lane2) * P ^ lane3) * P. */
+static unsigned record_checksum(const unsigned *w) {
+  unsigned lane[4] = {2166136261u, 2166136261u, 2166136261u, 2166136261u};
+  for (int i = 0; i < 16; i++) lane[i % 4] = (lane[i % 4] ^ (i == 7 ? 0 : w[i])) * 16777619u;
+  return ((((lane[0] * 16777619u) ^ lane[1]) * 16777619u ^ lane[2]) * 16777619u ^ lane[3]) * 16777619u;
+}
+
 /* Preset writes only the bytes D5/D7/D23/D25 name (issue 2, item 4; issue 8;
  * issue 22): a fragment pre-filled with 0xA5 gets
  * ringRecv/ringSend/ringPrev/ringNext[c] from the graph for c < n = 3, -1
  * (bytes 0xFF) in the same four arrays for 3 <= c < 32 (D23: the fragment
  * carries its channel count), on TRN3-SwitchV1 JbogKangaringPath[k <
- * nKangaRingChannels] and the record at +832 (D27: it carries the
- * preconditions; here the defaults of a host without those hooks, virtual
- * core size 0 and JBOG id 1), off SwitchV1 the record's first word alone, 0
- * (nothing to carry), and keeps 0xA5 everywhere else: the tree region
- * (bytes 512..831, and 836..895 off SwitchV1) and, off SwitchV1, the
- * kangaRing paths (896..959). Channel 0 runs the node backwards and
+ * nKangaRingChannels] and, on every platform, the whole record at +832
+ * (D28: version 2; the platform, enablePod, nKangaRingChannels and the
+ * channel count in its flags; on SwitchV1 the preconditions, here the
+ * defaults of a host without those hooks, virtual core size 0 and JBOG id
+ * 1), and keeps 0xA5 everywhere else: the tree region (bytes 512..831)
+ * and, off SwitchV1, the kangaRing paths (896..959). Channel 0 runs the node backwards and
  * channels 1 and 2 forwards, so a channel's values cannot pass for
  * another's; every channel's opaque runtime state holds its own bytes, so
  * the doubling (D6) must copy channel c - 3's into channel c for
@@ -281,15 +291,16 @@ static void preset_canary(bool onSwitchV1) {
   if (onSwitchV1)
     for (int k = 0; k < 2; k++)
       for (int i = 0; i < 4; i++) want.JbogKangaringPath[k][i] = 100 * k + i;
-  unsigned record[16] = {0}; /* its first word 0: no record */
-  if (onSwitchV1) {
-    unsigned graph[7] = {3};  /* the fingerprint: nChannels, then inter[0..6) */
-    for (int i = 0; i < 6; i++) graph[1 + i] = (unsigned)cl->graphs[0]->inter[i];
-    unsigned head[8] = {0xD25A11CEu, 1, 5, 0x4, fnv_words(graph, 7), 1, 0, 0};
-    memcpy(record, head, sizeof head);
-    record[7] = fnv_words(record, 16);
-  }
-  memcpy((unsigned char *)&want + 832, record, onSwitchV1 ? sizeof record : 4);
+  /* flags: SwitchV1 0x4, nKangaRingChannels 2 in bits 12..14, 3 channels in
+   * bits 16..21; no policy, location, pod order or enablePod */
+  unsigned record[16] = {0};
+  unsigned graph[7] = {3}; /* the fingerprint: nChannels, then inter[0..6) */
+  for (int i = 0; i < 6; i++) graph[1 + i] = (unsigned)cl->graphs[0]->inter[i];
+  unsigned head[8] = {0xD25A11CEu, 2, 5, (onSwitchV1 ? 0x4u : 0) | 2u << 12 | 3u << 16, fnv_words(graph, 7),
+                      onSwitchV1 ? 1u : 0, 0, 0};
+  memcpy(record, head, sizeof head);
+  record[7] = record_checksum(record);
+  memcpy((unsigned char *)&want + 832, record, sizeof record);
   const unsigned char *a = (const unsigned char *)&frag, *b = (const unsigned char *)&want;
   for (size_t i = 0; i < sizeof frag; i++)
     CHECK(a[i] == b[i], "SwitchV1=%d: fragment byte %zu is 0x%02x, want 0x%02x", onSwitchV1, i,
@@ -305,7 +316,7 @@ static void preset_canary(bool onSwitchV1) {
     memcpy(&v, a + ints[k].at, sizeof v);
     CHECK(v == ints[k].v, "SwitchV1=%d: int at +%zu is %d, want %d", onSwitchV1, ints[k].at, v, ints[k].v);
   }
-  CHECK(a[512] == 0xA5 && a[831] == 0xA5 && (onSwitchV1 || a[836] == 0xA5),
+  CHECK(a[512] == 0xA5 && a[831] == 0xA5,
         "SwitchV1=%d: the tree region was written past the record", onSwitchV1);
   CHECK(comm->nChannels == 3, "comm->nChannels %d", comm->nChannels);
   for (int c = 0; c < MAXCHANNELS; c++) {

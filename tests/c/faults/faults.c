@@ -216,7 +216,14 @@ static void missing_fragment(struct fixture *f) {
 }
 static void postset_nranks_zero(struct fixture *f) { preset_rank1(f), f->comm->nRanks = 0; }
 static void postset_rank_out_of_range(struct fixture *f) { preset_rank1(f), f->comm->rank = 9; }
-static void postset_kanga_five(struct fixture *f) { preset_rank1(f), f->comm->nKangaRingChannels = 5; }
+/* D28: Postset reads comm->nKangaRingChannels only when no fragment holds
+ * a valid record and its own platform is TRN3-SwitchV1 (P5). */
+static void postset_kanga_five(struct fixture *f) {
+  hookSwitchV1 = true;
+  preset_rank1(f);
+  for (int r = 0; r < 8; r++) memset((unsigned char *)&f->frags[r] + NCCOM_RING_RECORD_OFFSET, 0, 64);
+  f->comm->nKangaRingChannels = 5;
+}
 static void ring_recv_out_of_range(struct fixture *f) { preset_rank1(f), f->frags[2].ringRecv[1] = 8; }
 static void ring_send_negative(struct fixture *f) { preset_rank1(f), f->frags[5].ringSend[0] = -1; }
 static void ring_prev_below_minus_one(struct fixture *f) { preset_rank1(f), f->frags[0].ringPrev[1] = -2; }
@@ -316,7 +323,18 @@ static void prev_from_another_node(struct fixture *f) { preset_rank1(f), f->frag
 /* Rank 3's ringPrev[0] = 1: 2's next 3 but 3's prev 1 (2, 3); 3's prev 1
  * but 1's next 2 (3, 1). Rank 3: 2 votes. */
 static void prev_skips_a_rank(struct fixture *f) { preset_rank1(f), f->frags[3].ringPrev[0] = 1; }
-static void pods_on_two_nodes(struct fixture *f) { preset_rank1(f), f->comm->enablePod = 1; }
+/* D28: enablePod travels in every rank's record: every Preset had it. */
+static void pods_on_two_nodes(struct fixture *f) {
+  struct ncclComm *c = malloc(sizeof *c);
+  for (int r = 0; r < 8; r++) {
+    comm_for(f, r, c);
+    c->enablePod = 1;
+    if (ncclTopoPreset(c, f->cl->graphs[r / 4], &f->frags[r]) != ncclSuccess) abort();
+  }
+  free(c);
+  preset_rank1(f);
+  f->comm->enablePod = 1;
+}
 /* D27: the preconditions travel in every rank's record, which its Preset
  * writes from the hooks; Postset names the first rank whose record fails. */
 static void preset_every_rank(struct fixture *f) {
@@ -423,11 +441,11 @@ static void node_with_fewer_channels(const struct row *row, struct fixture *f) {
   char warns[4096];
   int nWarn = read_warns(warns, sizeof warns);
   CHECK(res == ncclSuccess, "returned %d", (int)res);
-  /* D27: rank 1's own graph has 2 channels, the job 1: one WARN, success. */
+  /* D27, D28: rank 1's own graph has 2 channels, the job 1: one WARN, success. */
   CHECK(nWarn == 1 &&
-            strcmp(warns, "ncclTopoPostset: this rank's own graph has 2 channels, more than the job's 1 (the smallest "
+            strcmp(warns, "ncclTopoPostset: this rank's graph has 2 channels (comm->nChannels), the job 1 (the smallest "
                           "channel count of any fragment, first held by rank 4): give its ncclTopoGetNetDev a graph of 1 "
-                          "channels, or its doubled channels use the NICs of another graph channel (D27)") == 0,
+                          "channels, or its channels use the NICs of another graph channel (D27, D28)") == 0,
         "%d WARN lines: %s", nWarn, warns);
   if (res != ncclSuccess) return;
   CHECK(f->nChannels == 2 && f->comm->nChannels == 2, "nChannels %d / comm %d, want 2", f->nChannels,
@@ -446,24 +464,32 @@ static void node_with_fewer_channels(const struct row *row, struct fixture *f) {
   }
 }
 
-/* D27: comm->nChannels is not read. Rank 1's communicator never went
- * through Preset (nChannels 0, the canary's 0x5A5A5A5A, 99): every time the
- * fragments' 2 channels decide, doubled to 4: channel 0 (and 2) 1 2 3 4 5 6
- * 7 0; channel 1 (and 3), each node reversed and stitched tail 0 -> head 7,
- * tail 4 -> head 3: 1 0 7 6 5 4 3 2. */
+/* D27, D28: comm->nChannels changes no result. Rank 1's communicator never
+ * went through Preset (nChannels 0, the canary's 0x5A5A5A5A, 99, or 2):
+ * every time the fragments' 2 channels decide, doubled to 4: channel 0 (and
+ * 2) 1 2 3 4 5 6 7 0; channel 1 (and 3), each node reversed and stitched
+ * tail 0 -> head 7, tail 4 -> head 3: 1 0 7 6 5 4 3 2. Only D27's WARN to
+ * this rank says that its count is not the job's (in either direction). */
 static void comm_nchannels_is_not_read(const struct row *row, struct fixture *f) {
   (void)row;
   static const int want[2][8] = {{1, 2, 3, 4, 5, 6, 7, 0}, {1, 0, 7, 6, 5, 4, 3, 2}};
-  const int stale[3] = {0, 0x5A5A5A5A, 99};
-  for (int k = 0; k < 3; k++) {
+  const int stale[4] = {0, 0x5A5A5A5A, 99, 2};
+  for (int k = 0; k < 4; k++) {
     for (int ch = 0; ch < MAXCHANNELS; ch++) free(f->comm->channels[ch].ring.userRanks);
     comm_for(f, 1, f->comm);
     f->comm->nChannels = stale[k];
     ncclResult_t res = ncclTopoPostset(f->comm, f->heads, f->all, &f->nChannels, &f->nNodes);
     char warns[4096];
     int nWarn = read_warns(warns, sizeof warns);
-    CHECK(res == ncclSuccess && nWarn == 0, "comm->nChannels %d: returned %d, %d WARN lines: %s", stale[k], (int)res,
-          nWarn, warns);
+    char want1[1024] = "";
+    if (stale[k] != 2)
+      snprintf(want1, sizeof want1,
+               "ncclTopoPostset: this rank's graph has %d channels (comm->nChannels), the job 2 (the smallest channel "
+               "count of any fragment, first held by rank 0): give its ncclTopoGetNetDev a graph of 2 channels, or "
+               "its channels use the NICs of another graph channel (D27, D28)",
+               stale[k]);
+    CHECK(res == ncclSuccess && nWarn == (stale[k] != 2) && strcmp(warns, want1) == 0,
+          "comm->nChannels %d: returned %d, %d WARN lines: %s", stale[k], (int)res, nWarn, warns);
     if (res != ncclSuccess) continue;
     CHECK(f->nChannels == 4 && f->comm->nChannels == 4, "comm->nChannels %d: nChannels %d / comm %d, want 4", stale[k],
           f->nChannels, f->comm->nChannels);
@@ -473,6 +499,19 @@ static void comm_nchannels_is_not_read(const struct row *row, struct fixture *f)
               "comm->nChannels %d: channel %d userRanks[%d] %d, want %d", stale[k], ch, i,
               f->comm->channels[ch].ring.userRanks[i], want[ch % 2][i]);
   }
+}
+
+/* D28: with valid records Postset takes nKangaRingChannels from them (0
+ * here, generic), not from the calling rank's comm: 5 there is not read. */
+static void postset_kanga_not_read(const struct row *row, struct fixture *f) {
+  (void)row;
+  preset_rank1(f);
+  f->comm->nKangaRingChannels = 5;
+  ncclResult_t res = ncclTopoPostset(f->comm, f->heads, f->all, &f->nChannels, &f->nNodes);
+  char warns[4096];
+  int nWarn = read_warns(warns, sizeof warns);
+  CHECK(res == ncclSuccess && nWarn == 0 && f->nChannels == 4, "returned %d, %d channels, %d WARN lines: %s", (int)res,
+        f->nChannels, nWarn, warns);
 }
 
 static void twenty_channel_graph(const struct row *row, struct fixture *f) {
@@ -547,8 +586,11 @@ static const struct row rows[] = {
      "ncclTopoPreset: rank 1 is not in channel 1's intra order", NULL},
     {"P2 comm->nRanks zero", POSTSET, postset_nranks_zero, ncclInvalidArgument, "ncclTopoPostset: comm->nRanks 0 is not positive", NULL},
     {"P3 comm->rank out of range", POSTSET, postset_rank_out_of_range, ncclInvalidArgument, "ncclTopoPostset: comm->rank 9 is outside [0, 8)", NULL},
-    {"D27 Postset without Preset: comm->nChannels is not read", PRESET, none, ncclSuccess, NULL, comm_nchannels_is_not_read},
-    {"P5 nKangaRingChannels 5", POSTSET, postset_kanga_five, ncclInvalidArgument, "ncclTopoPostset: comm->nKangaRingChannels 5 is outside [0, 4]", NULL},
+    {"D27 Postset without Preset: comm->nChannels changes no result", PRESET, none, ncclSuccess, NULL, comm_nchannels_is_not_read},
+    {"D28 Postset's comm->nKangaRingChannels 5 with valid records: not read", PRESET, none, ncclSuccess, NULL,
+     postset_kanga_not_read},
+    {"P5 nKangaRingChannels 5, no record gathered, SwitchV1", POSTSET, postset_kanga_five, ncclInvalidArgument,
+     "ncclTopoPostset: comm->nKangaRingChannels 5 is outside [0, 4]", NULL},
     {"P7a a fragment with no channel", POSTSET, fragment_without_channels, ncclInternalError,
      "ncclTopoPostset: rank 6: ringRecv[0] is -1, so its fragment has no channel", NULL},
     {"P7a a negative head before any range check", POSTSET, fragment_head_minus_seven, ncclInternalError,
@@ -595,7 +637,7 @@ static const struct row rows[] = {
     {"P10 ringPrev skips a rank", POSTSET, prev_skips_a_rank, ncclInternalError,
      "ncclTopoPostset: rank 3, channel 0: ringPrev is 1 but rank 1's ringNext is 2", NULL},
     {"P12 UltraServer pods", POSTSET, pods_on_two_nodes, ncclInvalidUsage,
-     "ncclTopoPostset: comm->enablePod is 1 on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not "
+     "ncclTopoPostset: comm->enablePod is set on 2 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not "
      "reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 0 did not)",
      NULL},
     /* Rank 5's ringNext[0] = -1: (5) next -1; 6's prev 5 (6, 5). Rank 5: 2. */

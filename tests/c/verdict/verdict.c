@@ -266,20 +266,21 @@ static void expect_success(struct job *j, const char *countLine, int wantChannel
             "rank %d channel %d prev/next %d/%d, userRanks give %d/%d", r, c, ring->prev, ring->next,
             ring->userRanks[nR - 1], ring->userRanks[1 % nR]);
     }
-    /* The count line; D27's WARN on a rank whose own fragment has more
-     * than the job's n channels; on rank 0 ncclBuildRings' Channel lines
-     * (D17). */
+    /* The count line; D27's WARN on a rank whose own graph (comm->nChannels
+     * as its Preset set it, here its own fragment's count) has another count
+     * than the job's n, in either direction (D28); on rank 0 ncclBuildRings'
+     * Channel lines (D17). */
     static char channelLines[MAXCHANNELS][LINE_LEN], ownWarn[LINE_LEN];
     const char *kinds[MAX_LINES], *texts[MAX_LINES];
     int k = 0;
     kinds[k] = "I", texts[k++] = countLine;
     int own = fragment_channels(&j->frags[r]), first = 0;
     while (fragment_channels(&j->frags[first]) != n) first++;
-    if (own > n) {
+    if (own != n) {
       snprintf(ownWarn, sizeof ownWarn,
-               "ncclTopoPostset: this rank's own graph has %d channels, more than the job's %d (the smallest "
+               "ncclTopoPostset: this rank's graph has %d channels (comm->nChannels), the job %d (the smallest "
                "channel count of any fragment, first held by rank %d): give its ncclTopoGetNetDev a graph of %d "
-               "channels, or its doubled channels use the NICs of another graph channel (D27)",
+               "channels, or its channels use the NICs of another graph channel (D27, D28)",
                own, n, first, n);
       kinds[k] = "W", texts[k++] = ownWarn;
     }
