@@ -103,7 +103,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <spawn.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1998,11 +2000,11 @@ static int null_argument_calls(void) {
 static const char *xKindNames[X_COUNT] = {
     "X_NONE",      "X_RECV",     "X_SEND",      "X_PREV",  "X_NEXT",        "X_DUP",         "X_SWAP",
     "X_REC_FLIP",  "X_REC_COPY", "X_REC_STALE", "X_PLATFORM", "X_ENABLEPOD", "X_KANGA",      "X_GRAPH",
-    "X_STALE_COUNT", "X_REC_VERSION", "X_REC_NONE"};
+    "X_STALE_COUNT", "X_REC_VERSION", "X_REC_NONE", "X_ENV_PLATFORM"};
 static const char *xKindLabels[X_COUNT] = {
     "none",         "ringRecv",    "ringSend",     "ringPrev", "ringNext",  "duplicate", "swap",
     "record byte",  "record copy", "stale record", "platform", "enablePod", "nKangaRingChannels", "graph",
-    "channel count", "record version", "no magic"};
+    "channel count", "record version", "no magic", "NCCOM_RING_PLATFORM"};
 
 /* The largest job --case accepts: two libraries' communicators for every
  * rank are held at once (about 19 KB each). */
@@ -2139,7 +2141,8 @@ static int x_job_from_spec(const struct xspec *s, struct xjob *j) {
   if (s->policy && x_job_policy(j, s->seed, s->policy == 1 ? 1 : 2 + (int)(mix(s->seed) % 2)) != 0) return -1;
   j->carries = s->policy || podOrderNode || s->platform;
   /* D28's per-rank inputs */
-  j->oddNode = (j->kind == X_PLATFORM || j->kind == X_ENABLEPOD || j->kind == X_KANGA || j->kind == X_GRAPH) &&
+  j->oddNode = (j->kind == X_PLATFORM || j->kind == X_ENABLEPOD || j->kind == X_KANGA || j->kind == X_GRAPH ||
+                j->kind == X_ENV_PLATFORM) &&
                (j->value & 1);
   if (j->kind == X_KANGA) {
     j->kanga = ((unsigned)j->value >> 1) % 5;
@@ -2323,11 +2326,14 @@ static void random_xspec(uint64_t seed, struct xspec *s) {
    * quarter of the jobs of two or more ranks one of D28's kinds instead
    * of the corruption drawn: one rank's (or node's) own platform,
    * enablePod, nKangaRingChannels (mostly on SwitchV1, where it counts)
-   * or graph; a fragment whose channel count is not its record's; a
-   * record of another version; a fragment without the magic. */
+   * or graph; NCCOM_RING_PLATFORM on that rank (or node) alone, its
+   * Preset run in a process without the hooks; a fragment whose channel
+   * count is not its record's; a record of another version; a fragment
+   * without the magic. */
   if (s->kind >= X_REC_FLIP && below(&r, 4) == 0) s->platform = 1;
   if (n > 1 && below(&r, 4) == 0) {
-    static const int kinds[] = {X_PLATFORM, X_ENABLEPOD, X_KANGA, X_GRAPH, X_STALE_COUNT, X_REC_VERSION, X_REC_NONE};
+    static const int kinds[] = {X_PLATFORM,    X_ENABLEPOD,   X_KANGA,    X_GRAPH,
+                                X_STALE_COUNT, X_REC_VERSION, X_REC_NONE, X_ENV_PLATFORM};
     s->kind = kinds[below(&r, sizeof kinds / sizeof kinds[0])];
     s->value = below(&r, 1 << 12);
     s->platform = s->kind == X_KANGA ? below(&r, 4) != 0 : below(&r, 4) == 0;
@@ -2532,6 +2538,101 @@ static int x_check_rank(int lib, int r, ncclResult_t res, const char *lines, con
   return 0;
 }
 
+/* X_ENV_PLATFORM: the NCCOM_RING_PLATFORM values of the odd ranks
+ * (value >> 1) % 5, and the platform each names (D14, D28: 0 generic, 1
+ * TRN3-SwitchV1, 2 unknown; empty is unset: generic, with the "assuming a
+ * generic platform" INFO line). */
+static const char *const xEnvPlatforms[5] = {"trn3-switchv1", "generic", "trn4\tswitchv2", "TRN3-SwitchV1", ""};
+static const int xEnvPlatformKind[5] = {1, 0, 2, 1, 0};
+
+static const char *presetEnvHelper; /* conformance-preset-env beside this program (main) */
+
+static void x_write_value(FILE *f, const char *v) {
+  int len = v ? (int)strlen(v) : -1;
+  fwrite(&len, sizeof len, 1, f);
+  if (v) fwrite(v, 1, (size_t)len, f);
+}
+
+/* X_ENV_PLATFORM: library lib's Presets of the job's odd ranks, in rank
+ * order, in one process of their own, the helper preset_env.c, which
+ * defines no platform hook, with NCCOM_RING_PLATFORM set as the job says
+ * and otherwise this process's environment; each with the rank's
+ * NCCOM_RING_NODE_ORDER and NCCOM_RING_LOCATION, into comms[r] and
+ * slots[r] as prepared, outcome and log into out[r]. */
+static void x_presets_in_child(const struct xjob *j, int lib, struct ncclComm *comms, struct ncclTopoRanks *slots,
+                               struct outcome *out) {
+  static char inPath[] = "/tmp/nccomring-preset-env-in-XXXXXX", outPath[] = "/tmp/nccomring-preset-env-out-XXXXXX";
+  static int made;
+  if (!made) {
+    int a = mkstemp(inPath), b = mkstemp(outPath);
+    if (a < 0 || b < 0) fatal("conformance: mkstemp: %s\n", strerror(errno));
+    close(a), close(b);
+    made = 1;
+  }
+  if (access(presetEnvHelper, X_OK) != 0)
+    fatal("conformance: %s: %s (X_ENV_PLATFORM runs Presets in it; make builds it beside conformance)\n",
+          presetEnvHelper, strerror(errno));
+  FILE *in = fopen(inPath, "w");
+  if (in == NULL) fatal("conformance: %s: %s\n", inPath, strerror(errno));
+  int count = 0;
+  for (int r = 0; r < j->nRanks; r++) count += x_odd(j, r);
+  fwrite(&count, sizeof count, 1, in);
+  for (int r = 0; r < j->nRanks; r++) {
+    if (!x_odd(j, r)) continue;
+    fwrite(&comms[r], sizeof comms[r], 1, in);
+    fwrite(j->graphOf[r], sizeof *j->graphOf[r], 1, in);
+    fwrite(&slots[r], sizeof slots[r], 1, in);
+    int has = j->env.n > 0 && r < j->env.n;
+    x_write_value(in, has ? j->env.order[r] : NULL);
+    x_write_value(in, has ? j->env.location[r] : NULL);
+  }
+  if (ferror(in) || fclose(in) != 0) fatal("conformance: %s: write failed\n", inPath);
+  /* The environment: this process's, NCCOM_RING_PLATFORM replaced. */
+  size_t n = 0;
+  while (environ[n]) n++;
+  char **envp = malloc((n + 2) * sizeof *envp), *var = NULL;
+  if (envp == NULL ||
+      asprintf(&var, "NCCOM_RING_PLATFORM=%s", xEnvPlatforms[((unsigned)j->value >> 1) % 5]) < 0)
+    fatal("conformance: out of memory\n");
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(environ[i], "NCCOM_RING_PLATFORM=", 20) != 0) envp[k++] = environ[i];
+  envp[k++] = var;
+  envp[k] = NULL;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, inPath, O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, outPath, O_WRONLY | O_TRUNC, 0);
+  char *argv[] = {(char *)presetEnvHelper, (char *)libs[lib].path, NULL};
+  static char raw[1 << 16];
+  drain(raw, sizeof raw); /* the log is empty when the child starts */
+  pid_t pid;
+  int err = posix_spawn(&pid, presetEnvHelper, &fa, NULL, argv, envp), status = 0;
+  posix_spawn_file_actions_destroy(&fa);
+  free(var);
+  free(envp);
+  if (err != 0) fatal("conformance: posix_spawn %s: %s\n", presetEnvHelper, strerror(err));
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) fatal("conformance: waitpid: %s\n", strerror(errno));
+  FILE *o = fopen(outPath, "r");
+  int bad = !WIFEXITED(status) || WEXITSTATUS(status) != 0 || o == NULL;
+  for (int r = 0; r < j->nRanks && !bad; r++) {
+    if (!x_odd(j, r)) continue;
+    int rc, len;
+    bad = fread(&rc, sizeof rc, 1, o) != 1 || fread(&comms[r], sizeof comms[r], 1, o) != 1 ||
+          fread(&slots[r], sizeof slots[r], 1, o) != 1 || fread(&len, sizeof len, 1, o) != 1 || len < 0 ||
+          (size_t)len >= sizeof raw || fread(raw, 1, (size_t)len, o) != (size_t)len;
+    if (bad) break;
+    raw[len] = '\0';
+    out[r].res = (ncclResult_t)rc;
+    warn_text(raw, out[r].warn, sizeof out[r].warn);
+  }
+  if (o) fclose(o);
+  if (bad)
+    fatal("conformance: %s %s failed (status 0x%x) in %s\n", presetEnvHelper, libs[lib].path, (unsigned)status,
+          xLabel);
+}
+
 /* Runs one job through both libraries. Returns 1 when it found a split
  * verdict or a difference (xSplitText, xDiffText), else 0; xv[] holds
  * each library's verdict. */
@@ -2549,6 +2650,7 @@ static int x_run(const struct xjob *j) {
                                     malloc(nn * sizeof(struct ncclTopoRanks))};
   struct ncclTopoRanks **all[2] = {malloc(nn * sizeof(void *)), malloc(nn * sizeof(void *))};
   int *heads[2] = {malloc(nn * sizeof(int)), malloc(nn * sizeof(int))};
+  struct outcome *envOut[2] = {NULL, NULL}; /* X_ENV_PLATFORM: the odd ranks' Presets */
   static char lines[2][32768];
   for (int lib = 0; lib < 2; lib++) {
     free(xv[lib].heads);
@@ -2568,18 +2670,40 @@ static int x_run(const struct xjob *j) {
   /* Preset on every rank, straight into its slot of the gathered buffer
    * (which holds the fill byte before, as an AllGather buffer holds
    * whatever it held). Every job is valid up to here. */
+  /* X_ENV_PLATFORM: the odd ranks' Presets first, in a process of their own
+   * per library (as the other ranks' in rank order), taken below. */
+  if (j->kind == X_ENV_PLATFORM) {
+    for (int lib = 0; lib < 2; lib++) {
+      if ((envOut[lib] = calloc(nn, sizeof *envOut[lib])) == NULL) {
+        x_fail(0, "harness out of memory");
+        goto out;
+      }
+      for (int r = 0; r < n; r++) {
+        if (!x_odd(j, r)) continue;
+        x_comm_init(j, r, &comms[lib][r]);
+        memset(&slots[lib][r], j->fill, sizeof slots[lib][r]);
+      }
+      call_begin("ncclTopoPreset (conformance-preset-env)", lib);
+      x_presets_in_child(j, lib, comms[lib], slots[lib], envOut[lib]);
+      set_call(currentCall, -1);
+    }
+  }
   for (int r = 0; r < n; r++) {
     struct outcome o[2];
     for (int lib = 0; lib < 2; lib++) {
-      x_comm_init(j, r, &comms[lib][r]);
-      memset(&slots[lib][r], j->fill, sizeof slots[lib][r]);
       all[lib][r] = &slots[lib][r];
-      /* The libraries take a non-const graph; neither writes it (spec §2). */
-      struct ncclTopoGraph *g = (struct ncclTopoGraph *)(uintptr_t)j->graphOf[r];
-      set_rank_env(&j->env, r);
-      call_begin("ncclTopoPreset", lib);
-      o[lib].res = libs[lib].api.preset(&comms[lib][r], g, &slots[lib][r]);
-      call_end(&o[lib]);
+      if (envOut[lib] && x_odd(j, r)) {
+        o[lib] = envOut[lib][r];
+      } else {
+        x_comm_init(j, r, &comms[lib][r]);
+        memset(&slots[lib][r], j->fill, sizeof slots[lib][r]);
+        /* The libraries take a non-const graph; neither writes it (spec §2). */
+        struct ncclTopoGraph *g = (struct ncclTopoGraph *)(uintptr_t)j->graphOf[r];
+        set_rank_env(&j->env, r);
+        call_begin("ncclTopoPreset", lib);
+        o[lib].res = libs[lib].api.preset(&comms[lib][r], g, &slots[lib][r]);
+        call_end(&o[lib]);
+      }
       if (o[lib].res != ncclSuccess) {
         x_fail(0, "ncclTopoPreset on rank %d of a valid cluster: the %s returned %d\n  WARN: %s", r,
                libs[lib].role, (int)o[lib].res, o[lib].warn[0] ? o[lib].warn : "(none)\n");
@@ -2650,6 +2774,7 @@ static int x_run(const struct xjob *j) {
 out:
   clear_rank_env();
   for (int lib = 0; lib < 2; lib++) {
+    free(envOut[lib]);
     free(comms[lib]);
     free(slots[lib]);
     free(all[lib]);
@@ -2953,6 +3078,21 @@ static int x_case_no_records(struct xjob *j) {
   return 0;
 }
 
+/* 2x4, NCCOM_RING_PLATFORM="trn4\tswitchv2" for node 1's Presets only,
+ * run in a process without the hooks (xEnvPlatforms[2]). */
+static int x_case_env_unknown_node(struct xjob *j) {
+  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
+  j->kind = X_ENV_PLATFORM, j->rank = 4, j->value = 5, j->oddNode = 1;
+  return 0;
+}
+
+/* 2x4, NCCOM_RING_PLATFORM=trn3-switchv1 for rank 6's Preset only. */
+static int x_case_env_switchv1_rank(struct xjob *j) {
+  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
+  j->kind = X_ENV_PLATFORM, j->rank = 6, j->value = 0;
+  return 0;
+}
+
 /* D25's grouped 8x4 with network on every rank, and rank 9 (node 2)
  * handed its node's graph with another NIC: another fingerprint. */
 static int x_case_graph_one_rank(struct xjob *j) {
@@ -3115,6 +3255,14 @@ static const struct xnamed xNamed[] = {
      "ncclTopoPostset: no fragment holds a valid record of this library (0 of 8 carry its magic): the host did not "
      "gather bytes +832...+895 of struct ncclTopoRanks, so each rank takes its platform from itself and nodes are "
      "stitched in rank order (D28)", NULL, -1},
+    {"D28: 2x4, NCCOM_RING_PLATFORM names no platform on node 1 only (no hooks there): every rank fails naming rank 4",
+     x_case_env_unknown_node, 0x00, ncclInternalError, 4, 0, NULL, NULL,
+     "ncclTopoPostset: rank 4's NCCOM_RING_PLATFORM named no platform (4 of 8 ranks' did): set it to generic or "
+     "trn3-switchv1 on every rank (D28)", NULL, -1},
+    {"D28: 2x4, NCCOM_RING_PLATFORM=trn3-switchv1 on rank 6 only (no hooks there): every rank fails naming rank 6",
+     x_case_env_switchv1_rank, 0x00, ncclInternalError, 6, 0, NULL, NULL,
+     "ncclTopoPostset: rank 6 has platform trn3-switchv1, unlike rank 0 (platform generic, the most common): generic "
+     "on 7 ranks, trn3-switchv1 on 1 rank; every rank must run on one platform (D28)", NULL, -1},
     {"D28: 8x4 grouped, network on every rank, rank 9 with another graph NIC: rank order, one WARN naming rank 9",
      x_case_graph_one_rank, 0x00, ncclSuccess, 9, 4, NULL, x_rings_d25_rank_order, NULL, NULL, -1},
 };
@@ -3162,7 +3310,10 @@ static int x_expect(const struct xnamed *k, int lib, int n, char *why, size_t si
 /* The rank a failing random job's WARN must name: the corrupted slot's,
  * or, for D28's kinds of one rank's own state, the odd one out. */
 static int x_want_named(const struct xjob *j) {
-  return j->kind >= X_PLATFORM && j->kind <= X_GRAPH ? x_odd_one_out(j) : j->rank;
+  if (j->kind == X_ENV_PLATFORM && xEnvPlatformKind[((unsigned)j->value >> 1) % 5] == 2)
+    for (int k = 0; k < j->nRanks; k++) /* an unknown platform: the lowest rank that has it */
+      if (x_odd(j, k)) return k;
+  return (j->kind >= X_PLATFORM && j->kind <= X_GRAPH) || j->kind == X_ENV_PLATFORM ? x_odd_one_out(j) : j->rank;
 }
 
 /* The one verdict a random job with a record corruption or one of D28's
@@ -3187,6 +3338,11 @@ static int x_expect_random(const struct xjob *j, char *why, size_t size) {
     named = odd >= 0 && policy && !sw && !podJob ? odd : !policy && !podJob ? -1 : -2;
     break;
   case X_STALE_COUNT: named = j->rank; break;                         /* the channel-count match */
+  case X_ENV_PLATFORM: {                                              /* an unknown platform, the platform */
+    int kind = xEnvPlatformKind[((unsigned)j->value >> 1) % 5];
+    named = kind == 2 ? x_want_named(j) : kind != sw && odd >= 0 ? odd : -2;
+    break;
+  }
   default:
     if (n == 1) named = -2;
     else if (none) /* another ring stage: not checked, but by the policy and pods */
@@ -3899,7 +4055,7 @@ static unsigned long long number_arg(const char *flag, const char *v, unsigned l
 /* path beside this program's own file, so runs from any directory find the
  * build artifacts. */
 static const char *beside_me(const char *name) {
-  static char buf[2][4096];
+  static char buf[3][4096];
   static int k;
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -3908,7 +4064,7 @@ static const char *beside_me(const char *name) {
   char *slash = strrchr(exe, '/');
   if (slash == NULL) return name;
   *slash = '\0';
-  char *out = buf[k++ % 2];
+  char *out = buf[k++ % 3];
   if ((size_t)snprintf(out, sizeof buf[0], "%.3000s/%s", exe, name) >= sizeof buf[0]) return name;
   return out;
 }
@@ -3922,6 +4078,7 @@ int main(int argc, char **argv) {
   progName = argv[0];
   const char *ref = getenv("LIBNCCOM");
   libs[0].path = beside_me("libnccomring.so");
+  presetEnvHelper = beside_me("conformance-preset-env");
   libs[1].path = ref && ref[0] ? ref : beside_me("libnccomref.so");
   uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
   long count = -1; /* the mode's default */
