@@ -95,7 +95,9 @@ if status != 2:
 if mode == "cross-rank" and status != 2:
     kinds = d["misses_by_kind"]
     if sorted(kinds) != sorted(["ringRecv", "ringSend", "ringPrev", "ringNext", "duplicate", "swap",
-                                "record byte", "record copy", "stale record"]):
+                                "record byte", "record copy", "stale record", "platform", "enablePod",
+                                "nKangaRingChannels", "graph", "channel count", "record version", "no magic",
+                                "NCCOM_RING_PLATFORM"]):
         problems.append(f"misses_by_kind has {sorted(kinds)}")
 if not isinstance(d.get("seed"), str) or not d["seed"].startswith("0x"):
     problems.append(f"seed {d.get('seed')!r} is not a 0x string")
