@@ -312,12 +312,19 @@ $(SAN)/hostile: $(HOSTILE_SRC) $(COMMON_H) tests/c/common/stage_compare.h
 	@mkdir -p $(SAN)
 	$(SAN_CC) -o $@ $(HOSTILE_SRC) -ldl -lpthread $(XML_LIBS)
 
-test-sanitizers: $(WATCHDOG) $(SAN)/expected $(SAN)/faults $(SAN)/ringstage $(SAN)/conformance $(SAN)/hostile $(SAN)/libnccomref.so $(LIB)
+# The sanitized harness runs X_ENV_PLATFORM's Presets in a sanitized helper
+# beside it (its runtime must come first in the process that loads the model).
+$(SAN)/conformance-preset-env: tests/c/conformance/preset_env.c include/nccom_ring.h
+	@mkdir -p $(SAN)
+	$(SAN_CC) -o $@ $< -ldl
+
+test-sanitizers: $(WATCHDOG) $(SAN)/expected $(SAN)/faults $(SAN)/ringstage $(SAN)/conformance $(SAN)/conformance-preset-env $(SAN)/hostile $(SAN)/libnccomref.so $(LIB)
 	$(SAN_ENV) $(SAN)/expected
 	$(SAN_ENV) $(SAN)/faults
 	$(SAN_ENV) $(SAN)/ringstage --quiet
 	@set -e; for g in $(GRAPHS); do $(SAN_ENV) $(SAN)/ringstage --quiet --graph $$g --nodes 2 >/dev/null; done
 	$(SAN_ENV) $(SAN)/conformance --candidate $(LIB) --reference $(SAN)/libnccomref.so --count 2000
+	$(SAN_ENV) $(SAN)/conformance --cross-rank --candidate $(LIB) --reference $(SAN)/libnccomref.so --count 500
 	@set -e; for m in threads fork early; do $(SAN_ENV) $(WATCH_NOSLEEP) asan-hostile-$$m -- $(SAN)/hostile $(LIB) $$m; done
 
 # Fuzzing (issues 4 and 32): Go's native fuzzer on the pure packages, and
