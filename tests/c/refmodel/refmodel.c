@@ -4,7 +4,8 @@
  * ncclTopoGetNetDev).
  *
  * Written from docs/spec/ring-construction.txt, docs/spec/DECISIONS.md
- * (D1..D27), docs/errors.md (order of checks, result codes, WARN texts), the
+ * (D1..D28; D28's texts and order as the Go library fixed them, README.md
+ * beside this file), docs/errors.md (order of checks, result codes, WARN texts), the
  * words of struct nccomRingRecord in include/nccom_ring.h (typed into
  * refmodel_layout.h, not included) and docs/abi-notes.md's ABI notes (P1..P25)
  * alone; where docs/errors.md leaves a text or an order open, docs/abi-notes.md
