@@ -275,15 +275,23 @@ static void preset_raw(struct input *in) {
     /* The dead tree region up to the record (D25): +512..+831. */
     if (memcmp(&frag.treeToParent, &canary.treeToParent, NCCOM_RING_RECORD_OFFSET - 512) != 0)
       die("Preset wrote the tree region");
-    /* The record: its first word always (D25); with no NCCOM_RING_* set here it
-     * carries nothing, so the magic is 0 and the other 60 bytes are untouched. */
-    const unsigned char *rec = (const unsigned char *)&frag + NCCOM_RING_RECORD_OFFSET;
-    const unsigned char *old = (const unsigned char *)&canary + NCCOM_RING_RECORD_OFFSET;
-    int magic;
-    memcpy(&magic, rec, sizeof magic);
-    if (magic != 0) die("Preset's record magic is not 0 with no NCCOM_RING_* variable set");
-    if (memcmp(rec + sizeof magic, old + sizeof magic, sizeof(struct nccomRingRecord) - sizeof magic) != 0)
-      die("Preset wrote record words past a 0 magic");
+    /* The record, whole on every Preset (D28): version 2, this rank, the
+     * graph's channel count and comm->nKangaRingChannels in its flags, no
+     * policy, location or pod order (none is set here), and its checksum
+     * (the header's four lanes). */
+    struct nccomRingRecord rec;
+    memcpy(&rec, (const unsigned char *)&frag + NCCOM_RING_RECORD_OFFSET, sizeof rec);
+    if (rec.magic != NCCOM_RING_RECORD_MAGIC || rec.version != NCCOM_RING_RECORD_VERSION || rec.rank != comm->rank)
+      die("Preset's record has another magic, version or rank");
+    if ((rec.flags >> NCCOM_RING_RECORD_CHANNELS_SHIFT & 0x3f) != n ||
+        (rec.flags >> NCCOM_RING_RECORD_KANGA_SHIFT & 0x7) != comm->nKangaRingChannels ||
+        (rec.flags & (NCCOM_RING_RECORD_NETWORK | NCCOM_RING_RECORD_POD_NODE | 0xf << NCCOM_RING_RECORD_LEVELS_SHIFT)) != 0)
+      die("Preset's record flags are not its graph's, comm's and environment's");
+    uint32_t w[16], lane[4] = {2166136261u, 2166136261u, 2166136261u, 2166136261u};
+    memcpy(w, &rec, sizeof w);
+    for (int i = 0; i < 16; i++) lane[i % 4] = (lane[i % 4] ^ (i == 7 ? 0 : w[i])) * 16777619u;
+    uint32_t sum = ((((lane[0] * 16777619u) ^ lane[1]) * 16777619u ^ lane[2]) * 16777619u ^ lane[3]) * 16777619u;
+    if (rec.checksum != sum) die("Preset's record checksum is not the header's");
   }
   free(before);
   free(comm);
