@@ -171,18 +171,24 @@ func Check(frag *abi.TopoRanks, slot int32) (k Kind, version int32) {
 		}
 		return Unreadable, -1
 	}
-	f := r.Flags
-	levels, kanga, channels := f>>abi.RecordLevelsShift&levelsOf, f>>abi.RecordKangaShift&kangaOf, f>>abi.RecordChannelsShift&channelsOf
-	if r.Rank != slot || f&^knownFlags != 0 || levels > abi.MaxLocationLevels || kanga > 4 || channels < 1 || channels > 32 ||
-		f&abi.RecordSwitchV1 != 0 && f&abi.RecordUnknownPlatform != 0 {
+	if r.Rank != slot || !FlagsInRange(r.Flags) {
 		return Unreadable, r.Version
 	}
-	for _, h := range r.Location[levels:] {
+	for _, h := range r.Location[r.Flags>>abi.RecordLevelsShift&levelsOf:] {
 		if h != 0 {
 			return Unreadable, r.Version
 		}
 	}
 	return Valid, r.Version
+}
+
+// FlagsInRange reports whether a flags word holds only the header's
+// fields, each in its range: at most 8 levels and 4 kangaRing paths, 1 to
+// 32 channels, not both SwitchV1 and unknown.
+func FlagsInRange(f int32) bool {
+	levels, kanga, channels := f>>abi.RecordLevelsShift&levelsOf, f>>abi.RecordKangaShift&kangaOf, f>>abi.RecordChannelsShift&channelsOf
+	return f&^knownFlags == 0 && levels <= abi.MaxLocationLevels && kanga <= 4 && channels >= 1 && channels <= 32 &&
+		(f&abi.RecordSwitchV1 == 0 || f&abi.RecordUnknownPlatform == 0)
 }
 
 // Decode returns what a record that Check found Valid says.

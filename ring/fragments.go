@@ -92,7 +92,7 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 	nRanks := len(all)
 	size := uint32(nRanks)
 	w.nodes = newNodeFinder(w.nodes.byHead, w.nodes.heads)
-	w.census.reset()
+	w.census.reset(all[0], false)
 	last := n - 1
 	for lo := 0; lo < nRanks; lo += touchBlock {
 		block := all[lo:min(lo+touchBlock, nRanks)]
@@ -122,7 +122,7 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 			if !sameEnds(f, first, n) {
 				return -1, false
 			}
-			w.census.add(f, int32(lo+i), n)
+			w.census.add(f, first, int32(lo+i), n)
 		}
 		// The block's pairs, channel by channel: each row gets a run of
 		// whole cache lines at once. (Rank by rank, the n rows, nRanks

@@ -28,6 +28,9 @@ type PostsetOptions struct {
 	// returns: the library passes C malloc, so running out is
 	// ncclSystemError and the Go heap stays untouched; nil is the Go heap.
 	Scratch Allocator
+	// Sequence asks for Order.Sequence, a copy on the Go heap (for dumps
+	// and tests); without it a call allocates nothing there.
+	Sequence bool
 }
 
 // PostsetResult is what a successful Postset committed, for the caller's
@@ -132,7 +135,7 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	}
 	res.Own, res.OwnValid = record.Read(all[rank], rank)
 	res.OwnChannels = int(comm.NChannels)
-	n, self, job, failure := w.rings(all, rank, &res, sc, func() (facts, *abi.Error) { return ownFacts(comm, opt.Platforms) })
+	n, self, job, failure := w.rings(all, rank, &res, sc, opt.Sequence, func() (facts, *abi.Error) { return ownFacts(comm, opt.Platforms) })
 	if failure != nil {
 		return res, failure
 	}
@@ -202,7 +205,7 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 // every rank reports. n starts as rank 0's count (the bound newLinks
 // sized w for); only when the first gather fails is every fragment
 // counted.
-func (w *links) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *scratch, own func() (facts, *abi.Error)) (n int, self int32, job facts, failure *RingsError) {
+func (w *links) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *scratch, keepSequence bool, own func() (facts, *abi.Error)) (n int, self int32, job facts, failure *RingsError) {
 	n, nRanks := ownChannels(all[0]), len(all)
 	res.CountRank = 0
 	self, ok := w.gather(all, n, rank)
@@ -218,14 +221,20 @@ func (w *links) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *
 		res.CountRank = first
 	}
 	res.GraphChannels = n
-	var heads []int32 // the nodes in stitch order; nil: D8's
+	var heads []int32                 // the nodes in stitch order; nil: D8's
+	if ok && !w.census.settled(all) { // a quick count that must be made whole
+		w.census.reset(all[0], true)
+		for r, f := range all {
+			w.census.add(f, all[f.RingRecv[0]], int32(r), n)
+		}
+	}
 	if ok {
 		var err *abi.Error
 		if job = w.census.factsOf(all, len(w.nodes.heads)); !job.records {
 			job, err = own()
 		}
 		if err == nil {
-			res.Order, heads, err = w.nodeOrder(all, n, job, sc)
+			res.Order, heads, err = w.nodeOrder(all, n, job, sc, keepSequence)
 		}
 		if err != nil {
 			return n, self, job, &RingsError{Err: err}

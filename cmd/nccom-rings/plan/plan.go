@@ -144,7 +144,7 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 		for c := range comm.Channels {
 			comm.Channels[c].Ring.UserRanks = abi.Address(buffers[c*nRanks : (c+1)*nRanks])
 		}
-		out, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: platform})
+		out, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: platform, Sequence: true})
 		runtime.KeepAlive(buffers)
 		if err != nil {
 			return nil, &StageError{Rank: r, Err: err}
