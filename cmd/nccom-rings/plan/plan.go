@@ -184,8 +184,11 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 			d.Channels = append(d.Channels, ringdump.Channel{Channel: c, Prev: int(ch.Prev), Next: int(ch.Next),
 				UserRanks: ringdump.Ints(buffers[c*nRanks : (c+1)*nRanks])})
 		}
+		// What the library writes (D28): the rank's own gathered record,
+		// and its name, the node's, as its environment would hold it.
 		o := out.Order
-		d.Order = ringdump.OrderOf(network, cl.Locations[r/local], o.Asked, o.Network, o.Warn+o.Info, o.Sequence)
+		own := ringdump.Own{Valid: out.OwnValid, Network: out.Own.Network, Location: out.Own.Location, Env: cl.Locations[r/local]}
+		d.Order = ringdump.OrderOf(own, o.Asked, o.Network, o.Warn+o.Info, o.Sequence)
 		if err := dump(d); err != nil {
 			return nil, err
 		}
