@@ -286,16 +286,9 @@ func Compute(j *Job) (*Score, error) {
 // from every rank carrying its node's Location; ties go to Heads (nil:
 // each node's lowest rank). j must pass Check.
 func (j *Job) Arrange() (nodeorder.Arrangement, error) {
-	rankLoc := j.RankLocation
-	if rankLoc == nil {
-		locs, err := ParseLocations(j.Location)
-		if err != nil {
-			return nodeorder.Arrangement{}, err
-		}
-		rankLoc = make([]nodeorder.Location, j.NRanks)
-		for r, m := range j.Node {
-			rankLoc[r] = locs[m]
-		}
+	rankLoc, err := j.RankLocations()
+	if err != nil {
+		return nodeorder.Arrangement{}, err
 	}
 	nodeOf := make([]int32, j.NRanks)
 	heads := make([]int32, j.NNodes)
@@ -312,6 +305,23 @@ func (j *Job) Arrange() (nodeorder.Arrangement, error) {
 		heads[m] = int32(h)
 	}
 	return nodeorder.Arrange(rankLoc, nodeOf, heads, nil), nil
+}
+
+// RankLocations is each rank's location as Arrange takes it:
+// RankLocation, or when it is nil every rank's node's Location parsed.
+func (j *Job) RankLocations() ([]nodeorder.Location, error) {
+	if j.RankLocation != nil {
+		return j.RankLocation, nil
+	}
+	locs, err := ParseLocations(j.Location)
+	if err != nil {
+		return nil, err
+	}
+	rankLoc := make([]nodeorder.Location, j.NRanks)
+	for r, m := range j.Node {
+		rankLoc[r] = locs[m]
+	}
+	return rankLoc, nil
 }
 
 // ParseLocations is each node's location as nodeorder computes with it:
