@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
+	"github.com/nccomring/libnccomring/nodeorder"
 )
 
 // Finding is one of verify's findings, as the page shows it. Rank and
@@ -277,7 +278,17 @@ func NewData(j *score.Job, findings []Finding) (*Data, error) {
 	}
 	groups := arr.Groups
 	d := &Data{NRanks: j.NRanks, Node: j.Node, Host: j.Host, Location: j.Location, Rings: j.Rings, Marks: []int{}}
-	d.X, d.Y, d.Groups, d.Width, d.Height = Layout(j.Location)
+	// A box per location as the library places nodes: two names it takes
+	// for one (hashes that collide) share the first one's box.
+	first := map[nodeorder.Location]string{}
+	boxOf := make([]string, j.NNodes)
+	for m, l := range arr.Node {
+		if _, ok := first[l]; !ok {
+			first[l] = j.Location[m]
+		}
+		boxOf[m] = first[l]
+	}
+	d.X, d.Y, d.Groups, d.Width, d.Height = Layout(boxOf)
 	d.Scale = min(3, max(1, float64(MaxWidth)/float64(d.Width)))
 	d.NodeLabels = d.Scale >= 2.5
 	for c, ring := range j.Rings {
