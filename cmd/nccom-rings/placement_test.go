@@ -351,6 +351,22 @@ func checkPlacementJob(t *testing.T, j placementJob, withCLI bool, cov *placemen
 	files, res := j.run(t)
 	require.True(t, res.Order.Network, "%s %s", res.Order.Warn, res.Order.Info)
 	require.Equal(t, seq, ringdump.Ints(res.Order.Sequence), "Postset's sequence; places %q", place)
+	// Its placement shows in the WARN about nodes without a location:
+	// the first of them in the sequence, and how many.
+	unplaced := 0
+	for _, l := range place {
+		if l == "" {
+			unplaced++
+		}
+	}
+	switch {
+	case nodes == 1: // D28: a job of one node prints no location WARN
+	case unplaced == 0:
+		assert.Empty(t, res.Order.Warn)
+	default:
+		m := seq[nodes-unplaced]
+		assert.Contains(t, res.Order.Warn, fmt.Sprintf("node %d (head rank %d) has no location (%d of %d nodes have none", m, j.head[m], unplaced, nodes))
+	}
 	libCrossings, libGroups := summaryCounts(t, res.Order.Summary)
 	assert.Equal(t, crossings, libCrossings, res.Order.Summary)
 	assert.Equal(t, groups, libGroups, res.Order.Summary)
