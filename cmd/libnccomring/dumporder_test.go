@@ -52,7 +52,7 @@ func TestDumpsHoldTheRecordsLocationsWhenOneProcessPlaysSeveralRanks(t *testing.
 		for c := range comm.Channels {
 			comm.Channels[c].Ring.UserRanks = abi.Address(buffers[c*n : (c+1)*n])
 		}
-		res, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: kanga.Fixed{}})
+		res, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: kanga.Fixed{}, Sequence: true})
 		runtime.KeepAlive(buffers)
 		require.NoError(t, err)
 		want := &ringdump.Order{Asked: "network", LocationHashes: hashes[r], FromRecord: true, Network: true, Sequence: []int{0, 1}}

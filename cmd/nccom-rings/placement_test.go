@@ -258,7 +258,7 @@ func (j placementJob) run(t *testing.T) ([]ringdump.File, ring.PostsetResult) {
 		for c := range comm.Channels {
 			comm.Channels[c].Ring.UserRanks = abi.Address(buffers[c*n : (c+1)*n])
 		}
-		res, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: kanga.Fixed{}})
+		res, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: kanga.Fixed{}, Sequence: true})
 		runtime.KeepAlive(buffers)
 		require.NoError(t, err, "Postset rank %d", r)
 		if r == 0 {
