@@ -30,7 +30,7 @@ func ArrangeInts(nRanks, nNodes int) int {
 // NodesInts is how many int32s of memory ArrangeNodes takes for nNodes
 // nodes.
 func NodesInts(nNodes int) int {
-	return MaxLevels*nNodes + hashSlots(nNodes) + 3*nNodes + 2
+	return nNodes + arrangeInts(nNodes)
 }
 
 const locationWords = 1 + MaxLevels // a Location's int32 words
@@ -59,7 +59,10 @@ func Arrange(rank []Location, nodeOf, heads []int32, mem []int32) Arrangement {
 }
 
 // ArrangeNodes orders nodes already placed (node[m] is node m's location,
-// as NodeLocation gives it): their groups and D25's sequence. mem holds
+// as NodeLocation gives it): their groups and D25's sequence (arrange:
+// nodes grouped by location prefix, level by level from the top, every
+// group contiguous, groups and the nodes inside a group in order of their
+// lowest index; nodes without a location last, in index order). mem holds
 // NodesInts(len(node)) int32s, or is nil to allocate. Postset takes it
 // directly when every rank carries its head's location, the one case in
 // which NodeLocation is the head's without a look at the ranks.
@@ -68,11 +71,8 @@ func ArrangeNodes(node []Location, mem []int32) Arrangement {
 	if len(mem) < NodesInts(n) {
 		mem = make([]int32, NodesInts(n))
 	}
-	take := func(k int) []int32 { s := mem[:k:k]; mem = mem[k:]; return s }
-	a := Arrangement{Node: node}
-	a.Groups = NewGroups(node, take(MaxLevels*n), take(hashSlots(n)))
-	a.Sequence = take(n)
-	a.Unplaced = Sequence(node, a.Groups, a.Sequence, take(2*n+2))
+	a := Arrangement{Node: node, Sequence: mem[:n:n]}
+	a.Groups, a.Unplaced = arrange(node, a.Sequence, mem[n:])
 	return a
 }
 

@@ -82,9 +82,12 @@ func checkName(name string) error {
 type Groups struct {
 	Depth int
 	Group [MaxLevels][]int32
+	// Count[l-1] is the number of groups at level l, nodes without a
+	// location counting as one.
+	Count [MaxLevels]int
 }
 
-// hashSlots is the size of NewGroups' table for n nodes: a power of two,
+// hashSlots is the size of arrange's table for n nodes: a power of two,
 // at least twice n, so that a probe ends after a few slots.
 func hashSlots(n int) int {
 	s := 2
@@ -92,76 +95,6 @@ func hashSlots(n int) int {
 		s *= 2
 	}
 	return s
-}
-
-// NewGroups finds the groups of nodes located at locs (D8 order). The
-// groups are taken from mem, which holds at least Depth*len(locs) ints
-// (MaxLevels*len(locs) always suffices); work holds hashSlots(len(locs))
-// ints. Either may be short, and is then allocated. Cost: O(Depth * n):
-// each level looks a node's (parent group, name) up in a table of the
-// first node that had it, visiting nodes in index order (so no decision
-// depends on the table's order).
-func NewGroups(locs []Location, mem, work []int32) Groups {
-	n := len(locs)
-	var g Groups
-	for _, l := range locs {
-		g.Depth = max(g.Depth, int(l.Levels))
-	}
-	if len(mem) < g.Depth*n {
-		mem = make([]int32, g.Depth*n)
-	}
-	if len(work) < hashSlots(n) {
-		work = make([]int32, hashSlots(n))
-	}
-	table := work[:hashSlots(n)]
-	mask := uint32(len(table) - 1)
-	for level := 1; level <= g.Depth; level++ {
-		group := mem[(level-1)*n : level*n]
-		parent := func(m int32) int32 { // the group one level up
-			if level == 1 {
-				return 0
-			}
-			return g.Group[level-2][m]
-		}
-		name := func(m int32) uint32 { // this level's name; 0 past its end (ended marks it)
-			if level > int(locs[m].Levels) {
-				return 0
-			}
-			return locs[m].Hash[level-1]
-		}
-		ended := func(m int32) bool { return level > int(locs[m].Levels) }
-		for i := range table {
-			table[i] = -1
-		}
-		for m := range int32(n) {
-			if !locs[m].Found() {
-				group[m] = -1
-				continue
-			}
-			p, nm, e := parent(m), name(m), ended(m)
-			h := (uint32(p)*0x9E3779B1 ^ nm ^ uint32(boolInt(e))<<31) * 0x85EBCA6B
-			for i := h >> 7 & mask; ; i = (i + 1) & mask {
-				f := table[i]
-				if f < 0 {
-					table[i], group[m] = m, m
-					break
-				}
-				if parent(f) == p && name(f) == nm && ended(f) == e {
-					group[m] = f
-					break
-				}
-			}
-		}
-		g.Group[level-1] = group
-	}
-	return g
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func cmpInt(a, b int64) int {
@@ -174,52 +107,127 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-// Sequence writes the node sequence of D25 into seq (len(locs) entries):
-// nodes grouped by location prefix, level by level from the top, every
-// group contiguous, groups and the nodes inside a group in order of their
-// lowest index; nodes without a location last, in index order. It returns
-// how many nodes have no location. g is NewGroups(locs); work holds
-// 2*len(locs)+2 ints, or is short and then allocated. Cost: O(Depth * n),
-// one stable counting sort per level from the deepest up, keyed by the
-// group (a node index; n for no location, so those come last).
-func Sequence(locs []Location, g Groups, seq, work []int32) (unplaced int) {
+// arrangeInts is how many int32s arrange takes for n nodes.
+func arrangeInts(n int) int { return MaxLevels*n + hashSlots(n) + 4*n + 1 }
+
+// arrange finds the groups of nodes located at locs (D8 order) and D25's
+// sequence of them, into seq (len(locs) ints), level by level from the
+// top. Before level l, seq holds the nodes grouped by their prefixes above
+// l, each group contiguous and in index order inside, and nodes without a
+// location last. Level l looks each located node's (group above, name at
+// l) up in a table, in seq's order, so a group is met first at its lowest
+// index and groups are numbered in the order they are to take; a stable
+// counting sort by that number then groups seq at level l too. A
+// location shorter than l is a group of its own there ("ended"). The
+// groups' ids are their lowest node indices; -1 for a node without a
+// location. mem holds arrangeInts(len(locs)) ints. Cost: O(Depth * n); no
+// decision depends on the table's order.
+func arrange(locs []Location, seq, mem []int32) (g Groups, unplaced int) {
 	n := len(locs)
-	seq = seq[:n]
-	if len(work) < 2*n+2 {
-		work = make([]int32, 2*n+2)
-	}
-	count, other := work[:n+2], work[n+2:][:n]
-	for m := range seq {
-		seq[m] = int32(m)
-	}
-	for level := g.Depth - 1; level >= 0; level-- {
-		group := g.Group[level]
-		key := func(m int32) int32 {
-			if group[m] < 0 {
-				return int32(n)
-			}
-			return group[m]
-		}
-		clear(count)
-		for _, m := range seq {
-			count[key(m)+1]++
-		}
-		for k := 1; k < len(count); k++ {
-			count[k] += count[k-1]
-		}
-		for _, m := range seq {
-			k := key(m)
-			other[count[k]] = m
-			count[k]++
-		}
-		copy(seq, other)
-	}
 	for _, l := range locs {
-		if !l.Found() {
-			unplaced++
+		g.Depth = max(g.Depth, int(l.Levels))
+	}
+	take := func(k int) []int32 { s := mem[:k:k]; mem = mem[k:]; return s }
+	groups, table := take(MaxLevels*n), take(hashSlots(n))
+	bucket, first, other, count := take(n), take(n), take(n), take(n+1)
+	located := 0
+	for m := range n { // located nodes in index order, then the others
+		if locs[m].Found() {
+			seq[located] = int32(m)
+			located++
 		}
 	}
-	return unplaced
+	unplaced = n - located
+	for m, k := 0, located; m < n; m++ {
+		if !locs[m].Found() {
+			seq[k] = int32(m)
+			k++
+		}
+	}
+	for level := 1; level <= g.Depth; level++ {
+		group := groups[(level-1)*n : level*n]
+		var above []int32
+		if level > 1 {
+			above = g.Group[level-2]
+		}
+		// key is a located node's (group above, name here, ended here).
+		key := func(m int32) (parent int32, name uint32, ended bool) {
+			if above != nil {
+				parent = above[m]
+			}
+			if level > int(locs[m].Levels) {
+				return parent, 0, true
+			}
+			return parent, locs[m].Hash[level-1], false
+		}
+		// The table grows with the groups found (from 64 slots, at most
+		// half full), so a level of few groups probes a table that stays
+		// in the first-level cache.
+		hash := func(m int32) uint32 {
+			p, nm, e := key(m)
+			return (uint32(p)*0x9E3779B1 ^ nm ^ uint32(boolInt(e))<<31) * 0x85EBCA6B >> 7
+		}
+		slots := min(64, len(table))
+		clearTable := func() {
+			for i := range table[:slots] {
+				table[i] = -1
+			}
+		}
+		clearTable()
+		buckets := int32(0)
+		for i, m := range seq[:located] {
+			if 2*int(buckets+1) > slots && slots < len(table) { // grow, then place every group again
+				slots *= 2
+				clearTable()
+				for b := range buckets {
+					j := hash(first[b]) & uint32(slots-1)
+					for table[j] >= 0 {
+						j = (j + 1) & uint32(slots-1)
+					}
+					table[j] = b
+				}
+			}
+			p, nm, e := key(m)
+			mask := uint32(slots - 1)
+			for j := hash(m) & mask; ; j = (j + 1) & mask {
+				b := table[j]
+				if b < 0 {
+					table[j], first[buckets] = buckets, m
+					b = buckets
+					buckets++
+				} else if p2, nm2, e2 := key(first[b]); p2 != p || nm2 != nm || e2 != e {
+					continue
+				}
+				bucket[i], group[m] = b, first[b]
+				break
+			}
+		}
+		g.Count[level-1] = int(buckets) + min(unplaced, 1)
+		clear(count[:buckets+1])
+		for _, b := range bucket[:located] {
+			count[b+1]++
+		}
+		for b := int32(1); b <= buckets; b++ {
+			count[b] += count[b-1]
+		}
+		for i, m := range seq[:located] {
+			other[count[bucket[i]]] = m
+			count[bucket[i]]++
+		}
+		copy(seq, other[:located])
+		for _, m := range seq[located:] {
+			group[m] = -1
+		}
+		g.Group[level-1] = group
+	}
+	return g, unplaced
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Crossings counts, for each level 1..g.Depth, the edges of the cyclic node

@@ -182,6 +182,9 @@ func (w *links) graphWarning(all []*abi.TopoRanks, sc *scratch) (string, *abi.Er
 
 // summary is rank 0's INFO line of a sequence: its first nodes as
 // node:head, then each level's crossings per ring against its groups.
+// Every group of the sequence is contiguous (nodeorder's construction, its
+// tests measure it with nodeorder.Crossings), so a level of two or more
+// groups has as many crossings as groups; the tools measure real rings.
 func summary(seq, heads []int32, g nodeorder.Groups) string {
 	var b strings.Builder
 	b.WriteString("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes")
@@ -191,10 +194,13 @@ func summary(seq, heads []int32, g nodeorder.Groups) string {
 	if len(seq) > maxSummaryNodes {
 		fmt.Fprintf(&b, " ... (%d more)", len(seq)-maxSummaryNodes)
 	}
-	crossings, groups := nodeorder.Crossings(g, seq)
 	b.WriteString("; per ring")
-	for level := range g.Depth {
-		fmt.Fprintf(&b, ", level %d: %d crossings of %d groups", level+1, crossings[level], groups[level])
+	for level, groups := range g.Count[:g.Depth] {
+		crossings := groups
+		if groups < 2 {
+			crossings = 0
+		}
+		fmt.Fprintf(&b, ", level %d: %d crossings of %d groups", level+1, crossings, groups)
 	}
 	return b.String()
 }

@@ -159,10 +159,7 @@ func TestLocateAllEC2AndSlurmGiveTheSameNodeSequence(t *testing.T) {
 			require.NoError(t, err)
 			locs[m] = l
 		}
-		g := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*len(locs)), make([]int32, len(locs)))
-		s := make([]int32, len(locs))
-		nodeorder.Sequence(locs, g, s, nil)
-		return s
+		return nodeorder.ArrangeNodes(locs, nil).Sequence
 	}
 	ec2Seq := seq(ec2, func(k int) string { return "i-0a1b2c3d4e5f6000" + string(rune('0'+k)) })
 	slurmSeq := seq(slurm, func(k int) string { return "trn00" + string(rune('0'+k)) })
