@@ -108,19 +108,22 @@ func cmpInt(a, b int64) int {
 }
 
 // arrangeInts is how many int32s arrange takes for n nodes.
-func arrangeInts(n int) int { return MaxLevels*n + hashSlots(n) + 4*n + 1 }
+func arrangeInts(n int) int { return MaxLevels*n + hashSlots(n) + 6*n + 1 }
 
 // arrange finds the groups of nodes located at locs (D8 order) and D25's
-// sequence of them, into seq (len(locs) ints), level by level from the
-// top. Before level l, seq holds the nodes grouped by their prefixes above
-// l, each group contiguous and in index order inside, and nodes without a
-// location last. Level l looks each located node's (group above, name at
-// l) up in a table, in seq's order, so a group is met first at its lowest
-// index and groups are numbered in the order they are to take; a stable
-// counting sort by that number then groups seq at level l too. A
-// location shorter than l is a group of its own there ("ended"). The
-// groups' ids are their lowest node indices; -1 for a node without a
-// location. mem holds arrangeInts(len(locs)) ints. Cost: O(Depth * n); no
+// sequence of them, into seq (len(locs) ints). A group at level l is the
+// nodes with one group above (the whole job above level 1) and one name
+// at l (a location shorter than l is a group of its own there, "ended");
+// its id is its lowest node index, -1 for a node without a location.
+// Groups take the order of the group above them, then of their lowest
+// index. Each level is one pass over the nodes in index order: a node's
+// group is looked up in a table of the groups met so far (so a group is
+// met first at its lowest index, and numbered in the order of those), and
+// then the level's groups are put in order by a stable counting sort on
+// their parents' places. The sequence is then the nodes in the order of
+// their deepest group's place, in index order inside one (a counting
+// sort), those without a location last. mem holds arrangeInts(len(locs))
+// ints. Cost: O(Depth * n), every pass over the nodes in index order; no
 // decision depends on the table's order.
 func arrange(locs []Location, seq, mem []int32) (g Groups, unplaced int) {
 	n := len(locs)
@@ -129,44 +132,34 @@ func arrange(locs []Location, seq, mem []int32) (g Groups, unplaced int) {
 	}
 	take := func(k int) []int32 { s := mem[:k:k]; mem = mem[k:]; return s }
 	groups, table := take(MaxLevels*n), take(hashSlots(n))
-	bucket, first, other, count := take(n), take(n), take(n), take(n+1)
-	located := 0
-	for m := range n { // located nodes in index order, then the others
-		if locs[m].Found() {
-			seq[located] = int32(m)
-			located++
+	// place[m]: the place of node m's group at the level done last, among
+	// that level's groups (0 for every node before level 1). bucket[m]:
+	// its group's number at this level, in the order groups are met. For
+	// each group number: first (its lowest node), parent (the place of
+	// the group above), order (its place).
+	place, bucket, first, parent, order, count := take(n), take(n), take(n), take(n), take(n), take(n+1)
+	for _, l := range locs {
+		if !l.Found() {
+			unplaced++
 		}
 	}
-	unplaced = n - located
-	for m, k := 0, located; m < n; m++ {
-		if !locs[m].Found() {
-			seq[k] = int32(m)
-			k++
-		}
-	}
+	clear(place)
+	places := int32(1) // places at the level done last
 	for level := 1; level <= g.Depth; level++ {
 		group := groups[(level-1)*n : level*n]
-		var above []int32
-		if level > 1 {
-			above = g.Group[level-2]
-		}
-		// key is a located node's (group above, name here, ended here).
-		key := func(m int32) (parent int32, name uint32, ended bool) {
-			if above != nil {
-				parent = above[m]
-			}
+		name := func(m int32) (uint32, bool) { // this level's name, or ended
 			if level > int(locs[m].Levels) {
-				return parent, 0, true
+				return 0, true
 			}
-			return parent, locs[m].Hash[level-1], false
+			return locs[m].Hash[level-1], false
+		}
+		hash := func(m int32) uint32 {
+			nm, e := name(m)
+			return (uint32(place[m])*0x9E3779B1 ^ nm ^ uint32(boolInt(e))<<31) * 0x85EBCA6B >> 7
 		}
 		// The table grows with the groups found (from 64 slots, at most
 		// half full), so a level of few groups probes a table that stays
 		// in the first-level cache.
-		hash := func(m int32) uint32 {
-			p, nm, e := key(m)
-			return (uint32(p)*0x9E3779B1 ^ nm ^ uint32(boolInt(e))<<31) * 0x85EBCA6B >> 7
-		}
 		slots := min(64, len(table))
 		clearTable := func() {
 			for i := range table[:slots] {
@@ -175,7 +168,11 @@ func arrange(locs []Location, seq, mem []int32) (g Groups, unplaced int) {
 		}
 		clearTable()
 		buckets := int32(0)
-		for i, m := range seq[:located] {
+		for m := range int32(n) {
+			if !locs[m].Found() {
+				group[m] = -1
+				continue
+			}
 			if 2*int(buckets+1) > slots && slots < len(table) { // grow, then place every group again
 				slots *= 2
 				clearTable()
@@ -187,38 +184,65 @@ func arrange(locs []Location, seq, mem []int32) (g Groups, unplaced int) {
 					table[j] = b
 				}
 			}
-			p, nm, e := key(m)
+			nm, e := name(m)
 			mask := uint32(slots - 1)
 			for j := hash(m) & mask; ; j = (j + 1) & mask {
 				b := table[j]
 				if b < 0 {
-					table[j], first[buckets] = buckets, m
+					table[j], first[buckets], parent[buckets] = buckets, m, place[m]
 					b = buckets
 					buckets++
-				} else if p2, nm2, e2 := key(first[b]); p2 != p || nm2 != nm || e2 != e {
+				} else if f := first[b]; place[f] != place[m] {
+					continue
+				} else if nm2, e2 := name(f); nm2 != nm || e2 != e {
 					continue
 				}
-				bucket[i], group[m] = b, first[b]
+				bucket[m], group[m] = b, first[b]
 				break
 			}
 		}
+		// The groups' places: by their parents' places, then by number
+		// (their lowest index), a stable counting sort.
+		clear(count[:places+1])
+		for _, p := range parent[:buckets] {
+			count[p+1]++
+		}
+		for p := int32(1); p <= places; p++ {
+			count[p] += count[p-1]
+		}
+		for b, p := range parent[:buckets] {
+			order[b] = count[p]
+			count[p]++
+		}
+		for m := range int32(n) {
+			if locs[m].Found() {
+				place[m] = order[bucket[m]]
+			}
+		}
+		places = buckets
 		g.Count[level-1] = int(buckets) + min(unplaced, 1)
-		clear(count[:buckets+1])
-		for _, b := range bucket[:located] {
-			count[b+1]++
-		}
-		for b := int32(1); b <= buckets; b++ {
-			count[b] += count[b-1]
-		}
-		for i, m := range seq[:located] {
-			other[count[bucket[i]]] = m
-			count[bucket[i]]++
-		}
-		copy(seq, other[:located])
-		for _, m := range seq[located:] {
-			group[m] = -1
-		}
 		g.Group[level-1] = group
+	}
+	// The sequence: located nodes by their deepest place, in index order
+	// inside one; then the others, in index order.
+	clear(count[:places+1])
+	for m := range int32(n) {
+		if locs[m].Found() {
+			count[place[m]+1]++
+		}
+	}
+	for p := int32(1); p <= places; p++ {
+		count[p] += count[p-1]
+	}
+	tail := int(count[places])
+	for m := range int32(n) {
+		if locs[m].Found() {
+			seq[count[place[m]]] = m
+			count[place[m]]++
+		} else {
+			seq[tail] = m
+			tail++
+		}
 	}
 	return g, unplaced
 }

@@ -452,7 +452,7 @@ func TestNetworkOrderWorkingMemory(t *testing.T) {
 		require.Equal(t, network, res.Order.Network)
 		want := 256 // the link tables and walks alone: (2 + 3*2) * 32
 		if network {
-			want = 256 + 72 + 121 + 8
+			want = 256 + 72 + 137 + 8
 		}
 		assert.Equal(t, want, sc.ints, "network %v", network)
 		assert.Empty(t, sc.live, "all freed")
@@ -462,7 +462,7 @@ func TestNetworkOrderWorkingMemory(t *testing.T) {
 // P7b for the node order's working memory: every rank carries its head's
 // location, so the nodes' locations are their heads' (9 x 8 = 72 ints);
 // when that block, the order's (nodeorder.NodesInts(8) = 8 + 8x8 + 16 +
-// 4x8 + 1 = 121 ints) or the ordered heads' (8 ints) cannot be had, Postset is ncclSystemError naming
+// 6x8 + 1 = 137 ints) or the ordered heads' (8 ints) cannot be had, Postset is ncclSystemError naming
 // the bytes, writes nothing and frees what it took.
 func TestNetworkOrderWithoutWorkingMemoryIsASystemError(t *testing.T) {
 	j := orderJob(t, orderCluster(8), everyRank, alternating)
@@ -470,7 +470,7 @@ func TestNetworkOrderWithoutWorkingMemoryIsASystemError(t *testing.T) {
 	for _, tc := range []struct {
 		blocks int // given before the one that fails
 		bytes  int
-	}{{1, 4 * 72}, {2, 4 * 121}, {3, 4 * 8}} {
+	}{{1, 4 * 72}, {2, 4 * 137}, {3, 4 * 8}} {
 		comm := *j.comms[5]
 		before := bytes.Clone(bytesOf(&comm))
 		heads := make([]int32, 32)

@@ -67,13 +67,15 @@ func (c *census) reset(first *abi.TopoRanks, full bool) {
 // ended: every record it took as valid agrees with the first on the job's
 // flags and on its channel count, none asks for more than the flags, none
 // is unreadable, and the first's checksum holds (so that one is valid,
-// and the job's facts are its flags). A full count is settled.
+// and the job's facts are its flags). A full count is settled. (A quick
+// count keeps no count of the flags but the first's: the ones it skips
+// are the first's.)
 func (c *census) settled(all []*abi.TopoRanks) bool {
 	if c.full {
 		return true
 	}
 	const more = abi.RecordNetwork | abi.RecordSwitchV1 | abi.RecordEnablePod
-	if c.differ != 0 || c.countRank >= 0 || c.unreadable > 0 || c.flags&more != 0 || c.podNode != 0 && c.podNode != c.valid {
+	if c.differ != 0 || c.countRank >= 0 || c.unreadable > 0 || c.flags&more != 0 {
 		return false
 	}
 	if c.valid == 0 {
@@ -100,6 +102,14 @@ func quickKind(f *abi.TopoRanks, r int32) record.Kind {
 // non-negative (so its channel count is at least n); head is the fragment
 // of its node's head.
 func (c *census) add(f, head *abi.TopoRanks, r int32, n int) {
+	// A quick count's common case, in a few loads of a line gather has
+	// loaded: a record like the first valid one in all but its location's
+	// level count, and its fragment's channel count its record's.
+	if rec := record.Of(f); !c.full && c.valid > 0 && rec.Magic == abi.RecordMagic && rec.Version == abi.RecordVersion &&
+		rec.Rank == r && (uint32(rec.Flags)^c.flags)&^(0xf<<abi.RecordLevelsShift) == 0 && hasChannels(f, n, int(c.flags>>abi.RecordChannelsShift&0x3f)) {
+		c.valid++
+		return
+	}
 	var kind record.Kind
 	version := int32(-1)
 	if c.full {
