@@ -28,9 +28,9 @@ func ArrangeInts(nRanks, nNodes int) int {
 }
 
 // NodesInts is how many int32s of memory ArrangeNodes takes for nNodes
-// nodes.
+// nodes; ArrangeCompact takes CompactInts(nNodes) fewer.
 func NodesInts(nNodes int) int {
-	return nNodes + arrangeInts(nNodes)
+	return nNodes + CompactInts(nNodes) + arrangeInts(nNodes)
 }
 
 const locationWords = 1 + MaxLevels // a Location's int32 words
@@ -71,8 +71,23 @@ func ArrangeNodes(node []Location, mem []int32) Arrangement {
 	if len(mem) < NodesInts(n) {
 		mem = make([]int32, NodesInts(n))
 	}
-	a := Arrangement{Node: node, Sequence: mem[:n:n]}
-	a.Groups, a.Unplaced = arrange(node, a.Sequence, mem[n:])
+	c := NewCompact(n, mem[:CompactInts(n)])
+	for m := range node {
+		c.Set(m, &node[m])
+	}
+	a := ArrangeCompact(c, mem[CompactInts(n):])
+	a.Node = node
+	return a
+}
+
+// ArrangeCompact is ArrangeNodes over locations laid out as a Compact, as
+// Postset fills one from its records without a Location array; the
+// Arrangement's Node is nil. mem holds NodesInts(n) - CompactInts(n)
+// int32s.
+func ArrangeCompact(c Compact, mem []int32) Arrangement {
+	n := len(c.Levels)
+	a := Arrangement{Sequence: mem[:n:n]}
+	a.Groups, a.Unplaced = arrange(c, a.Sequence, mem[n:])
 	return a
 }
 

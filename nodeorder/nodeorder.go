@@ -110,8 +110,34 @@ func cmpInt(a, b int64) int {
 // arrangeInts is how many int32s arrange takes for n nodes.
 func arrangeInts(n int) int { return MaxLevels*n + hashSlots(n) + 6*n + 1 }
 
-// arrange finds the groups of nodes located at locs (D8 order) and D25's
-// sequence of them, into seq (len(locs) ints). A group at level l is the
+// Compact is n nodes' locations as arrange reads them, in arrays a pass
+// streams (a Location is 36 bytes, of which a pass reads 4): Levels[m],
+// node m's level count (0: no location), and Names[(l-1)*n + m], its name
+// at level l <= Levels[m] (other entries are not read).
+type Compact struct {
+	Levels, Names []int32
+}
+
+// CompactInts is how many int32s NewCompact takes for n nodes.
+func CompactInts(n int) int { return (1 + MaxLevels) * n }
+
+// NewCompact lays out n nodes' locations in mem (CompactInts(n) ints),
+// for the caller to fill with Set.
+func NewCompact(n int, mem []int32) Compact {
+	return Compact{Levels: mem[:n:n], Names: mem[n : (1+MaxLevels)*n : (1+MaxLevels)*n]}
+}
+
+// Set makes l node m's location.
+func (c Compact) Set(m int, l *Location) {
+	n := len(c.Levels)
+	c.Levels[m] = l.Levels
+	for k := range l.Levels {
+		c.Names[int(k)*n+m] = int32(l.Hash[k])
+	}
+}
+
+// arrange finds the groups of n nodes located as c says (D8 order) and
+// D25's sequence of them, into seq (n ints). A group at level l is the
 // nodes with one group above (the whole job above level 1) and one name
 // at l (a location shorter than l is a group of its own there, "ended");
 // its id is its lowest node index, -1 for a node without a location.
@@ -122,36 +148,35 @@ func arrangeInts(n int) int { return MaxLevels*n + hashSlots(n) + 6*n + 1 }
 // then the level's groups are put in order by a stable counting sort on
 // their parents' places. The sequence is then the nodes in the order of
 // their deepest group's place, in index order inside one (a counting
-// sort), those without a location last. mem holds arrangeInts(len(locs))
-// ints. Cost: O(Depth * n), every pass over the nodes in index order; no
+// sort), those without a location last. mem holds arrangeInts(n) ints. Cost: O(Depth * n), every pass over the nodes in index order; no
 // decision depends on the table's order.
-func arrange(locs []Location, seq, mem []int32) (g Groups, unplaced int) {
-	n := len(locs)
-	for _, l := range locs {
-		g.Depth = max(g.Depth, int(l.Levels))
-	}
+func arrange(c Compact, seq, mem []int32) (g Groups, unplaced int) {
+	n := len(c.Levels)
 	take := func(k int) []int32 { s := mem[:k:k]; mem = mem[k:]; return s }
 	groups, table := take(MaxLevels*n), take(hashSlots(n))
+	levels, names := c.Levels, c.Names
+	for _, l := range levels {
+		g.Depth = max(g.Depth, int(l))
+		if l == 0 {
+			unplaced++
+		}
+	}
 	// place[m]: the place of node m's group at the level done last, among
 	// that level's groups (0 for every node before level 1). bucket[m]:
 	// its group's number at this level, in the order groups are met. For
 	// each group number: first (its lowest node), parent (the place of
 	// the group above), order (its place).
 	place, bucket, first, parent, order, count := take(n), take(n), take(n), take(n), take(n), take(n+1)
-	for _, l := range locs {
-		if !l.Found() {
-			unplaced++
-		}
-	}
 	clear(place)
 	places := int32(1) // places at the level done last
 	for level := 1; level <= g.Depth; level++ {
 		group := groups[(level-1)*n : level*n]
+		here := names[(level-1)*n:][:n]
 		name := func(m int32) (uint32, bool) { // this level's name, or ended
-			if level > int(locs[m].Levels) {
+			if level > int(levels[m]) {
 				return 0, true
 			}
-			return locs[m].Hash[level-1], false
+			return uint32(here[m]), false
 		}
 		hash := func(m int32) uint32 {
 			nm, e := name(m)
@@ -169,7 +194,7 @@ func arrange(locs []Location, seq, mem []int32) (g Groups, unplaced int) {
 		clearTable()
 		buckets := int32(0)
 		for m := range int32(n) {
-			if !locs[m].Found() {
+			if levels[m] == 0 {
 				group[m] = -1
 				continue
 			}
@@ -215,7 +240,7 @@ func arrange(locs []Location, seq, mem []int32) (g Groups, unplaced int) {
 			count[p]++
 		}
 		for m := range int32(n) {
-			if locs[m].Found() {
+			if levels[m] > 0 {
 				place[m] = order[bucket[m]]
 			}
 		}
@@ -227,7 +252,7 @@ func arrange(locs []Location, seq, mem []int32) (g Groups, unplaced int) {
 	// inside one; then the others, in index order.
 	clear(count[:places+1])
 	for m := range int32(n) {
-		if locs[m].Found() {
+		if levels[m] > 0 {
 			count[place[m]+1]++
 		}
 	}
@@ -236,7 +261,7 @@ func arrange(locs []Location, seq, mem []int32) (g Groups, unplaced int) {
 	}
 	tail := int(count[places])
 	for m := range int32(n) {
-		if locs[m].Found() {
+		if levels[m] > 0 {
 			seq[count[place[m]]] = m
 			count[place[m]]++
 		} else {

@@ -70,18 +70,19 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch, k
 	// others); else every rank's is read and each node placed.
 	var arr nodeorder.Arrangement
 	if !c.elsewhere {
-		nodeLoc := locationBlock(sc, nNodes)
-		if nodeLoc == nil {
-			return o, nil, sc.err("ncclTopoPostset", len(all), n)
-		}
 		mem := sc.ints(nodeorder.NodesInts(nNodes))
 		if mem == nil {
 			return o, nil, sc.err("ncclTopoPostset", len(all), n)
 		}
+		places := nodeorder.NewCompact(nNodes, mem)
 		for m, h := range heads {
-			nodeLoc[m] = locationOf(all[h])
+			r := record.Of(all[h])
+			places.Levels[m] = r.Flags >> abi.RecordLevelsShift & 0xf
+			for k := range places.Levels[m] {
+				places.Names[int(k)*nNodes+m] = int32(r.Location[k])
+			}
 		}
-		arr = nodeorder.ArrangeNodes(nodeLoc, mem)
+		arr = nodeorder.ArrangeCompact(places, mem[nodeorder.CompactInts(nNodes):])
 	} else if arr = w.arrangeRanks(all, sc); arr.Sequence == nil {
 		return o, nil, sc.err("ncclTopoPostset", len(all), n)
 	}

@@ -452,7 +452,7 @@ func TestNetworkOrderWorkingMemory(t *testing.T) {
 		require.Equal(t, network, res.Order.Network)
 		want := 256 // the link tables and walks alone: (2 + 3*2) * 32
 		if network {
-			want = 256 + 72 + 137 + 8
+			want = 256 + 209 + 8
 		}
 		assert.Equal(t, want, sc.ints, "network %v", network)
 		assert.Empty(t, sc.live, "all freed")
@@ -460,9 +460,10 @@ func TestNetworkOrderWorkingMemory(t *testing.T) {
 }
 
 // P7b for the node order's working memory: every rank carries its head's
-// location, so the nodes' locations are their heads' (9 x 8 = 72 ints);
-// when that block, the order's (nodeorder.NodesInts(8) = 8 + 8x8 + 16 +
-// 6x8 + 1 = 137 ints) or the ordered heads' (8 ints) cannot be had, Postset is ncclSystemError naming
+// location, so the nodes' locations are their heads'; when the order's
+// block (nodeorder.NodesInts(8) = 8 + 9x8 + 8x8 + 16 + 6x8 + 1 = 209
+// ints: the sequence, the locations, the groups, the table and the
+// places) or the ordered heads' (8 ints) cannot be had, Postset is ncclSystemError naming
 // the bytes, writes nothing and frees what it took.
 func TestNetworkOrderWithoutWorkingMemoryIsASystemError(t *testing.T) {
 	j := orderJob(t, orderCluster(8), everyRank, alternating)
@@ -470,7 +471,7 @@ func TestNetworkOrderWithoutWorkingMemoryIsASystemError(t *testing.T) {
 	for _, tc := range []struct {
 		blocks int // given before the one that fails
 		bytes  int
-	}{{1, 4 * 72}, {2, 4 * 137}, {3, 4 * 8}} {
+	}{{1, 4 * 209}, {2, 4 * 8}} {
 		comm := *j.comms[5]
 		before := bytes.Clone(bytesOf(&comm))
 		heads := make([]int32, 32)
