@@ -106,15 +106,12 @@ const checksumWord = 7
 // (a record is checked on every Postset, for every rank: D28).
 func checksum(r *abi.Record) uint32 {
 	w := words(r)
-	l0, l1, l2, l3 := uint32(fnvOffset), uint32(fnvOffset), uint32(fnvOffset), uint32(fnvOffset)
-	for i := 0; i < 16; i += 4 {
-		w3 := w[i+3]
-		if i+3 == checksumWord {
-			w3 = 0
-		}
-		l0, l1, l2, l3 = (l0^w[i])*fnvPrime, (l1^w[i+1])*fnvPrime, (l2^w[i+2])*fnvPrime, (l3^w3)*fnvPrime
-	}
-	return ((((l0*fnvPrime)^l1)*fnvPrime^l2)*fnvPrime ^ l3) * fnvPrime
+	const p = fnvPrime
+	l0 := ((((fnvOffset^w[0])*p^w[4])*p^w[8])*p ^ w[12]) * p
+	l1 := ((((fnvOffset^w[1])*p^w[5])*p^w[9])*p ^ w[13]) * p
+	l2 := ((((fnvOffset^w[2])*p^w[6])*p^w[10])*p ^ w[14]) * p
+	l3 := ((((fnvOffset^w[3])*p^0)*p^w[11])*p ^ w[15]) * p // w[7] is the checksum: 0
+	return ((((l0*p)^l1)*p^l2)*p ^ l3) * p
 }
 
 // checksumV1 is version 1's checksum (every byte), only so that a record
