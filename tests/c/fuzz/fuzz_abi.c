@@ -275,15 +275,18 @@ static void preset_raw(struct input *in) {
     /* The dead tree region up to the record (D25): +512..+831. */
     if (memcmp(&frag.treeToParent, &canary.treeToParent, NCCOM_RING_RECORD_OFFSET - 512) != 0)
       die("Preset wrote the tree region");
-    /* The record: its first word always (D25); with no NCCOM_RING_* set here it
-     * carries nothing, so the magic is 0 and the other 60 bytes are untouched. */
-    const unsigned char *rec = (const unsigned char *)&frag + NCCOM_RING_RECORD_OFFSET;
-    const unsigned char *old = (const unsigned char *)&canary + NCCOM_RING_RECORD_OFFSET;
-    int magic;
-    memcpy(&magic, rec, sizeof magic);
-    if (magic != 0) die("Preset's record magic is not 0 with no NCCOM_RING_* variable set");
-    if (memcmp(rec + sizeof magic, old + sizeof magic, sizeof(struct nccomRingRecord) - sizeof magic) != 0)
-      die("Preset wrote record words past a 0 magic");
+    /* The record, version 2, written whole on every call (D28): with no
+     * NCCOM_RING_* set here it asks nothing and has no location; it carries
+     * this rank, enablePod (0 here), nKangaRingChannels and the channel count. */
+    struct nccomRingRecord rec;
+    memcpy(&rec, (const unsigned char *)&frag + NCCOM_RING_RECORD_OFFSET, sizeof rec);
+    int want = comm->nKangaRingChannels << NCCOM_RING_RECORD_KANGA_SHIFT | n << NCCOM_RING_RECORD_CHANNELS_SHIFT;
+    if (rec.magic != NCCOM_RING_RECORD_MAGIC || rec.version != NCCOM_RING_RECORD_VERSION || rec.rank != comm->rank)
+      die("Preset's record has not the magic, the version and its rank");
+    if ((rec.flags & ~(NCCOM_RING_RECORD_SWITCHV1 | NCCOM_RING_RECORD_PLATFORM_UNKNOWN)) != want)
+      die("Preset's record flags are not its channel and kangaRing counts alone");
+    for (int k = 0; k < NCCOM_RING_MAX_LOCATION_LEVELS; k++)
+      if (rec.location[k] != 0) die("Preset's record has a location with NCCOM_RING_LOCATION unset");
   }
   free(before);
   free(comm);
