@@ -73,7 +73,7 @@ func ArrangeNodes(node []Location, mem []int32) Arrangement {
 	}
 	c := NewCompact(n, mem[:CompactInts(n)])
 	for m := range node {
-		c.Set(m, &node[m])
+		c.Set(m, node[m].Levels, &node[m].Hash)
 	}
 	a := ArrangeCompact(c, mem[CompactInts(n):])
 	a.Node = node

@@ -112,27 +112,35 @@ func arrangeInts(n int) int { return MaxLevels*n + hashSlots(n) + 6*n + 1 }
 
 // Compact is n nodes' locations as arrange reads them, in arrays a pass
 // streams (a Location is 36 bytes, of which a pass reads 4): Levels[m],
-// node m's level count (0: no location), and Names[(l-1)*n + m], its name
-// at level l <= Levels[m] (other entries are not read).
+// node m's level count (0: no location), and Names[(l-1)*Stride + m], its
+// name at level l <= Levels[m] (other entries are not read); Stride >= n.
 type Compact struct {
 	Levels, Names []int32
+	Stride        int
 }
 
 // CompactInts is how many int32s NewCompact takes for n nodes.
 func CompactInts(n int) int { return (1 + MaxLevels) * n }
 
-// NewCompact lays out n nodes' locations in mem (CompactInts(n) ints),
-// for the caller to fill with Set.
+// NewCompact lays out the locations of up to n nodes in mem
+// (CompactInts(n) ints), for the caller to fill with Set; Nodes gives the
+// Compact of the first k.
 func NewCompact(n int, mem []int32) Compact {
-	return Compact{Levels: mem[:n:n], Names: mem[n : (1+MaxLevels)*n : (1+MaxLevels)*n]}
+	return Compact{Levels: mem[:n:n], Names: mem[n : (1+MaxLevels)*n : (1+MaxLevels)*n], Stride: n}
 }
 
-// Set makes l node m's location.
-func (c Compact) Set(m int, l *Location) {
-	n := len(c.Levels)
-	c.Levels[m] = l.Levels
-	for k := range l.Levels {
-		c.Names[int(k)*n+m] = int32(l.Hash[k])
+// Nodes is c for its first k nodes.
+func (c Compact) Nodes(k int) Compact {
+	c.Levels = c.Levels[:k]
+	return c
+}
+
+// Set makes node m's location the one of levels names (at most MaxLevels
+// are read), hash[k] the (k+1)th.
+func (c Compact) Set(m int, levels int32, hash *[MaxLevels]uint32) {
+	c.Levels[m] = levels
+	for k := range min(int(levels), MaxLevels) {
+		c.Names[k*c.Stride+m] = int32(hash[k])
 	}
 }
 
@@ -171,7 +179,7 @@ func arrange(c Compact, seq, mem []int32) (g Groups, unplaced int) {
 	places := int32(1) // places at the level done last
 	for level := 1; level <= g.Depth; level++ {
 		group := groups[(level-1)*n : level*n]
-		here := names[(level-1)*n:][:n]
+		here := names[(level-1)*c.Stride:][:n]
 		name := func(m int32) (uint32, bool) { // this level's name, or ended
 			if level > int(levels[m]) {
 				return 0, true

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/layout"
+	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/record"
 )
 
@@ -57,6 +58,10 @@ type links struct {
 	// census counts the fragments' records as gather passes them (D28,
 	// records.go).
 	census census
+	// places is each node's head's location as gather found it, when
+	// rank 0's record asks for the network order (Postset then takes room
+	// for it): read while the head's record is in cache, for nodeOrder.
+	places nodeorder.Compact
 }
 
 // newLinks takes the block for nRanks ranks and up to n channels from sc;
@@ -115,6 +120,10 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 			first := all[h]
 			if opened && !endsInRange(first, n, size) {
 				return -1, false
+			}
+			if opened && w.places.Levels != nil {
+				r := record.Of(first)
+				w.places.Set(int(m), r.Flags>>abi.RecordLevelsShift&0xf, &r.Location)
 			}
 			if int32(lo+i) == rank {
 				self = m

@@ -67,22 +67,15 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch, k
 	// each), so each is decoded without a second check. When every rank
 	// carries its head's location (the census saw), a node's location is
 	// its head's (nodeorder.NodeLocation's rule, without reading the
-	// others); else every rank's is read and each node placed.
+	// others), which gather kept in w.places as it opened the node; else
+	// every rank's is read and each node placed.
 	var arr nodeorder.Arrangement
-	if !c.elsewhere {
-		mem := sc.ints(nodeorder.NodesInts(nNodes))
+	if !c.elsewhere && w.places.Levels != nil {
+		mem := sc.ints(nodeorder.NodesInts(nNodes) - nodeorder.CompactInts(nNodes))
 		if mem == nil {
 			return o, nil, sc.err("ncclTopoPostset", len(all), n)
 		}
-		places := nodeorder.NewCompact(nNodes, mem)
-		for m, h := range heads {
-			r := record.Of(all[h])
-			places.Levels[m] = r.Flags >> abi.RecordLevelsShift & 0xf
-			for k := range places.Levels[m] {
-				places.Names[int(k)*nNodes+m] = int32(r.Location[k])
-			}
-		}
-		arr = nodeorder.ArrangeCompact(places, mem[nodeorder.CompactInts(nNodes):])
+		arr = nodeorder.ArrangeCompact(w.places.Nodes(nNodes), mem)
 	} else if arr = w.arrangeRanks(all, sc); arr.Sequence == nil {
 		return o, nil, sc.err("ncclTopoPostset", len(all), n)
 	}

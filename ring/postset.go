@@ -6,6 +6,7 @@ import (
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/layout"
+	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/record"
 )
 
@@ -132,6 +133,13 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	w, ok := newLinks(sc, nRanks, n)
 	if !ok {
 		return res, sc.err("ncclTopoPostset", nRanks, n)
+	}
+	if rec := record.Of(all[0]); rec.Magic == abi.RecordMagic && rec.Flags&abi.RecordNetwork != 0 {
+		places := sc.ints(nodeorder.CompactInts(nRanks)) // the nodes' locations, as gather finds them
+		if places == nil {
+			return res, sc.err("ncclTopoPostset", nRanks, n)
+		}
+		w.places = nodeorder.NewCompact(nRanks, places)
 	}
 	res.Own, res.OwnValid = record.Read(all[rank], rank)
 	res.OwnChannels = int(comm.NChannels)

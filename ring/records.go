@@ -139,8 +139,9 @@ func (c *census) add(f, head *abi.TopoRanks, r int32, n int) {
 	if flags&abi.RecordNetwork != 0 {
 		c.asking++
 		// The head's record line is warm: gather read its ring arrays.
-		h := record.Of(head)
-		c.elsewhere = c.elsewhere || rec.Location != h.Location || (uint32(h.Flags)^flags)&(0xf<<abi.RecordLevelsShift) != 0
+		if h := record.Of(head); f != head && !c.elsewhere {
+			c.elsewhere = rec.Location != h.Location || (uint32(h.Flags)^flags)&(0xf<<abi.RecordLevelsShift) != 0
+		}
 	}
 	if flags&abi.RecordPodNode != 0 {
 		c.podNode++
