@@ -24,7 +24,13 @@ type Arrangement struct {
 // ArrangeInts is how many int32s of memory Arrange takes for a job of
 // nRanks ranks on nNodes nodes.
 func ArrangeInts(nRanks, nNodes int) int {
-	return locationWords*nNodes + 3*nRanks + nNodes + 1 + MaxLevels*nNodes + hashSlots(nNodes) + 3*nNodes + 2
+	return locationWords*nNodes + 3*nRanks + nNodes + 1 + NodesInts(nNodes)
+}
+
+// NodesInts is how many int32s of memory ArrangeNodes takes for nNodes
+// nodes; ArrangeCompact takes CompactInts(nNodes) fewer.
+func NodesInts(nNodes int) int {
+	return nNodes + CompactInts(nNodes) + arrangeInts(nNodes)
 }
 
 const locationWords = 1 + MaxLevels // a Location's int32 words
@@ -49,9 +55,39 @@ func Arrange(rank []Location, nodeOf, heads []int32, mem []int32) Arrangement {
 		ranks := members[start[m]:start[m+1]]
 		a.Node[m] = NodeLocation(rank, ranks, heads[m], work)
 	}
-	a.Groups = NewGroups(a.Node, take(MaxLevels*nNodes), take(hashSlots(nNodes)))
-	a.Sequence = take(nNodes)
-	a.Unplaced = Sequence(a.Node, a.Groups, a.Sequence, take(2*nNodes+2))
+	return ArrangeNodes(a.Node, mem)
+}
+
+// ArrangeNodes orders nodes already placed (node[m] is node m's location,
+// as NodeLocation gives it): their groups and D25's sequence (arrange:
+// nodes grouped by location prefix, level by level from the top, every
+// group contiguous, groups and the nodes inside a group in order of their
+// lowest index; nodes without a location last, in index order). mem holds
+// NodesInts(len(node)) int32s, or is nil to allocate. Postset takes it
+// directly when every rank carries its head's location, the one case in
+// which NodeLocation is the head's without a look at the ranks.
+func ArrangeNodes(node []Location, mem []int32) Arrangement {
+	n := len(node)
+	if len(mem) < NodesInts(n) {
+		mem = make([]int32, NodesInts(n))
+	}
+	c := NewCompact(n, mem[:CompactInts(n)])
+	for m := range node {
+		c.Set(m, node[m].Levels, &node[m].Hash)
+	}
+	a := ArrangeCompact(c, mem[CompactInts(n):])
+	a.Node = node
+	return a
+}
+
+// ArrangeCompact is ArrangeNodes over locations laid out as a Compact, as
+// Postset fills one from its records without a Location array; the
+// Arrangement's Node is nil. mem holds NodesInts(n) - CompactInts(n)
+// int32s.
+func ArrangeCompact(c Compact, mem []int32) Arrangement {
+	n := len(c.Levels)
+	a := Arrangement{Sequence: mem[:n:n]}
+	a.Groups, a.Unplaced = arrange(c, a.Sequence, mem[n:])
 	return a
 }
 

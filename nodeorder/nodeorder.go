@@ -82,9 +82,12 @@ func checkName(name string) error {
 type Groups struct {
 	Depth int
 	Group [MaxLevels][]int32
+	// Count[l-1] is the number of groups at level l, nodes without a
+	// location counting as one.
+	Count [MaxLevels]int
 }
 
-// hashSlots is the size of NewGroups' table for n nodes: a power of two,
+// hashSlots is the size of arrange's table for n nodes: a power of two,
 // at least twice n, so that a probe ends after a few slots.
 func hashSlots(n int) int {
 	s := 2
@@ -92,76 +95,6 @@ func hashSlots(n int) int {
 		s *= 2
 	}
 	return s
-}
-
-// NewGroups finds the groups of nodes located at locs (D8 order). The
-// groups are taken from mem, which holds at least Depth*len(locs) ints
-// (MaxLevels*len(locs) always suffices); work holds hashSlots(len(locs))
-// ints. Either may be short, and is then allocated. Cost: O(Depth * n):
-// each level looks a node's (parent group, name) up in a table of the
-// first node that had it, visiting nodes in index order (so no decision
-// depends on the table's order).
-func NewGroups(locs []Location, mem, work []int32) Groups {
-	n := len(locs)
-	var g Groups
-	for _, l := range locs {
-		g.Depth = max(g.Depth, int(l.Levels))
-	}
-	if len(mem) < g.Depth*n {
-		mem = make([]int32, g.Depth*n)
-	}
-	if len(work) < hashSlots(n) {
-		work = make([]int32, hashSlots(n))
-	}
-	table := work[:hashSlots(n)]
-	mask := uint32(len(table) - 1)
-	for level := 1; level <= g.Depth; level++ {
-		group := mem[(level-1)*n : level*n]
-		parent := func(m int32) int32 { // the group one level up
-			if level == 1 {
-				return 0
-			}
-			return g.Group[level-2][m]
-		}
-		name := func(m int32) uint32 { // this level's name; 0 past its end (ended marks it)
-			if level > int(locs[m].Levels) {
-				return 0
-			}
-			return locs[m].Hash[level-1]
-		}
-		ended := func(m int32) bool { return level > int(locs[m].Levels) }
-		for i := range table {
-			table[i] = -1
-		}
-		for m := range int32(n) {
-			if !locs[m].Found() {
-				group[m] = -1
-				continue
-			}
-			p, nm, e := parent(m), name(m), ended(m)
-			h := (uint32(p)*0x9E3779B1 ^ nm ^ uint32(boolInt(e))<<31) * 0x85EBCA6B
-			for i := h >> 7 & mask; ; i = (i + 1) & mask {
-				f := table[i]
-				if f < 0 {
-					table[i], group[m] = m, m
-					break
-				}
-				if parent(f) == p && name(f) == nm && ended(f) == e {
-					group[m] = f
-					break
-				}
-			}
-		}
-		g.Group[level-1] = group
-	}
-	return g
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func cmpInt(a, b int64) int {
@@ -174,52 +107,184 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-// Sequence writes the node sequence of D25 into seq (len(locs) entries):
-// nodes grouped by location prefix, level by level from the top, every
-// group contiguous, groups and the nodes inside a group in order of their
-// lowest index; nodes without a location last, in index order. It returns
-// how many nodes have no location. g is NewGroups(locs); work holds
-// 2*len(locs)+2 ints, or is short and then allocated. Cost: O(Depth * n),
-// one stable counting sort per level from the deepest up, keyed by the
-// group (a node index; n for no location, so those come last).
-func Sequence(locs []Location, g Groups, seq, work []int32) (unplaced int) {
-	n := len(locs)
-	seq = seq[:n]
-	if len(work) < 2*n+2 {
-		work = make([]int32, 2*n+2)
+// arrangeInts is how many int32s arrange takes for n nodes.
+func arrangeInts(n int) int { return MaxLevels*n + hashSlots(n) + 6*n + 1 }
+
+// Compact is n nodes' locations as arrange reads them, in arrays a pass
+// streams (a Location is 36 bytes, of which a pass reads 4): Levels[m],
+// node m's level count (0: no location), and Names[(l-1)*Stride + m], its
+// name at level l <= Levels[m] (other entries are not read); Stride >= n.
+type Compact struct {
+	Levels, Names []int32
+	Stride        int
+}
+
+// CompactInts is how many int32s NewCompact takes for n nodes.
+func CompactInts(n int) int { return (1 + MaxLevels) * n }
+
+// NewCompact lays out the locations of up to n nodes in mem
+// (CompactInts(n) ints), for the caller to fill with Set; Nodes gives the
+// Compact of the first k.
+func NewCompact(n int, mem []int32) Compact {
+	return Compact{Levels: mem[:n:n], Names: mem[n : (1+MaxLevels)*n : (1+MaxLevels)*n], Stride: n}
+}
+
+// Nodes is c for its first k nodes.
+func (c Compact) Nodes(k int) Compact {
+	c.Levels = c.Levels[:k]
+	return c
+}
+
+// Set makes node m's location the one of levels names (at most MaxLevels
+// are read), hash[k] the (k+1)th.
+func (c Compact) Set(m int, levels int32, hash *[MaxLevels]uint32) {
+	c.Levels[m] = levels
+	for k := range min(int(levels), MaxLevels) {
+		c.Names[k*c.Stride+m] = int32(hash[k])
 	}
-	count, other := work[:n+2], work[n+2:][:n]
-	for m := range seq {
-		seq[m] = int32(m)
-	}
-	for level := g.Depth - 1; level >= 0; level-- {
-		group := g.Group[level]
-		key := func(m int32) int32 {
-			if group[m] < 0 {
-				return int32(n)
-			}
-			return group[m]
-		}
-		clear(count)
-		for _, m := range seq {
-			count[key(m)+1]++
-		}
-		for k := 1; k < len(count); k++ {
-			count[k] += count[k-1]
-		}
-		for _, m := range seq {
-			k := key(m)
-			other[count[k]] = m
-			count[k]++
-		}
-		copy(seq, other)
-	}
-	for _, l := range locs {
-		if !l.Found() {
+}
+
+// arrange finds the groups of n nodes located as c says (D8 order) and
+// D25's sequence of them, into seq (n ints). A group at level l is the
+// nodes with one group above (the whole job above level 1) and one name
+// at l (a location shorter than l is a group of its own there, "ended");
+// its id is its lowest node index, -1 for a node without a location.
+// Groups take the order of the group above them, then of their lowest
+// index. Each level is one pass over the nodes in index order: a node's
+// group is looked up in a table of the groups met so far (so a group is
+// met first at its lowest index, and numbered in the order of those), and
+// then the level's groups are put in order by a stable counting sort on
+// their parents' places. The sequence is then the nodes in the order of
+// their deepest group's place, in index order inside one (a counting
+// sort), those without a location last. mem holds arrangeInts(n) ints. Cost: O(Depth * n), every pass over the nodes in index order; no
+// decision depends on the table's order.
+func arrange(c Compact, seq, mem []int32) (g Groups, unplaced int) {
+	n := len(c.Levels)
+	take := func(k int) []int32 { s := mem[:k:k]; mem = mem[k:]; return s }
+	groups, table := take(MaxLevels*n), take(hashSlots(n))
+	levels, names := c.Levels, c.Names
+	for _, l := range levels {
+		g.Depth = max(g.Depth, int(l))
+		if l == 0 {
 			unplaced++
 		}
 	}
-	return unplaced
+	// place[m]: the place of node m's group at the level done last, among
+	// that level's groups (0 for every node before level 1). bucket[m]:
+	// its group's number at this level, in the order groups are met. For
+	// each group number: first (its lowest node), parent (the place of
+	// the group above), order (its place).
+	place, bucket, first, parent, order, count := take(n), take(n), take(n), take(n), take(n), take(n+1)
+	clear(place)
+	places := int32(1) // places at the level done last
+	for level := 1; level <= g.Depth; level++ {
+		group := groups[(level-1)*n : level*n]
+		here := names[(level-1)*c.Stride:][:n]
+		name := func(m int32) (uint32, bool) { // this level's name, or ended
+			if level > int(levels[m]) {
+				return 0, true
+			}
+			return uint32(here[m]), false
+		}
+		hash := func(m int32) uint32 {
+			nm, e := name(m)
+			return (uint32(place[m])*0x9E3779B1 ^ nm ^ uint32(boolInt(e))<<31) * 0x85EBCA6B >> 7
+		}
+		// The table grows with the groups found (from 64 slots, at most
+		// half full), so a level of few groups probes a table that stays
+		// in the first-level cache.
+		slots := min(64, len(table))
+		clearTable := func() {
+			for i := range table[:slots] {
+				table[i] = -1
+			}
+		}
+		clearTable()
+		buckets := int32(0)
+		for m := range int32(n) {
+			if levels[m] == 0 {
+				group[m] = -1
+				continue
+			}
+			if 2*int(buckets+1) > slots && slots < len(table) { // grow, then place every group again
+				slots *= 2
+				clearTable()
+				for b := range buckets {
+					j := hash(first[b]) & uint32(slots-1)
+					for table[j] >= 0 {
+						j = (j + 1) & uint32(slots-1)
+					}
+					table[j] = b
+				}
+			}
+			nm, e := name(m)
+			mask := uint32(slots - 1)
+			for j := hash(m) & mask; ; j = (j + 1) & mask {
+				b := table[j]
+				if b < 0 {
+					table[j], first[buckets], parent[buckets] = buckets, m, place[m]
+					b = buckets
+					buckets++
+				} else if f := first[b]; place[f] != place[m] {
+					continue
+				} else if nm2, e2 := name(f); nm2 != nm || e2 != e {
+					continue
+				}
+				bucket[m], group[m] = b, first[b]
+				break
+			}
+		}
+		// The groups' places: by their parents' places, then by number
+		// (their lowest index), a stable counting sort.
+		clear(count[:places+1])
+		for _, p := range parent[:buckets] {
+			count[p+1]++
+		}
+		for p := int32(1); p <= places; p++ {
+			count[p] += count[p-1]
+		}
+		for b, p := range parent[:buckets] {
+			order[b] = count[p]
+			count[p]++
+		}
+		for m := range int32(n) {
+			if levels[m] > 0 {
+				place[m] = order[bucket[m]]
+			}
+		}
+		places = buckets
+		g.Count[level-1] = int(buckets) + min(unplaced, 1)
+		g.Group[level-1] = group
+	}
+	// The sequence: located nodes by their deepest place, in index order
+	// inside one; then the others, in index order.
+	clear(count[:places+1])
+	for m := range int32(n) {
+		if levels[m] > 0 {
+			count[place[m]+1]++
+		}
+	}
+	for p := int32(1); p <= places; p++ {
+		count[p] += count[p-1]
+	}
+	tail := int(count[places])
+	for m := range int32(n) {
+		if levels[m] > 0 {
+			seq[count[place[m]]] = m
+			count[place[m]]++
+		} else {
+			seq[tail] = m
+			tail++
+		}
+	}
+	return g, unplaced
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Crossings counts, for each level 1..g.Depth, the edges of the cyclic node

@@ -31,11 +31,8 @@ func locations(t *testing.T, values ...string) []nodeorder.Location {
 
 // sequence runs the package's order over locs.
 func sequence(locs []nodeorder.Location) ([]int32, nodeorder.Groups, int) {
-	n := len(locs)
-	g := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*n), make([]int32, n))
-	seq := make([]int32, n)
-	unplaced := nodeorder.Sequence(locs, g, seq, nil)
-	return seq, g, unplaced
+	a := nodeorder.ArrangeNodes(locs, nil)
+	return a.Sequence, a.Groups, a.Unplaced
 }
 
 func TestHandComputedSequences(t *testing.T) {
@@ -198,6 +195,7 @@ func TestSequenceMatchesModelOnRandomTrees(t *testing.T) {
 				wantCrossings = 0
 			}
 			require.Equal(t, wantCrossings, crossings[level], "trial %d level %d: %v", trial, level+1, names)
+			require.Equal(t, groups[level], g.Count[level], "trial %d level %d: the groups arrange counted", trial, level+1)
 		}
 		// An order that is already grouped comes back unchanged: renumber
 		// the nodes in sequence order and order them again.

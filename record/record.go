@@ -106,15 +106,12 @@ const checksumWord = 7
 // (a record is checked on every Postset, for every rank: D28).
 func checksum(r *abi.Record) uint32 {
 	w := words(r)
-	l0, l1, l2, l3 := uint32(fnvOffset), uint32(fnvOffset), uint32(fnvOffset), uint32(fnvOffset)
-	for i := 0; i < 16; i += 4 {
-		w3 := w[i+3]
-		if i+3 == checksumWord {
-			w3 = 0
-		}
-		l0, l1, l2, l3 = (l0^w[i])*fnvPrime, (l1^w[i+1])*fnvPrime, (l2^w[i+2])*fnvPrime, (l3^w3)*fnvPrime
-	}
-	return ((((l0*fnvPrime)^l1)*fnvPrime^l2)*fnvPrime ^ l3) * fnvPrime
+	const p = fnvPrime
+	l0 := ((((fnvOffset^w[0])*p^w[4])*p^w[8])*p ^ w[12]) * p
+	l1 := ((((fnvOffset^w[1])*p^w[5])*p^w[9])*p ^ w[13]) * p
+	l2 := ((((fnvOffset^w[2])*p^w[6])*p^w[10])*p ^ w[14]) * p
+	l3 := ((((fnvOffset^w[3])*p^0)*p^w[11])*p ^ w[15]) * p // w[7] is the checksum: 0
+	return ((((l0*p)^l1)*p^l2)*p ^ l3) * p
 }
 
 // checksumV1 is version 1's checksum (every byte), only so that a record
@@ -171,18 +168,24 @@ func Check(frag *abi.TopoRanks, slot int32) (k Kind, version int32) {
 		}
 		return Unreadable, -1
 	}
-	f := r.Flags
-	levels, kanga, channels := f>>abi.RecordLevelsShift&levelsOf, f>>abi.RecordKangaShift&kangaOf, f>>abi.RecordChannelsShift&channelsOf
-	if r.Rank != slot || f&^knownFlags != 0 || levels > abi.MaxLocationLevels || kanga > 4 || channels < 1 || channels > 32 ||
-		f&abi.RecordSwitchV1 != 0 && f&abi.RecordUnknownPlatform != 0 {
+	if r.Rank != slot || !FlagsInRange(r.Flags) {
 		return Unreadable, r.Version
 	}
-	for _, h := range r.Location[levels:] {
+	for _, h := range r.Location[r.Flags>>abi.RecordLevelsShift&levelsOf:] {
 		if h != 0 {
 			return Unreadable, r.Version
 		}
 	}
 	return Valid, r.Version
+}
+
+// FlagsInRange reports whether a flags word holds only the header's
+// fields, each in its range: at most 8 levels and 4 kangaRing paths, 1 to
+// 32 channels, not both SwitchV1 and unknown.
+func FlagsInRange(f int32) bool {
+	levels, kanga, channels := f>>abi.RecordLevelsShift&levelsOf, f>>abi.RecordKangaShift&kangaOf, f>>abi.RecordChannelsShift&channelsOf
+	return f&^knownFlags == 0 && levels <= abi.MaxLocationLevels && kanga <= 4 && channels >= 1 && channels <= 32 &&
+		(f&abi.RecordSwitchV1 == 0 || f&abi.RecordUnknownPlatform == 0)
 }
 
 // Decode returns what a record that Check found Valid says.

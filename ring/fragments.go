@@ -5,6 +5,7 @@ import (
 
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/layout"
+	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/record"
 )
 
@@ -57,6 +58,10 @@ type links struct {
 	// census counts the fragments' records as gather passes them (D28,
 	// records.go).
 	census census
+	// places is each node's head's location as gather found it, when
+	// rank 0's record asks for the network order (Postset then takes room
+	// for it): read while the head's record is in cache, for nodeOrder.
+	places nodeorder.Compact
 }
 
 // newLinks takes the block for nRanks ranks and up to n channels from sc;
@@ -92,7 +97,7 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 	nRanks := len(all)
 	size := uint32(nRanks)
 	w.nodes = newNodeFinder(w.nodes.byHead, w.nodes.heads)
-	w.census.reset()
+	w.census.reset(all[0], false)
 	last := n - 1
 	for lo := 0; lo < nRanks; lo += touchBlock {
 		block := all[lo:min(lo+touchBlock, nRanks)]
@@ -116,13 +121,17 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 			if opened && !endsInRange(first, n, size) {
 				return -1, false
 			}
+			if opened && w.places.Levels != nil {
+				r := record.Of(first)
+				w.places.Set(int(m), r.Flags>>abi.RecordLevelsShift&0xf, &r.Location)
+			}
 			if int32(lo+i) == rank {
 				self = m
 			}
 			if !sameEnds(f, first, n) {
 				return -1, false
 			}
-			w.census.add(f, int32(lo+i), n)
+			w.census.add(f, first, int32(lo+i), n)
 		}
 		// The block's pairs, channel by channel: each row gets a run of
 		// whole cache lines at once. (Rank by rank, the n rows, nRanks

@@ -23,7 +23,8 @@ import (
 type Order struct {
 	Asked   bool // some rank's record asks for NCCOM_RING_NODE_ORDER=network
 	Network bool // and it was applied: the stitch followed Sequence
-	// Sequence is the node sequence (D8 indices) when Network, else nil.
+	// Sequence is the node sequence (D8 indices) when Network and the
+	// caller asked for it (PostsetOptions.Sequence), else nil.
 	Sequence []int32
 	// Warn is the one WARN of a fallback or of nodes without a location;
 	// Info the INFO line of a policy not applied (enablePod, SwitchV1);
@@ -38,7 +39,7 @@ const maxSummaryNodes = 16
 // and counted the records, and returns it with the heads in the order the
 // stitch is to take them: D8's (w.nodes.heads), or the location order, in
 // working memory from sc. job is the records' facts (D28).
-func (w *links) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch) (Order, []int32, *abi.Error) {
+func (w *links) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch, keepSequence bool) (Order, []int32, *abi.Error) {
 	heads, c := w.nodes.heads, &w.census
 	var o Order
 	if c.asking == 0 { // no valid record asks: nothing to read
@@ -63,26 +64,33 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch) (
 	}
 
 	// Every fragment holds a valid record that asks (the census checked
-	// each), so each is decoded without a second check.
-	rankLoc := locationBlock(sc, len(all))
-	if rankLoc == nil {
+	// each), so each is decoded without a second check. When every rank
+	// carries its head's location (the census saw), a node's location is
+	// its head's (nodeorder.NodeLocation's rule, without reading the
+	// others), which gather kept in w.places as it opened the node; else
+	// every rank's is read and each node placed.
+	var arr nodeorder.Arrangement
+	if !c.elsewhere && w.places.Levels != nil {
+		mem := sc.ints(nodeorder.NodesInts(nNodes) - nodeorder.CompactInts(nNodes))
+		if mem == nil {
+			return o, nil, sc.err("ncclTopoPostset", len(all), n)
+		}
+		arr = nodeorder.ArrangeCompact(w.places.Nodes(nNodes), mem)
+	} else if arr = w.arrangeRanks(all, sc); arr.Sequence == nil {
 		return o, nil, sc.err("ncclTopoPostset", len(all), n)
 	}
-	mem := sc.ints(nodeorder.ArrangeInts(len(all), nNodes) + 2*nNodes)
-	if mem == nil {
-		return o, nil, sc.err("ncclTopoPostset", len(all), n)
-	}
-	nodeOf, ordered := mem[:len(all)], mem[len(all):][:nNodes]
-	for r, f := range all {
-		rankLoc[r] = locationOf(f)
-		nodeOf[r] = w.nodes.byHead[f.RingRecv[0]]
-	}
-	arr := nodeorder.Arrange(rankLoc, nodeOf, heads, mem[len(all)+nNodes:])
 	seq, groups, unplaced := arr.Sequence, arr.Groups, arr.Unplaced
+	ordered := sc.ints(nNodes)
+	if ordered == nil {
+		return o, nil, sc.err("ncclTopoPostset", len(all), n)
+	}
 	for i, m := range seq {
 		ordered[i] = heads[m]
 	}
-	o.Network, o.Sequence = true, slices.Clone(seq)
+	o.Network = true
+	if keepSequence {
+		o.Sequence = slices.Clone(seq)
+	}
 	if unplaced > 0 && nNodes > 1 { // one node has nowhere to go (D28)
 		m := seq[nNodes-unplaced]
 		o.Warn = fmt.Sprintf("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: node %d (head rank %d) has no location (%d of %d nodes have none, NCCOM_RING_LOCATION unset or invalid on most of their ranks): they come after all others, in rank order",
@@ -90,6 +98,27 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch) (
 	}
 	o.Summary = summary(seq, heads, groups)
 	return o, ordered, nil
+}
+
+// arrangeRanks places every node from its ranks' locations and orders
+// them (nodeorder.Arrange), in working memory from sc; a zero Arrangement
+// when there is none.
+func (w *links) arrangeRanks(all []*abi.TopoRanks, sc *scratch) nodeorder.Arrangement {
+	heads := w.nodes.heads
+	rankLoc := locationBlock(sc, len(all))
+	if rankLoc == nil {
+		return nodeorder.Arrangement{}
+	}
+	mem := sc.ints(nodeorder.ArrangeInts(len(all), len(heads)) + len(all))
+	if mem == nil {
+		return nodeorder.Arrangement{}
+	}
+	nodeOf := mem[:len(all)]
+	for r, f := range all {
+		rankLoc[r] = locationOf(f)
+		nodeOf[r] = w.nodes.byHead[f.RingRecv[0]]
+	}
+	return nodeorder.Arrange(rankLoc, nodeOf, heads, mem[len(all):])
 }
 
 // locationOf is the location in f's record, which the census found valid.
@@ -147,6 +176,9 @@ func (w *links) graphWarning(all []*abi.TopoRanks, sc *scratch) (string, *abi.Er
 
 // summary is rank 0's INFO line of a sequence: its first nodes as
 // node:head, then each level's crossings per ring against its groups.
+// Every group of the sequence is contiguous (nodeorder's construction, its
+// tests measure it with nodeorder.Crossings), so a level of two or more
+// groups has as many crossings as groups; the tools measure real rings.
 func summary(seq, heads []int32, g nodeorder.Groups) string {
 	var b strings.Builder
 	b.WriteString("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes")
@@ -156,10 +188,13 @@ func summary(seq, heads []int32, g nodeorder.Groups) string {
 	if len(seq) > maxSummaryNodes {
 		fmt.Fprintf(&b, " ... (%d more)", len(seq)-maxSummaryNodes)
 	}
-	crossings, groups := nodeorder.Crossings(g, seq)
 	b.WriteString("; per ring")
-	for level := range g.Depth {
-		fmt.Fprintf(&b, ", level %d: %d crossings of %d groups", level+1, crossings[level], groups[level])
+	for level, groups := range g.Count[:g.Depth] {
+		crossings := groups
+		if groups < 2 {
+			crossings = 0
+		}
+		fmt.Fprintf(&b, ", level %d: %d crossings of %d groups", level+1, crossings, groups)
 	}
 	return b.String()
 }

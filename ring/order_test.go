@@ -452,17 +452,20 @@ func TestNetworkOrderWorkingMemory(t *testing.T) {
 		require.Equal(t, network, res.Order.Network)
 		want := 256 // the link tables and walks alone: (2 + 3*2) * 32
 		if network {
-			want = 256 + 288 + 299
+			want = 256 + 288 + 137 + 8
 		}
 		assert.Equal(t, want, sc.ints, "network %v", network)
 		assert.Empty(t, sc.live, "all freed")
 	}
 }
 
-// P7b for the node order's working memory: when the block of the ranks'
-// locations (9 x 32 = 288 ints) or of the order (nodeorder.ArrangeInts(32,
-// 8) = 9x8 + 3x32 + 9 + 8x8 + 16 + 3x8 + 2 = 283, and 2 x 8 for the node
-// of each rank and the ordered heads: 299 ints) cannot be had, Postset is ncclSystemError naming
+// P7b for the node order's working memory: rank 0's record asks for the
+// network order, so Postset takes room for the nodes' locations as gather
+// finds them (nodeorder.CompactInts(32) = 9 x 32 = 288 ints); every rank
+// carries its head's location, so those are the nodes'. When that block,
+// the order's (nodeorder.NodesInts(8) - CompactInts(8) = 8 + 8x8 + 16 +
+// 6x8 + 1 = 137 ints: the sequence, the groups, the table and the places)
+// or the ordered heads' (8 ints) cannot be had, Postset is ncclSystemError naming
 // the bytes, writes nothing and frees what it took.
 func TestNetworkOrderWithoutWorkingMemoryIsASystemError(t *testing.T) {
 	j := orderJob(t, orderCluster(8), everyRank, alternating)
@@ -470,7 +473,7 @@ func TestNetworkOrderWithoutWorkingMemoryIsASystemError(t *testing.T) {
 	for _, tc := range []struct {
 		blocks int // given before the one that fails
 		bytes  int
-	}{{1, 4 * 288}, {2, 4 * 299}} {
+	}{{1, 4 * 288}, {2, 4 * 137}, {3, 4 * 8}} {
 		comm := *j.comms[5]
 		before := bytes.Clone(bytesOf(&comm))
 		heads := make([]int32, 32)
@@ -485,9 +488,10 @@ func TestNetworkOrderWithoutWorkingMemoryIsASystemError(t *testing.T) {
 
 // When gather already shows that the order cannot apply (a record without
 // the flag, pods on more than one node, TRN3-SwitchV1), Postset takes no
-// memory for the locations: the link tables and walks alone, (2 + 3*2) x
-// 32 ints, and with only that one block it still stitches in rank order
-// with its WARN or INFO (as before the records were read once).
+// memory beyond the link tables and walks, (2 + 3*2) x 32 ints, and the
+// room for the nodes' locations it takes when rank 0's record asks (9 x
+// 32 ints): with only those two blocks it still stitches in rank order
+// with its WARN or INFO.
 func TestNetworkOrderNotAppliedTakesNoLocationMemory(t *testing.T) {
 	notAll := orderJob(t, orderCluster(8), func(r int) bool { return r != 13 }, alternating)
 	pods := podsJob(t, orderCluster(8), alternating)
@@ -500,7 +504,7 @@ func TestNetworkOrderNotAppliedTakesNoLocationMemory(t *testing.T) {
 	}{{"rank 13 does not ask", notAll, true}, {"enablePod on 8 nodes", pods, false}, {"SwitchV1", switchV1, false}} {
 		all, platform := tc.j.inputs()
 		counted := &countingScratch{goAlloc: *newGoAlloc()}
-		oneBlock := &failAfter{inner: newGoAlloc(), after: 1}
+		oneBlock := &failAfter{inner: newGoAlloc(), after: 2}
 		for _, sc := range []ring.Allocator{counted, oneBlock} {
 			comm := *tc.j.comms[3]
 			res, err := ring.Postset(&comm, make([]int32, 32), all, ring.PostsetOptions{Platforms: platform, Alloc: newGoAlloc(), Scratch: sc})
@@ -509,7 +513,7 @@ func TestNetworkOrderNotAppliedTakesNoLocationMemory(t *testing.T) {
 			assert.Equal(t, tc.warn, res.Order.Warn != "", tc.name)
 			assert.Equal(t, !tc.warn, res.Order.Info != "", tc.name)
 		}
-		assert.Equal(t, 256, counted.ints, tc.name)
+		assert.Equal(t, 256+288, counted.ints, tc.name)
 		assert.Empty(t, oneBlock.inner.live, "%s: working memory freed", tc.name)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/layout"
+	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/record"
 )
 
@@ -28,6 +29,9 @@ type PostsetOptions struct {
 	// returns: the library passes C malloc, so running out is
 	// ncclSystemError and the Go heap stays untouched; nil is the Go heap.
 	Scratch Allocator
+	// Sequence asks for Order.Sequence, a copy on the Go heap (for dumps
+	// and tests); without it a call allocates nothing there.
+	Sequence bool
 }
 
 // PostsetResult is what a successful Postset committed, for the caller's
@@ -130,9 +134,16 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	if !ok {
 		return res, sc.err("ncclTopoPostset", nRanks, n)
 	}
+	if rec := record.Of(all[0]); rec.Magic == abi.RecordMagic && rec.Flags&abi.RecordNetwork != 0 {
+		places := sc.ints(nodeorder.CompactInts(nRanks)) // the nodes' locations, as gather finds them
+		if places == nil {
+			return res, sc.err("ncclTopoPostset", nRanks, n)
+		}
+		w.places = nodeorder.NewCompact(nRanks, places)
+	}
 	res.Own, res.OwnValid = record.Read(all[rank], rank)
 	res.OwnChannels = int(comm.NChannels)
-	n, self, job, failure := w.rings(all, rank, &res, sc, func() (facts, *abi.Error) { return ownFacts(comm, opt.Platforms) })
+	n, self, job, failure := w.rings(all, rank, &res, sc, opt.Sequence, func() (facts, *abi.Error) { return ownFacts(comm, opt.Platforms) })
 	if failure != nil {
 		return res, failure
 	}
@@ -202,7 +213,7 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 // every rank reports. n starts as rank 0's count (the bound newLinks
 // sized w for); only when the first gather fails is every fragment
 // counted.
-func (w *links) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *scratch, own func() (facts, *abi.Error)) (n int, self int32, job facts, failure *RingsError) {
+func (w *links) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *scratch, keepSequence bool, own func() (facts, *abi.Error)) (n int, self int32, job facts, failure *RingsError) {
 	n, nRanks := ownChannels(all[0]), len(all)
 	res.CountRank = 0
 	self, ok := w.gather(all, n, rank)
@@ -218,14 +229,20 @@ func (w *links) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *
 		res.CountRank = first
 	}
 	res.GraphChannels = n
-	var heads []int32 // the nodes in stitch order; nil: D8's
+	var heads []int32                 // the nodes in stitch order; nil: D8's
+	if ok && !w.census.settled(all) { // a quick count that must be made whole
+		w.census.reset(all[0], true)
+		for r, f := range all {
+			w.census.add(f, all[f.RingRecv[0]], int32(r), n)
+		}
+	}
 	if ok {
 		var err *abi.Error
 		if job = w.census.factsOf(all, len(w.nodes.heads)); !job.records {
 			job, err = own()
 		}
 		if err == nil {
-			res.Order, heads, err = w.nodeOrder(all, n, job, sc)
+			res.Order, heads, err = w.nodeOrder(all, n, job, sc, keepSequence)
 		}
 		if err != nil {
 			return n, self, job, &RingsError{Err: err}

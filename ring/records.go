@@ -23,8 +23,18 @@ import (
 // the policy.
 const jobBits = abi.RecordSwitchV1 | abi.RecordUnknownPlatform | abi.RecordEnablePod | 7<<abi.RecordKangaShift | abi.RecordNetwork
 
-// census is gather's count of the fragments' records (record.Kind).
+// census is gather's count of the fragments' records (record.Kind). It
+// counts in one of two modes. Full checks each record whole (record.Check:
+// the checksum, the location words). Quick reads only the four words a job
+// of the rank order needs (magic, version, rank, flags) and takes a record
+// whose flags are in range as valid: a damaged record is then counted as
+// valid, which changes no verdict as long as every such record agrees with
+// the first and the first's checksum holds (see settled); when not, gather
+// counts again in full. Gather starts quick unless rank 0's record asks
+// for the network order, says TRN3-SwitchV1 or carries enablePod, the
+// jobs whose decisions read more than the flags.
 type census struct {
+	full                    bool // the mode
 	valid, none, unreadable int
 	firstValid, firstNone   int32 // -1: none
 	firstUnreadable         int32
@@ -33,21 +43,80 @@ type census struct {
 	differ                  uint32 // the jobBits in which some valid record differs from the first
 	fingerprints            bool   // a valid record's fingerprint differs from the first's
 	asking                  int    // valid records asking for the network order
-	podNode                 int    // valid records with NCCOM_RING_POD_ORDER=node
-	switchV1, enablePod     int    // valid records saying so
-	countRank               int32  // the first rank whose fragment's channel count is not its record's; -1
-	countOwn, countRecord   int32  // and the two counts
-	preconditionRank        int32  // the first SwitchV1 rank whose preconditions fail; -1
+	// elsewhere: some asking rank's location is not its head's, so each
+	// node's location is found from its ranks (nodeorder.NodeLocation);
+	// else it is its head's.
+	elsewhere             bool
+	podNode               int   // valid records with NCCOM_RING_POD_ORDER=node
+	switchV1, enablePod   int   // valid records saying so
+	countRank             int32 // the first rank whose fragment's channel count is not its record's; -1
+	countOwn, countRecord int32 // and the two counts
+	preconditionRank      int32 // the first SwitchV1 rank whose preconditions fail; -1
 }
 
-func (c *census) reset() {
-	*c = census{firstValid: -1, firstNone: -1, firstUnreadable: -1, countRank: -1, preconditionRank: -1}
+// reset starts a count, in full when full or when first's record (rank
+// 0's) asks for more than the flags.
+func (c *census) reset(first *abi.TopoRanks, full bool) {
+	const more = abi.RecordNetwork | abi.RecordSwitchV1 | abi.RecordEnablePod
+	rec := record.Of(first)
+	full = full || rec.Magic == abi.RecordMagic && rec.Flags&more != 0
+	*c = census{full: full, firstValid: -1, firstNone: -1, firstUnreadable: -1, countRank: -1, preconditionRank: -1}
+}
+
+// settled reports whether a quick count stands as a full one would have
+// ended: every record it took as valid agrees with the first on the job's
+// flags and on its channel count, none asks for more than the flags, none
+// is unreadable, and the first's checksum holds (so that one is valid,
+// and the job's facts are its flags). A full count is settled. (A quick
+// count keeps no count of the flags but the first's: the ones it skips
+// are the first's.)
+func (c *census) settled(all []*abi.TopoRanks) bool {
+	if c.full {
+		return true
+	}
+	const more = abi.RecordNetwork | abi.RecordSwitchV1 | abi.RecordEnablePod
+	if c.differ != 0 || c.countRank >= 0 || c.unreadable > 0 || c.flags&more != 0 {
+		return false
+	}
+	if c.valid == 0 {
+		return true
+	}
+	k, _ := record.Check(all[c.firstValid], c.firstValid)
+	return k == record.Valid
+}
+
+// quickKind is record.Check's kind from the magic, version, rank and
+// flags alone.
+func quickKind(f *abi.TopoRanks, r int32) record.Kind {
+	rec := record.Of(f)
+	switch {
+	case rec.Magic != abi.RecordMagic:
+		return record.None
+	case rec.Version != abi.RecordVersion || rec.Rank != r || !record.FlagsInRange(rec.Flags):
+		return record.Unreadable
+	}
+	return record.Valid
 }
 
 // add counts rank r's fragment f, whose ringRecv[:n] gather has found
-// non-negative (so its channel count is at least n).
-func (c *census) add(f *abi.TopoRanks, r int32, n int) {
-	kind, version := record.Check(f, r)
+// non-negative (so its channel count is at least n); head is the fragment
+// of its node's head.
+func (c *census) add(f, head *abi.TopoRanks, r int32, n int) {
+	// A quick count's common case, in a few loads of a line gather has
+	// loaded: a record like the first valid one in all but its location's
+	// level count, and its fragment's channel count its record's.
+	if rec := record.Of(f); !c.full && c.valid > 0 && rec.Magic == abi.RecordMagic && rec.Version == abi.RecordVersion &&
+		rec.Rank == r && (uint32(rec.Flags)^c.flags)&^(0xf<<abi.RecordLevelsShift) == 0 && hasChannels(f, n, int(c.flags>>abi.RecordChannelsShift&0x3f)) {
+		c.valid++
+		return
+	}
+	var kind record.Kind
+	version := int32(-1)
+	if c.full {
+		kind, version = record.Check(f, r)
+	} else {
+		kind = quickKind(f, r)
+	}
 	switch kind {
 	case record.None:
 		if c.none++; c.firstNone < 0 {
@@ -69,6 +138,10 @@ func (c *census) add(f *abi.TopoRanks, r int32, n int) {
 	c.fingerprints = c.fingerprints || rec.Fingerprint != c.fingerprint
 	if flags&abi.RecordNetwork != 0 {
 		c.asking++
+		// The head's record line is warm: gather read its ring arrays.
+		if h := record.Of(head); f != head && !c.elsewhere {
+			c.elsewhere = rec.Location != h.Location || (uint32(h.Flags)^flags)&(0xf<<abi.RecordLevelsShift) != 0
+		}
 	}
 	if flags&abi.RecordPodNode != 0 {
 		c.podNode++

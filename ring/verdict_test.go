@@ -111,7 +111,7 @@ func postsetEveryRank(t *testing.T, j *job) []outcome {
 	for r, own := range j.comms {
 		comm := *own
 		alloc := newGoAlloc()
-		res, err := ring.Postset(&comm, make([]int32, len(all)), all, ring.PostsetOptions{Platforms: platform, Alloc: alloc})
+		res, err := ring.Postset(&comm, make([]int32, len(all)), all, ring.PostsetOptions{Platforms: platform, Alloc: alloc, Sequence: true})
 		o := &out[r]
 		if err != nil {
 			var e *abi.Error

@@ -36,6 +36,7 @@ import (
 
 	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/internal/safefile"
+	"github.com/nccomring/libnccomring/nodeorder"
 )
 
 // FormatVersion is the value of every dump's "format" field. A reader
@@ -82,12 +83,31 @@ type Wiring struct {
 	Order *Order `json:"order,omitempty"`
 }
 
-// Order is D25 as one rank's Postset saw it: what this rank set, and what
-// Postset decided from every rank's record (the same on every rank).
+// Order is D25 as one rank's Postset saw it: what this rank's own
+// gathered record carried (D28: the record's, not the environment's), and
+// what Postset decided from every rank's record (the same on every rank).
 type Order struct {
-	Asked    string `json:"asked"`              // this rank's NCCOM_RING_NODE_ORDER: "rank" or "network"
-	Location string `json:"location,omitempty"` // this rank's NCCOM_RING_LOCATION as set; "" none
-	Network  bool   `json:"network"`            // the location order was applied
+	// Asked is the policy this rank's record asks: "network", else
+	// "rank" (also when it carries no valid record: Postset then counts
+	// it as not asking).
+	Asked string `json:"asked"`
+	// Location is the location's names, NCCOM_RING_LOCATION as this
+	// rank's process held it at Postset, written only when they hash to
+	// LocationHashes (D28); "" when there is no location or NameUnknown.
+	Location string `json:"location,omitempty"`
+	// LocationHashes is the location the record carries, each name's
+	// 32-bit FNV-1a hash, outermost first (nodeorder.Hash); none for no
+	// location. The tools place nodes by these, never by the names.
+	LocationHashes []uint32 `json:"locationHashes,omitempty"`
+	// NameUnknown says the record carries a location whose names the
+	// environment at Postset did not give (it changed after Preset, or
+	// one process played several ranks): D28's "name unknown".
+	NameUnknown bool `json:"nameUnknown,omitempty"`
+	// FromRecord says Asked and LocationHashes are the rank's own
+	// gathered record's. A dump written before D28 lacks it: its
+	// Location is NCCOM_RING_LOCATION as set, and Place parses it.
+	FromRecord bool `json:"fromRecord,omitempty"`
+	Network    bool `json:"network"` // the location order was applied
 	// Note is the WARN of a fallback (or of nodes without a location), or
 	// the INFO line of a policy not applied; "" when there is none.
 	Note string `json:"note,omitempty"`
@@ -96,19 +116,56 @@ type Order struct {
 	Sequence []int `json:"sequence,omitempty"`
 }
 
-// OrderOf is the dump's view of the node order (D25), as the library and
-// a planner write it: this rank's own settings (network: it asked for
-// NCCOM_RING_NODE_ORDER=network; location: its NCCOM_RING_LOCATION as
-// set) and what its Postset decided (someAsked: some rank's record asked
-// for the network order; applied, note and sequence: ring.Order's Network,
-// Warn+Info and Sequence). nil when none of them says anything.
-func OrderOf(network bool, location string, someAsked, applied bool, note string, sequence []int32) *Order {
-	if !someAsked && !network && location == "" {
+// Place is the location the tools place this rank by (D28): the record's
+// hashes, or in a dump written before D28 its Location parsed (none when
+// it does not parse, as Preset took it). A nil o is no location.
+func (o *Order) Place() nodeorder.Location {
+	var l nodeorder.Location
+	switch {
+	case o == nil:
+	case o.FromRecord:
+		n := min(len(o.LocationHashes), nodeorder.MaxLevels)
+		l.Levels = int32(n)
+		copy(l.Hash[:], o.LocationHashes[:n])
+	default:
+		l, _ = nodeorder.Parse(o.Location) // the zero Location on error
+	}
+	return l
+}
+
+// Own is what a rank's dump says of the rank itself: its own gathered
+// record (Valid: it is one; Network and Location what it carries) and
+// Env, NCCOM_RING_LOCATION as its process held it at Postset ("" unset).
+type Own struct {
+	Valid, Network bool
+	Location       nodeorder.Location
+	Env            string
+}
+
+// OrderOf is the dump's view of the node order (D25, D28), as the library
+// and a planner write it: the rank's own record (own) and what its Postset
+// decided (someAsked: some rank's record asked for the network order;
+// applied, note and sequence: ring.Order's Network, Warn+Info and
+// Sequence). The name is own.Env only when it parses to the record's
+// location. nil when neither the record nor the decision says anything.
+func OrderOf(own Own, someAsked, applied bool, note string, sequence []int32) *Order {
+	if !own.Valid {
+		own = Own{}
+	}
+	if !someAsked && !own.Network && !own.Location.Found() {
 		return nil
 	}
-	o := &Order{Asked: "rank", Location: location, Network: applied, Note: note}
-	if network {
+	o := &Order{Asked: "rank", Network: applied, Note: note, FromRecord: own.Valid}
+	if own.Network {
 		o.Asked = "network"
+	}
+	if l := own.Location; l.Found() {
+		o.LocationHashes = append([]uint32(nil), l.Hash[:min(l.Levels, nodeorder.MaxLevels)]...)
+		if env, err := nodeorder.Parse(own.Env); err == nil && env == l {
+			o.Location = own.Env
+		} else {
+			o.NameUnknown = true
+		}
 	}
 	if len(sequence) > 0 {
 		o.Sequence = Ints(sequence)

@@ -210,16 +210,20 @@ func wiringOf(comm *abi.Comm, nodesFirstRank []int32, res ring.PostsetResult) *r
 		r := &comm.Channels[c].Ring
 		w.Channels[c] = ringdump.Channel{Channel: c, Prev: int(r.Prev), Next: int(r.Next), UserRanks: ringdump.Ints(abi.Ints(r.UserRanks, nRanks))}
 	}
-	w.Order = orderOf(res.Order)
+	w.Order = orderOf(res)
 	return w
 }
 
 // orderOf is the dump's view of the node order (D25): this rank's own
-// settings as its environment holds them, and Postset's decision.
-func orderOf(o ring.Order) *ringdump.Order {
-	network, _ := nodeOrderParam.get()
-	location, _ := locationParam.seen()
-	return ringdump.OrderOf(network.value, location, o.Asked, o.Network, o.Warn+o.Info, o.Sequence)
+// gathered record (D28: the policy and location hashes Postset saw, not
+// what the environment holds now, which in a process that plays several
+// ranks is the last rank's), the location's name only when the
+// environment's value hashes to the record's, and Postset's decision.
+func orderOf(res ring.PostsetResult) *ringdump.Order {
+	name, _ := locationParam.seen()
+	own := ringdump.Own{Valid: res.OwnValid, Network: res.Own.Network, Location: res.Own.Location, Env: name}
+	o := res.Order
+	return ringdump.OrderOf(own, o.Asked, o.Network, o.Warn+o.Info, o.Sequence)
 }
 
 // dumpNetDev adds a successful GetNetDev answer to rank's dump, when this

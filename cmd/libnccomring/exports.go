@@ -127,10 +127,12 @@ func postset(view *commView, nodesFirstRank *C.int, allTopoRanks **C.struct_nccl
 	heads := unsafe.Slice((*int32)(unsafe.Pointer(nodesFirstRank)), n)
 	platform := newHostPlatform(fn, rank, caller)
 	defer platform.release()
+	_, dumping := dumpDir()
 	result, err := ring.Postset(c, heads, all, ring.PostsetOptions{
 		Platforms: platform,
 		Alloc:     cAllocator{},
 		Scratch:   cAllocator{},
+		Sequence:  dumping, // the dump's sequence; else nothing on the Go heap
 	})
 	logChannelCount(rank, result)
 	if err != nil {

@@ -51,7 +51,12 @@ trn[001-016,020] are expanded.
                    with "reason" in place of "location" when the host has
                    none; with --all {"source", "file", "hosts": [{"host",
                    "location", "line"}], "unlocated": [{"host", "line",
-                   "reason"}], "truncated"}
+                   "reason"}], "truncated", "collisions": [{"level",
+                   "hash", "names"}]}
+
+Names travel to the library as 32-bit hashes (D28): two names of one level
+that share one are one name to it. --all says so on stderr, one line each
+pair (both names, the level, the hash); the exit code does not change.
 
 `
 
@@ -98,6 +103,8 @@ type locatedAll struct {
 	Hosts     []location.Entry `json:"hosts"`
 	Unlocated []unlocated      `json:"unlocated"`
 	Truncated bool             `json:"truncated"`
+	// Collisions are the names of one level that share a hash (D28).
+	Collisions []location.Collision `json:"collisions"`
 }
 
 // maxUnlocatedLines bounds the lines --all prints about hosts without a
@@ -226,17 +233,25 @@ func whichHost(source, host, instance string) (name, from string, err error) {
 
 // locateAll prints every host of topo as a locations file (or JSON).
 func locateAll(topo *location.Topology, asJSON bool, stdout, stderr io.Writer) int {
-	rep := locatedAll{Source: topo.Source, File: topo.File, Hosts: []location.Entry{}, Unlocated: []unlocated{}, Truncated: topo.Truncated}
+	rep := locatedAll{Source: topo.Source, File: topo.File, Hosts: []location.Entry{}, Unlocated: []unlocated{}, Truncated: topo.Truncated,
+		Collisions: []location.Collision{}}
+	var locs []string
 	for _, h := range topo.Hosts {
+		locs = append(locs, h.Location)
 		if h.Location == "" {
 			rep.Unlocated = append(rep.Unlocated, unlocated{Host: h.Name, Line: h.Line, Reason: h.Reason})
 			continue
 		}
 		rep.Hosts = append(rep.Hosts, location.Entry{Host: h.Name, Location: h.Location, Line: h.Line})
 	}
+	rep.Collisions = append(rep.Collisions, location.Collisions(locs)...)
 	if asJSON {
 		writeJSON(stdout, rep)
 	} else {
+		// On stderr: standard output stays a locations file.
+		for _, c := range rep.Collisions {
+			fmt.Fprintf(stderr, "nccom-rings locate: %s\n", c)
+		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "# HOST LOCATION of every host of %s:%s (nccom-rings locate --all)\n", topo.Source, strconv.QuoteToASCII(topo.File))
 		if topo.Source == "ec2" {

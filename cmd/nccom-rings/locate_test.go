@@ -159,10 +159,7 @@ func TestLocateAllEC2AndSlurmGiveTheSameNodeSequence(t *testing.T) {
 			require.NoError(t, err)
 			locs[m] = l
 		}
-		g := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*len(locs)), make([]int32, len(locs)))
-		s := make([]int32, len(locs))
-		nodeorder.Sequence(locs, g, s, nil)
-		return s
+		return nodeorder.ArrangeNodes(locs, nil).Sequence
 	}
 	ec2Seq := seq(ec2, func(k int) string { return "i-0a1b2c3d4e5f6000" + string(rune('0'+k)) })
 	slurmSeq := seq(slurm, func(k int) string { return "trn00" + string(rune('0'+k)) })
@@ -202,8 +199,9 @@ trn008 spine0/leaf2
 	var rep locatedAll
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.Equal(t, locatedAll{Source: "slurm", File: conf,
-		Hosts:     []location.Entry{{Host: "n1", Location: "s/a", Line: 2}, {Host: "n3", Location: "s/b", Line: 3}},
-		Unlocated: []unlocated{{Host: "n2", Line: 2, Reason: `listed under two leaf switches, "a" (line 2) and "b" (line 3), so it has no single chain of switches`}},
+		Hosts:      []location.Entry{{Host: "n1", Location: "s/a", Line: 2}, {Host: "n3", Location: "s/b", Line: 3}},
+		Unlocated:  []unlocated{{Host: "n2", Line: 2, Reason: `listed under two leaf switches, "a" (line 2) and "b" (line 3), so it has no single chain of switches`}},
+		Collisions: []location.Collision{},
 	}, rep)
 
 	// No host at all, and a page cut short, are findings too.
@@ -326,4 +324,25 @@ func TestLocateUsage(t *testing.T) {
 	code, out, _ = runTool("--help")
 	assert.Equal(t, cli.ExitOK, code)
 	assert.Contains(t, out, "  locate   a host's NCCOM_RING_LOCATION")
+}
+
+// D28: two leaf names whose 32-bit FNV-1a hashes are equal (found by a
+// search over leafN names; checked here against nodeorder.Hash) are one
+// leaf to the library: locate --all says so on stderr, naming both, the
+// level and the hash, and in --json; its locations file is unchanged.
+func TestLocateAllSaysWhenTwoNamesShareAHash(t *testing.T) {
+	require.Equal(t, uint32(0xf738b38c), nodeorder.Hash("leaf13298"))
+	require.Equal(t, uint32(0xf738b38c), nodeorder.Hash("leaf302080"))
+	conf := filepath.Join(t.TempDir(), "topology.conf")
+	require.NoError(t, os.WriteFile(conf, []byte("SwitchName=s Switches=leaf13298,leaf302080\nSwitchName=leaf13298 Nodes=n1\nSwitchName=leaf302080 Nodes=n2\n"), 0o644))
+	code, out, errOut := runTool("locate", "--all", "slurm:"+conf)
+	assert.Equal(t, cli.ExitOK, code)
+	assert.True(t, strings.HasSuffix(out, "\nn1 s/leaf13298\nn2 s/leaf302080\n"), out)
+	assert.Equal(t, `nccom-rings locate: level 2: the names "leaf13298" and "leaf302080" share the hash 0xf738b38c, so the library takes them for one (D28: names travel as their 32-bit FNV-1a hashes); rename one`+"\n", errOut)
+
+	code, out, _ = runTool("locate", "--all", "--json", "slurm:"+conf)
+	assert.Equal(t, cli.ExitOK, code)
+	var rep locatedAll
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, []location.Collision{{Level: 2, Hash: 0xf738b38c, Names: [2]string{"leaf13298", "leaf302080"}}}, rep.Collisions)
 }

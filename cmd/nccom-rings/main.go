@@ -108,7 +108,10 @@ whose dump is usable: each rank's next and prev, each rank's userRanks
 starting at it and following the ring (stale userRanks), one cycle through
 every rank, and each doubled channel c >= graphChannels repeating channel
 c-graphChannels. Where the dumps carry D25's node order: one policy and
-one node sequence on every rank, and one location per node. A file that
+one node sequence on every rank, the rings following it, the sequence the
+one the records' locations give, and one location per node, each node
+placed by the library's own rule (D28: the value most of its ranks'
+records carry, no location a value too, ties to its head's). A file that
 cannot be read is one finding; the other ranks are still checked.
 
 Blame: every rank's next, the prev of the rank it names and every rank's

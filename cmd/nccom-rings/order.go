@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/internal/quote"
+	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
@@ -12,7 +14,9 @@ import (
 // rank agrees on (byRank: one successful, well-formed dump per rank), when
 // some dump records it: every rank's Postset reached the same decision,
 // every rank asked the same policy, the rings visit the nodes in the
-// sequence decided, and every rank's location is its node's.
+// sequence decided, that sequence is the one the ranks' locations give
+// by the library's own rule (nodeorder.Arrange, D28), and every rank's
+// location is its node's.
 func checkOrder(rep *Report, byRank []*ringdump.Dump) {
 	orders := make([]ringdump.Order, len(byRank))
 	any := false
@@ -49,7 +53,15 @@ func checkOrder(rep *Report, byRank []*ringdump.Dump) {
 	if ref.Network {
 		checkSequence(rep, byRank, ref.Sequence)
 	}
-	checkLocations(rep, byRank, orders)
+	arr, ok := arrange(byRank)
+	if !ok {
+		return
+	}
+	if ref.Network && !slices.Equal(ref.Sequence, ringdump.Ints(arr.Sequence)) {
+		rep.addf(kindSequence, -1, -1, -1, "every rank decided the network order %v, but the locations their records carry give %v (D28's placement, which the library and the tools share)",
+			ref.Sequence, arr.Sequence)
+	}
+	checkLocations(rep, byRank, arr)
 }
 
 // sameDecision: a and b are the same decision of Postset (not what each
@@ -93,33 +105,50 @@ func checkSequence(rep *Report, byRank []*ringdump.Dump, seq []int) {
 	}
 }
 
-// checkLocations reports the ranks whose NCCOM_RING_LOCATION is not their
-// node's (the one most of its ranks set, ties to its first rank's): the
-// node is placed by the majority, so such a rank is wrong or its node is.
-func checkLocations(rep *Report, byRank []*ringdump.Dump, orders []ringdump.Order) {
-	nodes := byRank[0].NNodes
-	members := make([][]int, nodes)
-	for r, d := range byRank {
-		members[d.Node] = append(members[d.Node], r)
+// arrange places and orders the nodes of a job whose ranks agree (byRank:
+// one checked dump per rank) by the one rule the library follows
+// (nodeorder.Arrange, D28), from the locations the ranks' records carried
+// and the heads every rank agrees on; ok is false when a head is not a
+// rank of its node (a dump that no Postset wrote: nothing to place by).
+func arrange(byRank []*ringdump.Dump) (arr nodeorder.Arrangement, ok bool) {
+	heads := byRank[0].NodesFirstRank
+	if len(heads) != byRank[0].NNodes {
+		return arr, false
 	}
-	for m, ranks := range members {
-		best, count := orders[ranks[0]].Location, 0
-		for _, r := range ranks {
-			n := 0
-			for _, s := range ranks {
-				if orders[s].Location == orders[r].Location {
-					n++
-				}
-			}
-			if n > count {
-				best, count = orders[r].Location, n
-			}
+	for m, h := range heads {
+		if h < 0 || h >= len(byRank) || byRank[h].Node != m {
+			return arr, false
 		}
-		for _, r := range ranks {
-			if l := orders[r].Location; l != best {
-				rep.addf(kindLocation, r, -1, ranks[0], "rank %d: NCCOM_RING_LOCATION is %s, but most ranks of its node %d say %s",
-					r, quote.String(l), m, quote.String(best))
-			}
+	}
+	rankLoc := make([]nodeorder.Location, len(byRank))
+	nodeOf := make([]int32, len(byRank))
+	for r, d := range byRank {
+		rankLoc[r], nodeOf[r] = d.Order.Place(), int32(d.Node)
+	}
+	h := make([]int32, len(heads))
+	for m, r := range heads {
+		h[m] = int32(r)
+	}
+	return nodeorder.Arrange(rankLoc, nodeOf, h, nil), true
+}
+
+// checkLocations reports the ranks whose location (the hashes their
+// records carried, D28) is not their node's: the node is placed by the
+// value most of its ranks carry, so such a rank is wrong or its node is.
+func checkLocations(rep *Report, byRank []*ringdump.Dump, arr nodeorder.Arrangement) {
+	names := score.NamesOf(byRank)
+	show := func(l nodeorder.Location) string {
+		if !l.Found() {
+			return "no location"
+		}
+		return "the location " + quote.String(names.Show(l))
+	}
+	heads := byRank[0].NodesFirstRank
+	for r, d := range byRank {
+		m := d.Node
+		if l := d.Order.Place(); l != arr.Node[m] {
+			rep.addf(kindLocation, r, -1, heads[m], "rank %d: its record carries %s, but its node %d is placed at %s (the value most of its ranks carry; D28)",
+				r, show(l), m, show(arr.Node[m]))
 		}
 	}
 }

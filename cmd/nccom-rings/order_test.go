@@ -1,11 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
 	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
@@ -47,7 +49,20 @@ func TestVerifyChecksTheNodeOrder(t *testing.T) {
 		{"a rank that asked for rank order", 2, func(d *ringdump.Dump) { d.Order.Asked = "rank" },
 			"nccom-rings: rank 2 asked NCCOM_RING_NODE_ORDER=rank, but 3 of 4 ranks asked network", kindAsked},
 		{"a rank whose location is not its node's", 1, func(d *ringdump.Dump) { d.Order.Location = "s/b" },
-			`nccom-rings: rank 1: NCCOM_RING_LOCATION is "s/b", but most ranks of its node 0 say "s/a"`, kindLocation},
+			`nccom-rings: rank 1: its record carries the location "s/b", but its node 0 is placed at the location "s/a" (the value most of its ranks carry; D28)`, kindLocation},
+		// D28: a tie (one rank each) goes to the head's value, rank 2's
+		// of node 1 (ranks 2, 3), so rank 3 is named.
+		{"a tie goes to the head", 3, func(d *ringdump.Dump) { d.Order.Location = "s/c" },
+			`nccom-rings: rank 3: its record carries the location "s/c", but its node 1 is placed at the location "s/b" (the value most of its ranks carry; D28)`, kindLocation},
+		// "No location" is a value: rank 0 without one ties with rank 1,
+		// and rank 0 is the head, so node 0 has none; rank 1 is named,
+		// and the sequence the ranks decided is not the placement's.
+		{"no location counts", 0, func(d *ringdump.Dump) { d.Order.Location = "" },
+			"nccom-rings: every rank decided the network order [0 1], but the locations their records carry give [1 0] (D28's placement, which the library and the tools share)", kindSequence},
+		// The hashes place a rank, whatever its name says.
+		{"the hashes decide", 1, func(d *ringdump.Dump) {
+			d.Order.FromRecord, d.Order.LocationHashes = true, []uint32{nodeorder.Hash("s"), nodeorder.Hash("z")}
+		}, fmt.Sprintf(`nccom-rings: rank 1: its record carries the location "#%08x/#%08x", but its node 0 is placed at the location "s/a" (the value most of its ranks carry; D28)`, nodeorder.Hash("s"), nodeorder.Hash("z")), kindLocation},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, paths := orderedJob(t)

@@ -36,7 +36,10 @@ has the RING graph of --graph, or else the embedded default cluster's
 (ringstage's, said in the output): 8 ring channels, min(8, L) NICs; its
 channels leave a node on another NIC than they enter it on, so every
 inter-node edge is a NIC-index mismatch (see score --help). At most 4,096
-ranks.
+ranks. The score places nodes by the library's own rule (D28), and the
+network order is the library's own; two names of one level of the hosts'
+locations that share a 32-bit hash, which the library takes for one, are
+said, one line each pair.
 
   --locations FILE      "HOST LOCATION" lines (nccom-rings locate --all); a
                         host it does not list has no location
@@ -57,7 +60,8 @@ ranks.
                         launcher that keeps that order gets, in rank order,
                         the rings the network order gives
   --json                {"hosts", "ranksPerNode", "nRanks", "graph",
-                        "locations", "unlocated", "emittedHostfile", "plans":
+                        "locations", "unlocated", "collisions": [{"level",
+                        "hash", "names"}], "emittedHostfile", "plans":
                         [{"order", "networkApplied", "note", "sequence",
                         "graphChannels", "nChannels", "dump", "score"}]}
                         ("score" as score --json's)
@@ -101,14 +105,17 @@ type planned struct {
 }
 
 type planReport struct {
-	Hosts           string    `json:"hosts"`
-	RanksPerNode    int       `json:"ranksPerNode"`
-	NRanks          int       `json:"nRanks"`
-	Graph           string    `json:"graph"`
-	Locations       string    `json:"locations"`
-	Unlocated       []string  `json:"unlocated"`
-	EmittedHostfile string    `json:"emittedHostfile,omitempty"`
-	Plans           []planned `json:"plans"`
+	Hosts        string   `json:"hosts"`
+	RanksPerNode int      `json:"ranksPerNode"`
+	NRanks       int      `json:"nRanks"`
+	Graph        string   `json:"graph"`
+	Locations    string   `json:"locations"`
+	Unlocated    []string `json:"unlocated"`
+	// Collisions are the names of one level of the hosts' locations that
+	// share a hash (D28): the library takes them for one.
+	Collisions      []location.Collision `json:"collisions"`
+	EmittedHostfile string               `json:"emittedHostfile,omitempty"`
+	Plans           []planned            `json:"plans"`
 }
 
 func runPlan(args []string, stdout, stderr io.Writer) int {
@@ -182,7 +189,10 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		cl.Hosts = append(cl.Hosts, h.Name)
 	}
 	rep := planReport{Hosts: *hostfile, RanksPerNode: *local, NRanks: len(hosts) * *local, Graph: graphName,
-		Locations: *locations, Unlocated: []string{}, Plans: []planned{}}
+		Locations: *locations, Unlocated: []string{}, Plans: []planned{}, Collisions: location.Collisions(locs)}
+	if rep.Collisions == nil {
+		rep.Collisions = []location.Collision{}
+	}
 	for _, m := range missing {
 		rep.Unlocated = append(rep.Unlocated, hosts[m].Name)
 	}
@@ -251,6 +261,9 @@ func writePlan(w io.Writer, rep planReport) {
 		count(rep.NRanks/max(rep.RanksPerNode, 1), "host"), count(rep.RanksPerNode, "rank"), count(rep.NRanks, "rank"), rep.Graph)
 	if len(rep.Unlocated) > 0 {
 		fmt.Fprintf(w, "  %s without a location in %s (first %s)\n", count(len(rep.Unlocated), "host"), quote.String(rep.Locations), quote.String(rep.Unlocated[0]))
+	}
+	for _, c := range rep.Collisions {
+		fmt.Fprintf(w, "  %s\n", c)
 	}
 	depth := 0
 	for _, p := range rep.Plans {

@@ -29,16 +29,21 @@ on every inter-node edge by construction; one that keeps each channel on
 one NIC has none.
 
 The rings are the lowest rank's; score does not check that the ranks agree
-(verify does). Each node's location is the NCCOM_RING_LOCATION most of its
-ranks recorded, or with --locations the one FILE gives its host.
+(verify does). Each node is placed as the library places it, by the same
+code (D28): its location is the one most of its ranks' records carried
+(the hashes in the dumps; "no location" counts as a value; ties to its
+head's, else to the lowest rank's), or with --locations the one FILE
+gives its host. Two names of one level that share a 32-bit hash are one
+name to the library: score says so, one line each pair.
 
   --locations FILE  "HOST LOCATION" lines (nccom-rings locate --all), matched
                     by the dumps' host names (lowercase, up to the first dot)
   --max-excess N    exit 1 when some level of some channel crosses more than
                     N times over its fewest (for CI)
-  --json            {"dir", "locationsFrom", "unlocated", "maxExcessAllowed",
+  --json            {"dir", "locationsFrom", "unlocated", "collisions":
+                    [{"level", "hash", "names"}], "maxExcessAllowed",
                     "exceeded", "score": {"nRanks", "nNodes", "depth",
-                    "located", "channels": [{"channel", "sequence",
+                    "located", "arranged", "channels": [{"channel", "sequence",
                     "interNodeEdges", "levels": [{"level", "groups",
                     "crossings", "minimum", "excess"}], "nicMismatches",
                     "nicUnknown"}], "maxExcess", "mismatches": [{"channel",
@@ -57,12 +62,14 @@ const scoreExitCodesHelp = `Exit codes:
 
 // scoreReport is score's --json document.
 type scoreReport struct {
-	Dir           string       `json:"dir"`
-	LocationsFrom string       `json:"locationsFrom"` // "dumps" or the file
-	Unlocated     []int        `json:"unlocated"`     // nodes without a location
-	MaxExcess     *int         `json:"maxExcessAllowed"`
-	Exceeded      bool         `json:"exceeded"`
-	Score         *score.Score `json:"score"`
+	Dir           string `json:"dir"`
+	LocationsFrom string `json:"locationsFrom"` // "dumps" or the file
+	Unlocated     []int  `json:"unlocated"`     // nodes without a location
+	// Collisions are the names of one level that share a hash (D28).
+	Collisions []location.Collision `json:"collisions"`
+	MaxExcess  *int                 `json:"maxExcessAllowed"`
+	Exceeded   bool                 `json:"exceeded"`
+	Score      *score.Score         `json:"score"`
 	// Error says why there is no score (exit 2); the details are on
 	// stderr. --json prints a document either way.
 	Error string `json:"error,omitempty"`
@@ -77,7 +84,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	rep := scoreReport{LocationsFrom: "dumps", Unlocated: []int{}}
+	rep := scoreReport{LocationsFrom: "dumps", Unlocated: []int{}, Collisions: []location.Collision{}}
 	// unusable ends the command with exit 2, after err's line on stderr
 	// and, with --json, a document that says so.
 	unusable := func(err error) int {
@@ -114,6 +121,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 			rep.Unlocated = append(rep.Unlocated, m)
 		}
 	}
+	rep.Collisions = append(rep.Collisions, location.Collisions(job.Names)...)
 	rep.Score, err = score.Compute(job)
 	if err != nil {
 		return unusable(fmt.Errorf("%s: %w", quote.String(dir), err))
@@ -148,6 +156,9 @@ func writeScore(w io.Writer, rep scoreReport, hosts []string) {
 		count(s.NRanks, "rank"), count(s.NNodes, "node"), count(len(s.Channels), "channel"), from, s.Located, s.NNodes, count(s.Depth, "level"))
 	if len(rep.Unlocated) > 0 {
 		fmt.Fprintf(w, "  without a location: nodes %s (host %s first)\n", score.Spans(rep.Unlocated), quote.String(hosts[rep.Unlocated[0]]))
+	}
+	for _, c := range rep.Collisions {
+		fmt.Fprintf(w, "  %s\n", c)
 	}
 	// Channels that score alike share a line: the doubled half repeats
 	// the first (D10), and a job's channels often cross alike.

@@ -150,7 +150,10 @@ want_rc 0
 run "verify, network order" "$tool" verify "$tmp/order"
 want_rc 0
 want '^nccom-rings: 256 ranks, 16 channels, 8 nodes: every rank agrees$'
-if ! grep -q '"order":{"asked":"network","location":"spine0/leafB","network":true,"sequence":\[0,2,4,6,1,3,5,7\]}' "$tmp"/order/rank-000033.*.json; then
+# D28: the dump holds the rank's own record, the hashes of "spine0" and
+# "leafB" (FNV-1a), and the name, which ringstage's environment held at
+# the rank's Postset.
+if ! grep -q '"order":{"asked":"network","location":"spine0/leafB","locationHashes":\[2444203852,1536875317\],"fromRecord":true,"network":true,"sequence":\[0,2,4,6,1,3,5,7\]}' "$tmp"/order/rank-000033.*.json; then
   echo "FAIL: rank 33's dump does not record the network order"; fail=1
 fi
 # Issue 23: plan (the Go ring stage, without a job) builds what
@@ -181,11 +184,12 @@ import glob, json, sys
 p = glob.glob(sys.argv[1] + "/rank-000008.*.json")[0]
 d = json.load(open(p))
 d["order"]["location"] = "spine0/leafB"
+d["order"]["locationHashes"] = [2444203852, 1536875317]
 json.dump(d, open(p, "w"))' "$tmp/order"
 want_rc 0
 run "verify, rank 8's location" "$tool" verify "$tmp/order"
 want_rc 1
-want '^nccom-rings: rank 8: NCCOM_RING_LOCATION is "spine0/leafB", but most ranks of its node 0 say "spine0/leafA"'
+want '^nccom-rings: rank 8: its record carries the location "spine0/leafB", but its node 0 is placed at the location "spine0/leafA" \(the value most of its ranks carry; D28\)'
 
 if [ "$fail" -ne 0 ]; then
   exit 1

@@ -38,12 +38,10 @@ func TestEC2AndSlurmGiveTheSameNodeSequence(t *testing.T) {
 			require.NoError(t, err)
 			locs[m] = l
 		}
-		n := len(locs)
-		g := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*n), make([]int32, n))
-		seq := make([]int32, n)
-		require.Zero(t, nodeorder.Sequence(locs, g, seq, nil))
-		crossings, groups := nodeorder.Crossings(g, seq)
-		return seq, crossings, groups
+		a := nodeorder.ArrangeNodes(locs, nil)
+		require.Zero(t, a.Unplaced)
+		crossings, groups := nodeorder.Crossings(a.Groups, a.Sequence)
+		return a.Sequence, crossings, groups
 	}
 	ec2Seq, ec2Cross, ec2Groups := sequence(ec2, func(k int) string { return fmt.Sprintf("i-0a1b2c3d4e5f6%04d", k) })
 	slurmSeq, slurmCross, slurmGroups := sequence(slurm, func(k int) string { return fmt.Sprintf("trn%03d", k) })

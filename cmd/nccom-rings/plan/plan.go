@@ -144,7 +144,7 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 		for c := range comm.Channels {
 			comm.Channels[c].Ring.UserRanks = abi.Address(buffers[c*nRanks : (c+1)*nRanks])
 		}
-		out, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: platform})
+		out, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: platform, Sequence: true})
 		runtime.KeepAlive(buffers)
 		if err != nil {
 			return nil, &StageError{Rank: r, Err: err}
@@ -154,6 +154,7 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 			res.Order, res.GraphChannels, res.NChannels = out.Order, out.GraphChannels, out.NChannels
 			j.NNodes, j.GraphChannels = out.NNodes, out.GraphChannels
 			j.Host, j.Location = make([]string, out.NNodes), make([]string, out.NNodes)
+			j.Heads = ringdump.Ints(heads[:out.NNodes])
 			j.NetDev = make([]int, out.NChannels*nRanks)
 			for c := range out.NChannels {
 				j.Rings = append(j.Rings, ringdump.Ints(buffers[c*nRanks:(c+1)*nRanks]))
@@ -184,8 +185,11 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 			d.Channels = append(d.Channels, ringdump.Channel{Channel: c, Prev: int(ch.Prev), Next: int(ch.Next),
 				UserRanks: ringdump.Ints(buffers[c*nRanks : (c+1)*nRanks])})
 		}
+		// What the library writes (D28): the rank's own gathered record,
+		// and its name, the node's, as its environment would hold it.
 		o := out.Order
-		d.Order = ringdump.OrderOf(network, cl.Locations[r/local], o.Asked, o.Network, o.Warn+o.Info, o.Sequence)
+		own := ringdump.Own{Valid: out.OwnValid, Network: out.Own.Network, Location: out.Own.Location, Env: cl.Locations[r/local]}
+		d.Order = ringdump.OrderOf(own, o.Asked, o.Network, o.Warn+o.Info, o.Sequence)
 		if err := dump(d); err != nil {
 			return nil, err
 		}
@@ -205,17 +209,18 @@ func (e *StageError) Error() string { return fmt.Sprintf("rank %d: %v", e.Rank, 
 
 func (e *StageError) Unwrap() error { return e.Err }
 
-// NetworkOrder is the hosts' places in D25's node sequence: Sequence over
-// the hosts' locations, hosts without one last. A hostfile in this order
-// makes rank order itself follow the network.
+// NetworkOrder is the hosts' places in D25's node sequence, as the
+// library orders nodes (nodeorder.Arrange, D28), each host a node whose
+// ranks all carry its location; hosts without one last. A hostfile in
+// this order makes rank order itself follow the network.
 func NetworkOrder(locations []string) ([]int, error) {
 	locs, err := score.ParseLocations(locations)
 	if err != nil {
 		return nil, err
 	}
-	n := len(locs)
-	groups := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*n), make([]int32, n))
-	seq := make([]int32, n)
-	nodeorder.Sequence(locs, groups, seq, nil)
-	return ringdump.Ints(seq), nil
+	nodes := make([]int32, len(locs)) // one rank a host, its own head
+	for m := range nodes {
+		nodes[m] = int32(m)
+	}
+	return ringdump.Ints(nodeorder.Arrange(locs, nodes, nodes, nil).Sequence), nil
 }

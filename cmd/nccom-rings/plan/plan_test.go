@@ -56,7 +56,9 @@ func TestPlanOfD25sExample(t *testing.T) {
 	assert.Equal(t, 5, dumps[5].Rank)
 	assert.Equal(t, 1, dumps[5].Node)
 	assert.Equal(t, "trn002", dumps[5].Host)
-	assert.Equal(t, &ringdump.Order{Asked: "rank", Location: "spine0/leafB"}, dumps[5].Order)
+	// The record's hashes (FNV-1a of "spine0" and "leafB", computed
+	// apart), with the name that hashes to them (D28).
+	assert.Equal(t, &ringdump.Order{Asked: "rank", Location: "spine0/leafB", LocationHashes: []uint32{0x91af974c, 0x5b9adb35}, FromRecord: true}, dumps[5].Order)
 
 	res, err = plan.Run(d25(), true, nil)
 	require.NoError(t, err)

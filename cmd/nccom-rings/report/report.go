@@ -272,13 +272,23 @@ const (
 // NewData is j's blob: its layout (Layout), rings, inter-node edges and
 // the marks of findings.
 func NewData(j *score.Job, findings []Finding) (*Data, error) {
-	locs, err := score.ParseLocations(j.Location)
+	arr, err := j.Arrange() // the library's groups (D28)
 	if err != nil {
 		return nil, err
 	}
-	groups := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*j.NNodes), make([]int32, j.NNodes))
+	groups := arr.Groups
 	d := &Data{NRanks: j.NRanks, Node: j.Node, Host: j.Host, Location: j.Location, Rings: j.Rings, Marks: []int{}}
-	d.X, d.Y, d.Groups, d.Width, d.Height = Layout(j.Location)
+	// A box per location as the library places nodes: two names it takes
+	// for one (hashes that collide) share the first one's box.
+	first := map[nodeorder.Location]string{}
+	boxOf := make([]string, j.NNodes)
+	for m, l := range arr.Node {
+		if _, ok := first[l]; !ok {
+			first[l] = j.Location[m]
+		}
+		boxOf[m] = first[l]
+	}
+	d.X, d.Y, d.Groups, d.Width, d.Height = Layout(boxOf)
 	d.Scale = min(3, max(1, float64(MaxWidth)/float64(d.Width)))
 	d.NodeLabels = d.Scale >= 2.5
 	for c, ring := range j.Rings {
@@ -320,11 +330,11 @@ const PairInts = 4
 // because a level may have thousands of groups but a ring crosses few of
 // the pairs.
 func GroupLevels(j *score.Job, s *score.Score) ([]GroupLevel, error) {
-	locs, err := score.ParseLocations(j.Location)
+	arr, err := j.Arrange() // the library's groups (D28)
 	if err != nil {
 		return nil, err
 	}
-	groups := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*j.NNodes), make([]int32, j.NNodes))
+	groups := arr.Groups
 	if s.Depth != groups.Depth || len(s.Channels) != len(j.Rings) {
 		return nil, fmt.Errorf("report: the score is not the job's")
 	}

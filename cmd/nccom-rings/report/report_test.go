@@ -117,6 +117,25 @@ func TestEdgesByHand(t *testing.T) {
 	assert.Equal(t, []int{0, 1, 0, 2, 2, 3, 0, 1, 0, 3, 1, 3, 2, 0}, d.Edges[1])
 }
 
+// D28: the picture's boxes are the library's placement. Two leaf names
+// whose FNV-1a hashes collide (0xf738b38c both) are one leaf to it, so one
+// box, named by the first; a third leaf is a box of its own. The names a
+// page shows per node stay each host's own.
+func TestBoxesAreTheLibrarysPlacement(t *testing.T) {
+	j := &score.Job{NRanks: 3, NNodes: 3, Node: []int{0, 1, 2}, Host: []string{"x", "y", "z"},
+		Location: []string{"s/leaf13298", "s/leaf302080", "s/other"},
+		Rings:    [][]int{{0, 1, 2}}, NetDev: []int{0, 0, 0}}
+	d, err := NewData(j, nil)
+	require.NoError(t, err)
+	var names []string
+	for _, b := range d.Groups {
+		names = append(names, b.Name)
+	}
+	assert.Equal(t, []string{"s/leaf13298", "s/other"}, names)
+	assert.Equal(t, j.Location, d.Location)
+	assert.Equal(t, Cell, d.X[1]-d.X[0], "nodes 0 and 1 side by side in one box")
+}
+
 func TestHostileStringsAreText(t *testing.T) {
 	evil := `<script>alert(1)</script>`
 	j := fourNodes(evil, "h1", `"><img src=x onerror=alert(2)>`, "h3")

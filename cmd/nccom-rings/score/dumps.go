@@ -2,6 +2,7 @@ package score
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/nodeorder"
@@ -12,13 +13,13 @@ import (
 )
 
 // FromDumps is the job a directory of dumps describes (ringdump.ReadDir's
-// files, sorted by rank): every rank's node and NICs from its own dump, the
-// rings from the lowest rank's userRanks, each node's host from its lowest
-// rank and its location the one most of its ranks recorded
-// (NCCOM_RING_LOCATION, ties to the lowest rank's), as Postset places a
-// node. A rank with two files counts its first. It needs one successful
-// dump per rank, all of one job; the error says which rank is missing,
-// failed or disagrees on the job's shape.
+// files, sorted by rank): every rank's node, NICs and location (the hashes
+// its record carried: ringdump.Order.Place) from its own dump, the rings
+// and node heads from the lowest rank's, each node's host from its lowest
+// rank. The nodes are placed by Arrange, as Postset places them (D28); a
+// location's names only show it. A rank with two files counts its first.
+// It needs one successful dump per rank, all of one job; the error says
+// which rank is missing, failed or disagrees on the job's shape.
 func FromDumps(files []ringdump.File) (*Job, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("no dump")
@@ -59,11 +60,12 @@ func FromDumps(files []ringdump.File) (*Job, error) {
 	}
 	j := &Job{
 		NRanks: nRanks, NNodes: nNodes, GraphChannels: ref.GraphChannels,
-		Node:     make([]int, nRanks),
-		Host:     make([]string, nNodes),
-		Location: make([]string, nNodes),
-		Rings:    make([][]int, nChannels),
-		NetDev:   make([]int, nChannels*nRanks),
+		Node:         make([]int, nRanks),
+		Host:         make([]string, nNodes),
+		Location:     make([]string, nNodes),
+		RankLocation: make([]nodeorder.Location, nRanks),
+		Rings:        make([][]int, nChannels),
+		NetDev:       make([]int, nChannels*nRanks),
 	}
 	for i := range j.NetDev {
 		j.NetDev[i] = -1
@@ -71,7 +73,6 @@ func FromDumps(files []ringdump.File) (*Job, error) {
 	for c := range j.Rings {
 		j.Rings[c] = ref.Channels[c].UserRanks
 	}
-	members := make([][]int, nNodes)
 	for r, d := range byRank {
 		if d.NNodes != nNodes {
 			return nil, fmt.Errorf("rank %d's dump says %d nodes, rank 0's %d", r, d.NNodes, nNodes)
@@ -80,55 +81,102 @@ func FromDumps(files []ringdump.File) (*Job, error) {
 			return nil, fmt.Errorf("rank %d's node %d is outside [0, %d)", r, d.Node, nNodes)
 		}
 		j.Node[r] = d.Node
-		members[d.Node] = append(members[d.Node], r)
+		j.RankLocation[r] = d.Order.Place()
 		for _, nd := range d.NetDevs {
 			if nd.Channel >= 0 && nd.Channel < nChannels {
 				j.NetDev[nd.Channel*nRanks+r] = nd.Dev
 			}
 		}
 	}
-	for m, ranks := range members {
-		if len(ranks) == 0 {
-			return nil, fmt.Errorf("node %d has no rank", m)
-		}
-		j.Host[m] = byRank[ranks[0]].Host
-		// A location Preset could not parse is none, as the library
-		// takes it (D25: one WARN on that rank, then no location).
-		j.Location[m] = majority(ranks, func(r int) string {
-			if o := byRank[r].Order; o != nil {
-				if _, err := nodeorder.Parse(o.Location); err == nil {
-					return o.Location
-				}
-			}
-			return ""
-		})
+	if len(ref.NodesFirstRank) != nNodes {
+		return nil, fmt.Errorf("rank 0's dump has %d node heads (nodesFirstRank) for %d nodes", len(ref.NodesFirstRank), nNodes)
 	}
-	return j, j.Check()
+	j.Heads = ref.NodesFirstRank
+	if err := j.Check(); err != nil {
+		return nil, err
+	}
+	for r := nRanks - 1; r >= 0; r-- { // each host its node's lowest rank's
+		j.Host[j.Node[r]] = byRank[r].Host
+	}
+	// Placed as Postset places them (D28): by the hashes the records
+	// carried; the names only show them.
+	arr, err := j.Arrange()
+	if err != nil {
+		return nil, err
+	}
+	names := NamesOf(byRank)
+	for m, l := range arr.Node {
+		j.Location[m] = names.Show(l)
+	}
+	j.Names = names.All
+	return j, nil
 }
 
-// majority is the non-empty value most of ranks give, ties to the one the
-// lowest rank gives; "" when none gives one. Linear: a crafted dump
-// directory may put every rank on one node.
-func majority(ranks []int, value func(int) string) string {
-	counts := make(map[string]int)
-	best, most := "", 0
-	for _, r := range ranks {
-		if v := value(r); v != "" {
-			counts[v]++
+// Names is the location names a job's dumps give, by the location their
+// hashes are (D28: the hashes place a rank, the names only show it).
+type Names struct {
+	byLocation map[nodeorder.Location]string // the lowest rank's name of each
+	All        []string                      // every name given, once each, in rank order
+}
+
+// NamesOf reads the names of dumps (by rank; nil entries skipped): a
+// rank's name counts when it parses to the location the rank is placed by
+// (ringdump.Order.Place), as the library writes it only then.
+func NamesOf(dumps []*ringdump.Dump) *Names {
+	n := &Names{byLocation: map[nodeorder.Location]string{}}
+	seen := map[string]bool{}
+	for _, d := range dumps {
+		if d == nil || d.Wiring == nil || d.Order == nil || d.Order.Location == "" {
+			continue
+		}
+		o := d.Order
+		if l, err := nodeorder.Parse(o.Location); err != nil || l != o.Place() {
+			continue
+		}
+		if _, ok := n.byLocation[o.Place()]; !ok {
+			n.byLocation[o.Place()] = o.Location
+		}
+		if !seen[o.Location] {
+			seen[o.Location] = true
+			n.All = append(n.All, o.Location)
 		}
 	}
-	for _, r := range ranks { // in rank order, so a tie goes to the lowest
-		if v := value(r); v != "" && counts[v] > most {
-			best, most = v, counts[v]
-		}
+	return n
+}
+
+// Show is l as a person reads it: its names when some dump gave them, ""
+// for no location, else its hashes ("#f738b38c/#0a1b2c3d": D28's "name
+// unknown"), which no name can be mistaken for.
+func (n *Names) Show(l nodeorder.Location) string {
+	if !l.Found() {
+		return ""
 	}
-	return best
+	if name, ok := n.byLocation[l]; ok {
+		return name
+	}
+	return HashText(l)
+}
+
+// HashText is l as its hashes, "#f738b38c/#0a1b2c3d".
+func HashText(l nodeorder.Location) string {
+	parts := make([]string, 0, nodeorder.MaxLevels)
+	for _, h := range l.Hash[:min(l.Levels, nodeorder.MaxLevels)] {
+		parts = append(parts, fmt.Sprintf("#%08x", h))
+	}
+	return strings.Join(parts, "/")
 }
 
 // SetLocations replaces every node's location by the one entries give its
-// host (location.Key: lowercase, up to the first dot). It returns the
-// nodes whose host entries do not list; they have no location then.
+// host (location.Key: lowercase, up to the first dot), every rank
+// carrying its node's. It returns the nodes whose host entries do not
+// list; they have no location then.
 func (j *Job) SetLocations(entries []location.Entry) (missing []int) {
 	j.Location, missing = location.Locate(j.Host, entries)
+	j.RankLocation, j.Names = nil, nil
+	for _, l := range j.Location {
+		if l != "" {
+			j.Names = append(j.Names, l)
+		}
+	}
 	return missing
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/nccomring/libnccomring/layout"
 	"github.com/nccomring/libnccomring/nodeorder"
+	"github.com/nccomring/libnccomring/ringdump"
 )
 
 // MaxRanks bounds a Job: the largest job a dump directory describes
@@ -33,9 +34,22 @@ type Job struct {
 	Node []int
 	// Host[m] is node m's host name; "" unknown.
 	Host []string
-	// Location[m] is node m's location (nodeorder.Parse's form); ""
-	// none.
+	// Location[m] is node m's location as names (nodeorder.Parse's
+	// form), "" none. When RankLocation is set it is only shown: a
+	// location whose names no dump gave is shown as its hashes
+	// ("#f738b38c/#..."), and never parsed.
 	Location []string
+	// RankLocation[r] is the location rank r's record carried, by which
+	// Arrange places the nodes (D28); nil when every rank carries its
+	// node's Location (a job built from node locations: plan,
+	// --locations).
+	RankLocation []nodeorder.Location
+	// Heads[m] is node m's head rank (nodesFirstRank), to which the
+	// placement rule gives ties; nil: each node's lowest rank.
+	Heads []int
+	// Names is every location name the job's dumps or locations file
+	// gave, for location.Collisions.
+	Names []string
 	// Rings[c] is channel c's ring: every rank once, in ring order.
 	// GraphChannels is the channel count before doubling (D10): channel
 	// c >= GraphChannels repeats c-GraphChannels; 0 when unknown.
@@ -62,9 +76,27 @@ func (j *Job) Check() error {
 	case len(j.NetDev) != len(j.Rings)*j.NRanks:
 		return fmt.Errorf("%d NIC entries for %d channels of %d ranks", len(j.NetDev), len(j.Rings), j.NRanks)
 	}
+	ranks := make([]int, j.NNodes) // a node without a rank cannot be placed
 	for r, m := range j.Node {
 		if m < 0 || m >= j.NNodes {
 			return fmt.Errorf("rank %d: node %d outside [0, %d)", r, m, j.NNodes)
+		}
+		ranks[m]++
+	}
+	if m := slices.Index(ranks, 0); m >= 0 {
+		return fmt.Errorf("node %d has no rank", m)
+	}
+	if j.RankLocation != nil && len(j.RankLocation) != j.NRanks {
+		return fmt.Errorf("%d rank locations for %d ranks", len(j.RankLocation), j.NRanks)
+	}
+	if j.Heads != nil {
+		if len(j.Heads) != j.NNodes {
+			return fmt.Errorf("%d heads for %d nodes", len(j.Heads), j.NNodes)
+		}
+		for m, h := range j.Heads {
+			if h < 0 || h >= j.NRanks || j.Node[h] != m {
+				return fmt.Errorf("node %d's head %d is not one of its ranks", m, h)
+			}
 		}
 	}
 	seen := make([]int, j.NRanks) // the channel+1 that last saw each rank
@@ -130,8 +162,12 @@ type Score struct {
 	NNodes int `json:"nNodes"`
 	// Depth is the most names of any node's location; 0 when no node has
 	// one. Located counts the nodes that have one.
-	Depth    int       `json:"depth"`
-	Located  int       `json:"located"`
+	Depth   int `json:"depth"`
+	Located int `json:"located"`
+	// Arranged is the node sequence D25's network order gives these
+	// locations (nodeorder.Arrange, the library's own rule: D28): the
+	// order a job with NCCOM_RING_NODE_ORDER=network stitches.
+	Arranged []int     `json:"arranged"`
 	Channels []Channel `json:"channels"`
 	// MaxExcess[l-1] is the largest excess of level l over the channels.
 	MaxExcess []int `json:"maxExcess"`
@@ -153,16 +189,13 @@ func Compute(j *Job) (*Score, error) {
 		return nil, err
 	}
 	s := &Score{NRanks: j.NRanks, NNodes: j.NNodes}
-	locs, err := ParseLocations(j.Location)
+	arr, err := j.Arrange()
 	if err != nil {
 		return nil, err
 	}
-	for _, l := range locs {
-		if l.Found() {
-			s.Located++
-		}
-	}
-	groups := nodeorder.NewGroups(locs, make([]int32, nodeorder.MaxLevels*j.NNodes), make([]int32, j.NNodes))
+	s.Located = j.NNodes - arr.Unplaced
+	s.Arranged = ringdump.Ints(arr.Sequence)
+	groups := arr.Groups
 	s.Depth = groups.Depth
 	s.MaxExcess = make([]int, s.Depth)
 
@@ -246,6 +279,49 @@ func Compute(j *Job) (*Score, error) {
 		s.Mismatches = []Mismatch{}
 	}
 	return s, nil
+}
+
+// Arrange places j's nodes and orders them by the one rule the library
+// follows (nodeorder.Arrange, D28): from RankLocation, or when it is nil
+// from every rank carrying its node's Location; ties go to Heads (nil:
+// each node's lowest rank). j must pass Check.
+func (j *Job) Arrange() (nodeorder.Arrangement, error) {
+	rankLoc, err := j.RankLocations()
+	if err != nil {
+		return nodeorder.Arrangement{}, err
+	}
+	nodeOf := make([]int32, j.NRanks)
+	heads := make([]int32, j.NNodes)
+	for m := range heads {
+		heads[m] = -1
+	}
+	for r, m := range j.Node {
+		nodeOf[r] = int32(m)
+		if heads[m] < 0 {
+			heads[m] = int32(r)
+		}
+	}
+	for m, h := range j.Heads {
+		heads[m] = int32(h)
+	}
+	return nodeorder.Arrange(rankLoc, nodeOf, heads, nil), nil
+}
+
+// RankLocations is each rank's location as Arrange takes it:
+// RankLocation, or when it is nil every rank's node's Location parsed.
+func (j *Job) RankLocations() ([]nodeorder.Location, error) {
+	if j.RankLocation != nil {
+		return j.RankLocation, nil
+	}
+	locs, err := ParseLocations(j.Location)
+	if err != nil {
+		return nil, err
+	}
+	rankLoc := make([]nodeorder.Location, j.NRanks)
+	for r, m := range j.Node {
+		rankLoc[r] = locs[m]
+	}
+	return rankLoc, nil
 }
 
 // ParseLocations is each node's location as nodeorder computes with it:

@@ -1,6 +1,9 @@
 package score_test
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,6 +52,7 @@ func TestScoreOfD25sExample(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, s.Depth)
 	assert.Equal(t, 8, s.Located)
+	assert.Equal(t, []int{0, 2, 4, 6, 1, 3, 5, 7}, s.Arranged, "leafA's nodes, then leafB's")
 	require.Len(t, s.Channels, 2)
 
 	// Rank order: every one of the 8 inter-node edges changes leaf (the
@@ -143,13 +147,18 @@ func TestScoreRefusesWhatItCannotIndex(t *testing.T) {
 }
 
 // dumpsOf writes j's dumps as a job would: each rank its node, its
-// NICs, the ring from itself, and its node's location.
+// NICs, the ring from itself, and its node's location, its record's
+// hashes with the name; each node's head is its lowest rank.
 func dumpsOf(j *score.Job) []ringdump.File {
 	var files []ringdump.File
+	var heads []int
+	for m := range j.NNodes {
+		heads = append(heads, slices.Index(j.Node, m))
+	}
 	for r := range j.NRanks {
 		d := &ringdump.Dump{Format: 1, Rank: r, NRanks: j.NRanks, ResultName: "ncclSuccess", Host: j.Host[j.Node[r]],
 			Wiring: &ringdump.Wiring{NNodes: j.NNodes, Node: j.Node[r], NChannels: len(j.Rings), GraphChannels: len(j.Rings),
-				Order: &ringdump.Order{Asked: "rank", Location: j.Location[j.Node[r]]}}}
+				NodesFirstRank: heads, Order: recordOrder(j.Location[j.Node[r]])}}
 		for c, ring := range j.Rings {
 			d.Channels = append(d.Channels, ringdump.Channel{Channel: c, UserRanks: ring})
 			d.SetNetDev(c, j.NetDev[c*j.NRanks+r])
@@ -159,32 +168,126 @@ func dumpsOf(j *score.Job) []ringdump.File {
 	return files
 }
 
+// recordOrder is the order of a dump whose record carried location (its
+// hashes computed here, fnv1a) and whose name was known.
+func recordOrder(location string) *ringdump.Order {
+	o := &ringdump.Order{Asked: "rank", Location: location, FromRecord: true}
+	if location != "" {
+		for _, name := range strings.Split(location, "/") {
+			o.LocationHashes = append(o.LocationHashes, fnv1a(name))
+		}
+	}
+	return o
+}
+
+// fnv1a is 32-bit FNV-1a, written out here to check the tools' hashes.
+func fnv1a(s string) uint32 {
+	h := uint32(0x811c9dc5)
+	for _, c := range []byte(s) {
+		h = (h ^ uint32(c)) * 0x01000193
+	}
+	return h
+}
+
+// The placement of FromDumps is D28's: the value most of a node's ranks
+// carry, "no location" a value too; ties to the head's value when it is
+// among them, else to the tied value the lowest rank carries.
 func TestFromDumps(t *testing.T) {
 	want := d25Job()
 	files := dumpsOf(want)
 	want.GraphChannels = 2
-	// One rank of node 2 says another leaf: most of the node's ranks win.
-	files[9].Dump.Order.Location = "spine0/leafB"
+	want.Heads = []int{0, 4, 8, 12, 16, 20, 24, 28}
+	want.Names = []string{"spine0/leafA", "spine0/leafB"}
+	want.RankLocation = nil
+	for r := range want.NRanks {
+		files[r].Dump.Order.Location = want.Location[want.Node[r]]
+	}
+	// One rank of node 2 (ranks 8-11, leafA) says leafB: outvoted.
+	files[9].Dump.Order = recordOrder("spine0/leafB")
 	j, err := score.FromDumps(files)
 	require.NoError(t, err)
+	require.Len(t, j.RankLocation, 32)
+	assert.Equal(t, fnv1a("leafB"), j.RankLocation[9].Hash[1])
+	j.RankLocation = nil
 	assert.Equal(t, want, j)
 
-	// A location the library could not parse is none (D25).
-	files[10].Dump.Order.Location = "spine0/leaf\x1bB"
-	files[11].Dump.Order.Location = "spine0/leaf\x1bB"
+	// Ranks 10 and 11 carry no location: none has 2 votes, leafA and
+	// leafB 1 each, so node 2 has none (as Postset places it).
+	files[10].Dump.Order = recordOrder("")
+	files[11].Dump.Order = nil // no order at all: no location either
 	j, err = score.FromDumps(files)
 	require.NoError(t, err)
-	assert.Equal(t, "spine0/leafA", j.Location[2], "ranks 10 and 11 have none: rank 8's leafA and rank 9's leafB tie, the lowest rank's wins")
+	assert.Equal(t, "", j.Location[2])
 
-	// A tie goes to the node's lowest rank.
-	files[8].Dump.Order.Location = "spine0/leafB"
+	// leafB 2 (ranks 8, 9), none 2: the head (rank 8) holds leafB.
+	files[8].Dump.Order = recordOrder("spine0/leafB")
 	j, err = score.FromDumps(files)
 	require.NoError(t, err)
 	assert.Equal(t, "spine0/leafB", j.Location[2])
+	// With rank 10 the head, none.
+	for _, f := range files {
+		f.Dump.NodesFirstRank = []int{0, 4, 10, 12, 16, 20, 24, 28}
+	}
+	j, err = score.FromDumps(files)
+	require.NoError(t, err)
+	assert.Equal(t, "", j.Location[2])
+	// leafB (8), leafC (9), leafA (10), none (11), each once, the head
+	// rank 11: its value, none.
+	files[9].Dump.Order = recordOrder("spine0/leafC")
+	files[10].Dump.Order = recordOrder("spine0/leafA")
+	for _, f := range files {
+		f.Dump.NodesFirstRank = []int{0, 4, 11, 12, 16, 20, 24, 28}
+	}
+	j, err = score.FromDumps(files)
+	require.NoError(t, err)
+	assert.Equal(t, "", j.Location[2])
+	// Rank 11 at leafB too: leafB 2 of 4 wins.
+	files[11].Dump.Order = recordOrder("spine0/leafB")
+	j, err = score.FromDumps(files)
+	require.NoError(t, err)
+	assert.Equal(t, "spine0/leafB", j.Location[2])
+	// leafB 1 (rank 8), leafC 1 (9), leafA 2 (10, 11): leafA.
+	files[11].Dump.Order = recordOrder("spine0/leafA")
+	j, err = score.FromDumps(files)
+	require.NoError(t, err)
+	assert.Equal(t, "spine0/leafA", j.Location[2])
+	// Rank 11 back to none: each value once, the head's (none) wins,
+	// though leafB's rank is lower.
+	files[11].Dump.Order = recordOrder("")
+	j, err = score.FromDumps(files)
+	require.NoError(t, err)
+	assert.Equal(t, "", j.Location[2])
+	// leafC (8, 10) and leafA (9, 11) tie, the head rank 9: leafA,
+	// though rank 8 is lower.
+	files[8].Dump.Order, files[10].Dump.Order = recordOrder("spine0/leafC"), recordOrder("spine0/leafC")
+	files[9].Dump.Order, files[11].Dump.Order = recordOrder("spine0/leafA"), recordOrder("spine0/leafA")
+	for _, f := range files {
+		f.Dump.NodesFirstRank = []int{0, 4, 9, 12, 16, 20, 24, 28}
+	}
+	j, err = score.FromDumps(files)
+	require.NoError(t, err)
+	assert.Equal(t, "spine0/leafA", j.Location[2])
+
+	// The hashes place a rank; a name that is not theirs is not shown.
+	// Node 2's ranks all carry a location whose name no dump gives: it is
+	// shown as its hashes.
+	for r := 8; r < 12; r++ {
+		files[r].Dump.Order = &ringdump.Order{Asked: "rank", FromRecord: true, NameUnknown: true,
+			LocationHashes: []uint32{fnv1a("spine9"), fnv1a("leafZ")}}
+	}
+	files[9].Dump.Order.Location = "spine0/leafA" // not its hashes': ignored
+	j, err = score.FromDumps(files)
+	require.NoError(t, err)
+	assert.Equal(t, fmt.Sprintf("#%08x/#%08x", fnv1a("spine9"), fnv1a("leafZ")), j.Location[2])
+	s, err := score.Compute(j)
+	require.NoError(t, err)
+	assert.Equal(t, 2, s.Channels[0].Levels[0].Groups, "spine0 and spine9")
+	assert.Equal(t, 3, s.Channels[0].Levels[1].Groups, "leafA, leafB under spine0 and leafZ under spine9")
 
 	missing := j.SetLocations([]location.Entry{{Host: "A.ec2.internal", Location: "x/1"}, {Host: "c", Location: "x/2"}})
 	assert.Equal(t, []int{1, 3, 4, 5, 6, 7}, missing)
 	assert.Equal(t, []string{"x/1", "", "x/2", "", "", "", "", ""}, j.Location)
+	assert.Nil(t, j.RankLocation, "every rank carries its host's")
 
 	_, err = score.FromDumps(append(files[:5:5], files[6:]...))
 	assert.EqualError(t, err, "rank 5 has no dump (of 32 ranks)")

@@ -275,18 +275,19 @@ static void preset_raw(struct input *in) {
     /* The dead tree region up to the record (D25): +512..+831. */
     if (memcmp(&frag.treeToParent, &canary.treeToParent, NCCOM_RING_RECORD_OFFSET - 512) != 0)
       die("Preset wrote the tree region");
-    /* The record, whole on every Preset (D28): version 2, this rank, the
-     * graph's channel count and comm->nKangaRingChannels in its flags, no
-     * policy, location or pod order (none is set here), and its checksum
-     * (the header's four lanes). */
+    /* The record, version 2, written whole on every call (D28): with no
+     * NCCOM_RING_* set here it asks nothing and has no location; it carries
+     * this rank, enablePod (0 here), nKangaRingChannels and the channel count. */
     struct nccomRingRecord rec;
     memcpy(&rec, (const unsigned char *)&frag + NCCOM_RING_RECORD_OFFSET, sizeof rec);
+    int want = comm->nKangaRingChannels << NCCOM_RING_RECORD_KANGA_SHIFT | n << NCCOM_RING_RECORD_CHANNELS_SHIFT;
     if (rec.magic != NCCOM_RING_RECORD_MAGIC || rec.version != NCCOM_RING_RECORD_VERSION || rec.rank != comm->rank)
-      die("Preset's record has another magic, version or rank");
-    if ((rec.flags >> NCCOM_RING_RECORD_CHANNELS_SHIFT & 0x3f) != n ||
-        (rec.flags >> NCCOM_RING_RECORD_KANGA_SHIFT & 0x7) != comm->nKangaRingChannels ||
-        (rec.flags & (NCCOM_RING_RECORD_NETWORK | NCCOM_RING_RECORD_POD_NODE | 0xf << NCCOM_RING_RECORD_LEVELS_SHIFT)) != 0)
-      die("Preset's record flags are not its graph's, comm's and environment's");
+      die("Preset's record has not the magic, the version and its rank");
+    if ((rec.flags & ~(NCCOM_RING_RECORD_SWITCHV1 | NCCOM_RING_RECORD_PLATFORM_UNKNOWN)) != want)
+      die("Preset's record flags are not its channel and kangaRing counts alone");
+    for (int k = 0; k < NCCOM_RING_MAX_LOCATION_LEVELS; k++)
+      if (rec.location[k] != 0) die("Preset's record has a location with NCCOM_RING_LOCATION unset");
+    /* and its checksum, the header's four lanes */
     uint32_t w[16], lane[4] = {2166136261u, 2166136261u, 2166136261u, 2166136261u};
     memcpy(w, &rec, sizeof w);
     for (int i = 0; i < 16; i++) lane[i % 4] = (lane[i % 4] ^ (i == 7 ? 0 : w[i])) * 16777619u;
