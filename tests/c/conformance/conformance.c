@@ -41,15 +41,22 @@
  * slot of the gathered buffer (pre-filled with 0x00, 0xA5 or 0xFF), exactly
  * one corruption of that buffer (a ring field of one rank and channel set
  * in range, to -1 or out of range; one fragment in two slots; two slots
- * swapped; spec.h, struct xspec), then Postset on every rank with its own
- * communicator, at NCCL_DEBUG=INFO. Asserted per library: one verdict (the
+ * swapped; a record damaged, misplaced, stale, of another version or
+ * without the magic; a channel count not the record's; spec.h, struct
+ * xspec) or, D28, one rank's or node's own state at its Preset (the
+ * platform by hook, or by NCCOM_RING_PLATFORM in a process of its own,
+ * conformance-preset-env; enablePod; nKangaRingChannels; the graph's
+ * NICs), then Postset on every rank with its own communicator, at
+ * NCCL_DEBUG=INFO. Asserted per library: one verdict (the
  * same code and the same log on every rank apart from the [rank] prefix and
  * rank 0's Channel lines; on success the same channel count, nodes and
  * rings, each rank's userRanks the same cycle started at itself, prev/next
  * its neighbours in it). Asserted between the libraries: the same outcome
  * on every rank (code, every log line, the communicator, nodesFirstRank).
  * Measured: how often a failure's WARN ("ncclTopoPostset: rank S, ...")
- * names the corrupted rank (either slot of a swap); below 99% fails. The
+ * names the corrupted rank (either slot of a swap; for D28's kinds of a
+ * rank's own state the odd one out); below 99% fails. Asserted for the
+ * record kinds and D28's: the verdict each must reach (x_expect_random). The
  * named cases (issue 8's six inputs and D23's lowered count) and the pasted
  * cases of crossrank.inc run first; --count random clusters (default 5000)
  * follow; --case replays one XSPEC as printed. A split verdict or a
