@@ -1,7 +1,8 @@
 /*
  * bench - cluster-scale timing of the ring stage through the C ABI (issue 5).
  *
- *   bench [--lib LIB] [--ref REFLIB] [--out FILE] [--smoke] [--no-ref] [--build-rings]
+ *   bench [--lib LIB] [--ref REFLIB] [--vs OLDLIB] [--out FILE] [--smoke] [--no-ref]
+ *         [--build-rings | --node-order]
  *
  * For nRanks in {64, 1024, 16384, 65536, 131072} (32 ranks per node, 16 graph
  * channels, 32 after doubling) it prepares every rank's fragment, then times
@@ -30,6 +31,14 @@
  * build/bench.json). --smoke runs the two smallest shapes briefly (make test);
  * --no-ref skips the reference and the RSS child; --build-rings runs only
  * the comparison of ncclBuildRings with a plain C walk (issue 13).
+ *
+ * Issue 33: Postset at 65,536 ranks in nodes of 1, 32 and 128 ranks, every
+ * rank located on a spine and leaf, with NCCOM_RING_NODE_ORDER=rank and
+ * =network side by side (alternated calls, each on its own fragments), and
+ * the verdict against "network at most 1.5x rank". --vs OLDLIB also times
+ * the rank order of an older build of this library against this one (bar:
+ * at most 1.15x), each in a child process of its own, calls alternated.
+ * --node-order runs only these. A verdict prints; it never fails the run.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
