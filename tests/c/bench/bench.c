@@ -46,6 +46,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -521,11 +522,23 @@ static void bench_node_order(const struct api *lib, const char *libPath, const c
    * over 21 pairs came out 1.00x-1.15x, the whole width of the 1.15x bar. */
   int n = smoke ? 4096 : 65536, runs = smoke ? 3 : 31, vsRuns = smoke ? 3 : 41, warm = smoke ? 1 : 3;
   double ratio[ORDER_LOCALS], vsRatio[ORDER_LOCALS];
+  /* Everything here on the one CPU this thread is on, --vs's children too
+   * (they inherit the mask): a slow spell on this VM can hold one vCPU and
+   * not the other (BENCHMARKS.md, "Machine states"), which would otherwise
+   * favour whichever side ran on the fast one. */
+  cpu_set_t saved, one;
+  int cpu = sched_getcpu(), pinned = 0;
+  if (cpu >= 0 && sched_getaffinity(0, sizeof saved, &saved) == 0) {
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+  }
   printf("\nncclTopoPostset at %d ranks, NCCOM_RING_NODE_ORDER=rank against =network (issue 33), same run:\n"
          "every rank located (NCCOM_RING_LOCATION spineS/leafL: %d nodes a leaf, %d leaves a spine, node m on leaf m %% leaves);\n"
+         "%s"
          "%d calls of each, alternated; median [min-max]; net/rank is the ratio of the medians (the verdict's),\n"
          "pairs the median [min-max] of the %d pairs' ratios:\n",
-         n, NODES_PER_LEAF, LEAVES_PER_SPINE, runs, runs);
+         n, NODES_PER_LEAF, LEAVES_PER_SPINE, pinned ? "all on one CPU (this table and --vs's children: a process each, pinned to it);\n" : "", runs, runs);
   printf("%10s %6s %6s %6s %31s %31s %8s %18s\n", "ranks/node", "nodes", "leaves", "spines", "rank", "network", "net/rank",
          "pairs");
   fprintf(out, ",\n  \"nodeOrder\": {\"ranks\": %d, \"nodesPerLeaf\": %d, \"leavesPerSpine\": %d, \"bar\": %.2f, \"rows\": [\n", n,
@@ -598,6 +611,8 @@ static void bench_node_order(const struct api *lib, const char *libPath, const c
     }
     fprintf(out, "  ]}");
   }
+
+  if (pinned) sched_setaffinity(0, sizeof saved, &saved);
 
   printf("\ntargets (issue 33), this run%s:\n", smoke ? " (a smoke run: too small and too short to judge)" : "");
   for (int k = 0; k < ORDER_LOCALS; k++)
