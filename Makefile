@@ -406,13 +406,16 @@ $(BUILD)/bench: tests/c/bench/bench.c tests/c/bench/bench_shape.h include/nccom_
 	@mkdir -p $(BUILD)
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ tests/c/bench/bench.c -ldl -lm
 
-## bench: time Postset, ncclBuildRings, GetNetDev and the first call (BENCHMARKS.md)
+# VS=path/to/an/older/libnccomring.so: also time that build's rank order
+# against this one's (bench --vs, one child process each). The smoke gives
+# --vs this very library, so that the children's path runs in make test.
+## bench: time Postset (rank and network order), ncclBuildRings, GetNetDev, the first call; VS=OLD.so: against an older build
 bench: $(LIB) $(REFLIB) $(BUILD)/bench
-	$(BUILD)/bench --lib $(LIB) --ref $(REFLIB) --out $(BUILD)/bench.json
+	$(BUILD)/bench --lib $(LIB) --ref $(REFLIB) $(if $(VS),--vs $(VS)) --out $(BUILD)/bench.json
 	$(GO) test -run '^$$' -bench . -benchtime 500ms ./ring
 
 test-bench: $(LIB) $(REFLIB) $(BUILD)/bench
-	$(BUILD)/bench --smoke --lib $(LIB) --ref $(REFLIB) --out $(BUILD)/bench-smoke.json
+	$(BUILD)/bench --smoke --lib $(LIB) --ref $(REFLIB) --vs $(LIB) --out $(BUILD)/bench-smoke.json
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./ring > /dev/null
 
 # Issue 13: what the library adds to a C host (tests/c/bench/footprint.c).

@@ -48,7 +48,7 @@ const EnvVar = "NCCOM_RING_PLATFORM"
 
 // UnknownPlatformError is an NCCOM_RING_PLATFORM value that names no
 // platform. Its text is the WARN text without the function prefix
-// (docs/errors.md S10, P6), the value quoted (package quote).
+// (docs/errors.md S10; P6a, P6b), the value quoted (package quote).
 type UnknownPlatformError struct{ Value string }
 
 func (e *UnknownPlatformError) Error() string {

@@ -40,7 +40,7 @@ func benchGraph(first int) *abi.TopoGraph {
 }
 
 // benchRecords is what every rank's record carries in a benchmark: located
-// gives it a location (NCCOM_RING_LOCATION, its rack and node), network
+// gives it a location (NCCOM_RING_LOCATION, its spine and leaf), network
 // asks for the network order too (NCCOM_RING_NODE_ORDER=network, D25).
 type benchRecords struct{ located, network bool }
 
@@ -53,7 +53,14 @@ func benchCluster(b testing.TB, nRanks int, rec benchRecords) []abi.TopoRanks {
 		g := benchGraph(first)
 		opt := ring.PresetOptions{Platforms: generic, Network: rec.network}
 		if rec.located {
-			opt.Location = nodeorder.Location{Levels: 2, Hash: [nodeorder.MaxLevels]uint32{uint32(first / 1024), uint32(first)}}
+			// As bench.c's node-order table (issue 33): 16 nodes a leaf, 8
+			// leaves a spine, node m on leaf m % leaves, so that consecutive
+			// nodes sit on different leaves and the network order really
+			// reorders them (nodes already in location order would cost the
+			// stitch nothing extra).
+			leaves := (nRanks/benchLocal + 15) / 16
+			leaf := first / benchLocal % leaves
+			opt.Location = nodeorder.Location{Levels: 2, Hash: [nodeorder.MaxLevels]uint32{uint32(leaf / 8), uint32(leaf)}}
 		}
 		for r := first; r < first+benchLocal; r++ {
 			comm := &abi.Comm{Rank: int32(r), NRanks: int32(nRanks), LocalRanks: benchLocal}

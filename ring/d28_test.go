@@ -1,6 +1,7 @@
 package ring_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -283,4 +284,70 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// D27's own-count WARN in either direction (D28): a rank whose
+// comm->nChannels (as its Preset set it) is below the job's count is told
+// too, with both counts.
+func TestOwnCountWarningWhenFewerChannels(t *testing.T) {
+	cl := orderCluster(2)
+	j := d28Job(t, cl, func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic} }, nil)
+	comm := *j.comms[5]
+	comm.NChannels = 1 // a host that lowered it below the job's 2
+	all, _ := j.inputs()
+	res, err := ring.Postset(&comm, make([]int32, 8), all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc()})
+	require.NoError(t, err)
+	assert.Equal(t, "ncclTopoPostset: this rank's graph has 1 channels (comm->nChannels), the job 2 (the smallest channel count of any fragment, first held by rank 0): give its ncclTopoGetNetDev a graph of 2 channels, or its channels use the NICs of another graph channel (D27, D28)",
+		res.OwnChannelsWarning())
+	comm = *j.comms[5]
+	res, err = ring.Postset(&comm, make([]int32, 8), all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc()})
+	require.NoError(t, err)
+	assert.Empty(t, res.OwnChannelsWarning(), "the job's count: nothing to say")
+}
+
+// A WARN's counts list at most four values, the most common first, then
+// how many others and on how many ranks: six nodes of 4 ranks, each with
+// its own NICs (its own graph fingerprint), so the graph check lists 4
+// and "2 other values on 8 ranks" (ties on the count go to the lowest
+// first holder).
+func TestDisagreementListsFourValues(t *testing.T) {
+	cl := orderCluster(6)
+	for m := range 6 {
+		cl.graphs[m].Inter[0] = int32(10 + m)
+	}
+	j := orderJob(t, cl, everyRank, alternating)
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+	fp := func(m int) string { return fmt.Sprintf("0x%08x", record.Fingerprint(cl.graphs[m])) }
+	assert.Equal(t, fmt.Sprintf("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 4 (node 1) has graph fingerprint %s, unlike rank 0 (node 0; %s, the most common): %s on 4 ranks, %s on 4 ranks, %s on 4 ranks, %s on 4 ranks, 2 other values on 8 ranks; reordering nodes would change their NICs: stitching in rank order (D9) on every rank",
+		fp(1), fp(0), fp(0), fp(1), fp(2), fp(3)), v.order.Warn)
+}
+
+// An unreadable record in a pod job (enablePod on more than one node) is
+// an error too, with the pod job's words (D28).
+func TestUnreadableRecordInAPodJob(t *testing.T) {
+	opt := func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic, PodNode: true} }
+	j := d28Job(t, orderCluster(2), opt, func(_ int, c *abi.Comm) { c.EnablePod = 1 })
+	record.Of(&j.fragments[6]).Checksum++
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	assert.Equal(t, abi.InternalError, v.code)
+	assert.Equal(t, "ncclTopoPostset: rank 6's record is unreadable (damaged; 1 of 8 records are): with comm->enablePod on 2 nodes every rank's record is needed (D28)", v.text)
+}
+
+// With no valid record, nKangaRingChannels is the calling rank's own, and
+// so its range is checked there (P5), on SwitchV1 only.
+func TestNoValidRecordChecksTheOwnKangaRingCount(t *testing.T) {
+	j := d28Job(t, orderCluster(2), func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic} }, nil)
+	for r := range j.fragments {
+		record.Of(&j.fragments[r]).Magic = 0
+	}
+	all, _ := j.inputs()
+	comm := *j.comms[2]
+	comm.NKangaRingChannels = 5
+	_, err := ring.Postset(&comm, make([]int32, 8), all, ring.PostsetOptions{Platforms: kanga.Fixed(kanga.SwitchV1), Alloc: newGoAlloc()})
+	requireNCCLError(t, err, abi.InvalidArgument, "ncclTopoPostset: comm->nKangaRingChannels 5 is outside [0, 4]")
+	comm = *j.comms[2]
+	comm.NKangaRingChannels = 5
+	_, err = ring.Postset(&comm, make([]int32, 8), all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc()})
+	require.NoError(t, err, "not SwitchV1: the count is not used")
 }

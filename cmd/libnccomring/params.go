@@ -92,15 +92,22 @@ const (
 // The registry, in the order of docs/environment.md's table and of the ENV line
 // (logVariables).
 var (
-	// Read at the first Preset or Postset whose host defines no
-	// neuronIsTrn3SwitchV1Family (D14); an unknown value fails those calls
-	// (docs/errors.md S10, P6).
+	// Read at the first Preset whose host defines no
+	// neuronIsTrn3SwitchV1Family (D14), which carries the platform in the
+	// rank's record. An unknown value does not fail Preset: one WARN per
+	// process (warnUnknown, docs/errors.md S10), the record says
+	// "unknown", and every rank's Postset refuses the job (P6a, P6b,
+	// D28). Postset reads it, and calls the platform hook, only when no
+	// fragment holds a valid record (ring's ownFacts; an unknown value is
+	// generic there).
 	platformParam = &param[kanga.Platform]{
 		spec:  spec{C.NCCOMRING_ENV_PLATFORM, kanga.EnvVar, wordValue, "generic", atFirstUse},
 		parse: kanga.ParseEnv,
 	}
 	// Read at the first Preset, which carries it in the rank's record
-	// (D15, D27, P8); an invalid value is one WARN, then as unset.
+	// (D15, D27, P8); an invalid value is one WARN, then as unset. Postset
+	// never reads it: a pod job is stitched in node order only when every
+	// rank's record says node (docs/errors.md P12).
 	podOrderParam = &param[ring.PodOrder]{
 		spec:  spec{C.NCCOMRING_ENV_POD_ORDER, ring.PodOrderEnvVar, wordValue, "pods refused", atFirstUse},
 		parse: ring.ParsePodOrder,
@@ -132,14 +139,18 @@ var (
 		spec:  spec{C.NCCOMRING_ENV_DUMP, DumpEnvVar, pathValue, "no dumps", atEveryCall},
 		parse: parsePath,
 	}
-	// The inter-node order this rank asks for (D25), read at every Preset:
-	// rank or network; anything else is one WARN, then rank.
+	// The inter-node order this rank asks for (D25), read at every Preset,
+	// which carries it in the rank's record: rank or network; anything
+	// else is one WARN, then rank. Postset never reads it.
 	nodeOrderParam = &param[bool]{
 		spec:  spec{C.NCCOMRING_ENV_NODE_ORDER, NodeOrderEnvVar, wordValue, "rank", atEveryCall},
 		parse: parseNodeOrder,
 	}
-	// Where this rank sits (D25), read at every Preset: 1 to 8 names
-	// separated by '/'; anything else is one WARN, then no location.
+	// Where this rank sits (D25), read at every Preset, which carries its
+	// names' hashes in the rank's record: 1 to 8 names separated by '/';
+	// anything else is one WARN, then no location. Postset only peeks at
+	// it (seen, no WARN) to name the location in a dump, when it hashes to
+	// the record's (dump.go's orderOf, D28).
 	locationParam = &param[nodeorder.Location]{
 		spec:  spec{C.NCCOMRING_ENV_LOCATION, LocationEnvVar, wordValue, "no location", atEveryCall},
 		parse: parseLocation,

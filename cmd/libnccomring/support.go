@@ -100,7 +100,7 @@ func abiError(err error) *abi.Error {
 }
 
 // platformWarned makes an unknown NCCOM_RING_PLATFORM one WARN per process
-// (D14, docs/errors.md S10/P6).
+// (D14, D28, docs/errors.md S10).
 var platformWarned atomic.Bool
 
 func nullArgument(fn, name string) error {

@@ -131,7 +131,7 @@ run "ringstage --pod with NCCOM_RING_DUMP" env NCCOM_RING_DUMP="$tmp/pod" "$ring
 want_rc 1
 run "verify, failed Postsets" "$tool" verify "$tmp/pod"
 want_rc 1
-want '^nccom-rings: rank 0: ncclTopoPostset failed with "ncclInvalidUsage" \(5\): "ncclTopoPostset: comm->enablePod is 1 on 4 nodes'
+want '^nccom-rings: rank 0: ncclTopoPostset failed with "ncclInvalidUsage" \(5\): "ncclTopoPostset: comm->enablePod is set on 4 nodes'
 want '^nccom-rings: missing ranks 1, 2, 3, .* and 107 more \(of 128\)$'
 if grep -q '"channels"' "$tmp"/pod/rank-000000.*.json; then echo "FAIL: a failed Postset's dump lists channels"; fail=1; fi
 

@@ -304,10 +304,16 @@ func TestGraphWithNoChannelsFailsWithOneWarn(t *testing.T) {
 	assert.Equal(t, []string{"ncclTopoPreset: graph->nChannels 0 is outside [1, 32]"}, lines(t, r.log, "WARN"))
 }
 
+// D28: an unknown NCCOM_RING_PLATFORM no longer fails Preset; its record
+// says "unknown" (one WARN per process), and Postset refuses the job from
+// the records, the same on every rank.
 func TestUnknownPlatformFailsWithOneWarn(t *testing.T) {
 	r := ringstage(t, []string{"NCCL_DEBUG=WARN", "NCCOM_RING_PLATFORM=trn9"}, "--quiet")
 	assert.Equal(t, 1, r.exit)
-	assert.Equal(t, []string{"ncclTopoPreset: NCCOM_RING_PLATFORM=\"trn9\" is not one of generic, trn3-switchv1"}, lines(t, r.log, "WARN"))
+	assert.Equal(t, []string{
+		"ncclTopoPreset: NCCOM_RING_PLATFORM=\"trn9\" is not one of generic, trn3-switchv1: this rank's record says its platform is unknown, and every rank's ncclTopoPostset will refuse the job (D28)",
+		"ncclTopoPostset: rank 0's NCCOM_RING_PLATFORM named no platform (as every rank's did): set it to generic or trn3-switchv1 (D28)",
+	}, lines(t, r.log, "WARN"))
 }
 
 func TestSwitchV1FromEnvironmentLogsKangaRing(t *testing.T) {
@@ -322,7 +328,7 @@ func TestSwitchV1FromEnvironmentLogsKangaRing(t *testing.T) {
 func TestPodsNeedNodeOrderAndSaySo(t *testing.T) {
 	r := ringstage(t, []string{"NCCL_DEBUG=WARN"}, "--quiet", "--pod")
 	assert.Equal(t, 1, r.exit)
-	assert.Equal(t, []string{"ncclTopoPostset: comm->enablePod is 1 on 4 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 0 did not)"},
+	assert.Equal(t, []string{"ncclTopoPostset: comm->enablePod is set on 4 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 0 did not)"},
 		lines(t, r.log, "WARN"))
 
 	r = ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT", "NCCOM_RING_POD_ORDER=node"}, "--quiet", "--pod")
@@ -468,7 +474,7 @@ func TestCcomStylePrintsAFailingPostsetsWarnWithoutNCCLDebug(t *testing.T) {
 		warns = append(warns, m[4])
 	}
 	require.NotEmpty(t, warns)
-	assert.Equal(t, "ncclTopoPostset: comm->enablePod is 1 on 4 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 0 did not)", warns[0])
+	assert.Equal(t, "ncclTopoPostset: comm->enablePod is set on 4 nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on every rank to stitch in node order (rank 0 did not)", warns[0])
 	assert.NotContains(t, r.log, " NCCL WARN ")
 }
 

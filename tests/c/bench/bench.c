@@ -1,7 +1,8 @@
 /*
  * bench - cluster-scale timing of the ring stage through the C ABI (issue 5).
  *
- *   bench [--lib LIB] [--ref REFLIB] [--out FILE] [--smoke] [--no-ref] [--build-rings]
+ *   bench [--lib LIB] [--ref REFLIB] [--vs OLDLIB] [--out FILE] [--smoke] [--no-ref]
+ *         [--build-rings | --node-order]
  *
  * For nRanks in {64, 1024, 16384, 65536, 131072} (32 ranks per node, 16 graph
  * channels, 32 after doubling) it prepares every rank's fragment, then times
@@ -30,12 +31,22 @@
  * build/bench.json). --smoke runs the two smallest shapes briefly (make test);
  * --no-ref skips the reference and the RSS child; --build-rings runs only
  * the comparison of ncclBuildRings with a plain C walk (issue 13).
+ *
+ * Issue 33: Postset at 65,536 ranks in nodes of 1, 32 and 128 ranks, every
+ * rank located on a spine and leaf, with NCCOM_RING_NODE_ORDER=rank and
+ * =network side by side (alternated calls, each on its own fragments), and
+ * the verdict against "network at most 1.5x rank". --vs OLDLIB also times
+ * the rank order of an older build of this library against this one (bar:
+ * at most 1.15x), each in a child process of its own, calls alternated.
+ * --node-order runs only these. A verdict prints; it never fails the run.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +100,7 @@ static double median(double *v, int n) {
 }
 
 struct shape {
-  int n;
+  int n, local;
   struct ncclTopoRanks *frags;
   struct ncclTopoRanks **all;
   struct ncclComm *preset;  /* rank 0 after Preset */
@@ -97,18 +108,49 @@ struct shape {
   int *heads;
 };
 
-static void shape_build(const struct api *lib, struct shape *s, int n) {
-  s->n = n;
+/* The node-order table's topology: 16 nodes a leaf, 8 leaves a spine, and
+ * nodes dealt to leaves round-robin (node m, in D8's order, on leaf m %
+ * leaves), as a hostfile sorted by a name that cycles over racks would
+ * give. Consecutive nodes are then on different leaves, so the network
+ * order really reorders them, and each leaf's nodes lie far apart in rank
+ * order, the stitch's worst case for locality. */
+enum { NODES_PER_LEAF = 16, LEAVES_PER_SPINE = 8 };
+
+static int leaves_of(int nNodes) { return (nNodes + NODES_PER_LEAF - 1) / NODES_PER_LEAF; }
+static int spines_of(int nNodes) { return (leaves_of(nNodes) + LEAVES_PER_SPINE - 1) / LEAVES_PER_SPINE; }
+static int leaf_of(int node, int nNodes) { return node % leaves_of(nNodes); }
+static int spine_of(int node, int nNodes) { return leaf_of(node, nNodes) / LEAVES_PER_SPINE; }
+
+static void set_env(const char *name, const char *value) {
+  if (setenv(name, value, 1) != 0) {
+    perror("bench: setenv");
+    exit(2);
+  }
+}
+
+/* Every rank's fragment of n ranks in nodes of local, from lib's own Preset.
+ * With order (rank or network), each rank's Preset runs with
+ * NCCOM_RING_NODE_ORDER=order and NCCOM_RING_LOCATION set to its node's
+ * spine and leaf, as a launcher exports them per process; the library reads
+ * both at every Preset from C's environment. Both are unset afterwards, so
+ * the Postsets see neither (D28: Postset reads no variable anyway). */
+static void shape_build(const struct api *lib, struct shape *s, int n, int local, const char *order) {
+  s->n = n, s->local = local;
   s->frags = malloc((size_t)n * sizeof *s->frags);
   s->all = malloc((size_t)n * sizeof *s->all);
   s->heads = malloc((size_t)n * sizeof(int));
   struct ncclTopoGraph *g = calloc(1, sizeof *g);
   struct ncclComm *c = calloc(1, sizeof *c);
-  for (int first = 0; first < n; first += LOCAL) {
-    node_graph(g, first);
-    for (int r = first; r < first + LOCAL; r++) {
+  int nNodes = n / local;
+  for (int first = 0; first < n; first += local) {
+    node_graph_local(g, first, local);
+    char location[64];
+    int node = first / local;
+    snprintf(location, sizeof location, "spine%d/leaf%d", spine_of(node, nNodes), leaf_of(node, nNodes));
+    for (int r = first; r < first + local; r++) {
+      if (order != NULL) set_env("NCCOM_RING_NODE_ORDER", order), set_env("NCCOM_RING_LOCATION", location);
       memset(c, 0, sizeof *c);
-      c->rank = r, c->nRanks = n, c->localRanks = LOCAL;
+      c->rank = r, c->nRanks = n, c->localRanks = local;
       if (lib->preset(c, g, &s->frags[r]) != ncclSuccess) {
         fprintf(stderr, "bench: Preset failed\n");
         exit(1);
@@ -120,6 +162,7 @@ static void shape_build(const struct api *lib, struct shape *s, int n) {
       }
     }
   }
+  if (order != NULL) unsetenv("NCCOM_RING_NODE_ORDER"), unsetenv("NCCOM_RING_LOCATION");
   for (int ch = 0; ch < DOUBLED; ch++) {
     s->bufs[ch] = malloc((size_t)n * sizeof(int));
     memset(s->bufs[ch], 0, (size_t)n * sizeof(int)); /* fault the pages in */
@@ -320,6 +363,271 @@ static void bench_build_rings(const struct api *lib, FILE *out, int smoke) {
   fprintf(out, "  ]");
 }
 
+/* Issue 33: the network order's cost beside the rank order, and this
+ * library's rank order beside an older build's. */
+
+/* Median, minimum and maximum of n samples (v is left sorted). */
+struct spread {
+  double med, min, max;
+};
+static struct spread spread_of(double *v, int n) {
+  double m = median(v, n);
+  return (struct spread){m, v[0], v[n - 1]};
+}
+
+/* How many times the ring of channel ch, as the Postset wrote it from rank
+ * 0, changes leaf (level 1) or spine (level 0) from one rank to the next,
+ * the wrap-around included. */
+static int group_changes(const struct shape *s, int ch, int level) {
+  int nNodes = s->n / s->local, changes = 0;
+  const int *u = s->bufs[ch];
+  for (int i = 0; i < s->n; i++) {
+    int a = u[i] / s->local, b = u[(i + 1) % s->n] / s->local;
+    if (level) changes += leaf_of(a, nNodes) != leaf_of(b, nNodes);
+    else changes += spine_of(a, nNodes) != spine_of(b, nNodes);
+  }
+  return changes;
+}
+
+/* The network order was applied, not D25's fallback to the rank order
+ * (which would make its timing that of the wrong work): every ring crosses
+ * each level's group boundaries as many times as there are groups (none
+ * when there is one), which the rank order, with nodes dealt round-robin
+ * to leaves, does not. */
+static void check_network_applied(const struct shape *s) {
+  int nNodes = s->n / s->local, leaves = leaves_of(nNodes), spines = spines_of(nNodes);
+  for (int ch = 0; ch < DOUBLED; ch++) {
+    int l = group_changes(s, ch, 1), sp = group_changes(s, ch, 0);
+    if (l != (leaves > 1 ? leaves : 0) || sp != (spines > 1 ? spines : 0)) {
+      fprintf(stderr,
+              "bench: NCCOM_RING_NODE_ORDER=network was not applied at %d ranks, %d a node: channel %d's ring changes leaf %d "
+              "times (%d leaves) and spine %d times (%d spines)\n",
+              s->n, s->local, ch, l, leaves, sp, spines);
+      exit(1);
+    }
+  }
+}
+
+/* A child process holding one library's fragments (rank order, every rank
+ * located as in the node-order table) and timing one Postset per request.
+ * Two builds of this Go library are two Go runtimes, which upstream does
+ * not support in one process (docs: /work/shared/notes/go-c-shared.md), so
+ * --vs runs each build in a child of its own and alternates requests. */
+struct child {
+  pid_t pid;
+  FILE *to, *from;
+};
+
+/* --serve N LOCAL: the child's side. Its protocol goes over the stdout it
+ * was given; its own stdout goes to stderr, so that nothing the library
+ * prints can end up in the protocol. */
+static int mode_serve(const char *libPath, int n, int local) {
+  int proto = dup(1);
+  if (proto < 0 || dup2(2, 1) < 0) return 2;
+  FILE *reply = fdopen(proto, "w");
+  if (reply == NULL) return 2;
+  struct api lib;
+  load(libPath, &lib);
+  struct shape s;
+  shape_build(&lib, &s, n, local, "rank");
+  scratchComm = calloc(1, sizeof *scratchComm);
+  for (int i = 0; i < 3; i++) time_postset(&lib, &s); /* warm, as in the parent */
+  fprintf(reply, "ready\n");
+  fflush(reply);
+  char line[16];
+  while (fgets(line, sizeof line, stdin) != NULL) {
+    fprintf(reply, "%.9f\n", time_postset(&lib, &s));
+    fflush(reply);
+  }
+  return 0;
+}
+
+static void child_start(struct child *c, const char *libPath, int n, int local) {
+  char nText[16], localText[16];
+  snprintf(nText, sizeof nText, "%d", n);
+  snprintf(localText, sizeof localText, "%d", local);
+  int down[2], up[2];
+  /* Close-on-exec, so that a second child does not hold the first one's
+   * stdin open (it would never see its end); dup2 clears the flag on the
+   * copies the child keeps. */
+  if (pipe2(down, O_CLOEXEC) != 0 || pipe2(up, O_CLOEXEC) != 0) {
+    perror("bench: pipe");
+    exit(2);
+  }
+  fflush(NULL);
+  c->pid = fork();
+  if (c->pid < 0) {
+    perror("bench: fork");
+    exit(2);
+  }
+  if (c->pid == 0) { /* only async-signal-safe calls until exec: this process has a Go runtime */
+    dup2(down[0], 0), dup2(up[1], 1);
+    close(down[0]), close(down[1]), close(up[0]), close(up[1]);
+    execl("/proc/self/exe", "bench", "--lib", libPath, "--serve", nText, localText, (char *)NULL);
+    _exit(127);
+  }
+  close(down[0]), close(up[1]);
+  c->to = fdopen(down[1], "w"), c->from = fdopen(up[0], "r");
+  char line[16];
+  if (c->to == NULL || c->from == NULL || fgets(line, sizeof line, c->from) == NULL || strcmp(line, "ready\n") != 0) {
+    fprintf(stderr, "bench: the child timing %s did not start\n", libPath);
+    exit(1);
+  }
+}
+
+static double child_time(struct child *c) {
+  double t;
+  if (fputs("t\n", c->to) == EOF || fflush(c->to) != 0 || fscanf(c->from, "%lf", &t) != 1) {
+    fprintf(stderr, "bench: a timing child stopped answering\n");
+    exit(1);
+  }
+  return t;
+}
+
+static void child_stop(struct child *c) {
+  int status;
+  fclose(c->to); /* its stdin ends: it exits */
+  fclose(c->from);
+  if (waitpid(c->pid, &status, 0) != c->pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "bench: a timing child failed\n");
+    exit(1);
+  }
+}
+
+/* s as a JSON string (a path may hold quotes or backslashes). */
+static void json_string(FILE *out, const char *s) {
+  fputc('"', out);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+    else if (c < 0x20) fprintf(out, "\\u%04x", c);
+    else fputc(c, out);
+  }
+  fputc('"', out);
+}
+
+enum { ORDER_LOCALS = 3 };
+static const int orderLocals[ORDER_LOCALS] = {1, 32, 128};
+static const double networkBar = 1.5, versusBar = 1.15;
+
+static void print_spread(struct spread t) { printf(" %8.3f ms [%7.3f-%7.3f]", t.med * 1e3, t.min * 1e3, t.max * 1e3); }
+
+/* Postset at one size with NCCOM_RING_NODE_ORDER=rank and =network side by
+ * side, in nodes of 1, 32 and 128 ranks; with vsPath, the rank order of
+ * this library and of the build at vsPath, one child each. Appends
+ * "nodeOrder" (and "versus") to out and prints the verdicts against the
+ * bars; a verdict does not change the exit code. */
+static void bench_node_order(const struct api *lib, const char *libPath, const char *vsPath, FILE *out, int smoke) {
+  /* 32 and 42 pairs: on this shared 2-core VM, one build against itself
+   * over 21 pairs came out 1.00x-1.15x, the whole width of the 1.15x bar.
+   * Even counts, so that each side goes first equally often (the first
+   * call after the other side ran finds the caches holding its data). */
+  int n = smoke ? 4096 : 65536, runs = smoke ? 4 : 32, vsRuns = smoke ? 4 : 42, warm = smoke ? 1 : 3;
+  double ratio[ORDER_LOCALS], vsRatio[ORDER_LOCALS];
+  /* Everything here on the one CPU this thread is on, --vs's children too
+   * (they inherit the mask): a slow spell on this VM can hold one vCPU and
+   * not the other (BENCHMARKS.md, "Machine states"), which would otherwise
+   * favour whichever side ran on the fast one. */
+  cpu_set_t saved, one;
+  int cpu = sched_getcpu(), pinned = 0;
+  if (cpu >= 0 && sched_getaffinity(0, sizeof saved, &saved) == 0) {
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+  }
+  printf("\nncclTopoPostset at %d ranks, NCCOM_RING_NODE_ORDER=rank against =network (issue 33), same run:\n"
+         "every rank located (NCCOM_RING_LOCATION spineS/leafL: %d nodes a leaf, %d leaves a spine, node m on leaf m %% leaves);\n"
+         "%s"
+         "%d calls of each, alternated; median [min-max]; net/rank is the ratio of the medians (the verdict's),\n"
+         "pairs the median [min-max] of the %d pairs' ratios:\n",
+         n, NODES_PER_LEAF, LEAVES_PER_SPINE, pinned ? "all on one CPU (this table and --vs's children: a process each, pinned to it);\n" : "", runs, runs);
+  printf("%10s %6s %6s %6s %31s %31s %8s %18s\n", "ranks/node", "nodes", "leaves", "spines", "rank", "network", "net/rank",
+         "pairs");
+  fprintf(out, ",\n  \"nodeOrder\": {\"ranks\": %d, \"nodesPerLeaf\": %d, \"leavesPerSpine\": %d, \"bar\": %.2f, \"rows\": [\n", n,
+          NODES_PER_LEAF, LEAVES_PER_SPINE, networkBar);
+  for (int k = 0; k < ORDER_LOCALS; k++) {
+    int local = orderLocals[k], nNodes = n / local;
+    struct shape rank, network;
+    shape_build(lib, &rank, n, local, "rank");
+    shape_build(lib, &network, n, local, "network");
+    for (int i = 0; i < warm; i++) time_postset(lib, &rank), time_postset(lib, &network);
+    check_network_applied(&network);
+    double tr[64], tn[64], pr[64];
+    for (int i = 0; i < runs; i++) { /* alternating which goes first */
+      if (i % 2) tn[i] = time_postset(lib, &network), tr[i] = time_postset(lib, &rank);
+      else tr[i] = time_postset(lib, &rank), tn[i] = time_postset(lib, &network);
+      pr[i] = tn[i] / tr[i];
+    }
+    struct spread r = spread_of(tr, runs), w = spread_of(tn, runs), p = spread_of(pr, runs);
+    ratio[k] = w.med / r.med;
+    printf("%10d %6d %6d %6d", local, nNodes, leaves_of(nNodes), spines_of(nNodes));
+    print_spread(r);
+    print_spread(w);
+    printf(" %7.2fx %5.2fx [%4.2f-%4.2f]\n", ratio[k], p.med, p.min, p.max);
+    fprintf(out,
+            "    {\"ranksPerNode\": %d, \"nodes\": %d, \"leaves\": %d, \"spines\": %d, \"runs\": %d, "
+            "\"rankSeconds\": %.6f, \"rankMinSeconds\": %.6f, \"rankMaxSeconds\": %.6f, "
+            "\"networkSeconds\": %.6f, \"networkMinSeconds\": %.6f, \"networkMaxSeconds\": %.6f, "
+            "\"networkOverRank\": %.3f, \"pairRatioMedian\": %.3f, \"pairRatioMin\": %.3f, \"pairRatioMax\": %.3f, \"met\": %s}%s\n",
+            local, nNodes, leaves_of(nNodes), spines_of(nNodes), runs, r.med, r.min, r.max, w.med, w.min, w.max, ratio[k], p.med, p.min,
+            p.max, ratio[k] <= networkBar ? "true" : "false", k + 1 < ORDER_LOCALS ? "," : "");
+    shape_free(&rank);
+    shape_free(&network);
+  }
+  fprintf(out, "  ]}");
+
+  if (vsPath != NULL) {
+    printf("\nncclTopoPostset at %d ranks, rank order (located as above), this build against %s:\n"
+           "one child process each (two Go runtimes cannot share one), %d calls of each, alternated; median [min-max];\n"
+           "new/old is the ratio of the medians (the verdict's), pairs the median [min-max] of the pairs' ratios:\n",
+           n, vsPath, vsRuns);
+    printf("%10s %31s %31s %8s %18s\n", "ranks/node", "new", "old", "new/old", "pairs");
+    fprintf(out, ",\n  \"versus\": {\"ranks\": %d, \"old\": ", n);
+    json_string(out, vsPath);
+    fprintf(out, ", \"bar\": %.2f, \"rows\": [\n", versusBar);
+    for (int k = 0; k < ORDER_LOCALS; k++) {
+      int local = orderLocals[k];
+      struct child cn, co;
+      child_start(&cn, libPath, n, local);
+      child_start(&co, vsPath, n, local);
+      child_time(&cn), child_time(&co); /* untimed: co's start went through the caches after cn's warm calls */
+      double tn[64], to[64], pr[64];
+      for (int i = 0; i < vsRuns; i++) {
+        if (i % 2) to[i] = child_time(&co), tn[i] = child_time(&cn);
+        else tn[i] = child_time(&cn), to[i] = child_time(&co);
+        pr[i] = tn[i] / to[i];
+      }
+      child_stop(&cn);
+      child_stop(&co);
+      struct spread a = spread_of(tn, vsRuns), b = spread_of(to, vsRuns), p = spread_of(pr, vsRuns);
+      vsRatio[k] = a.med / b.med;
+      printf("%10d", local);
+      print_spread(a);
+      print_spread(b);
+      printf(" %7.2fx %5.2fx [%4.2f-%4.2f]\n", vsRatio[k], p.med, p.min, p.max);
+      fprintf(out,
+              "    {\"ranksPerNode\": %d, \"runs\": %d, \"newSeconds\": %.6f, \"newMinSeconds\": %.6f, \"newMaxSeconds\": %.6f, "
+              "\"oldSeconds\": %.6f, \"oldMinSeconds\": %.6f, \"oldMaxSeconds\": %.6f, \"newOverOld\": %.3f, "
+              "\"pairRatioMedian\": %.3f, \"pairRatioMin\": %.3f, \"pairRatioMax\": %.3f, \"met\": %s}%s\n",
+              local, vsRuns, a.med, a.min, a.max, b.med, b.min, b.max, vsRatio[k], p.med, p.min, p.max,
+              vsRatio[k] <= versusBar ? "true" : "false", k + 1 < ORDER_LOCALS ? "," : "");
+    }
+    fprintf(out, "  ]}");
+  }
+
+  if (pinned) sched_setaffinity(0, sizeof saved, &saved);
+
+  printf("\ntargets (issue 33), this run%s:\n", smoke ? " (a smoke run: too small and too short to judge)" : "");
+  for (int k = 0; k < ORDER_LOCALS; k++)
+    printf("  Postset at %d ranks, %d rank%s a node: network at most %.1fx rank: %.2fx, %s\n", n, orderLocals[k],
+           orderLocals[k] > 1 ? "s" : "", networkBar, ratio[k],
+           ratio[k] <= networkBar ? "MET" : "NOT MET");
+  if (vsPath != NULL)
+    for (int k = 0; k < ORDER_LOCALS; k++)
+      printf("  Postset at %d ranks, %d rank%s a node, rank order: this build at most %.2fx the old: %.2fx, %s\n", n,
+             orderLocals[k], orderLocals[k] > 1 ? "s" : "", versusBar, vsRatio[k], vsRatio[k] <= versusBar ? "MET" : "NOT MET");
+}
+
 /* The least-squares slope of y over x (n points). */
 static double fit_slope(const double *x, const double *y, int n) {
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -340,7 +648,7 @@ static int mode_rss(const char *libPath, int n) {
   load(libPath, &lib);
   long base = peak_rss_kb();
   struct shape s;
-  shape_build(&lib, &s, n);
+  shape_build(&lib, &s, n, LOCAL, NULL);
   scratchComm = calloc(1, sizeof *scratchComm);
   time_postset(&lib, &s);
   long fragments = (long)n * (long)sizeof(struct ncclTopoRanks);
@@ -356,7 +664,7 @@ static int mode_profile(const char *libPath, int n) {
   struct api lib;
   load(libPath, &lib);
   struct shape s;
-  shape_build(&lib, &s, n);
+  shape_build(&lib, &s, n, LOCAL, NULL);
   scratchComm = calloc(1, sizeof *scratchComm);
   double t[50], f[50];
   time_postset(&lib, &s);
@@ -395,34 +703,41 @@ static FILE *run_self(const char *self, const char *args) {
 }
 
 int main(int argc, char **argv) {
-  const char *libPath = "build/libnccomring.so", *refPath = "build/libnccomref.so", *outPath = "build/bench.json";
-  int smoke = 0, onlyBuildRings = 0, noRef = 0;
+  const char *libPath = "build/libnccomring.so", *refPath = "build/libnccomref.so", *outPath = "build/bench.json",
+             *vsPath = NULL;
+  int smoke = 0, onlyBuildRings = 0, onlyNodeOrder = 0, noRef = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--lib") == 0 && i + 1 < argc) libPath = argv[++i];
     else if (strcmp(argv[i], "--ref") == 0 && i + 1 < argc) refPath = argv[++i];
     else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) outPath = argv[++i];
     else if (strcmp(argv[i], "--smoke") == 0) smoke = 1;
     else if (strcmp(argv[i], "--build-rings") == 0) onlyBuildRings = 1;
+    else if (strcmp(argv[i], "--node-order") == 0) onlyNodeOrder = 1;
+    else if (strcmp(argv[i], "--vs") == 0 && i + 1 < argc) vsPath = argv[++i];
+    else if (strcmp(argv[i], "--serve") == 0 && i + 2 < argc) return mode_serve(libPath, atoi(argv[i + 1]), atoi(argv[i + 2]));
     else if (strcmp(argv[i], "--no-ref") == 0) noRef = 1;
     else if (strcmp(argv[i], "--rss") == 0 && i + 1 < argc) return mode_rss(libPath, atoi(argv[++i]));
     else if (strcmp(argv[i], "--first-call") == 0) return mode_first_call(libPath);
     else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) return mode_profile(libPath, atoi(argv[++i]));
     else {
-      fprintf(stderr, "usage: bench [--lib LIB] [--ref REFLIB] [--out FILE] [--smoke] [--build-rings] [--no-ref] [--profile NRANKS]\n");
+      fprintf(stderr, "usage: bench [--lib LIB] [--ref REFLIB] [--vs OLDLIB] [--out FILE] [--smoke] [--build-rings] [--node-order] "
+                      "[--no-ref] [--profile NRANKS]\n");
       return 2;
     }
   }
 
-  if (onlyBuildRings) { /* only the ncclBuildRings comparison */
+  if (onlyBuildRings || onlyNodeOrder) { /* only the ncclBuildRings comparison, or only issue 33's tables */
     struct api lib;
     load(libPath, &lib);
+    scratchComm = calloc(1, sizeof *scratchComm);
     FILE *out = fopen(outPath, "w");
     if (out == NULL) {
       perror(outPath);
       return 2;
     }
     fprintf(out, "{\n  \"machine\": {\"cpus\": %ld}", sysconf(_SC_NPROCESSORS_ONLN));
-    bench_build_rings(&lib, out, smoke);
+    if (onlyBuildRings) bench_build_rings(&lib, out, smoke);
+    if (onlyNodeOrder) bench_node_order(&lib, libPath, vsPath, out, smoke);
     fprintf(out, "\n}\n");
     fclose(out);
     return 0;
@@ -483,7 +798,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < nShapes; k++) {
     int n = sizes[k];
     struct shape s;
-    shape_build(&lib, &s, n);
+    shape_build(&lib, &s, n, LOCAL, NULL);
     int runs = smoke ? 3 : n <= 1024 ? 51 : n <= 16384 ? 15 : 9;
     double tl[64], tf[64], tt[64], tr[64];
     int refRuns = noRef || n > 16384 ? 0 : n == 16384 ? 3 : smoke ? 3 : 9;
@@ -551,6 +866,7 @@ int main(int argc, char **argv) {
   }
 
   bench_build_rings(&lib, out, smoke);
+  bench_node_order(&lib, libPath, vsPath, out, smoke);
 
   /* Issue 20's targets, judged on this run's figures alone. */
   if (!smoke) {

@@ -38,6 +38,32 @@ static int failures;
     }                                           \
   } while (0)
 
+/* nccomring_quote (D28): a value longer than NCCOMRING_QUOTE_MAX (256)
+ * bytes is cut there and its whole length given, as Go's internal/quote
+ * does; one of exactly 256 is not; a buffer too small cuts earlier, still
+ * with the length. */
+static void quote_cases(void) {
+  static char in[1 << 20 | 1], out[4 * NCCOMRING_QUOTE_MAX + 48], want[sizeof out];
+  memset(in, 'a', 256);
+  in[256] = '\0';
+  snprintf(want, sizeof want, "\"%.256s\"", in);
+  CHECK(strcmp(nccomring_quote(out, sizeof out, in), want) == 0, "256 bytes: '%s'", out);
+  memset(in, 'a', 1 << 20);
+  in[1 << 20] = '\0';
+  in[256] = '\0';
+  snprintf(want, sizeof want, "\"%.256s\"... (1048576 bytes)", in);
+  in[256] = 'a';
+  CHECK(strcmp(nccomring_quote(out, sizeof out, in), want) == 0, "1 MiB: '%.300s'", out);
+  char small[60];
+  nccomring_quote(small, sizeof small, in);
+  CHECK(strlen(small) < sizeof small && strstr(small, "\"... (1048576 bytes)") != NULL, "small buffer: '%s'", small);
+  memset(in, '\n', 257);
+  in[257] = '\0';
+  nccomring_quote(out, sizeof out, in);
+  CHECK(strncmp(out, "\"\\n\\n", 5) == 0 && strstr(out, "\"... (257 bytes)") != NULL && strlen(out) == 2 + 2 * 256 + 15,
+        "257 newlines: '%s'", out);
+}
+
 static void format_cases(void) {
   struct tm tm = {.tm_year = 2026 - 1900, .tm_mon = 3, .tm_mday = 13, .tm_hour = 1, .tm_min = 46, .tm_sec = 31};
   static const char file[] = "cmd/libnccomring/shim.c";
@@ -191,6 +217,7 @@ static void process_cases(const char *standin) {
 }
 
 int main(int argc, char **argv) {
+  quote_cases();
   format_cases();
   process_cases(argc > 1 ? argv[1] : NULL);
   if (failures) {
