@@ -155,8 +155,8 @@ const (
 // the checksum, the writer's rank or a field's range is wrong; else Valid.
 // It reads the record's words and nothing else, and allocates nothing:
 // Postset runs it on every fragment. version is the record's version word
-// when the checksum of that version holds (so a WARN can quote it), else
-// -1.
+// when it is another version whose checksum holds (so a WARN can quote
+// it), else -1 (damaged, or not as its Preset wrote it).
 func Check(frag *abi.TopoRanks, slot int32) (k Kind, version int32) {
 	r := Of(frag)
 	switch {
@@ -169,11 +169,11 @@ func Check(frag *abi.TopoRanks, slot int32) (k Kind, version int32) {
 		return Unreadable, -1
 	}
 	if r.Rank != slot || !FlagsInRange(r.Flags) {
-		return Unreadable, r.Version
+		return Unreadable, -1 // this version, but not as its Preset wrote it
 	}
 	for _, h := range r.Location[r.Flags>>abi.RecordLevelsShift&levelsOf:] {
 		if h != 0 {
-			return Unreadable, r.Version
+			return Unreadable, -1
 		}
 	}
 	return Valid, r.Version

@@ -110,11 +110,11 @@ func TestUnknownPlatformIsRecordedAndRefusedByEveryRank(t *testing.T) {
 	}), nil)
 	v := oneVerdict(t, postsetEveryRank(t, j))
 	assert.Equal(t, abi.InternalError, v.code)
-	assert.Equal(t, "ncclTopoPostset: rank 3's NCCOM_RING_PLATFORM named no platform (2 of 8 ranks' did): set it to generic or trn3-switchv1 on every rank (D28)", v.text)
+	assert.Equal(t, "ncclTopoPostset: rank 3's NCCOM_RING_PLATFORM named no platform (2 of 8 valid records say so): set it to generic or trn3-switchv1 on every rank (D28)", v.text)
 
 	j = d28Job(t, cl, platformsOf(func(int) kanga.Resolver { return unknown }), nil)
 	v = oneVerdict(t, postsetEveryRank(t, j))
-	assert.Equal(t, "ncclTopoPostset: rank 0's NCCOM_RING_PLATFORM named no platform (as every rank's did): set it to generic or trn3-switchv1 (D28)", v.text)
+	assert.Equal(t, "ncclTopoPostset: rank 0's NCCOM_RING_PLATFORM named no platform (8 of 8 valid records say so): set it to generic or trn3-switchv1 on every rank (D28)", v.text)
 }
 
 // comm->enablePod set on some ranks only: with more than one node, one
@@ -241,7 +241,7 @@ func TestNoValidRecordIsOneWarning(t *testing.T) {
 	spy := &countingPlatform{}
 	res := postsetOne(t, j, 1, spy)
 	assert.Equal(t, 1, spy.family, "the calling rank's own platform")
-	assert.Equal(t, "ncclTopoPostset: no fragment holds a valid record of this library (7 of 8 carry its magic): the host did not gather bytes +832...+895 of struct ncclTopoRanks, so each rank takes its platform from itself and nodes are stitched in rank order (D28)", res.RecordsWarn)
+	assert.Equal(t, "ncclTopoPostset: no fragment holds a valid record of this library (7 of 8 carry its magic, damaged or of another version): the host did not gather bytes +832...+895 of struct ncclTopoRanks, or its ranks run another version of this library; each rank takes its platform from itself and nodes are stitched in rank order (D28)", res.RecordsWarn)
 	assert.False(t, res.Order.Network)
 	assert.Empty(t, res.Order.Warn, "the one WARN says it all")
 }
@@ -350,4 +350,54 @@ func TestNoValidRecordChecksTheOwnKangaRingCount(t *testing.T) {
 	comm.NKangaRingChannels = 5
 	_, err = ring.Postset(&comm, make([]int32, 8), all, ring.PostsetOptions{Platforms: generic, Alloc: newGoAlloc()})
 	require.NoError(t, err, "not SwitchV1: the count is not used")
+}
+
+// No valid record, every record of another version, and the ranks' own
+// platforms differ (rank 0's hook says SwitchV1, the others' generic):
+// each rank's facts are its own, so unreadable records refuse nothing,
+// or rank 0 alone would fail (D24). Every rank stitches D9's rings.
+func TestNoValidRecordUnreadableEverywhereIsOneVerdict(t *testing.T) {
+	j := d28Job(t, orderCluster(2), func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic} }, nil)
+	for r := range j.fragments {
+		rec := record.Of(&j.fragments[r])
+		rec.Version = 3
+		rec.Checksum = checksumFor(rec)
+	}
+	all, _ := j.inputs()
+	var rings [][]int32
+	for r, own := range j.comms {
+		platform := kanga.Resolver(generic)
+		if r == 0 {
+			platform = kanga.Fixed(kanga.SwitchV1)
+		}
+		comm := *own
+		res, err := ring.Postset(&comm, make([]int32, 8), all, ring.PostsetOptions{Platforms: platform, Alloc: newGoAlloc()})
+		require.NoError(t, err, "rank %d", r)
+		assert.Contains(t, res.RecordsWarn, "(8 of 8 carry its magic, damaged or of another version)", "rank %d", r)
+		if r == 0 {
+			rings = append(rings, abi.Ints(comm.Channels[0].Ring.UserRanks, 8))
+		}
+	}
+	assert.Equal(t, []int32{0, 1, 2, 3, 4, 5, 6, 7}, rings[0], "D9's ring from rank 0")
+}
+
+// The policy's odd one out against "rank": the lowest rank that asks for
+// network, not a rank of another ring stage (which cannot differ from the
+// rank order it follows anyway).
+func TestPolicyOddOneOutAgainstRank(t *testing.T) {
+	j := orderJob(t, orderCluster(2), func(r int) bool { return r == 6 }, alternating)
+	*record.Of(&j.fragments[0]) = abi.Record{}
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+	assert.Equal(t, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 6 asks for network, unlike rank 1 (asks for rank, the most common): network on 1 rank, rank on 6, no valid record on 1: stitching in rank order (D9) on every rank", v.order.Warn)
+}
+
+// A pod job in which some fragments are another ring stage's: they are not
+// checked (D28), so the pod order of the valid records decides.
+func TestPodOrderSkipsOtherRingStages(t *testing.T) {
+	opt := func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic, PodNode: true} }
+	j := d28Job(t, orderCluster(2), opt, func(_ int, c *abi.Comm) { c.EnablePod = 1 })
+	*record.Of(&j.fragments[3]) = abi.Record{}
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
 }

@@ -144,14 +144,17 @@ func (w *links) policyWarning(all []*abi.TopoRanks) string {
 		}
 		return "asks for rank"
 	}
+	// Against "network" a rank without a valid record differs (it cannot
+	// follow the order); against "rank" only a rank that asks for network
+	// does.
 	odd, ref := -1, -1
 	for r := range all {
 		s := says(r)
-		if (s == "asks for network") == refNetwork && s != "carries no valid record" {
-			if ref < 0 {
-				ref = r
-			}
-		} else if odd < 0 {
+		holds := s == "asks for network" == refNetwork && s != "carries no valid record"
+		switch {
+		case holds && ref < 0:
+			ref = r
+		case !holds && odd < 0 && (refNetwork || s == "asks for network"):
 			odd = r
 		}
 	}

@@ -66,7 +66,8 @@ func (c *census) reset(first *abi.TopoRanks, full bool) {
 // settled reports whether a quick count stands as a full one would have
 // ended: every record it took as valid agrees with the first on the job's
 // flags and on its channel count, none asks for more than the flags, none
-// is unreadable, and the first's checksum holds (so that one is valid,
+// is unreadable or says its platform is unknown (a verdict counts those
+// valid records), and the first's checksum holds (so that one is valid,
 // and the job's facts are its flags). A full count is settled. (A quick
 // count keeps no count of the flags but the first's: the ones it skips
 // are the first's.)
@@ -75,7 +76,7 @@ func (c *census) settled(all []*abi.TopoRanks) bool {
 		return true
 	}
 	const more = abi.RecordNetwork | abi.RecordSwitchV1 | abi.RecordEnablePod
-	if c.differ != 0 || c.countRank >= 0 || c.unreadable > 0 || c.flags&more != 0 {
+	if c.differ != 0 || c.countRank >= 0 || c.unreadable > 0 || c.flags&(more|abi.RecordUnknownPlatform) != 0 {
 		return false
 	}
 	if c.valid == 0 {
@@ -202,7 +203,9 @@ func (c *census) verdict(all []*abi.TopoRanks, nNodes int, f facts, sc *scratch)
 		return abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d's fragment has %d channels, but its record says its graph has %d: the fragment is not what its ncclTopoPreset wrote (D28)",
 			c.countRank, c.countOwn, c.countRecord)
 	}
-	if c.unreadable > 0 && (f.switchV1 || f.pods) {
+	// With no valid record the facts are each rank's own (ownFacts): an
+	// unreadable record then refuses nothing, or ranks would part.
+	if c.unreadable > 0 && f.records && (f.switchV1 || f.pods) {
 		what := "damaged"
 		if c.unreadableVersion >= 0 {
 			what = fmt.Sprintf("version %d, this library reads version %d", c.unreadableVersion, abi.RecordVersion)
@@ -214,21 +217,24 @@ func (c *census) verdict(all []*abi.TopoRanks, nNodes int, f facts, sc *scratch)
 		return abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d's record is unreadable (%s; %d of %d records are): %s every rank's record is needed (D28)",
 			c.firstUnreadable, what, c.unreadable, nRanks, job)
 	}
+	if c.valid > 0 && (c.flags|c.differ)&abi.RecordUnknownPlatform != 0 {
+		return unknownPlatform(all, c.valid)
+	}
 	if c.differ&^abi.RecordNetwork != 0 { // the policy is D25's, below
 		if err := c.disagreement(all, nNodes, f, sc); err != nil {
 			return err
 		}
 	}
-	if c.valid > 0 && c.flags&abi.RecordUnknownPlatform != 0 { // every valid record says unknown
-		return abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d's NCCOM_RING_PLATFORM named no platform (as every rank's did): set it to generic or trn3-switchv1 (D28)", c.firstValid)
-	}
 	if c.preconditionRank >= 0 {
 		fields := record.Decode(all[c.preconditionRank])
 		return kanga.CheckPreconditions(c.preconditionRank, fields.VirtualCore, fields.JbogID).(*abi.Error)
 	}
-	if f.pods && (c.valid < nRanks || c.podNode < nRanks) {
+	// Pods: every valid record must say node (D27); a fragment of another
+	// ring stage is not checked here (D28), and an unreadable one failed
+	// above.
+	if f.pods && c.podNode < c.valid {
 		for r, frag := range all {
-			if fields, ok := record.Read(frag, int32(r)); !ok || !fields.PodNode {
+			if fields, ok := record.Read(frag, int32(r)); ok && !fields.PodNode {
 				return abi.Errorf(abi.InvalidUsage, "ncclTopoPostset: comm->enablePod is set on %d nodes: UltraServer pod ordering (ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set %s=node on every rank to stitch in node order (rank %d did not)",
 					nNodes, PodOrderEnvVar, r)
 			}
@@ -238,23 +244,10 @@ func (c *census) verdict(all []*abi.TopoRanks, nNodes int, f facts, sc *scratch)
 }
 
 // disagreement is the part of verdict that runs only when some valid
-// records differ in their jobBits: an unknown platform, then each value
-// every valid record must share and some do not, each with its odd one
-// out.
+// records differ in their jobBits: each value every valid record must
+// share and some do not, each with its odd one out.
 func (c *census) disagreement(all []*abi.TopoRanks, nNodes int, f facts, sc *scratch) *abi.Error {
 	platforms := uint32(abi.RecordSwitchV1 | abi.RecordUnknownPlatform)
-	for r, frag := range all {
-		if fields, ok := record.Read(frag, int32(r)); ok && fields.Platform == record.Unknown {
-			unknown := 0
-			for r2, frag2 := range all[r:] {
-				if g, ok := record.Read(frag2, int32(r+r2)); ok && g.Platform == record.Unknown {
-					unknown++
-				}
-			}
-			return abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d's NCCOM_RING_PLATFORM named no platform (%d of %d ranks' did): set it to generic or trn3-switchv1 on every rank (D28)",
-				r, unknown, len(all))
-		}
-	}
 	checks := []struct {
 		name, why string
 		applies   bool
@@ -281,6 +274,22 @@ func (c *census) disagreement(all []*abi.TopoRanks, nNodes int, f facts, sc *scr
 		}
 	}
 	return nil
+}
+
+// unknownPlatform is the verdict on valid records that say their
+// NCCOM_RING_PLATFORM named no platform: the lowest such rank, and how many
+// of the valid records say so.
+func unknownPlatform(all []*abi.TopoRanks, valid int) *abi.Error {
+	first, unknown := -1, 0
+	for r, frag := range all {
+		if fields, ok := record.Read(frag, int32(r)); ok && fields.Platform == record.Unknown {
+			if unknown++; first < 0 {
+				first = r
+			}
+		}
+	}
+	return abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d's NCCOM_RING_PLATFORM named no platform (%d of %d valid records say so): set it to generic or trn3-switchv1 on every rank (D28)",
+		first, unknown, valid)
 }
 
 func boolInt(b bool) int {
@@ -396,7 +405,7 @@ func plural(n int) string {
 // record, else its INFO when some hold no record of this library.
 func (c *census) notes(nRanks int) (warn, info string) {
 	if c.valid == 0 {
-		return fmt.Sprintf("ncclTopoPostset: no fragment holds a valid record of this library (%d of %d carry its magic): the host did not gather bytes +832...+895 of struct ncclTopoRanks, so each rank takes its platform from itself and nodes are stitched in rank order (D28)",
+		return fmt.Sprintf("ncclTopoPostset: no fragment holds a valid record of this library (%d of %d carry its magic, damaged or of another version): the host did not gather bytes +832...+895 of struct ncclTopoRanks, or its ranks run another version of this library; each rank takes its platform from itself and nodes are stitched in rank order (D28)",
 			nRanks-c.none, nRanks), ""
 	}
 	if c.none > 0 {

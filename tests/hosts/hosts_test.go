@@ -312,7 +312,7 @@ func TestUnknownPlatformFailsWithOneWarn(t *testing.T) {
 	assert.Equal(t, 1, r.exit)
 	assert.Equal(t, []string{
 		"ncclTopoPreset: NCCOM_RING_PLATFORM=\"trn9\" is not one of generic, trn3-switchv1: this rank's record says its platform is unknown, and every rank's ncclTopoPostset will refuse the job (D28)",
-		"ncclTopoPostset: rank 0's NCCOM_RING_PLATFORM named no platform (as every rank's did): set it to generic or trn3-switchv1 (D28)",
+		"ncclTopoPostset: rank 0's NCCOM_RING_PLATFORM named no platform (128 of 128 valid records say so): set it to generic or trn3-switchv1 on every rank (D28)",
 	}, lines(t, r.log, "WARN"))
 }
 

@@ -3259,13 +3259,14 @@ static const struct xnamed xNamed[] = {
      "such as libnccom's own): not checked here, their own library checks them (D28)", -1},
     {"D28: 2x4, no record gathered: every rank succeeds in rank order with one WARN",
      x_case_no_records, 0xA5, ncclSuccess, -1, 2, NULL, NULL,
-     "ncclTopoPostset: no fragment holds a valid record of this library (0 of 8 carry its magic): the host did not "
-     "gather bytes +832...+895 of struct ncclTopoRanks, so each rank takes its platform from itself and nodes are "
-     "stitched in rank order (D28)", NULL, -1},
+     "ncclTopoPostset: no fragment holds a valid record of this library (0 of 8 carry its magic, damaged or of "
+     "another version): the host did not gather bytes +832...+895 of struct ncclTopoRanks, or its ranks run another "
+     "version of this library; each rank takes its platform from itself and nodes are stitched in rank order (D28)",
+     NULL, -1},
     {"D28: 2x4, NCCOM_RING_PLATFORM names no platform on node 1 only (no hooks there): every rank fails naming rank 4",
      x_case_env_unknown_node, 0x00, ncclInternalError, 4, 0, NULL, NULL,
-     "ncclTopoPostset: rank 4's NCCOM_RING_PLATFORM named no platform (4 of 8 ranks' did): set it to generic or "
-     "trn3-switchv1 on every rank (D28)", NULL, -1},
+     "ncclTopoPostset: rank 4's NCCOM_RING_PLATFORM named no platform (4 of 8 valid records say so): set it to "
+     "generic or trn3-switchv1 on every rank (D28)", NULL, -1},
     {"D28: 2x4, NCCOM_RING_PLATFORM=trn3-switchv1 on rank 6 only (no hooks there): every rank fails naming rank 6",
      x_case_env_switchv1_rank, 0x00, ncclInternalError, 6, 0, NULL, NULL,
      "ncclTopoPostset: rank 6 has platform trn3-switchv1, unlike rank 0 (platform generic, the most common): generic "

@@ -510,9 +510,10 @@ enum { REC_NONE = 0, REC_VALID, REC_UNREADABLE };
  * rank r, no flag bit but the named ones, a level count of 0..8, 0..4
  * kangaRing paths, 1..32 channels, not both SwitchV1 and unknown, and
  * location words past the count 0; else unreadable. *version is what an
- * unreadable record's WARN quotes: its version word when that version's
- * checksum holds (version 1's byte-wise one for version 1, version 2's
- * for any other), else -1 (damaged). */
+ * unreadable record's WARN quotes: its version word when it is another
+ * version whose checksum holds (version 1's byte-wise one for version 1,
+ * version 2's for any other), else -1 (damaged, or this version but not
+ * as its Preset wrote it). */
 static int record_kind(const struct ncclTopoRanks *T, int r, struct nccomRingRecord *rec, int *version) {
   memcpy(rec, (const unsigned char *)T + REF_RECORD_OFFSET, sizeof *rec);
   *version = -1;
@@ -522,7 +523,6 @@ static int record_kind(const struct ncclTopoRanks *T, int r, struct nccomRingRec
       *version = rec->version;
     return REC_UNREADABLE;
   }
-  *version = rec->version;
   const int known = REF_RECORD_NETWORK | REF_RECORD_POD_NODE | REF_RECORD_SWITCHV1 | REF_RECORD_UNKNOWN |
                     REF_RECORD_ENABLE_POD | (0xF << REF_RECORD_LEVELS_SHIFT) | (0x7 << REF_RECORD_KANGA_SHIFT) |
                     (0x3F << REF_RECORD_CHANNELS_SHIFT);
@@ -1326,7 +1326,8 @@ static int decide_order(const struct frags *g, const struct nccomRingRecord *rec
   if (cs->asking < N) {
     /* The reference: the policy most valid records carry (ties: the
      * lowest valid rank's); the odd one out the lowest rank that does not
-     * carry it, a rank without a valid record included. */
+     * carry it: against network a rank without a valid record too, against
+     * rank only one that asks for network. */
     o->kase = ORDER_NOT_ASKED;
     const int rankOrder = cs->valid - cs->asking;
     const int refNetwork =
@@ -1335,7 +1336,8 @@ static int decide_order(const struct frags *g, const struct nccomRingRecord *rec
     for (int r = 0; r < N; r++) {
       int holds = kinds[r] == REC_VALID && ((recs[r].flags & REF_RECORD_NETWORK) != 0) == refNetwork;
       if (holds && ref < 0) ref = r;
-      if (!holds && odd < 0) odd = r;
+      int asks = kinds[r] == REC_VALID && (recs[r].flags & REF_RECORD_NETWORK);
+      if (!holds && odd < 0 && (refNetwork || asks)) odd = r;
     }
     o->warn = format("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank %d %s, unlike rank %d "
                      "(%s, the most common): network on %d rank%s, rank on %d, no valid record on %d: stitching "
@@ -1796,7 +1798,9 @@ static ncclResult_t records_verdict(int N, int M, const int *kinds, const struct
                    cs->countRank, cs->countOwn, cs->countRecord);
     return ncclInternalError;
   }
-  if (cs->unreadable > 0 && (job->switchV1 || job->pods)) {
+  /* With no valid record the facts are each rank's own: an unreadable
+   * record then refuses nothing, or the ranks would part (D24). */
+  if (cs->unreadable > 0 && job->records && (job->switchV1 || job->pods)) {
     char what[96], where[64];
     if (cs->unreadableVersion >= 0)
       snprintf(what, sizeof what, "version %d, this library reads version %d", cs->unreadableVersion,
@@ -1810,18 +1814,22 @@ static ncclResult_t records_verdict(int N, int M, const int *kinds, const struct
                    cs->firstUnreadable, what, cs->unreadable, N, where);
     return ncclInternalError;
   }
+  /* An unknown platform in any valid record: the lowest such rank, and
+   * how many of the valid records say so. */
+  int unknown = 0, firstUnknown = -1;
+  for (int r = 0; r < N; r++) {
+    if (kinds[r] != REC_VALID || !(recs[r].flags & REF_RECORD_UNKNOWN)) continue;
+    if (unknown++ == 0) firstUnknown = r;
+  }
+  if (unknown > 0) {
+    *text = format("ncclTopoPostset: rank %d's NCCOM_RING_PLATFORM named no platform (%d of %d valid records say "
+                   "so): set it to generic or trn3-switchv1 on every rank (D28)",
+                   firstUnknown, unknown, cs->valid);
+    return ncclInternalError;
+  }
   if (cs->mixed) {
-    /* Valid records disagree on some fact: an unknown platform first,
-     * then each fact every valid record must share. */
-    for (int r = 0; r < N; r++) {
-      if (kinds[r] != REC_VALID || !(recs[r].flags & REF_RECORD_UNKNOWN)) continue;
-      int unknown = 0;
-      for (int k = r; k < N; k++) unknown += kinds[k] == REC_VALID && (recs[k].flags & REF_RECORD_UNKNOWN);
-      *text = format("ncclTopoPostset: rank %d's NCCOM_RING_PLATFORM named no platform (%d of %d ranks' did): set "
-                     "it to generic or trn3-switchv1 on every rank (D28)",
-                     r, unknown, N);
-      return ncclInternalError;
-    }
+    /* Valid records disagree on some fact: each fact every valid record
+     * must share. */
     if (field_splits(N, kinds, recs, "platform", value_platform, show_platform,
                      "every rank must run on one platform", text) ||
         (M > 1 && field_splits(N, kinds, recs, "enablePod", value_pod, show_int,
@@ -1829,12 +1837,6 @@ static ncclResult_t records_verdict(int N, int M, const int *kinds, const struct
         (job->switchV1 && field_splits(N, kinds, recs, "nKangaRingChannels", value_kanga, show_int,
                                        "every rank on TRN3-SwitchV1 must have the same count", text)))
       return ncclInternalError;
-  }
-  if (cs->valid > 0 && (cs->flags0 & REF_RECORD_UNKNOWN)) { /* then every valid record says so */
-    *text = format("ncclTopoPostset: rank %d's NCCOM_RING_PLATFORM named no platform (as every rank's did): set it "
-                   "to generic or trn3-switchv1 (D28)",
-                   cs->firstValid);
-    return ncclInternalError;
   }
   /* P13, P14: kangaRing preconditions (D13, D27), over every valid record
    * that says SwitchV1: the lowest rank that fails one is named. */
@@ -1853,10 +1855,12 @@ static ncclResult_t records_verdict(int N, int M, const int *kinds, const struct
     }
   }
   /* P12: UltraServer pods (D15, D27), stitched in node order only when
-   * every rank's valid record says NCCOM_RING_POD_ORDER=node. */
+   * every valid record says NCCOM_RING_POD_ORDER=node; another ring
+   * stage's fragment is not checked here (D28), an unreadable one failed
+   * above. */
   if (job->pods) {
     for (int r = 0; r < N; r++) {
-      if (kinds[r] == REC_VALID && (recs[r].flags & REF_RECORD_POD_NODE)) continue;
+      if (kinds[r] != REC_VALID || (recs[r].flags & REF_RECORD_POD_NODE)) continue;
       *text = format("ncclTopoPostset: comm->enablePod is set on %d nodes: UltraServer pod ordering "
                      "(ncclTopoGetP2pPodInterNodeGraph) is not reimplemented; set NCCOM_RING_POD_ORDER=node on "
                      "every rank to stitch in node order (rank %d did not)",
@@ -2184,9 +2188,10 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
    * or some of another ring stage (INFO). */
   if (cs.valid == 0)
     ref_warn(rank,
-             "ncclTopoPostset: no fragment holds a valid record of this library (%d of %d carry its magic): the "
-             "host did not gather bytes +832...+895 of struct ncclTopoRanks, so each rank takes its platform from "
-             "itself and nodes are stitched in rank order (D28)",
+             "ncclTopoPostset: no fragment holds a valid record of this library (%d of %d carry its magic, damaged "
+             "or of another version): the host did not gather bytes +832...+895 of struct ncclTopoRanks, or its "
+             "ranks run another version of this library; each rank takes its platform from itself and nodes are "
+             "stitched in rank order (D28)",
              N - cs.none, N);
   else if (cs.none > 0)
     ref_info(SUB_INIT, rank,
