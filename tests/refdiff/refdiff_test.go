@@ -483,8 +483,8 @@ func compareCluster(t *testing.T, m *ref, cl *cluster) {
 		require.Equal(t, goFrags[r], cFrags[r], "%s: Preset rank %d fragment", cl.name, r)
 		sameComm(t, cl.name+": Preset", gc, cc)
 		// D23: the four ring arrays hold -1 from the graph's channel count
-		// on; the tree region is not written (D5) but for the record (D25):
-		// its first word always, the rest only with the magic.
+		// on; the tree region is not written (D5) but for the record (D25,
+		// D28: whole on every call).
 		f := &cFrags[r]
 		for c := int(g.NChannels); cCode == 0 && c < layout.MaxChannels; c++ {
 			require.Equal(t, [4]int32{-1, -1, -1, -1}, [4]int32{f.RingRecv[c], f.RingSend[c], f.RingPrev[c], f.RingNext[c]},
@@ -493,13 +493,12 @@ func compareCluster(t *testing.T, m *ref, cl *cluster) {
 		require.Equal(t, canary.TreeToParent, f.TreeToParent, "%s: Preset rank %d tree region", cl.name, r)
 		require.Equal(t, canary.TreeToChild0, f.TreeToChild0, "%s: Preset rank %d tree region", cl.name, r)
 		require.Equal(t, canary.TreeToChild1[:16], f.TreeToChild1[:16], "%s: Preset rank %d tree region", cl.name, r)
-		carries := cl.network[r] || cl.location[r] != "" || m.podNode || m.platform.SwitchV1
-		if carries {
+		// D28: the record is written whole on every call.
+		if cCode == 0 {
 			require.EqualValues(t, uint32(0xD25A11CE), uint32(f.TreeToChild1[16]), "%s: Preset rank %d record magic", cl.name, r)
+			require.EqualValues(t, 2, f.TreeToChild1[17], "%s: Preset rank %d record version", cl.name, r)
 			require.EqualValues(t, r, f.TreeToChild1[18], "%s: Preset rank %d record rank", cl.name, r)
-		} else {
-			require.Zero(t, f.TreeToChild1[16], "%s: Preset rank %d record's first word", cl.name, r)
-			require.Equal(t, canary.TreeToChild1[17:], f.TreeToChild1[17:], "%s: Preset rank %d record without the magic", cl.name, r)
+			require.EqualValues(t, g.NChannels, f.TreeToChild1[19]>>16&0x3f, "%s: Preset rank %d record channel count", cl.name, r)
 		}
 	}
 	goAll, cAll := make([]*abi.TopoRanks, n), make([]*abi.TopoRanks, n)
