@@ -2996,16 +2996,17 @@ static int x_case_jbog4(struct xjob *j) {
   return 0;
 }
 
-/* D27: enablePod on 2x4, and rank 5's record zeroed after the AllGather
- * (as from a rank whose Preset is another library's). */
-static void x_corrupt_zero_record(struct ncclTopoRanks *slots) {
-  memset((unsigned char *)&slots[5] + NCCOM_RING_RECORD_OFFSET, 0, sizeof(int));
+/* D27, D28: enablePod on 2x4, and rank 5's record damaged after the
+ * AllGather (its checksum word changed): unreadable in a pod job. (A
+ * record zeroed, another ring stage's, is not checked: D28.) */
+static void x_corrupt_damaged_record(struct ncclTopoRanks *slots) {
+  ((unsigned char *)&slots[5])[NCCOM_RING_RECORD_OFFSET + offsetof(struct nccomRingRecord, checksum)] ^= 1;
 }
 static int x_case_pod_record(struct xjob *j) {
   static const int order[] = {0, 1, 2, 3};
   if (x_job_uniform(j, 2, 4, 1, order) != 0) return -1;
   j->pod = 1;
-  j->corrupt = x_corrupt_zero_record;
+  j->corrupt = x_corrupt_damaged_record;
   j->carries = podOrderNode;
   return 0;
 }
@@ -3228,9 +3229,9 @@ static const struct xnamed xNamed[] = {
      "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0 1:4 2:8 3:12; per ring", -1},
     {"D27: 4x4 on TRN3-SwitchV1, node 2 answers JBOG id 4: every rank fails naming rank 8",
      x_case_jbog4, 0x00, ncclInternalError, 8, 0, NULL, NULL, NULL, NULL, -1},
-    {"D27: 2x4 with enablePod, rank 5's record zeroed: every rank fails naming rank 5 (with --pod-order node; "
-     "else rank 0)",
-     x_case_pod_record, 0x00, ncclInvalidUsage, 0, 0, NULL, NULL, NULL, NULL, 5},
+    {"D27, D28: 2x4 with enablePod, rank 5's record damaged: every rank fails naming rank 5 (unreadable in a pod "
+     "job, before the pod order)",
+     x_case_pod_record, 0x00, ncclInternalError, 5, 0, NULL, NULL, NULL, NULL, -1},
     {"D28: 2x4, node 1's family hook says TRN3-SwitchV1: every rank fails naming rank 4 (a 4/4 split: rank 0's is "
      "the reference)",
      x_case_platform_node, 0x00, ncclInternalError, 4, 0, NULL, NULL,
@@ -3353,8 +3354,8 @@ static int x_expect_random(const struct xjob *j, char *why, size_t size) {
   }
   default:
     if (n == 1) named = -2;
-    else if (none) /* another ring stage: not checked, but by the policy and pods */
-      named = podJob ? (podOrderNode ? j->rank : -2) : policy && !sw ? j->rank : -1;
+    else if (none) /* another ring stage: not checked (D28, pods too), but by the policy */
+      named = podJob ? (podOrderNode ? -1 : -2) : policy && !sw ? j->rank : -1;
     else /* unreadable: an error on SwitchV1 and in a pod job; the policy's odd one out */
       named = sw || podJob || policy ? j->rank : -1;
   }
