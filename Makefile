@@ -201,7 +201,7 @@ test-conformance: $(BUILD)/conformance $(BUILD)/conformance-preset-env $(LIB) $(
 $(BUILD)/libnccom-hang.so: tests/c/conformance/hanglib.c include/nccom_ring.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -fPIC -shared -o $@ $< -ldl
-test-conformance-timeout: $(BUILD)/conformance $(BUILD)/libnccom-hang.so $(LIB) $(REFLIB)
+test-conformance-timeout: $(BUILD)/conformance $(BUILD)/conformance-preset-env $(BUILD)/libnccom-hang.so $(LIB) $(REFLIB)
 	sh tests/c/conformance/timeout_check.sh $(BUILD)
 
 # Issue 9: the boundary as real hosts drive it (tests/c/boundary): variables

@@ -46,16 +46,16 @@ type Record C.struct_nccomRingRecord
 
 // The record's constants (D25, D28).
 const (
-	RecordOffset      = C.NCCOM_RING_RECORD_OFFSET
-	RecordMagic       = C.NCCOM_RING_RECORD_MAGIC
-	RecordVersion     = C.NCCOM_RING_RECORD_VERSION
-	RecordNetwork     = C.NCCOM_RING_RECORD_NETWORK
-	RecordPodNode     = C.NCCOM_RING_RECORD_POD_NODE
-	RecordSwitchV1    = C.NCCOM_RING_RECORD_SWITCHV1
+	RecordOffset          = C.NCCOM_RING_RECORD_OFFSET
+	RecordMagic           = C.NCCOM_RING_RECORD_MAGIC
+	RecordVersion         = C.NCCOM_RING_RECORD_VERSION
+	RecordNetwork         = C.NCCOM_RING_RECORD_NETWORK
+	RecordPodNode         = C.NCCOM_RING_RECORD_POD_NODE
+	RecordSwitchV1        = C.NCCOM_RING_RECORD_SWITCHV1
 	RecordUnknownPlatform = C.NCCOM_RING_RECORD_PLATFORM_UNKNOWN
-	RecordEnablePod   = C.NCCOM_RING_RECORD_ENABLE_POD
-	RecordLevelsShift = C.NCCOM_RING_RECORD_LEVELS_SHIFT
-	RecordKangaShift  = C.NCCOM_RING_RECORD_KANGA_SHIFT
-	RecordChannelsShift = C.NCCOM_RING_RECORD_CHANNELS_SHIFT
-	MaxLocationLevels = C.NCCOM_RING_MAX_LOCATION_LEVELS
+	RecordEnablePod       = C.NCCOM_RING_RECORD_ENABLE_POD
+	RecordLevelsShift     = C.NCCOM_RING_RECORD_LEVELS_SHIFT
+	RecordKangaShift      = C.NCCOM_RING_RECORD_KANGA_SHIFT
+	RecordChannelsShift   = C.NCCOM_RING_RECORD_CHANNELS_SHIFT
+	MaxLocationLevels     = C.NCCOM_RING_MAX_LOCATION_LEVELS
 )

@@ -148,7 +148,7 @@ if [ $rc -eq 0 ] && [ ${#long} -eq 1030 ] && grep -q 'NCCL WARN ncclTopoPreset: 
 else fail "NCCL_DEBUG_FILE of ${#long} bytes (exit $rc)"; show; fi
 # Longer than PATH_MAX once %p is expanded: refused, never cut.
 huge=$tmp/$(printf '%*s' 4080 '' | tr ' ' h)%p
-logfile "$huge" '".*hhhh"\.\.\. is longer than 4095 bytes once %h and %p are expanded' "longer than PATH_MAX after %p"
+logfile "$huge" '".*hhhh"\.\.\. ([0-9]* bytes) is longer than 4095 bytes once %h and %p are expanded' "longer than PATH_MAX after %p"
 if ls "$tmp" | grep -q '^hhhh'; then fail "a file was created from a cut NCCL_DEBUG_FILE"; fi
 
 # ---- 3. Values with newlines cannot forge log lines ----
@@ -168,7 +168,7 @@ envline() {
 }
 envline NCCL_DEBUG "WARN$forged" 1 0 --nodes 1
 envline NCCL_DEBUG_SUBSYS "INIT$forged" 1 0 --nodes 1
-envline NCCOM_RING_PLATFORM "generic$forged" 1 1 --nodes 1
+envline NCCOM_RING_PLATFORM "generic$forged" 2 1 --nodes 1 # D28: Preset's WARN, then Postset's
 envline NCCOM_RING_POD_ORDER "node$forged" 2 1 --nodes 2 --pod
 envline NCCOM_RING_ABI_CHECK "off$forged" 1 0 --nodes 1
 envline NCCOM_RING_GOMAXPROCS "2$forged" 1 0 --nodes 1
