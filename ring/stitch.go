@@ -12,28 +12,14 @@ import "github.com/nccomring/libnccomring/abi"
 // itself; and node m's head is preceded by node m-1's tail. Within a
 // channel a slot written twice keeps the later node's value, as upstream's
 // loops do. Node by node, every channel at once: each head's fragment is
-// read once, not once per channel. In the network order (D25) the nodes
-// are in no address order, so a node's pairs (one per channel, nRanks
-// pairs apart) are misses no prefetcher foresees: the pairs of the next
-// touchBlock nodes are loaded first in a tight loop (as gather loads its
-// fragments), so that their misses overlap.
+// read once, not once per channel.
 //
 // It reports whether every value it overwrote was in [-1, nRanks) (P9):
 // the walk checks the others. Every head and tail must be in range.
 func stitch(all []*abi.TopoRanks, heads []int32, lo, hi int, pairs []uint64) bool {
 	nRanks, nNodes := len(all), len(heads)
 	var most uint32 // the largest overwritten value plus one, unsigned
-	var sink uint64
 	for m, h := range heads {
-		if m%touchBlock == 0 {
-			for _, g := range heads[m:min(m+touchBlock, nNodes)] {
-				f := all[g]
-				for c := lo; c < hi; c++ {
-					at := (c - lo) * nRanks
-					sink |= pairs[at+int(uint32(f.RingSend[c])%uint32(nRanks))] | pairs[at+int(uint32(f.RingRecv[c])%uint32(nRanks))]
-				}
-			}
-		}
 		self, after, before := all[h], all[heads[(m+1)%nNodes]], all[heads[(m+nNodes-1)%nNodes]]
 		for c := lo; c < hi; c++ {
 			at := (c - lo) * nRanks
@@ -43,5 +29,5 @@ func stitch(all []*abi.TopoRanks, heads []int32, lo, hi int, pairs []uint64) boo
 			pairs[head] = pair(nextOf(pairs[head]), before.RingSend[c])
 		}
 	}
-	return most <= uint32(nRanks) && sink != 1<<63 // sink: kept, so the loads are
+	return most <= uint32(nRanks)
 }
