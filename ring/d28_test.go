@@ -401,3 +401,22 @@ func TestPodOrderSkipsOtherRingStages(t *testing.T) {
 	v := oneVerdict(t, postsetEveryRank(t, j))
 	require.Equal(t, abi.Success, v.code, v.text)
 }
+
+// A record of another version in a job that needs none of what it
+// carries (generic, no pods, rank order): no rank is refused, and one WARN
+// names it with its version, identical on every rank (D28). A damaged
+// record there is not named (a quick count does not checksum it).
+func TestAnotherVersionInAGenericJobIsNamed(t *testing.T) {
+	j := d28Job(t, orderCluster(2), func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic} }, nil)
+	rec := record.Of(&j.fragments[5])
+	rec.Version = 3
+	rec.Checksum = checksumFor(rec)
+	record.Of(&j.fragments[2]).Checksum ^= 1
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+	for r := range j.comms {
+		res := postsetOne(t, j, r, generic)
+		assert.Equal(t, "ncclTopoPostset: rank 5's record is of version 3, this library reads version 2 (1 of 8 records are of another version): those ranks run another version of this library; this job needs nothing they carry, so every rank goes on (D28)",
+			res.RecordsWarn, "rank %d", r)
+	}
+}

@@ -34,15 +34,17 @@ const jobBits = abi.RecordSwitchV1 | abi.RecordUnknownPlatform | abi.RecordEnabl
 // for the network order, says TRN3-SwitchV1 or carries enablePod, the
 // jobs whose decisions read more than the flags.
 type census struct {
-	full                    bool // the mode
-	valid, none, unreadable int
-	firstValid, firstNone   int32 // -1: none
-	firstUnreadable         int32
-	unreadableVersion       int32 // the first unreadable record's version, -1 when damaged
-	flags, fingerprint      uint32
-	differ                  uint32 // the jobBits in which some valid record differs from the first
-	fingerprints            bool   // a valid record's fingerprint differs from the first's
-	asking                  int    // valid records asking for the network order
+	full                     bool // the mode
+	valid, none, unreadable  int
+	firstValid, firstNone    int32 // -1: none
+	firstUnreadable          int32
+	unreadableVersion        int32 // the first unreadable record's version, -1 when damaged
+	others                   int   // unreadable records of another version (their checksum holds)
+	firstOther, otherVersion int32 // the first of them and its version
+	flags, fingerprint       uint32
+	differ                   uint32 // the jobBits in which some valid record differs from the first
+	fingerprints             bool   // a valid record's fingerprint differs from the first's
+	asking                   int    // valid records asking for the network order
 	// elsewhere: some asking rank's location is not its head's, so each
 	// node's location is found from its ranks (nodeorder.NodeLocation);
 	// else it is its head's.
@@ -60,7 +62,7 @@ func (c *census) reset(first *abi.TopoRanks, full bool) {
 	const more = abi.RecordNetwork | abi.RecordSwitchV1 | abi.RecordEnablePod
 	rec := record.Of(first)
 	full = full || rec.Magic == abi.RecordMagic && rec.Flags&more != 0
-	*c = census{full: full, firstValid: -1, firstNone: -1, firstUnreadable: -1, countRank: -1, preconditionRank: -1}
+	*c = census{full: full, firstValid: -1, firstNone: -1, firstUnreadable: -1, firstOther: -1, countRank: -1, preconditionRank: -1}
 }
 
 // settled reports whether a quick count stands as a full one would have
@@ -127,6 +129,11 @@ func (c *census) add(f, head *abi.TopoRanks, r int32, n int) {
 	case record.Unreadable:
 		if c.unreadable++; c.firstUnreadable < 0 {
 			c.firstUnreadable, c.unreadableVersion = r, version
+		}
+		if version >= 0 {
+			if c.others++; c.firstOther < 0 {
+				c.firstOther, c.otherVersion = r, version
+			}
 		}
 		return
 	}
@@ -402,15 +409,23 @@ func plural(n int) string {
 }
 
 // notes is D28's WARN when no fragment of a job of nRanks holds a valid
-// record, else its INFO when some hold no record of this library.
+// record, else a WARN when some records are of another version of this
+// library (which this job did not need, or it would have failed), and
+// the INFO when some fragments hold no record of this library. (A damaged
+// record a job does not need is not named: a quick count does not
+// checksum it.)
 func (c *census) notes(nRanks int) (warn, info string) {
 	if c.valid == 0 {
 		return fmt.Sprintf("ncclTopoPostset: no fragment holds a valid record of this library (%d of %d carry its magic, damaged or of another version): the host did not gather bytes +832...+895 of struct ncclTopoRanks, or its ranks run another version of this library; each rank takes its platform from itself and nodes are stitched in rank order (D28)",
 			nRanks-c.none, nRanks), ""
 	}
+	if c.others > 0 {
+		warn = fmt.Sprintf("ncclTopoPostset: rank %d's record is of version %d, this library reads version %d (%d of %d records are of another version): those ranks run another version of this library; this job needs nothing they carry, so every rank goes on (D28)",
+			c.firstOther, c.otherVersion, abi.RecordVersion, c.others, nRanks)
+	}
 	if c.none > 0 {
-		return "", fmt.Sprintf("ncclTopoPostset: rank %d's fragment carries no record of this library (%d of %d fragments: another ring stage, such as libnccom's own): not checked here, their own library checks them (D28)",
+		info = fmt.Sprintf("ncclTopoPostset: rank %d's fragment carries no record of this library (%d of %d fragments: another ring stage, such as libnccom's own): not checked here, their own library checks them (D28)",
 			c.firstNone, c.none, nRanks)
 	}
-	return "", ""
+	return warn, info
 }

@@ -3356,6 +3356,8 @@ static int x_expect_random(const struct xjob *j, char *why, size_t size) {
     if (n == 1) named = -2;
     else if (none) /* another ring stage: not checked (D28, pods too), but by the policy */
       named = podJob ? (podOrderNode ? -1 : -2) : policy && !sw ? j->rank : -1;
+    else if (j->kind == X_REC_VERSION) /* an error on SwitchV1 and in a pod job, else a WARN naming it */
+      named = j->rank;
     else /* unreadable: an error on SwitchV1 and in a pod job; the policy's odd one out */
       named = sw || podJob || policy ? j->rank : -1;
   }

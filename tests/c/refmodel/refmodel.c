@@ -1103,6 +1103,7 @@ struct census {
   int valid, none, unreadable;
   int firstValid, firstNone, firstUnreadable;
   int unreadableVersion;  /* the first unreadable record's version, -1: damaged */
+  int others, firstOther, otherVersion; /* unreadable records of another version: how many, the first, its version */
   int flags0;             /* the first valid record's flags */
   uint32_t fingerprint0;  /* and its graph fingerprint */
   int mixed;              /* some valid record's platform, enablePod, kangaRing count or policy differs */
@@ -1121,6 +1122,7 @@ static void take_census(int N, const int *kinds, const int *versions, const stru
   memset(c, 0, sizeof *c);
   c->firstValid = c->firstNone = c->firstUnreadable = c->countRank = -1;
   c->unreadableVersion = -1;
+  c->firstOther = -1;
   for (int r = 0; r < N; r++) {
     if (kinds[r] == REC_NONE) {
       if (c->none++ == 0) c->firstNone = r;
@@ -1128,6 +1130,7 @@ static void take_census(int N, const int *kinds, const int *versions, const stru
     }
     if (kinds[r] == REC_UNREADABLE) {
       if (c->unreadable++ == 0) c->firstUnreadable = r, c->unreadableVersion = versions[r];
+      if (versions[r] >= 0 && c->others++ == 0) c->firstOther = r, c->otherVersion = versions[r];
       continue;
     }
     const struct nccomRingRecord *rec = &recs[r];
@@ -2193,7 +2196,13 @@ REF_EXPORT ncclResult_t ncclTopoPostset(struct ncclComm *comm, int *nodesFirstRa
              "ranks run another version of this library; each rank takes its platform from itself and nodes are "
              "stitched in rank order (D28)",
              N - cs.none, N);
-  else if (cs.none > 0)
+  else if (cs.others > 0)
+    ref_warn(rank,
+             "ncclTopoPostset: rank %d's record is of version %d, this library reads version %d (%d of %d records are "
+             "of another version): those ranks run another version of this library; this job needs nothing they "
+             "carry, so every rank goes on (D28)",
+             cs.firstOther, cs.otherVersion, REF_RECORD_VERSION, cs.others, N);
+  if (cs.valid > 0 && cs.none > 0)
     ref_info(SUB_INIT, rank,
              "ncclTopoPostset: rank %d's fragment carries no record of this library (%d of %d fragments: another "
              "ring stage, such as libnccom's own): not checked here, their own library checks them (D28)",
