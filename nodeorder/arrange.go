@@ -24,7 +24,7 @@ type Arrangement struct {
 // ArrangeInts is how many int32s of memory Arrange takes for a job of
 // nRanks ranks on nNodes nodes.
 func ArrangeInts(nRanks, nNodes int) int {
-	return locationWords*nNodes + 3*nRanks + nNodes + 1 + NodesInts(nNodes)
+	return LocationInts(nNodes) + 3*nRanks + nNodes + 1 + NodesInts(nNodes)
 }
 
 // NodesInts is how many int32s of memory ArrangeNodes takes for nNodes
@@ -33,7 +33,8 @@ func NodesInts(nNodes int) int {
 	return nNodes + CompactInts(nNodes) + arrangeInts(nNodes)
 }
 
-const locationWords = 1 + MaxLevels // a Location's int32 words
+// LocationInts is how many int32s n Locations take (Locations' view).
+func LocationInts(n int) int { return (1 + MaxLevels) * n }
 
 // Arrange places every node and orders them (D25, D28). rank[r] is rank
 // r's location ("no location" is Levels 0), nodeOf[r] its node (D8 index),
@@ -48,7 +49,7 @@ func Arrange(rank []Location, nodeOf, heads []int32, mem []int32) Arrangement {
 	}
 	take := func(k int) []int32 { s := mem[:k:k]; mem = mem[k:]; return s }
 	var a Arrangement
-	a.Node = asLocations(take(locationWords * nNodes))
+	a.Node = Locations(take(LocationInts(nNodes)))
 	members, start, work := take(nRanks), take(nNodes+1), take(2*nRanks)
 	groupRanks(nodeOf, members, start)
 	for m := range nNodes {
@@ -155,10 +156,11 @@ func Compare(a, b *Location) int {
 	return slices.Compare(a.Hash[:], b.Hash[:])
 }
 
-// asLocations views s, a block of int32s, as Locations (words apiece).
-func asLocations(s []int32) []Location {
+// Locations views s, a block of int32s (working memory: Postset's from C
+// malloc), as len(s)/LocationInts(1) Locations, without a copy.
+func Locations(s []int32) []Location {
 	if len(s) == 0 {
 		return nil
 	}
-	return unsafe.Slice((*Location)(unsafe.Pointer(&s[0])), len(s)/locationWords)
+	return unsafe.Slice((*Location)(unsafe.Pointer(&s[0])), len(s)/LocationInts(1))
 }

@@ -143,12 +143,30 @@ func bit(on bool, b int32) int32 {
 
 // The flags' fields, as the header lays them out.
 const (
-	knownFlags = abi.RecordNetwork | abi.RecordPodNode | abi.RecordSwitchV1 | abi.RecordUnknownPlatform | abi.RecordEnablePod |
-		0xf<<abi.RecordLevelsShift | 0x7<<abi.RecordKangaShift | 0x3f<<abi.RecordChannelsShift
 	levelsOf   = 0xf
 	kangaOf    = 0x7
 	channelsOf = 0x3f
+	// LevelBits and KangaBits are the level count's and
+	// nKangaRingChannels' bits of a flags word.
+	LevelBits  = levelsOf << abi.RecordLevelsShift
+	KangaBits  = kangaOf << abi.RecordKangaShift
+	knownFlags = abi.RecordNetwork | abi.RecordPodNode | abi.RecordSwitchV1 | abi.RecordUnknownPlatform | abi.RecordEnablePod |
+		LevelBits | KangaBits | channelsOf<<abi.RecordChannelsShift
 )
+
+// Levels, KangaPaths and Channels read a flags word's fields: the
+// location's level count, nKangaRingChannels and the graph's channel
+// count.
+func Levels(flags int32) int32     { return flags >> abi.RecordLevelsShift & levelsOf }
+func KangaPaths(flags int32) int32 { return flags >> abi.RecordKangaShift & kangaOf }
+func Channels(flags int32) int32   { return flags >> abi.RecordChannelsShift & channelsOf }
+
+// LocationOf is the location in frag's record, read as it lies (Check
+// says whether it is valid).
+func LocationOf(frag *abi.TopoRanks) nodeorder.Location {
+	r := Of(frag)
+	return nodeorder.Location{Levels: Levels(r.Flags), Hash: r.Location}
+}
 
 // Check classifies frag's record as slot's (the rank whose slot of the
 // AllGather frag is): None without the magic; Unreadable when the version,
@@ -171,7 +189,7 @@ func Check(frag *abi.TopoRanks, slot int32) (k Kind, version int32) {
 	if r.Rank != slot || !FlagsInRange(r.Flags) {
 		return Unreadable, -1 // this version, but not as its Preset wrote it
 	}
-	for _, h := range r.Location[r.Flags>>abi.RecordLevelsShift&levelsOf:] {
+	for _, h := range r.Location[Levels(r.Flags):] {
 		if h != 0 {
 			return Unreadable, -1
 		}
@@ -179,11 +197,24 @@ func Check(frag *abi.TopoRanks, slot int32) (k Kind, version int32) {
 	return Valid, r.Version
 }
 
+// Quick is Check's kind from the magic, version, rank and flags alone:
+// no checksum, no location words (Postset's quick count, D28).
+func Quick(frag *abi.TopoRanks, slot int32) Kind {
+	r := Of(frag)
+	switch {
+	case r.Magic != abi.RecordMagic:
+		return None
+	case r.Version != abi.RecordVersion || r.Rank != slot || !FlagsInRange(r.Flags):
+		return Unreadable
+	}
+	return Valid
+}
+
 // FlagsInRange reports whether a flags word holds only the header's
 // fields, each in its range: at most 8 levels and 4 kangaRing paths, 1 to
 // 32 channels, not both SwitchV1 and unknown.
 func FlagsInRange(f int32) bool {
-	levels, kanga, channels := f>>abi.RecordLevelsShift&levelsOf, f>>abi.RecordKangaShift&kangaOf, f>>abi.RecordChannelsShift&channelsOf
+	levels, kanga, channels := Levels(f), KangaPaths(f), Channels(f)
 	return f&^knownFlags == 0 && levels <= abi.MaxLocationLevels && kanga <= 4 && channels >= 1 && channels <= 32 &&
 		(f&abi.RecordSwitchV1 == 0 || f&abi.RecordUnknownPlatform == 0)
 }
@@ -194,7 +225,7 @@ func Decode(frag *abi.TopoRanks) Fields {
 	f := r.Flags
 	fields := Fields{
 		Rank: r.Rank, Network: f&abi.RecordNetwork != 0, PodNode: f&abi.RecordPodNode != 0, EnablePod: f&abi.RecordEnablePod != 0,
-		KangaChannels: f >> abi.RecordKangaShift & kangaOf, GraphChannels: f >> abi.RecordChannelsShift & channelsOf,
+		KangaChannels: KangaPaths(f), GraphChannels: Channels(f), Location: LocationOf(frag),
 		Fingerprint: r.Fingerprint, JbogID: r.JbogID, VirtualCore: r.VirtualCoreSize,
 	}
 	switch {
@@ -203,8 +234,6 @@ func Decode(frag *abi.TopoRanks) Fields {
 	case f&abi.RecordUnknownPlatform != 0:
 		fields.Platform = Unknown
 	}
-	fields.Location.Levels = f >> abi.RecordLevelsShift & levelsOf
-	fields.Location.Hash = r.Location
 	return fields
 }
 

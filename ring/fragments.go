@@ -123,7 +123,7 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 			}
 			if opened && w.places.Levels != nil {
 				r := record.Of(first)
-				w.places.Set(int(m), r.Flags>>abi.RecordLevelsShift&0xf, &r.Location)
+				w.places.Set(int(m), record.Levels(r.Flags), &r.Location)
 			}
 			if int32(lo+i) == rank {
 				self = m

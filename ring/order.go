@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/nodeorder"
@@ -69,8 +68,9 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch, k
 	// its head's (nodeorder.NodeLocation's rule, without reading the
 	// others), which gather kept in w.places as it opened the node; else
 	// every rank's is read and each node placed.
+	// (w.places is there: rank 0's record asks.)
 	var arr nodeorder.Arrangement
-	if !c.elsewhere && w.places.Levels != nil {
+	if !c.elsewhere {
 		mem := sc.ints(nodeorder.NodesInts(nNodes) - nodeorder.CompactInts(nNodes))
 		if mem == nil {
 			return o, nil, sc.err("ncclTopoPostset", len(all), n)
@@ -105,26 +105,21 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch, k
 // when there is none.
 func (w *links) arrangeRanks(all []*abi.TopoRanks, sc *scratch) nodeorder.Arrangement {
 	heads := w.nodes.heads
-	rankLoc := locationBlock(sc, len(all))
-	if rankLoc == nil {
+	block := sc.ints(nodeorder.LocationInts(len(all)))
+	if block == nil {
 		return nodeorder.Arrangement{}
 	}
+	rankLoc := nodeorder.Locations(block)
 	mem := sc.ints(nodeorder.ArrangeInts(len(all), len(heads)) + len(all))
 	if mem == nil {
 		return nodeorder.Arrangement{}
 	}
 	nodeOf := mem[:len(all)]
 	for r, f := range all {
-		rankLoc[r] = locationOf(f)
+		rankLoc[r] = record.LocationOf(f)
 		nodeOf[r] = w.nodes.byHead[f.RingRecv[0]]
 	}
 	return nodeorder.Arrange(rankLoc, nodeOf, heads, mem[len(all):])
-}
-
-// locationOf is the location in f's record, which the census found valid.
-func locationOf(f *abi.TopoRanks) nodeorder.Location {
-	r := record.Of(f)
-	return nodeorder.Location{Levels: r.Flags >> abi.RecordLevelsShift & 0xf, Hash: r.Location}
 }
 
 // policyWarning is the WARN of a policy some fragments do not ask for
@@ -135,31 +130,36 @@ func (w *links) policyWarning(all []*abi.TopoRanks) string {
 	c := &w.census
 	rankOrder := c.valid - c.asking
 	refNetwork := c.asking > rankOrder || c.asking == rankOrder && c.flags&abi.RecordNetwork != 0
-	says := func(r int) string {
+	const noRecord, asksRank, asksNetwork = 0, 1, 2
+	says := [...]string{"carries no valid record", "asks for rank", "asks for network"}
+	policy := func(r int) int {
 		switch fields, ok := record.Read(all[r], int32(r)); {
 		case !ok:
-			return "carries no valid record"
+			return noRecord
 		case fields.Network:
-			return "asks for network"
+			return asksNetwork
 		}
-		return "asks for rank"
+		return asksRank
+	}
+	ref0 := asksRank
+	if refNetwork {
+		ref0 = asksNetwork
 	}
 	// Against "network" a rank without a valid record differs (it cannot
 	// follow the order); against "rank" only a rank that asks for network
 	// does.
 	odd, ref := -1, -1
 	for r := range all {
-		s := says(r)
-		holds := s == "asks for network" == refNetwork && s != "carries no valid record"
+		p := policy(r)
 		switch {
-		case holds && ref < 0:
+		case p == ref0 && ref < 0:
 			ref = r
-		case !holds && odd < 0 && (refNetwork || s == "asks for network"):
+		case p != ref0 && odd < 0 && (refNetwork || p == asksNetwork):
 			odd = r
 		}
 	}
 	return fmt.Sprintf("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank %d %s, unlike rank %d (%s, the most common): network on %d rank%s, rank on %d, no valid record on %d: stitching in rank order (D9) on every rank",
-		odd, says(odd), ref, says(ref), c.asking, plural(c.asking), rankOrder, len(all)-c.valid)
+		odd, says[policy(odd)], ref, says[policy(ref)], c.asking, plural(c.asking), rankOrder, len(all)-c.valid)
 }
 
 // graphWarning is the WARN of valid records whose graph fingerprints
@@ -200,14 +200,4 @@ func summary(seq, heads []int32, g nodeorder.Groups) string {
 		fmt.Fprintf(&b, ", level %d: %d crossings of %d groups", level+1, crossings, groups)
 	}
 	return b.String()
-}
-
-// locationBlock is room for nRanks locations from sc, or nil.
-func locationBlock(sc *scratch, nRanks int) []nodeorder.Location {
-	const words = int(unsafe.Sizeof(nodeorder.Location{}) / 4)
-	block := sc.ints(words * nRanks)
-	if block == nil {
-		return nil
-	}
-	return unsafe.Slice((*nodeorder.Location)(unsafe.Pointer(&block[0])), nRanks)
 }

@@ -21,7 +21,12 @@ import (
 // jobBits are the flags a job's valid records must share (D28), or whose
 // difference D25 must see: the platform, enablePod, nKangaRingChannels and
 // the policy.
-const jobBits = abi.RecordSwitchV1 | abi.RecordUnknownPlatform | abi.RecordEnablePod | 7<<abi.RecordKangaShift | abi.RecordNetwork
+const jobBits = abi.RecordSwitchV1 | abi.RecordUnknownPlatform | abi.RecordEnablePod | record.KangaBits | abi.RecordNetwork
+
+// fullBits are the flags of a job whose decisions read more than the
+// flags (the network order's locations and fingerprints, SwitchV1's
+// preconditions, pods' every record): its records are counted in full.
+const fullBits = abi.RecordNetwork | abi.RecordSwitchV1 | abi.RecordEnablePod
 
 // census is gather's count of the fragments' records (record.Kind). It
 // counts in one of two modes. Full checks each record whole (record.Check:
@@ -59,9 +64,8 @@ type census struct {
 // reset starts a count, in full when full or when first's record (rank
 // 0's) asks for more than the flags.
 func (c *census) reset(first *abi.TopoRanks, full bool) {
-	const more = abi.RecordNetwork | abi.RecordSwitchV1 | abi.RecordEnablePod
 	rec := record.Of(first)
-	full = full || rec.Magic == abi.RecordMagic && rec.Flags&more != 0
+	full = full || rec.Magic == abi.RecordMagic && rec.Flags&fullBits != 0
 	*c = census{full: full, firstValid: -1, firstNone: -1, firstUnreadable: -1, firstOther: -1, countRank: -1, preconditionRank: -1}
 }
 
@@ -77,8 +81,7 @@ func (c *census) settled(all []*abi.TopoRanks) bool {
 	if c.full {
 		return true
 	}
-	const more = abi.RecordNetwork | abi.RecordSwitchV1 | abi.RecordEnablePod
-	if c.differ != 0 || c.countRank >= 0 || c.unreadable > 0 || c.flags&(more|abi.RecordUnknownPlatform) != 0 {
+	if c.differ != 0 || c.countRank >= 0 || c.unreadable > 0 || c.flags&(fullBits|abi.RecordUnknownPlatform) != 0 {
 		return false
 	}
 	if c.valid == 0 {
@@ -86,19 +89,6 @@ func (c *census) settled(all []*abi.TopoRanks) bool {
 	}
 	k, _ := record.Check(all[c.firstValid], c.firstValid)
 	return k == record.Valid
-}
-
-// quickKind is record.Check's kind from the magic, version, rank and
-// flags alone.
-func quickKind(f *abi.TopoRanks, r int32) record.Kind {
-	rec := record.Of(f)
-	switch {
-	case rec.Magic != abi.RecordMagic:
-		return record.None
-	case rec.Version != abi.RecordVersion || rec.Rank != r || !record.FlagsInRange(rec.Flags):
-		return record.Unreadable
-	}
-	return record.Valid
 }
 
 // add counts rank r's fragment f, whose ringRecv[:n] gather has found
@@ -109,7 +99,7 @@ func (c *census) add(f, head *abi.TopoRanks, r int32, n int) {
 	// loaded: a record like the first valid one in all but its location's
 	// level count, and its fragment's channel count its record's.
 	if rec := record.Of(f); !c.full && c.valid > 0 && rec.Magic == abi.RecordMagic && rec.Version == abi.RecordVersion &&
-		rec.Rank == r && (uint32(rec.Flags)^c.flags)&^(0xf<<abi.RecordLevelsShift) == 0 && hasChannels(f, n, int(c.flags>>abi.RecordChannelsShift&0x3f)) {
+		rec.Rank == r && (uint32(rec.Flags)^c.flags)&^record.LevelBits == 0 && hasChannels(f, n, int(record.Channels(int32(c.flags)))) {
 		c.valid++
 		return
 	}
@@ -118,7 +108,7 @@ func (c *census) add(f, head *abi.TopoRanks, r int32, n int) {
 	if c.full {
 		kind, version = record.Check(f, r)
 	} else {
-		kind = quickKind(f, r)
+		kind = record.Quick(f, r)
 	}
 	switch kind {
 	case record.None:
@@ -148,7 +138,7 @@ func (c *census) add(f, head *abi.TopoRanks, r int32, n int) {
 		c.asking++
 		// The head's record line is warm: gather read its ring arrays.
 		if h := record.Of(head); f != head && !c.elsewhere {
-			c.elsewhere = rec.Location != h.Location || (uint32(h.Flags)^flags)&(0xf<<abi.RecordLevelsShift) != 0
+			c.elsewhere = rec.Location != h.Location || (uint32(h.Flags)^flags)&record.LevelBits != 0
 		}
 	}
 	if flags&abi.RecordPodNode != 0 {
@@ -163,7 +153,7 @@ func (c *census) add(f, head *abi.TopoRanks, r int32, n int) {
 			c.preconditionRank = r
 		}
 	}
-	if k := int32(flags >> abi.RecordChannelsShift & 0x3f); c.countRank < 0 && !hasChannels(f, n, int(k)) {
+	if k := record.Channels(rec.Flags); c.countRank < 0 && !hasChannels(f, n, int(k)) {
 		c.countRank, c.countOwn, c.countRecord = r, int32(ownChannels(f)), k
 	}
 }
@@ -196,7 +186,7 @@ func (c *census) factsOf(all []*abi.TopoRanks, nNodes int) facts {
 		return facts{}
 	}
 	return facts{records: true, switchV1: c.switchV1 > 0, pods: nNodes > 1 && c.enablePod > 0,
-		paths: int32(c.flags >> abi.RecordKangaShift & 7)}
+		paths: record.KangaPaths(int32(c.flags))}
 }
 
 // verdict is D28's check of the records, in its order, after the
@@ -265,7 +255,7 @@ func (c *census) disagreement(all []*abi.TopoRanks, nNodes int, f facts, sc *scr
 			func(g record.Fields) int64 { return int64(g.Platform) }, func(v int64) string { return record.Platform(v).String() }},
 		{"enablePod", "every rank must set comm->enablePod alike", nNodes > 1 && c.differ&abi.RecordEnablePod != 0,
 			func(g record.Fields) int64 { return int64(boolInt(g.EnablePod)) }, func(v int64) string { return fmt.Sprint(v) }},
-		{"nKangaRingChannels", "every rank on TRN3-SwitchV1 must have the same count", f.switchV1 && c.differ&(7<<abi.RecordKangaShift) != 0,
+		{"nKangaRingChannels", "every rank on TRN3-SwitchV1 must have the same count", f.switchV1 && c.differ&record.KangaBits != 0,
 			func(g record.Fields) int64 { return int64(g.KangaChannels) }, func(v int64) string { return fmt.Sprint(v) }},
 	}
 	for _, check := range checks {
@@ -334,12 +324,12 @@ func tallyValid(all []*abi.TopoRanks, sc *scratch, value func(record.Fields) int
 			pairs = append(pairs, uint64(uint32(value(fields)))<<32|uint64(r)) // within its room
 		}
 	}
-	return tallyOf(pairs, func(r int32) int64 { f, _ := record.Read(all[r], r); return value(f) }), nil
+	return tallyOf(pairs), nil
 }
 
-// tallyOf tallies pairs, value<<32 | rank (sorted here), value recovering
-// a rank's value whole.
-func tallyOf(pairs []uint64, value func(r int32) int64) tally {
+// tallyOf tallies pairs, value<<32 | rank (sorted here): every value a
+// field takes fits its 32 bits.
+func tallyOf(pairs []uint64) tally {
 	slices.Sort(pairs)
 	var t tally
 	for i := 0; i < len(pairs); {
@@ -348,7 +338,7 @@ func tallyOf(pairs []uint64, value func(r int32) int64) tally {
 			j++
 		}
 		first := int32(uint32(pairs[i]))
-		t.values = append(t.values, tallied{value: value(first), count: int32(j - i), first: first})
+		t.values = append(t.values, tallied{value: int64(pairs[i] >> 32), count: int32(j - i), first: first})
 		i = j
 	}
 	slices.SortFunc(t.values, func(a, b tallied) int {

@@ -82,10 +82,7 @@ func fail(rank int32, err error) C.ncclResult_t {
 		return C.ncclSuccess
 	}
 	e := abiError(err)
-	var unknown *kanga.UnknownPlatformError
-	if !errors.As(err, &unknown) || platformWarned.CompareAndSwap(false, true) {
-		warnAt(1, rank, e.Text) // the export's line that failed, in libnccom's style
-	}
+	warnAt(1, rank, e.Text) // the export's line that failed, in libnccom's style
 	return C.ncclResult_t(e.Code)
 }
 

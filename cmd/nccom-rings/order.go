@@ -120,16 +120,13 @@ func arrange(byRank []*ringdump.Dump) (arr nodeorder.Arrangement, ok bool) {
 			return arr, false
 		}
 	}
-	rankLoc := make([]nodeorder.Location, len(byRank))
-	nodeOf := make([]int32, len(byRank))
+	j := &score.Job{NRanks: len(byRank), NNodes: len(heads), Node: make([]int, len(byRank)), Heads: heads,
+		RankLocation: make([]nodeorder.Location, len(byRank))}
 	for r, d := range byRank {
-		rankLoc[r], nodeOf[r] = d.Order.Place(), int32(d.Node)
+		j.Node[r], j.RankLocation[r] = d.Node, d.Order.Place()
 	}
-	h := make([]int32, len(heads))
-	for m, r := range heads {
-		h[m] = int32(r)
-	}
-	return nodeorder.Arrange(rankLoc, nodeOf, h, nil), true
+	arr, err := j.Arrange() // the one arrangement score takes too
+	return arr, err == nil
 }
 
 // checkLocations reports the ranks whose location (the hashes their
