@@ -50,7 +50,7 @@ func BuildRings(nrings, rank, nranks int, rings, next []int32, scratch Allocator
 		return abi.Errorf(abi.SystemError, "ncclBuildRings: malloc of %d bytes of working memory for %d rings x %d ranks failed", sc.failed, nrings, nranks)
 	}
 	start := int32(rank)
-	if !(ringTable[int32]{next[:total], nranks}).whole(nrings, start, mem) {
+	if !(ringTable[int32]{next[:total], nranks}).whole(nrings, start, mem, nil) {
 		return buildRingsError(next[:total], nrings, nranks, start)
 	}
 	probeWritable(rings[:total]) // a bad rings pointer faults before any write (D20)

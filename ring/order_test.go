@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -515,5 +516,49 @@ func TestNetworkOrderNotAppliedTakesNoLocationMemory(t *testing.T) {
 		}
 		assert.Equal(t, 256+288, counted.ints, tc.name)
 		assert.Empty(t, oneBlock.inner.live, "%s: working memory freed", tc.name)
+	}
+}
+
+// Nodes of 8 to 16 ranks (an average of at least a cache line of pairs, so
+// the walk is told the nodes ahead, walk.go's lookahead), of unequal sizes,
+// alternating between two leaves: every rank's rings are the model's, each
+// leaf's nodes in rank order, channel 0 running each node forwards and
+// channel 1 backwards, from every rank's start (the walk starts in every
+// node and at every offset within one).
+func TestNetworkOrderOfUnequalNodesIsTheModels(t *testing.T) {
+	sizes := []int{8, 12, 9, 16, 8, 10, 8, 11}
+	cl := newCluster(sizes...).channels(2)
+	for m, g := range cl.graphs {
+		l := sizes[m]
+		for i := range l {
+			g.Intra[i] = int32(cl.first[m] + i)
+			g.Intra[l+i] = int32(cl.first[m] + l - 1 - i)
+		}
+		g.Inter[0], g.Inter[1], g.Inter[2], g.Inter[3] = 0, 1, 2, 3
+	}
+	j := gatherWith(t, cl.nRanks, func(r int) int { return cl.local[cl.nodeOf(r)] },
+		func(r int) *abi.TopoGraph { return cl.graphs[cl.nodeOf(r)] },
+		func(r int) ring.PresetOptions {
+			l, err := nodeorder.Parse(alternating(cl.nodeOf(r)))
+			require.NoError(t, err)
+			return ring.PresetOptions{Platforms: generic, Network: true, Location: l}
+		}, 0)
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+	sequence := []int{0, 2, 4, 6, 1, 3, 5, 7}
+	assert.Equal(t, []int32{0, 2, 4, 6, 1, 3, 5, 7}, v.order.Sequence)
+	var forwards, backwards []int32
+	for _, m := range sequence {
+		for i := range sizes[m] {
+			forwards = append(forwards, int32(cl.first[m]+i))
+			backwards = append(backwards, int32(cl.first[m]+sizes[m]-1-i))
+		}
+	}
+	// Rotated to start at rank 0, as outcome.rings are.
+	at := slices.Index(backwards, 0)
+	backwards = append(backwards[at:], backwards[:at]...)
+	require.Len(t, v.rings, 4)
+	for c, r := range v.rings {
+		assert.Equal(t, [][]int32{forwards, backwards}[c%2], r, "channel %d", c)
 	}
 }

@@ -2,6 +2,7 @@ package ring
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/kanga"
@@ -249,7 +250,17 @@ func (w *links) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *
 		}
 	}
 	ok = ok && stitch(all, heads, 0, n, w.pairs)
-	if !ok || !(ringTable[uint64]{w.pairs[:n*nRanks], nRanks}).whole(n, rank, w.walks) {
+	// In the network order the walk is told the nodes ahead (walk.go's
+	// lookahead); not when a node holds less than a cache line of pairs,
+	// as at one rank a node: every step then crosses a node, and the
+	// lanes' own loads already ask for it as early as a hint could.
+	var hint lookahead
+	var ahead *lookahead
+	if ok && res.Order.Network && nRanks/len(heads) >= pairsPerLine {
+		hint = lookahead{heads: heads, from: slices.Index(heads, w.nodes.heads[self]), span: nRanks / len(heads)}
+		ahead = &hint
+	}
+	if !ok || !(ringTable[uint64]{w.pairs[:n*nRanks], nRanks}).whole(n, rank, w.walks, ahead) {
 		failure = &RingsError{Err: diagnose(all, n, heads, sc)}
 		if rank == 0 && failure.Err.Code == abi.InternalError {
 			failure.Walks = walkLines(all, n, heads, sc)

@@ -32,6 +32,34 @@ import "sync/atomic"
 
 const lanes = 4
 
+// lookahead tells the walk which memory it will need next, when the rings
+// pass whole nodes in an order of their own (D25's network order): the
+// nodes' first ranks in the order the rings pass them (heads), the node
+// the walk starts in (from) and the ranks a node holds (span). Every span
+// steps, the walk loads the pairs of the node aheadNodes past the one it
+// is in, from its first rank on, a cache line at a time. A node's ranks
+// sit side by side in the table (launchers number them node by node), so
+// those lines are the ones the walk reaches a node later; in D8's order no
+// hardware prefetcher finds them, the next node being at no nearby
+// address, and each node crossing waited for a miss in every lane. If a
+// node's ranks are spread out, the loads bring lines the walk does not
+// want; the walk itself is the same. loaded keeps what the loads read, so
+// that the compiler keeps them.
+type lookahead struct {
+	heads      []int32
+	from, span int
+	loaded     uint64
+}
+
+// aheadNodes is how far ahead the walk loads: the walk of a lane starts
+// anywhere in its first node, so a node two past the one at the last hint
+// is always at least a whole node ahead of every lane.
+const aheadNodes = 2
+
+// pairsPerLine is how many pairs a 64-byte cache line holds: the stride of
+// a hint's loads. (On 128-byte lines a line is loaded twice.)
+const pairsPerLine = 8
+
 // link is a ring table's entry: the next alone, or a pair.
 type link interface{ int32 | uint64 }
 
@@ -71,10 +99,11 @@ func laneRows[E link](table []E, nRanks, first, end int) (rows [lanes][]E) {
 // and records ring r's walk into walks[r*nRanks ...], ring-major like the
 // table (the caller's working memory; what it holds is meaningful only
 // when whole returns true). nRanks >= 1 and start in [0, nRanks) are the
-// caller's.
-func (t ringTable[L]) whole(nRings int, start int32, walks []int32) bool {
+// caller's; ahead is nil or tells the walk what it needs next (a hint
+// only: whether a ring is whole never depends on it).
+func (t ringTable[L]) whole(nRings int, start int32, walks []int32, ahead *lookahead) bool {
 	for r := 0; r < nRings; r += lanes {
-		if !t.whole4(laneRows(t.links, t.nRanks, r, nRings), laneRows(walks, t.nRanks, r, nRings), start) {
+		if !t.whole4(laneRows(t.links, t.nRanks, r, nRings), laneRows(walks, t.nRanks, r, nRings), start, ahead) {
 			return false
 		}
 	}
@@ -84,7 +113,7 @@ func (t ringTable[L]) whole(nRings int, start int32, walks []int32) bool {
 // whole4 is whole for one set of lanes. x is the entry of the rank a lane
 // stands on: its next is where the lane goes, and the entry loaded there
 // holds the prev to check against the rank the lane came from.
-func (t ringTable[L]) whole4(links [lanes][]L, walks [lanes][]int32, start int32) bool {
+func (t ringTable[L]) whole4(links [lanes][]L, walks [lanes][]int32, start int32, ahead *lookahead) bool {
 	// Every row is nRanks long: reslicing each to the first's length lets
 	// the compiler drop most bounds checks inside the loop.
 	la := links[0]
@@ -95,7 +124,20 @@ func (t ringTable[L]) whole4(links [lanes][]L, walks [lanes][]int32, start int32
 	a, b, c, d := start, start, start, start
 	wa[0], wb[0], wc[0], wd[0] = a, b, c, d
 	xa, xb, xc, xd := la[a], lb[b], lc[c], ld[d]
+	hintAt, node := len(wa), 0 // the step of the next hint, and its node
+	if ahead != nil {
+		hintAt, node = 1, ahead.from+aheadNodes
+	}
 	for i := 1; i < len(wa); i++ {
+		if i == hintAt {
+			var loaded L
+			h := int(ahead.heads[node%len(ahead.heads)])
+			for k := h; k < min(h+ahead.span, len(la)); k += pairsPerLine {
+				loaded |= la[k] | lb[k] | lc[k] | ld[k]
+			}
+			ahead.loaded |= uint64(loaded)
+			hintAt, node = hintAt+ahead.span, node+1
+		}
 		va, vb, vc, vd := nextOf(xa), nextOf(xb), nextOf(xc), nextOf(xd)
 		if uint32(va) >= size || uint32(vb) >= size || uint32(vc) >= size || uint32(vd) >= size ||
 			va == start || vb == start || vc == start || vd == start {
