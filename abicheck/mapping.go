@@ -57,14 +57,14 @@ const maxMapsLine = 256
 // memory, and stops at that line.
 func mappingAt(r io.Reader, addr uint64) (FileID, bool, error) {
 	br := bufio.NewReaderSize(r, 4096)
+	var buf [maxMapsLine]byte
 	for {
 		line, err := br.ReadSlice('\n')
-		head := line
-		for errors.Is(err, bufio.ErrBufferFull) { // a long path: skip the rest of the line
+		// ReadSlice's bytes do not outlive its next call; a long path is
+		// skipped to the line's end.
+		head := buf[:copy(buf[:], line)]
+		for errors.Is(err, bufio.ErrBufferFull) {
 			_, err = br.ReadSlice('\n')
-		}
-		if len(head) > maxMapsLine {
-			head = head[:maxMapsLine]
 		}
 		if id, ok, inLine := parseMapsLine(head, addr); inLine {
 			return id, ok, nil
