@@ -510,7 +510,7 @@ test-abi-tool: $(ABI_TOOL) $(ABI_FIXTURES)
 # build's profile, offsets at 2^63-4 or past the profile's own sizeof: each
 # refused, never waited on or read to its end.
 .PHONY: test-layout-profile
-test-layout-profile: $(WATCHDOG) $(BUILD)/boundary $(ABI_TOOL) $(ABI)/libnccom-moved.so $(LIB) 	  $(ABI)/selfcheck/match/libnccom.so.2 $(ABI)/selfcheck/moved/libnccom.so.2 $(ABI)/selfcheck/host-moved tests/c/abi/profile_check.sh
+test-layout-profile: $(WATCHDOG) $(BUILD)/boundary $(ABI_TOOL) $(ABI)/libnccom-moved.so $(LIB) 	  $(ABI)/selfcheck/match/libnccom.so.2 $(ABI)/selfcheck/moved/libnccom.so.2 $(ABI)/selfcheck/stripped/libnccom.so.2 $(ABI)/selfcheck/host-moved tests/c/abi/profile_check.sh
 	$(ABI_TOOL) profile $(ABI)/libnccom-moved.so > $(BUILD)/moved-layout.json
 	$(BOUNDARY_ENV) $(BUILD)/boundary layout-profile $(CURDIR)/$(LIB) $(CURDIR)/$(BUILD)/moved-layout.json
 	$(BOUNDARY_ENV) $(BUILD)/boundary layout-d3 $(CURDIR)/$(LIB)
@@ -532,6 +532,11 @@ SELFCHECK_RUN  := $(BOUNDARY_ENV) -u NCCOM_RING_ABI_CHECK -u NCCL_DEBUG_SUBSYS L
 $(SELFCHECK)/%/libnccom.so.2: $(ABI_SRC)
 	@mkdir -p $(dir $@)
 	$(ABI_CC) $(ABI_FLAGS_$*) -Wl,-soname,libnccom.so.2 -o $@ tests/c/abi/fixture.c
+# Issue 34 (F5): the matching and the moved layout under one forged build ID.
+FORGED_BUILD_ID := 0x34b534b534b534b534b534b534b534b534b534b5
+$(SELFCHECK)/forged-%/libnccom.so.2: $(ABI_SRC)
+	@mkdir -p $(dir $@)
+	$(ABI_CC) $(ABI_FLAGS_$*) -Wl,-soname,libnccom.so.2 -Wl,--build-id=$(FORGED_BUILD_ID) -o $@ tests/c/abi/fixture.c
 $(SELFCHECK)/stripped/libnccom.so.2: $(SELFCHECK)/match/libnccom.so.2
 	@mkdir -p $(dir $@)
 	strip --strip-all -o $@ $<
@@ -562,7 +567,8 @@ CRAFTED_CASES := \
   'anon-cycle:DWARF type cycle at .debug_info+0x7a: anonymous struct at 0x7a -> anonymous struct at 0x7a'
 
 .PHONY: test-abi-check bench-abi-check
-test-abi-check: $(WATCHDOG) $(SELFCHECK_LIBS) $(SELFCHECK)/host-match $(SELFCHECK)/host-moved $(ABI_TOOL) $(LIB) $(CRAFTED)/.made
+test-abi-check: $(WATCHDOG) $(SELFCHECK_LIBS) $(SELFCHECK)/host-match $(SELFCHECK)/host-moved $(ABI_TOOL) $(LIB) $(CRAFTED)/.made \
+  $(SELFCHECK)/forged-match/libnccom.so.2 $(SELFCHECK)/forged-moved/libnccom.so.2
 	$(ABI_TOOL) profile $(SELFCHECK)/moved/libnccom.so.2 > $(SELFCHECK)/moved-layout.json
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-moved refuse $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-moved refuse $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2 Bogus
@@ -575,7 +581,8 @@ test-abi-check: $(WATCHDOG) $(SELFCHECK_LIBS) $(SELFCHECK)/host-match $(SELFCHEC
 	@set -e; for c in $(CRAFTED_CASES); do name=$${c%%:*} want=$${c#*:}; \
 	  $(WATCH_NOSLEEP) crafted-$$name -- $(SELFCHECK_RUN) $(SELFCHECK)/host-match hostile $(CURDIR)/$(CRAFTED)/$$name.so "$$want"; done
 	$(SELFCHECK_RUN) $(SELFCHECK)/host-match replaced $(CURDIR)/$(SELFCHECK)/match/libnccom.so.2 $(CURDIR)/$(SELFCHECK)/moved/libnccom.so.2
-	@echo "test-abi-check: refuse (enforce, and an unknown value), the stand-in's profile, matching stand-in, off, warn, no libnccom, no DWARF, issue 21's crafted libnccom.so.2 files, a file replaced after load: passed"
+	$(SELFCHECK_RUN) $(SELFCHECK)/host-moved forged $(CURDIR)/$(SELFCHECK)/forged-moved/libnccom.so.2 $(CURDIR)/$(SELFCHECK)/forged-match/libnccom.so.2
+	@echo "test-abi-check: refuse (enforce, and an unknown value), the stand-in's profile, matching stand-in, off, warn, no libnccom, no DWARF, issue 21's crafted libnccom.so.2 files, a file replaced after load, another file with its build ID put at its path: passed"
 ## bench-abi-check: the first call's cost of the layout self-check over a large libnccom
 bench-abi-check: $(SELFCHECK)/big/libnccom.so.2 $(SELFCHECK)/host-match $(LIB)
 	@for i in 1 2 3; do \

@@ -25,6 +25,10 @@ type MappedObject struct {
 	SONAME      string // its DT_SONAME as mapped; "" when it has none
 	SONAMEKnown bool   // false when the SONAME could not be read from memory
 	BuildID     string // its GNU build ID as mapped, lowercase hex; "" when it has none
+	// Addr is an address inside the first of its PT_LOAD segments that
+	// maps part of its file, 0 when unknown: the line of /proc/self/maps
+	// that holds it names the device and inode of the file mapped.
+	Addr uint64
 }
 
 // FindMapped returns the object mapped under soname: by the SONAME read
@@ -96,56 +100,114 @@ type SelfCheck struct {
 	Why     string  // why not, when Report is nil
 	// Warn says that Why is worth a WARN, not an INFO line: the mapped
 	// library could not be shown to be the file read (no build ID, another
-	// build ID, a file that cannot be read), or the file was refused
-	// within the limits (limits.go) or did not finish in time. No DWARF,
-	// a struct missing or none mapped are INFO.
+	// build ID, another file with its build ID, a file that cannot be
+	// read), or the file was refused within the limits (limits.go) or did
+	// not finish in time. No DWARF, a struct missing or none mapped are
+	// INFO.
 	Warn bool
+	// Weaker, when not "", says why the file read could be shown to be the
+	// one mapped by its build ID only, not by its device and inode: worth
+	// one WARN, after which the check goes on (MappedStructs.Weaker).
+	Weaker string
 
 	assumedSource string // where the ASSUMED offsets in use come from
 }
 
-// CheckMapped finds the libnccom.so.2 among objs (the objects mapped in
-// the process) and compares its ring-stage structs with layout/, the
-// ASSUMED ncclComm fields taken at assumed. assumedSource names where
-// those offsets come from ("D3", "NCCOM_RING_LAYOUT") for the messages.
+// MappedStructs is the libnccom.so.2 mapped in the process and its
+// ring-stage structs as its DWARF gives them (ReadMapped), or why they
+// were not read.
+type MappedStructs struct {
+	Library string                // its path as the loader has it; "" when none is mapped
+	BuildID string                // its GNU build ID as mapped
+	Defs    map[string]*StructDef // RingStageStructs from the file read; nil when not read
+	Why     string                // why not, when Defs is nil
+	Warn    bool                  // Why is worth a WARN (SelfCheck.Warn)
+	// Weaker, when not "", is why the file read was shown to be the one
+	// mapped only by its build ID (and maybe its inode): the device and
+	// inode of the file opened could not be compared with the mapping's
+	// (no /proc/self/maps, an overlay or btrfs filesystem reporting other
+	// numbers).
+	Weaker string
+}
+
+// ReadMapped finds the libnccom.so.2 among objs (the objects mapped in the
+// process) and reads its ring-stage structs from its DWARF.
 //
-// The file at the library's path is read only when its GNU build ID is
-// the one mapped: a file replaced after it was loaded is not the layout
-// the calls run over. The read stops at ctx's deadline.
-func CheckMapped(ctx context.Context, objs []MappedObject, assumed layout.CommOffsets, assumedSource string) SelfCheck {
-	sc := SelfCheck{assumedSource: assumedSource}
+// The file at the library's path is read only when it is the file
+// mapped: its GNU build ID must be the one mapped, and its device and
+// inode (fstat of the file opened) those of the mapping at obj.Addr in
+// /proc/self/maps. A file put at the path after the library was loaded,
+// whatever build ID it carries, is not the layout the calls run over.
+// Where the device and inode cannot be compared, the build ID vouches
+// alone, and Weaker says why. The read stops at ctx's deadline.
+func ReadMapped(ctx context.Context, objs []MappedObject) MappedStructs {
+	var m MappedStructs
 	obj, ok := FindMapped(objs, LibnccomSONAME)
 	if !ok {
-		sc.Why = "no " + LibnccomSONAME + " is mapped in this process"
-		return sc
+		m.Why = "no " + LibnccomSONAME + " is mapped in this process"
+		return m
 	}
-	sc.Library = obj.Path
+	m.Library, m.BuildID = obj.Path, obj.BuildID
 	if obj.BuildID == "" {
-		sc.Why, sc.Warn = fmt.Sprintf("%s as mapped has no GNU build ID, so the file at that path cannot be shown to be the library mapped (link libnccom with --build-id)", obj.Path), true
-		return sc
+		m.Why, m.Warn = fmt.Sprintf("%s as mapped has no GNU build ID, so the file at that path cannot be shown to be the library mapped (link libnccom with --build-id)", obj.Path), true
+		return m
 	}
 	lib, err := Open(obj.Path)
 	if err != nil {
-		sc.Why, sc.Warn = oneLine(err), true
-		return sc
+		m.Why, m.Warn = oneLine(err), true
+		return m
 	}
 	defer lib.Close()
 	if id := lib.BuildID(); id != obj.BuildID {
 		if id == "" {
 			id = "none"
 		}
-		sc.Why, sc.Warn = fmt.Sprintf("the file at %s (build ID %s) is not the %s mapped in this process (build ID %s): it was replaced after it was loaded", obj.Path, id, LibnccomSONAME, obj.BuildID), true
-		return sc
+		m.Why, m.Warn = fmt.Sprintf("the file at %s (build ID %s) is not the %s mapped in this process (build ID %s): it was replaced after it was loaded", obj.Path, id, LibnccomSONAME, obj.BuildID), true
+		return m
 	}
+	replaced, weaker := sameFile(lib, obj)
+	if replaced != "" {
+		m.Why, m.Warn = replaced, true
+		return m
+	}
+	m.Weaker = weaker
 	defs, err := lib.ReadStructs(ctx, RingStageStructs)
 	if err != nil {
-		sc.Why, sc.Warn = oneLine(err), IsLimit(err)
+		m.Why, m.Warn = oneLine(err), IsLimit(err)
+		return m
+	}
+	m.Defs = defs
+	return m
+}
+
+// CommSize is sizeof(ncclComm) in the mapped library's DWARF; false when
+// its structs were not read.
+func (m *MappedStructs) CommSize() (int, bool) {
+	d := m.Defs["ncclComm"]
+	if d == nil || d.Type == nil {
+		return 0, false
+	}
+	return int(d.Type.Size()), true
+}
+
+// Check compares the structs read with layout/, the ASSUMED ncclComm
+// fields taken at assumed. assumedSource names where those offsets come
+// from ("D3", "NCCOM_RING_LAYOUT") for the messages.
+func (m *MappedStructs) Check(assumed layout.CommOffsets, assumedSource string) SelfCheck {
+	sc := SelfCheck{Library: m.Library, Why: m.Why, Warn: m.Warn, Weaker: m.Weaker, assumedSource: assumedSource}
+	if m.Defs == nil {
 		return sc
 	}
-	rep := Compare(defs, assumed)
-	rep.Library, rep.BuildID = obj.Path, obj.BuildID
+	rep := Compare(m.Defs, assumed)
+	rep.Library, rep.BuildID = m.Library, m.BuildID
 	sc.Report = rep
 	return sc
+}
+
+// CheckMapped is ReadMapped, then Check.
+func CheckMapped(ctx context.Context, objs []MappedObject, assumed layout.CommOffsets, assumedSource string) SelfCheck {
+	m := ReadMapped(ctx, objs)
+	return m.Check(assumed, assumedSource)
 }
 
 // oneLine spells an error, with its hint, on one log line.

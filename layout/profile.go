@@ -93,6 +93,27 @@ func ParseProfile(data []byte) (Profile, error) {
 	return p, o.validate(sizes.Comm, "sizeof(ncclComm) as the profile declares it")
 }
 
+// Inside checks that the profile stays inside a host's ncclComm of size
+// bytes, what saying how that size is known (for the message): every field
+// ends within it, and, when declared is true (size is the build's own
+// sizeof, read from its DWARF), the sizeof the profile declares is no
+// larger. The declared sizeof bounds the profile's offsets only; the host
+// allocates what its build says, so a profile cannot widen what the
+// library reads or writes beyond what is known of that build
+// (cmd/libnccomring/commlayout.go, checkProfileBound). The offsets were
+// validated (ParseProfile), so no sum overflows.
+func (p Profile) Inside(size int, declared bool, what string) error {
+	if declared && p.CommSize > size {
+		return fmt.Errorf("sizeof.ncclComm %d is more than the %d bytes of %s", p.CommSize, size, what)
+	}
+	for _, f := range p.Comm.assumedFields() {
+		if f.Offset > size-f.Size {
+			return fmt.Errorf("ncclComm.%s at +%d (%d bytes) ends past the %d bytes of %s", f.Name, f.Offset, f.Size, size, what)
+		}
+	}
+	return nil
+}
+
 // assumedFields pairs each field with its name and size.
 func (o CommOffsets) assumedFields() []Field {
 	return []Field{

@@ -117,3 +117,35 @@ func TestReadProfileRefusesHostileFiles(t *testing.T) {
 		})
 	}
 }
+
+// A profile may place its fields only inside the ncclComm the host is
+// known to have (issue 34, F4): its own declared sizeof widens nothing.
+// Issue 34's profile declares 1 MiB and puts node, nNodes and nChannels in
+// the 12 bytes after a 19,216-byte ncclComm.
+func TestProfileInsideTheHostsStruct(t *testing.T) {
+	const known = "ncclComm that every host allocates (D3)"
+	p, err := layout.ParseProfile([]byte(profile(`"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 19216, "nNodes": 19220, "nChannels": 19224`, `{"ncclComm": 1048576}`)))
+	require.NoError(t, err, "valid against its own sizeof")
+	assert.EqualError(t, p.Inside(layout.CommMinSize, false, known),
+		"ncclComm.node at +19216 (4 bytes) ends past the 19212 bytes of ncclComm that every host allocates (D3)")
+	// The mapped build's DWARF gives the size: its sizeof first, then the fields.
+	assert.EqualError(t, p.Inside(19224, true, "ncclComm in the DWARF of L"),
+		"sizeof.ncclComm 1048576 is more than the 19224 bytes of ncclComm in the DWARF of L")
+	assert.NoError(t, p.Inside(1<<20, true, "ncclComm in the DWARF of L"), "a build that large takes it")
+	p.CommSize = 19224
+	assert.EqualError(t, p.Inside(19224, true, "ncclComm in the DWARF of L"),
+		"ncclComm.nChannels at +19224 (4 bytes) ends past the 19224 bytes of ncclComm in the DWARF of L")
+
+	// The 8-byte topo past the end.
+	p, err = layout.ParseProfile([]byte(profile(`"topo": 19216, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, `{"ncclComm": 1048576}`)))
+	require.NoError(t, err)
+	assert.EqualError(t, p.Inside(layout.CommMinSize, false, known), "ncclComm.topo at +19216 (8 bytes) ends past the 19212 bytes of ncclComm that every host allocates (D3)")
+
+	// nccom-abi's own profile of a build with a larger ncclComm: its fields
+	// inside, its declared size (19224) unchecked without the build's DWARF.
+	p, err = layout.ParseProfile([]byte(movedProfile))
+	require.NoError(t, err)
+	assert.NoError(t, p.Inside(layout.CommMinSize, false, known))
+	assert.NoError(t, p.Inside(19224, true, "ncclComm in the DWARF of L"))
+	assert.NoError(t, layout.Profile{Comm: layout.D3Offsets, CommSize: layout.CommSize}.Inside(layout.CommMinSize, false, known))
+}

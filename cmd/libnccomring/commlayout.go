@@ -20,9 +20,10 @@ import (
 // NCCOM_RING_LAYOUT names, read (the variable, params.go, and the file) at
 // the first call and kept for the process. A profile that cannot be read
 // (a link, not a regular file, larger than layout.MaxProfileSize: it is
-// another user's file as much as ours), fails validation, or was written
-// for another build than the libnccom.so.2 mapped in the process, is an
-// error every export returns (docs/errors.md E4).
+// another user's file as much as ours), fails validation, was written for
+// another build than the libnccom.so.2 mapped in the process, or places a
+// field beyond the ncclComm the host is known to have (checkProfileBound),
+// is an error every export returns (docs/errors.md E4).
 var commLayout = sync.OnceValues(func() (layout.CommOffsets, error) {
 	r, _ := layoutParam.get()
 	path, set := r.value, r.set
@@ -30,11 +31,18 @@ var commLayout = sync.OnceValues(func() (layout.CommOffsets, error) {
 		return layout.D3Offsets, nil
 	}
 	p, err := layout.ReadProfile(path)
+	note := ""
 	if err == nil {
-		err = checkProfileBuild(p, path)
+		note, err = checkProfileBuild(p, path)
+	}
+	if err == nil {
+		err = checkProfileBound(p)
 	}
 	if err != nil {
 		return layout.D3Offsets, fmt.Errorf("%s=%s: %v; write one with `nccom-abi profile LIB`, or unset it for D3's offsets", LayoutEnvVar, path, err)
+	}
+	if note != "" {
+		info(C.NCCOMRING_SUBSYS_ENV, -1, note)
 	}
 	return p.Comm, nil
 })
@@ -45,24 +53,52 @@ var commLayout = sync.OnceValues(func() (layout.CommOffsets, error) {
 // path): they must be equal, "" (no build ID) equal to "" only. With no
 // libnccom.so.2 mapped (a host that links or dlopens libnccomring
 // itself, and defines ncclComm itself) there is no build to compare: the
-// offsets are used as given, with one INFO line (ENV) saying so, as the
-// self-check then verifies nothing either.
-func checkProfileBuild(p layout.Profile, path string) error {
+// offsets are used as given (within checkProfileBound's bound), and note
+// is the INFO line (ENV) that says so, as the self-check then verifies
+// nothing either.
+func checkProfileBuild(p layout.Profile, path string) (note string, err error) {
 	objs, err := loadedObjects()
 	if err != nil {
-		return fmt.Errorf("its build ID cannot be compared with libnccom's: %v", err)
+		return "", fmt.Errorf("its build ID cannot be compared with libnccom's: %v", err)
 	}
 	lib, ok := abicheck.FindMapped(objs, abicheck.LibnccomSONAME)
 	if !ok {
-		info(C.NCCOMRING_SUBSYS_ENV, -1, fmt.Sprintf("%s=%s: no %s is mapped in this process, so the profile's build ID (%s) was compared with none; its offsets are used as given",
-			LayoutEnvVar, path, abicheck.LibnccomSONAME, orNone(p.BuildID)))
-		return nil
+		return fmt.Sprintf("%s=%s: no %s is mapped in this process, so the profile's build ID (%s) was compared with none; its offsets are used as given",
+			LayoutEnvVar, path, abicheck.LibnccomSONAME, orNone(p.BuildID)), nil
 	}
 	if p.BuildID != lib.BuildID {
-		return fmt.Errorf("it is for build ID %s, and the %s mapped in this process (%s) has build ID %s",
+		return "", fmt.Errorf("it is for build ID %s, and the %s mapped in this process (%s) has build ID %s",
 			orNone(p.BuildID), abicheck.LibnccomSONAME, lib.Path, orNone(lib.BuildID))
 	}
-	return nil
+	return "", nil
+}
+
+// checkProfileBound keeps the profile inside the ncclComm the host is
+// known to have (issue 34): the library writes nChannels, nNodes and node
+// at the profile's offsets, and the size the profile declares is the
+// profile's word only. Every field must end within the
+// layout.CommMinSize bytes D3 says every host allocates; a profile with a
+// field beyond them is taken only when the libnccom.so.2 mapped in the
+// process gives a larger sizeof(ncclComm) in its DWARF (read as the
+// self-check reads it, mappedLibnccom: so at this call, and not at all
+// under NCCOM_RING_ABI_CHECK=off), and then every field must end within
+// that size and the profile declare no larger one.
+func checkProfileBound(p layout.Profile) error {
+	err := p.Inside(layout.CommMinSize, false, "ncclComm that every host allocates (D3)")
+	if err == nil {
+		return nil
+	}
+	var why string
+	if abiCheckModeFromEnv(-1) == abiOff {
+		why = ABICheckEnvVar + "=off, so no libnccom's DWARF is read"
+	} else {
+		read := mappedLibnccom()
+		if size, ok := read.CommSize(); ok {
+			return p.Inside(size, true, fmt.Sprintf("ncclComm in the DWARF of %s, the %s mapped in this process", read.Library, abicheck.LibnccomSONAME))
+		}
+		why = read.Why
+	}
+	return fmt.Errorf("%v, and no larger ncclComm is known: %s", err, why)
 }
 
 func orNone(id string) string {

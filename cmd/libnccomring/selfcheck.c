@@ -7,9 +7,10 @@
  * loaded with RTLD_LOCAL, which no symbol lookup would reveal. For each it
  * reports, besides its path, what the object as mapped says of itself: its
  * DT_SONAME and its GNU build ID (NT_GNU_BUILD_ID), read from the loaded
- * segments' memory. The file at the path may have been replaced since it
- * was loaded; the Go half reads the file only when its build ID is the
- * mapped one.
+ * segments' memory, and the address of a segment mapped from its file. The
+ * file at the path may have been replaced since it was loaded; the Go half
+ * reads the file only when its build ID is the mapped one and it is the
+ * file mapped at that address (device and inode, /proc/self/maps).
  *
  * Memory is read only inside a PT_LOAD segment of the same object that is
  * readable (PF_R), so a malformed program header cannot make this read an
@@ -74,6 +75,19 @@ static void find_build_id(const struct dl_phdr_info *info, struct nccomring_obje
       p += (uintptr_t)need;
       left -= (size_t)need;
     }
+  }
+}
+
+/* The start of the object's first PT_LOAD segment that maps part of its
+ * file (p_filesz > 0): the line of /proc/self/maps holding that address
+ * names the device and inode of the file the loader mapped, which the Go
+ * half compares with the file it opens at the object's path. */
+static void find_map_addr(const struct dl_phdr_info *info, struct nccomring_object *obj) {
+  for (size_t i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || ph->p_filesz == 0) continue;
+    obj->map_addr = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr;
+    return;
   }
 }
 
@@ -149,6 +163,7 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *data) {
   list->len++;
   find_soname(info, obj);
   find_build_id(info, obj);
+  find_map_addr(info, obj);
   return 0;
 }
 

@@ -107,77 +107,117 @@ func abiCheckModeFromEnv(rank int32) abiCheckMode {
 // selfCheckTimeout and a second more.
 const selfCheckTimeout = 10 * time.Second
 
-// runABICheck finds the libnccom.so.2 mapped in the process and compares
-// its layout with the one in use, printing one line (ENV) on what it
-// found: INFO when it compared them, or when there was nothing to compare
-// (none mapped, one without DWARF); WARN when it could not verify what
-// the calls run over (the file is not the mapped library, or it was
-// refused within the limits, or the time ran out: abicheck.SelfCheck's
-// Warn). The memory it read (the library's DWARF) is handed back to the
-// system before the call goes on: the check runs once, inside a job. When
-// no libnccom's DWARF was read (none mapped, or one without debug info),
-// there is nothing worth a forced collection, and none runs (issue 13: no
-// GC the host did not need).
+// runABICheck compares the layout in use with the libnccom.so.2 mapped in
+// the process (its structs read once, mappedLibnccom), printing one line
+// (ENV) on what it found: INFO when it compared them, or when there was
+// nothing to compare (none mapped, one without DWARF); WARN when it could
+// not verify what the calls run over (the file is not the mapped library,
+// or it was refused within the limits, or the time ran out:
+// abicheck.SelfCheck's Warn). Before that line, one WARN when the file
+// read could be shown to be the one mapped by its build ID only
+// (abicheck.SelfCheck's Weaker); the check goes on.
 func runABICheck(fn string, rank int32) (v abiVerdict) {
 	if v.mode = abiCheckModeFromEnv(rank); v.mode == abiOff {
 		return v
 	}
-	readDWARF := false
 	defer func() {
 		if r := recover(); r != nil { // not verified, not fatal
 			v.refusal = [numCheckedExports]string{}
 			notVerified(fn, rank, fmt.Sprintf("internal error reading it: %v", r), true)
 		}
-		if readDWARF {
-			debug.FreeOSMemory()
-		}
 	}()
 	start := time.Now()
-	objs, err := loadedObjects()
-	if err != nil {
-		notVerified(fn, rank, err.Error(), false)
-		return v
-	}
+	read := mappedLibnccom()
 	offs, _ := commLayout() // a bad profile was refused before (E4)
 	source := "D3"
 	if offs != layout.D3Offsets {
 		source = LayoutEnvVar
 	}
-	sc := checkWithin(objs, offs, source, selfCheckTimeout)
-	readDWARF = sc.Report != nil || sc.Warn
+	sc := read.Check(offs, source)
+	if sc.Weaker != "" {
+		warn(rank, fmt.Sprintf("%s: the file read for the %s mapped in this process (%s) is shown to be it by its build ID only, not by its device and inode: %s; the self-check goes on, weaker",
+			fn, abicheck.LibnccomSONAME, sc.Library, sc.Weaker))
+	}
 	if sc.Report == nil {
 		notVerified(fn, rank, sc.Why, sc.Warn)
 		return v
 	}
-	info(C.NCCOMRING_SUBSYS_ENV, rank, fmt.Sprintf("%s: %s, in %.1f ms", fn, sc.Verified(), time.Since(start).Seconds()*1e3))
+	// The read may have run at an earlier call (a layout profile's bound).
+	took := read.took + time.Since(later(start, read.end))
+	info(C.NCCOMRING_SUBSYS_ENV, rank, fmt.Sprintf("%s: %s, in %.1f ms", fn, sc.Verified(), took.Seconds()*1e3))
 	for kind := range v.refusal {
 		v.refusal[kind] = sc.Refusal(touches[kind])
 	}
 	return v
 }
 
-// checkWithin runs abicheck.CheckMapped on a goroutine with a deadline of
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// mappedRead is the process's one read of the libnccom.so.2 mapped in it
+// (abicheck.ReadMapped): when it ended and how long it took.
+type mappedRead struct {
+	abicheck.MappedStructs
+	took time.Duration
+	end  time.Time
+}
+
+// mappedLibnccom reads the libnccom.so.2 mapped in the process and its
+// ring-stage structs, once, at the first call that needs them: the
+// self-check's (runABICheck), or a layout profile's that places a field
+// beyond the ncclComm every host allocates (commlayout.go,
+// checkProfileBound). The memory it read (the library's DWARF) is handed
+// back to the system before the call goes on: the read runs once, inside a
+// job. When no libnccom's DWARF was read (none mapped, one without debug
+// info), there is nothing worth a forced collection, and none runs (issue
+// 13: no GC the host did not need).
+var mappedLibnccom = sync.OnceValue(func() (r mappedRead) {
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil { // not read, not fatal
+			r.MappedStructs = abicheck.MappedStructs{Why: fmt.Sprintf("internal error reading it: %v", p), Warn: true}
+		}
+		r.end = time.Now()
+		r.took = r.end.Sub(start)
+		if r.Defs != nil || r.Warn {
+			debug.FreeOSMemory()
+		}
+	}()
+	objs, err := loadedObjects()
+	if err != nil {
+		r.Why = err.Error()
+		return r
+	}
+	r.MappedStructs = readWithin(objs, selfCheckTimeout)
+	return r
+})
+
+// readWithin runs abicheck.ReadMapped on a goroutine with a deadline of
 // limit and waits for it at most limit and a second: a read that does not
 // end is "not verified" (a WARN), never a hang of the host's call.
-func checkWithin(objs []abicheck.MappedObject, offs layout.CommOffsets, source string, limit time.Duration) abicheck.SelfCheck {
+func readWithin(objs []abicheck.MappedObject, limit time.Duration) abicheck.MappedStructs {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel() // also stops a read still going when the wait gives up
-	done := make(chan abicheck.SelfCheck, 1)
+	done := make(chan abicheck.MappedStructs, 1)
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- abicheck.SelfCheck{Why: fmt.Sprintf("internal error reading it: %v", r), Warn: true}
+				done <- abicheck.MappedStructs{Why: fmt.Sprintf("internal error reading it: %v", r), Warn: true}
 			}
 		}()
-		done <- abicheck.CheckMapped(ctx, objs, offs, source)
+		done <- abicheck.ReadMapped(ctx, objs)
 	}()
 	timer := time.NewTimer(limit + time.Second)
 	defer timer.Stop()
 	select {
-	case sc := <-done:
-		return sc
+	case m := <-done:
+		return m
 	case <-timer.C:
-		return abicheck.SelfCheck{Why: fmt.Sprintf("reading its DWARF did not finish within %v", limit), Warn: true}
+		return abicheck.MappedStructs{Why: fmt.Sprintf("reading its DWARF did not finish within %v", limit), Warn: true}
 	}
 }
 
@@ -209,6 +249,7 @@ func loadedObjects() ([]abicheck.MappedObject, error) {
 		m := abicheck.MappedObject{
 			Path:        C.GoString(o.path),
 			SONAMEKnown: o.soname_known != 0,
+			Addr:        uint64(o.map_addr),
 		}
 		if m.SONAMEKnown {
 			m.SONAME = C.GoString(&o.soname[0])

@@ -27,7 +27,8 @@ func TestSelfCheckAnswersNotVerifiedWhenTimeRunsOut(t *testing.T) {
 	// design it ends by the wall clock, at most a second past the limit
 	// (checkWithin's timer); the bound leaves one more for a busy machine.
 	start := time.Now()
-	sc := checkWithin([]abicheck.MappedObject{obj}, layout.D3Offsets, "D3", time.Nanosecond)
+	m := readWithin([]abicheck.MappedObject{obj}, time.Nanosecond)
+	sc := m.Check(layout.D3Offsets, "D3")
 	if took := time.Since(start); took > 2*time.Second {
 		t.Errorf("took %v", took)
 	}
@@ -35,7 +36,8 @@ func TestSelfCheckAnswersNotVerifiedWhenTimeRunsOut(t *testing.T) {
 		t.Errorf("want not verified (a WARN) for the deadline, got report %v, warn %v, %q", sc.Report != nil, sc.Warn, sc.Why)
 	}
 
-	sc = checkWithin([]abicheck.MappedObject{obj}, layout.D3Offsets, "D3", selfCheckTimeout)
+	m = readWithin([]abicheck.MappedObject{obj}, selfCheckTimeout)
+	sc = m.Check(layout.D3Offsets, "D3")
 	if sc.Report == nil || !sc.Report.OK {
 		t.Errorf("within the bound the stand-in matches: %q", sc.Why)
 	}

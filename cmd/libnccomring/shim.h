@@ -63,6 +63,7 @@
 #include "nccom_ring.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Host hooks (D14, D19, P18), looked up on every call in the object that
  * called the export (caller: a return address in it), then globally.
@@ -89,6 +90,7 @@ struct nccomring_object {
   int soname_known;            /* 0: it could not be read from memory */
   unsigned char build_id[64];
   size_t build_id_len;         /* 0: no GNU build ID is mapped */
+  uintptr_t map_addr;          /* inside its first PT_LOAD mapped from its file; 0: none */
 };
 
 /* The objects mapped in the process, in load order, the executable left

@@ -6,6 +6,16 @@
 # wrong, within 10 s of CPU time (/dev/zero is never read to its end; a
 # FIFO is never waited on: the host runs under the watchdog, WATCHDOG), and
 # nothing is written. Part of `make test-layout-profile`.
+#
+# Issue 34 (F4): a profile that declares a sizeof of 1 MiB and places
+# node, nNodes and nChannels past the host's struct, run by
+# build/boundary (layout-overrun) on one communicator of exactly
+# sizeof(struct ncclComm) bytes with guard bytes after it: with no
+# libnccom.so.2 mapped, with the stripped stand-in (no DWARF), with the
+# moved one under NCCOM_RING_ABI_CHECK=off, and (the size now) with the
+# moved one, whose DWARF gives 19224 bytes, under NCCOM_RING_ABI_CHECK=warn
+# (which would run over a layout that differs): each refused (E4) naming the field or the size,
+# and no byte written.
 set -u
 build=$(cd "${1:?usage: WATCHDOG=PATH profile_check.sh BUILD}" && pwd)
 . "$(dirname "$0")/../../lib/watchdog.sh"
@@ -53,8 +63,26 @@ run "$dir/match.json" "it is for build ID $match_id, and the libnccom.so.2 mappe
 run "$dir/huge-offset.json" "ncclComm.rank at +9223372036854775804 is outside [0, 19224), the sizeof(ncclComm) as the profile declares it"
 run "$dir/past-sizeof.json" "ncclComm.nChannels at +19224 is outside [0, 19224), the sizeof(ncclComm) as the profile declares it"
 run "$dir/no-sizeof.json" "no \"sizeof\" object"
+
+# overrun PROFILE WANT [STANDIN [VAR=VALUE]]: build/boundary layout-overrun.
+overrun() {
+  watched --blocked 20s --cpu 2m --wall 10m -- env -u NCCOM_RING_PLATFORM -u NCCOM_RING_POD_ORDER -u NCCOM_RING_DUMP -u NCCL_DEBUG -u NCCL_DEBUG_FILE \
+    -u NCCOM_RING_LAYOUT -u NCCOM_RING_ABI_CHECK -u NCCL_DEBUG_SUBSYS ${4:+"$4"} \
+    "$build/boundary" layout-overrun "$build/libnccomring.so" "$1" "$2" ${3:+"$3"} || fail=1
+}
+past() { # past BUILDID: the fields past 19212 bytes, a declared sizeof of 1 MiB
+  printf '{"ncclComm": {"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 19216, "nNodes": 19220, "nChannels": 19224}, "sizeof": {"ncclComm": 1048576}, "buildId": "%s"}\n' "$1"
+}
+past "" > "$dir/past-none.json"
+past "$match_id" > "$dir/past-match.json"
+past "$moved_id" > "$dir/past-moved.json"
+beyond="ncclComm.node at +19216 (4 bytes) ends past the 19212 bytes of ncclComm that every host allocates (D3), and no larger ncclComm is known"
+overrun "$dir/past-none.json" "$beyond: no libnccom.so.2 is mapped in this process"
+overrun "$dir/past-match.json" "$beyond: $sc/stripped/libnccom.so.2 has no DWARF (.debug_info): it is stripped" "$sc/stripped/libnccom.so.2"
+overrun "$dir/past-moved.json" "$beyond: NCCOM_RING_ABI_CHECK=off, so no libnccom's DWARF is read" "$lib" NCCOM_RING_ABI_CHECK=off
+overrun "$dir/past-moved.json" "sizeof.ncclComm 1048576 is more than the 19224 bytes of ncclComm in the DWARF of $lib, the libnccom.so.2 mapped in this process" "$lib" NCCOM_RING_ABI_CHECK=warn
 if [ $fail -ne 0 ]; then
   echo "profile_check: FAILED"
   exit 1
 fi
-echo "test-layout-profile: a link, a FIFO, /dev/zero, a directory, a 70 KB file, another build's profile, an offset at 2^63-4, one past its own sizeof, no sizeof: each refused (E4) within 10 s of CPU, none waited on"
+echo "test-layout-profile: a link, a FIFO, /dev/zero, a directory, a 70 KB file, another build's profile, an offset at 2^63-4, one past its own sizeof, no sizeof: each refused (E4) within 10 s of CPU, none waited on; fields past the host's ncclComm with no libnccom, a stripped one, the check off, and a sizeof past the DWARF's: each refused (E4), nothing written after the struct"

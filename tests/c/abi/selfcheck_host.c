@@ -45,6 +45,18 @@
  *                     check does not read OTHER's DWARF for the mapped LIB;
  *                     one WARN says the file is not the library mapped,
  *                     and the stage runs.
+ *   forged LIB OTHER  (issue 34, F5; moved) LIB and OTHER carry one build
+ *                     ID (linked with the same --build-id), OTHER in the
+ *                     matching layout: a copy of LIB is loaded from a
+ *                     directory of its own, then OTHER is renamed over its
+ *                     path. The check must not read OTHER for the mapped
+ *                     LIB (before issue 34 it did, and said "matches", and
+ *                     the calls ran over LIB at D3's offsets): one WARN
+ *                     says the file at the path is not the file mapped,
+ *                     naming both devices and inodes, and no line says
+ *                     "matches". The calls run, unverified: Preset reads
+ *                     the moved layout at D3's offsets and refuses its
+ *                     rank (S5).
  *   profile LIB PROFILE WANT (issue 21) NCCOM_RING_LAYOUT=PROFILE, a
  *                     profile the library must refuse (a link, a FIFO,
  *                     /dev/zero, too big, another build's, an offset at
@@ -529,6 +541,41 @@ static int replaced(const char *lib, const char *other) {
   return failures ? 1 : 0;
 }
 
+/* Issue 34 (F5): another file with the mapped library's build ID put at its
+ * path after load. */
+static int forged(const char *lib, const char *other) {
+  if (mkdtemp(replaced_dir) == NULL) return 2;
+  snprintf(replaced_lib, sizeof replaced_lib, "%s/libnccom.so.2", replaced_dir);
+  snprintf(replaced_tmp, sizeof replaced_tmp, "%s/libnccom.so.2.new", replaced_dir);
+  atexit(remove_replaced);
+  if (copy_file(lib, replaced_lib) != 0) return 2;
+  load_standin(replaced_lib);
+  if (copy_file(other, replaced_tmp) != 0 || rename(replaced_tmp, replaced_lib) != 0) return 2;
+  start_log(NULL, NULL);
+  init_cluster();
+  ncclResult_t res = preset(&comms[0], &graph, &frags[0]);
+  struct news n;
+  char w[2048], want[1024];
+  read_news(&n);
+  snprintf(want, sizeof want,
+           "ncclTopoPreset: the ring-stage layout in use was not verified against libnccom's DWARF: the file at %s "
+           "(device ",
+           replaced_lib);
+  CHECK(count(n.text, "(ASSUMED offsets from D3) matches") == 0, "the check said the file put at the path matches:\n%s", n.text);
+  CHECK(strstr(first_warn(&n, w, sizeof w), want) == w && strstr(w, ") is not the file mapped (device ") != NULL &&
+            strstr(w, "), though it carries the mapped libnccom.so.2's build ID ") != NULL &&
+            strstr(w, ": another file was put at its path after it was loaded") != NULL,
+        "the first WARN:\n  got  '%s'\n  want '%s...'", w, want);
+  /* Unverified, the calls run: rank read at D3's +17616 is the moved
+   * layout's nRanks. */
+  CHECK(res == ncclInvalidArgument && n.warns == 2 && count(n.text, "ncclTopoPreset: comm->rank 4 is outside [0, 4)") == 1,
+        "Preset returned %d with %d WARNs:\n%s", res, n.warns, n.text);
+  if (!failures)
+    printf("selfcheck: another file with the mapped libnccom.so.2's build ID put at its path: not verified (one WARN "
+           "naming both inodes), never \"matches\"\n");
+  return failures ? 1 : 0;
+}
+
 static int refused_profile(const char *lib, const char *profile, const char *want_why) {
   load_standin(lib);
   start_log(NULL, profile);
@@ -715,8 +762,10 @@ int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "bench") == 0) return bench(argv[2]);
   if (argc == 4 && strcmp(argv[1], "hostile") == 0) return hostile(argv[2], argv[3]);
   if (argc == 4 && strcmp(argv[1], "replaced") == 0) return replaced(argv[2], argv[3]);
+  if (argc == 4 && strcmp(argv[1], "forged") == 0) return forged(argv[2], argv[3]);
   if (argc == 5 && strcmp(argv[1], "profile") == 0) return refused_profile(argv[2], argv[3], argv[4]);
   fprintf(stderr, "usage: selfcheck-host-{match,moved} refuse LIB [VALUE] | run LIB [PROFILE] | off LIB | warn LIB | "
-                  "unverified [LIB] | bench LIB | job LIB | hostile LIB WANT | replaced LIB OTHER | profile LIB PROFILE WANT\n");
+                  "unverified [LIB] | bench LIB | job LIB | hostile LIB WANT | replaced LIB OTHER | forged LIB OTHER | "
+                  "profile LIB PROFILE WANT\n");
   return 2;
 }

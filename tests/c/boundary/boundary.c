@@ -51,6 +51,20 @@
  *                        in this layout) is never written. Without the
  *                        profile the same communicators are refused (the
  *                        rank read at D3's offset is nRanks, out of range).
+ *   layout-overrun LIB PROFILE WANT [STANDIN]
+ *                        (issue 34, F4) PROFILE places fields beyond the
+ *                        host's ncclComm (node, nNodes, nChannels at +19216,
+ *                        +19220, +19224) and declares a sizeof of 1 MiB.
+ *                        With STANDIN (a libnccom.so.2: stripped, or one
+ *                        whose DWARF gives another size) loaded RTLD_LOCAL
+ *                        first, or none: one rank's communicator of exactly
+ *                        sizeof(struct ncclComm) bytes, followed by 64 guard
+ *                        bytes and then a page mapped PROT_NONE. Preset and
+ *                        Postset each return ncclInvalidUsage with one WARN
+ *                        `<fn>: NCCOM_RING_LAYOUT=PROFILE: WANT...`, and no
+ *                        byte of the communicator or after it changes.
+ *                        Before issue 34 both succeeded, and Postset wrote
+ *                        the 12 bytes after the struct.
  *
  * The cluster: 2 nodes x 2 ranks, one channel, one kangaRing path whose
  * ints are 100*rank + i. Exit 0 when every check held, 1 otherwise.
@@ -458,6 +472,78 @@ static int layout_bad(const char *lib) {
   return failures ? 1 : 0;
 }
 
+/* Issue 34 (F4): a profile that reaches past the host's struct. */
+static int layout_overrun(const char *lib, const char *profile, const char *want, const char *standin) {
+  enum { GUARD = 64, FILL = 0x5A };
+  if (standin != NULL) load(standin, RTLD_LOCAL);
+  void *h = load(lib, RTLD_LOCAL);
+  preset = (preset_fn)need(h, "ncclTopoPreset");
+  postset = (postset_fn)need(h, "ncclTopoPostset");
+  char logPath[] = "/tmp/boundary-log-XXXXXX";
+  int lfd = mkstemp(logPath);
+  if (lfd < 0) return 2;
+  close(lfd);
+  setenv("NCCOM_RING_LAYOUT", profile, 1);
+  setenv("NCCL_DEBUG", "WARN", 1);
+  setenv("NCCL_DEBUG_FILE", logPath, 1);
+
+  /* The struct ends GUARD bytes before a page no one may touch. */
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), body = sizeof(struct ncclComm) + GUARD;
+  size_t span = (body + page - 1) / page * page;
+  char *base = mmap(NULL, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED || mprotect(base + span, page, PROT_NONE) != 0) return 2;
+  struct ncclComm *comm = (struct ncclComm *)(base + span - body);
+  unsigned char *after = (unsigned char *)(comm + 1);
+  memset(after, FILL, GUARD);
+  comm->rank = 0, comm->nRanks = 1, comm->localRanks = 1;
+  static struct ncclTopoGraph graph;
+  graph.pattern = NCCL_TOPO_PATTERN_RING, graph.nChannels = 1, graph.intra[0] = 0;
+  struct ncclTopoRanks frag, *all[1] = {&frag};
+  memset(&frag, 0, sizeof frag);
+  static struct ncclComm before;
+  memcpy(&before, comm, sizeof before);
+
+  ncclResult_t pre = preset(comm, &graph, &frag);
+  int heads[1] = {-5}, nChannels = -7, nNodes = -7;
+  ncclResult_t post = postset(comm, heads, all, &nChannels, &nNodes);
+  CHECK(pre == ncclInvalidUsage, "Preset returned %d", pre);
+  CHECK(post == ncclInvalidUsage, "Postset returned %d", post);
+  int changed = 0;
+  for (int i = 0; i < GUARD; i++)
+    if (after[i] != FILL) {
+      if (changed++ == 0) fprintf(stderr, "boundary: bytes written after the %zu-byte ncclComm:", sizeof *comm);
+      fprintf(stderr, " +%zu", sizeof *comm + (size_t)i);
+    }
+  if (changed) fputc('\n', stderr);
+  CHECK(changed == 0, "%d bytes after the struct changed", changed);
+  CHECK(memcmp(&before, comm, sizeof before) == 0, "the communicator changed");
+  CHECK(heads[0] == -5 && nChannels == -7 && nNodes == -7, "Postset wrote its outputs");
+
+  static char log[8192];
+  FILE *f = fopen(logPath, "r");
+  size_t got = f ? fread(log, 1, sizeof log - 1, f) : 0;
+  log[got] = '\0';
+  if (f) fclose(f);
+  unlink(logPath);
+  const char *fns[] = {"ncclTopoPreset", "ncclTopoPostset"};
+  int warns = 0;
+  for (const char *p = log; (p = strstr(p, " NCCL WARN ")) != NULL; p++) warns++;
+  CHECK(warns == 2, "%d WARNs:\n%s", warns, log);
+  for (int i = 0; i < 2; i++) {
+    char text[2048];
+    snprintf(text, sizeof text, "NCCL WARN %s: NCCOM_RING_LAYOUT=%s: %s", fns[i], profile, want);
+    const char *line = strstr(log, text);
+    const char *end = line ? strchr(line, '\n') : NULL;
+    const char *advice = line ? strstr(line, "; write one with `nccom-abi profile LIB`, or unset it for D3's offsets\n") : NULL;
+    CHECK(line != NULL && advice != NULL && advice < end, "want a WARN '%s...' in:\n%s", text, log);
+  }
+  munmap(base, span + page);
+  if (!failures)
+    printf("boundary: a layout profile reaching past the %zu-byte ncclComm%s%s: refused (E4), nothing written\n",
+           sizeof *comm, standin ? " over " : " with no libnccom.so.2", standin ? standin : "");
+  return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   /* The lines this test reads are NCCL's (D21): chosen here, not left to
    * whether a libnccom is loaded in the process (D26). */
@@ -465,12 +551,14 @@ int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "layout-profile") == 0) return layout_profile(argv[2], argv[3]);
   if (argc == 3 && strcmp(argv[1], "layout-d3") == 0) return layout_profile(argv[2], NULL);
   if (argc == 3 && strcmp(argv[1], "layout-bad") == 0) return layout_bad(argv[2]);
+  if ((argc == 5 || argc == 6) && strcmp(argv[1], "layout-overrun") == 0)
+    return layout_overrun(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
   if (argc == 3 && strcmp(argv[1], "shared-log") == 0) return shared_log(argv[2]);
   if (argc == 3 && strcmp(argv[1], "stale-pointer") == 0) return stale_pointer(argv[2]);
   if (argc == 3 && strcmp(argv[1], "address-limit") == 0) return address_limit(argv[2]);
   if (argc == 3 && strcmp(argv[1], "env-after-load") == 0) return env_after_load(argv[2]);
   if (argc == 3 && strcmp(argv[1], "rtld-local") == 0) return through_hooklib(argv[2], true);
   if (argc == 3 && strcmp(argv[1], "gate") == 0) return through_hooklib(argv[2], false);
-  fprintf(stderr, "usage: boundary env-after-load LIB | rtld-local HOOKLIB | gate HOOKLIB | address-limit LIB | stale-pointer LIB | shared-log HOOKLIB | layout-profile LIB PROFILE | layout-d3 LIB | layout-bad LIB\n");
+  fprintf(stderr, "usage: boundary env-after-load LIB | rtld-local HOOKLIB | gate HOOKLIB | address-limit LIB | stale-pointer LIB | shared-log HOOKLIB | layout-profile LIB PROFILE | layout-d3 LIB | layout-bad LIB | layout-overrun LIB PROFILE WANT [STANDIN]\n");
   return 2;
 }
