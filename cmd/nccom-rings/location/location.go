@@ -16,6 +16,11 @@
 //     jq -c write it on one line), only MaxDepth levels of nesting;
 //   - MaxHosts host and switch names in a file once its hostlists are
 //     expanded, and MaxSwitches switches in a topology.conf;
+//   - MaxNameBytes bytes for those names, as a list is sized before it is
+//     expanded: each expr's names times its longest name (a list whose
+//     longest name is over the limit of a name is refused then too), so
+//     the memory names take stays within MaxNameBytes whatever a line
+//     asks for;
 //   - a host name is 1 to MaxHostName bytes of [A-Za-z0-9._:-]; a switch
 //     name or network node id is a location name (1 to nodeorder.MaxName
 //     bytes of the same), and a host's chain at most nodeorder.MaxLevels
@@ -46,7 +51,10 @@ const (
 	MaxHosts    = 1_000_000 // names in a file, hostlists expanded
 	MaxSwitches = 65_536    // switches in a topology.conf
 	MaxHostName = 255       // bytes in a host name
-	MaxDepth    = 64        // nesting of JSON arrays and objects
+	// MaxNameBytes bounds the bytes of a topology.conf's expanded names:
+	// each list's exprs' names times their longest name, summed.
+	MaxNameBytes = 64 << 20
+	MaxDepth     = 64 // nesting of JSON arrays and objects
 )
 
 // Error is a file that cannot be used: which file, which line and byte of
