@@ -213,6 +213,46 @@ func ReadFile(path string) ([]byte, error) {
 	return data, nil
 }
 
+// Open opens the file at path to be read as a stream, under ReadFile's
+// rules and limit: a file of more than MaxFileSize bytes is refused
+// before a byte is read, and one that grows past it while it is read
+// fails the Read that goes past (with an *Error), so a reader that
+// streams the file never holds more than it chooses to. "-" is standard
+// input (not closed by Close).
+func Open(path string) (io.ReadCloser, error) {
+	if path == "-" {
+		return &boundedReader{r: io.LimitReader(os.Stdin, MaxFileSize+1), c: io.NopCloser(nil), name: "-"}, nil
+	}
+	f, fi, err := safefile.Open(path, safefile.FollowLinks)
+	if err != nil {
+		return nil, &Error{File: path, Msg: openReason(err)}
+	}
+	if fi.Size() > MaxFileSize {
+		f.Close()
+		return nil, &Error{File: path, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", fi.Size(), MaxFileSize>>20)}
+	}
+	return &boundedReader{r: io.LimitReader(f, MaxFileSize+1), c: f, name: path}, nil
+}
+
+// boundedReader fails once more than MaxFileSize bytes are read.
+type boundedReader struct {
+	r    io.Reader // limited to MaxFileSize+1 bytes
+	c    io.Closer
+	name string
+	read int64
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.read += int64(n)
+	if b.read > MaxFileSize {
+		return n - int(b.read-MaxFileSize), &Error{File: b.name, Msg: fmt.Sprintf("has more than the %d MiB a file may have", MaxFileSize>>20)}
+	}
+	return n, err
+}
+
+func (b *boundedReader) Close() error { return b.c.Close() }
+
 // readBounded reads r to its end, refusing more than MaxFileSize bytes.
 func readBounded(name string, r io.Reader) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
