@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -64,20 +66,28 @@ type boundedRun struct {
 	signal         string
 	stdout, stderr string
 	cpu            time.Duration // user and system
+	heapMB         int           // the largest Go heap a collection saw (gctrace)
 }
+
+// gcLine is a line of GODEBUG=gctrace=1: "gc 7 @0.1s 2%: ..., 4->5->1 MB,
+// 5 MB goal, ...": the heap when the collection began, when it ended,
+// and what was live.
+var gcLine = regexp.MustCompile(`^gc \d+ @.* (\d+)->(\d+)->\d+ MB, `)
 
 // runBounded runs tool with args under ulimit -v boundedLimitKiB and
 // ulimit -t cpuCap (soft and hard: the kernel's SIGKILL ends a run that
 // reaches it), with GOMAXPROCS=1: on a second CPU the garbage collector's
 // idle workers burn what is free, CPU time that says how busy the
-// machine was, not how much work the tool did (up to 2x on F9's files).
+// machine was, not how much work the tool did (up to 2x on F9's files);
+// and with GODEBUG=gctrace=1, whose lines say how large its heap grew
+// (taken out of stderr).
 func runBounded(t *testing.T, tool string, cpuCap time.Duration, args ...string) boundedRun {
 	t.Helper()
 	script := fmt.Sprintf(`ulimit -v %d && ulimit -t %d && exec "$@"`, boundedLimitKiB, int(cpuCap.Seconds()))
 	cmd := exec.Command("sh", append([]string{"-c", script, "sh", tool}, args...)...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1", "GODEBUG=gctrace=1")
 	err := cmd.Run()
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
@@ -85,6 +95,22 @@ func runBounded(t *testing.T, tool string, cpuCap time.Duration, args ...string)
 	}
 	r := boundedRun{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errOut.String(),
 		cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	// The tool's heap from its own trace: the child's ru_maxrss counts
+	// the test process too (Go starts a child with vfork, and exec keeps
+	// the high-water mark of the memory it shared).
+	var kept []string
+	for _, line := range strings.SplitAfter(r.stderr, "\n") {
+		m := gcLine.FindStringSubmatch(line)
+		if m == nil {
+			kept = append(kept, line)
+			continue
+		}
+		for _, v := range m[1:] {
+			n, _ := strconv.Atoi(v)
+			r.heapMB = max(r.heapMB, n)
+		}
+	}
+	r.stderr = strings.Join(kept, "")
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		r.signal = ws.Signal().String()
 	}
@@ -102,7 +128,7 @@ func checkBounded(t *testing.T, tool string, cpuCap time.Duration, half, full []
 	}{{"half", half}, {"full", full}} {
 		r := runBounded(t, tool, cpuCap, c.args...)
 		runs[c.which] = r
-		t.Logf("%s input: exit %d, %v CPU", c.which, r.code, r.cpu)
+		t.Logf("%s input: exit %d, %v CPU, a heap of %d MB at most", c.which, r.code, r.cpu, r.heapMB)
 		if !assert.NotEqual(t, -1, r.code, "%s input: ended by signal %s after %v CPU (the cap, RLIMIT_CPU, is %v); stderr: %.300s", c.which, r.signal, r.cpu, cpuCap, r.stderr) {
 			continue
 		}
@@ -225,6 +251,8 @@ func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
 				assert.Equal(t, 0, r.code, "%s: %s", which, r.stderr)
 				first, _, _ := strings.Cut(r.stdout, "\n")
 				assert.Equal(t, fmt.Sprintf(`nccom-rings plan: 2 hosts x 4 ranks = 8 ranks; graph: "%s"'s RING graph (4 ranks a node, 2 channels)`, paths[which]), first, which)
+				// Streamed: it never held the file, let alone a tree of it.
+				assert.Less(t, r.heapMB, 16, "%s: the largest heap, in MB", which)
 			})
 	})
 }

@@ -39,9 +39,9 @@ type GraphFile struct {
 // ringPattern is NCCL_TOPO_PATTERN_RING.
 const ringPattern = 4
 
-// MaxGraphDepth is how deep a graph file's elements may nest: libxml2's
-// limit without XML_PARSE_HUGE, so ringstage's reader and this one refuse
-// the same files. NCCL's own nest four deep.
+// MaxGraphDepth is how deep a graph file's elements may nest: about
+// libxml2's own limit without XML_PARSE_HUGE (256), which ringstage's
+// reader has. NCCL's files nest four deep.
 const MaxGraphDepth = 256
 
 // ReadGraphFile reads path's RING graph. The file is streamed, element

@@ -51,14 +51,14 @@ func TestReadGraphFileRefuses(t *testing.T) {
 		// document first, so a document not well formed after the RING
 		// graph is that, not the RING graph's own error.
 		`<graphs><graph pattern="4" nchannels="1"><channel><gpu dev="a"/></channel></graph><graph></graphs>`: "not an NCCL graph file: XML syntax error on line 1: element <graph> closed by </graphs>",
-		`<graphs><graph pattern="4" nchannels="1"><channel><gpu dev="0"/></channel></graph><x>`:               "not an NCCL graph file: XML syntax error on line 1: unexpected EOF",
+		`<graphs><graph pattern="4" nchannels="1"><channel><gpu dev="0"/></channel></graph><x>`:              "not an NCCL graph file: XML syntax error on line 1: unexpected EOF",
 		`<other/>`: "not an NCCL graph file: expected element type <graphs> but have <other>",
 		``:         "not an NCCL graph file: EOF",
 		// The first error in document order, as ringstage's loop meets it.
-		`<graphs><graph pattern="4" nchannels="3"><channel><gpu dev="a"/></channel></graph></graphs>`: "channel 0 has a <gpu> without an integer dev",
-		`<graphs><graph pattern="4" nchannels="1"><channel>` + strings.Repeat(`<gpu dev="1"/>`, 257) + `</channel></graph></graphs>`:          "channel 0 lists more than 256 <gpu>",
+		`<graphs><graph pattern="4" nchannels="3"><channel><gpu dev="a"/></channel></graph></graphs>`:                                "channel 0 has a <gpu> without an integer dev",
+		`<graphs><graph pattern="4" nchannels="1"><channel>` + strings.Repeat(`<gpu dev="1"/>`, 257) + `</channel></graph></graphs>`: "channel 0 lists more than 256 <gpu>",
 		`<graphs><graph pattern="4" nchannels="33">` + strings.Repeat(`<channel><gpu dev="0"/></channel>`, 33) + `</graph></graphs>`: "more than 32 <channel> elements",
-		// Nesting is bounded as libxml2 bounds it: 256 levels.
+		// Nesting is bounded: 256 levels (about libxml2's own limit).
 		`<graphs>` + strings.Repeat("<a>", 256) + strings.Repeat("</a>", 256) + `</graphs>`: "1:774: not an NCCL graph file: elements nested more than 256 deep",
 	} {
 		path := filepath.Join(dir, "graph.xml")
