@@ -37,7 +37,9 @@ first dot (trn001.ec2.internal is TRN001). A host listed under two leaf
 switches, or below a switch that two switches list, has no location (exit
 1). A file is read whole or refused: at most 64 MiB, lines of a
 topology.conf at most 64 KiB, at most 1,000,000 hosts once host lists like
-trn[001-016,020] are expanded.
+trn[001-016,020] are expanded. A host list is sized before it is
+expanded: names of at most 255 bytes (64 for a switch), and at most 64 MiB
+of names in the file, a list counted as its names times its longest.
 
   --host NAME      the Slurm node to locate
   --instance ID    the EC2 instance to locate

@@ -52,7 +52,9 @@ said, one line each pair.
                         host of HOSTFILE gives (the same on each)
   --graph FILE          an NCCL_GRAPH_FILE (NCCL_GRAPH_DUMP_FILE's XML): its
                         first pattern="4" graph, read as ringstage --graph
-                        reads it, on every node
+                        reads it, on every node. Read as a stream: a regular
+                        file of at most 64 MiB, elements nested at most 256
+                        deep, at most 32 channels of 256 <gpu>
   --order rank|network  NCCOM_RING_NODE_ORDER for every rank; repeatable
   --dump DIR            write the dumps the job would (NCCOM_RING_DUMP=DIR);
                         with two orders, into DIR/rank and DIR/network
@@ -71,8 +73,8 @@ said, one line each pair.
 const planExitCodesHelp = `Exit codes:
   0  every order was planned
   1  an order the ring stage refused or did not apply (its WARN printed)
-  2  unusable input or usage: a missing or bad hostfile or locations file, a
-     bad --ranks-per-node or --order, more than 4,096 ranks, a dump
+  2  unusable input or usage: a missing or bad hostfile, locations file or
+     graph file, a bad --ranks-per-node or --order, more than 4,096 ranks, a dump
      directory that cannot be written, a bad flag
 `
 

@@ -85,6 +85,37 @@ type ec2Reader struct {
 	data  []byte
 	dec   *json.Decoder
 	depth int // of arrays and objects opened by skip
+	lines lineCursor
+}
+
+// lineCursor turns byte offsets of data into line and column by one scan
+// that moves forward: the offsets the reader asks about grow with the
+// decoder's (InputOffset), so each byte is looked at once, not once per
+// instance as a count from the start would (issue 34, F2: a one-line file
+// of 2.4 MB took minutes). An offset before the cursor, which only an
+// error asks for, scans again from the start, once.
+type lineCursor struct {
+	off       int // scanned up to here
+	line      int // 1-based line of off
+	lineStart int // offset of that line's first byte
+}
+
+// at is the 1-based line and byte of the line of data[off].
+func (c *lineCursor) at(data []byte, off int) (line, col int) {
+	if c.line == 0 || off < c.off {
+		*c = lineCursor{line: 1}
+	}
+	for {
+		i := bytes.IndexByte(data[c.off:off], '\n')
+		if i < 0 {
+			break
+		}
+		c.line++
+		c.lineStart = c.off + i + 1
+		c.off = c.lineStart
+	}
+	c.off = off
+	return c.line, off - c.lineStart + 1
 }
 
 // next is the offset of the next token: past the blanks and the one ':'
@@ -106,9 +137,7 @@ func (r *ec2Reader) next() int {
 
 // errAt is an error at byte off of the file.
 func (r *ec2Reader) errAt(off int, format string, args ...any) *Error {
-	off = min(off, len(r.data))
-	line := 1 + bytes.Count(r.data[:off], []byte{'\n'})
-	col := off - (bytes.LastIndexByte(r.data[:off], '\n') + 1) + 1
+	line, col := r.lines.at(r.data, min(off, len(r.data)))
 	return &Error{File: r.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -334,7 +363,8 @@ func (r *ec2Reader) instance(t *Topology) error {
 	if idAt < 0 {
 		return r.errAt(start, "an instance without \"InstanceId\"")
 	}
-	h := Host{Name: id, Location: strings.Join(nodes, "/"), Line: r.errAt(idAt, "").Line}
+	line, _ := r.lines.at(r.data, idAt)
+	h := Host{Name: id, Location: strings.Join(nodes, "/"), Line: line}
 	if len(nodes) == 0 {
 		h.Reason = "EC2 gave no NetworkNodes for it (an instance type without topology, or not yet known)"
 	}

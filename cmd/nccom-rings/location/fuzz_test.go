@@ -113,7 +113,8 @@ func FuzzHostlist(f *testing.F) {
 	}
 	c.Fuzz(func(t *testing.T, value string) {
 		const budget = 2000
-		names, err := expandHostlist(value, budget)
+		lim := hostlistLimits{names: budget, nameLen: 64, bytes: 20_000}
+		names, size, err := expandHostlist(value, lim)
 		if err != nil {
 			var he *hostlistError
 			if !errors.As(err, &he) || he.Off < 0 || he.Off > len(value) {
@@ -127,10 +128,15 @@ func FuzzHostlist(f *testing.F) {
 		if !strings.ContainsAny(value, "[],") && (len(names) != 1 || names[0] != value) {
 			t.Fatalf("%q: %q", value, names)
 		}
+		var total uint64
 		for _, n := range names {
-			if n == "" || strings.ContainsAny(n, "[],") {
+			if n == "" || strings.ContainsAny(n, "[],") || len(n) > 64 {
 				t.Fatalf("%q gives %q", value, n)
 			}
+			total += uint64(len(n))
+		}
+		if total > size || size > lim.bytes {
+			t.Fatalf("%q: names of %d bytes, sized at %d (at most %d)", value, total, size, lim.bytes)
 		}
 	})
 }

@@ -23,13 +23,39 @@ import (
 const maxDigits = 18
 
 // hostlistError is a hostlist that cannot be expanded: at which byte of
-// the value (0-based) and why.
+// the value (0-based) and why. Kind says which limit a list that is well
+// formed went past, with its sizes; Msg says why in every case.
 type hostlistError struct {
-	Off int
-	Msg string
+	Off  int
+	Msg  string
+	Kind limitKind
+	// The expr (or the list) over the limit: its names, its longest
+	// name's bytes, and how many bytes its names take at most (names
+	// times the longest).
+	Names, Longest, Bytes uint64
 }
 
 func (e *hostlistError) Error() string { return fmt.Sprintf("byte %d: %s", e.Off+1, e.Msg) }
+
+// limitKind is which limit of hostlistLimits a list went past.
+type limitKind int
+
+const (
+	notALimit    limitKind = iota // a list that is not well formed
+	tooManyNames                  // more than names
+	tooLongName                   // a name of more than nameLen bytes
+	tooManyBytes                  // more than bytes
+)
+
+// hostlistLimits bound what a list may expand to, checked on its counts
+// before a name is made: names in all, bytes in a name, and bytes in all
+// (each expr's names times its longest name, summed), so that the memory
+// an expansion takes is known to be within bounds before it is taken.
+type hostlistLimits struct {
+	names   uint64
+	nameLen uint64
+	bytes   uint64
+}
 
 // span is one range of a bracket group.
 type span struct {
@@ -44,27 +70,52 @@ type part struct {
 	count uint64 // names the group gives
 }
 
-// parseHostlist splits value into its exprs and counts the names they
-// give, refusing more than budget in all (the count is then > budget).
-func parseHostlist(value string, budget uint64) (exprs [][]part, count uint64, err error) {
+// digits is how many decimal digits v has.
+func digits(v uint64) uint64 {
+	n := uint64(1)
+	for ; v >= 10; v /= 10 {
+		n++
+	}
+	return n
+}
+
+// parseHostlist splits value into its exprs and sizes what they give:
+// count names, whose bytes are at most size (each expr's names times its
+// longest name, summed). It refuses a list past lim (a *hostlistError
+// whose Kind says which limit) before anything is expanded.
+func parseHostlist(value string, lim hostlistLimits) (exprs [][]part, count, size uint64, err error) {
 	if value == "" {
-		return nil, 0, &hostlistError{0, "an empty host list"}
+		return nil, 0, 0, &hostlistError{Off: 0, Msg: "an empty host list"}
 	}
 	var cur []part
 	start := 0 // of the current expr
 	n := uint64(1)
+	longest := uint64(0) // bytes of the current expr's longest name
 	i := 0
+	tooMany := func(off int, c uint64) error {
+		return &hostlistError{Off: off, Msg: fmt.Sprintf("the list gives more than %d names", lim.names), Kind: tooManyNames, Names: c}
+	}
 	for i <= len(value) {
 		if i == len(value) || value[i] == ',' {
 			if i == start {
-				return nil, 0, &hostlistError{i, "an empty name in the list (two commas, or a comma at an end)"}
+				return nil, 0, 0, &hostlistError{Off: i, Msg: "an empty name in the list (two commas, or a comma at an end)"}
+			}
+			if longest > lim.nameLen {
+				return nil, 0, 0, &hostlistError{Off: start, Kind: tooLongName, Names: n, Longest: longest,
+					Msg: fmt.Sprintf("the list gives names of %d bytes, more than the %d a name may have", longest, lim.nameLen)}
 			}
 			exprs = append(exprs, cur)
 			count += n
-			if count > budget {
-				return nil, count, &hostlistError{start, fmt.Sprintf("the list gives more than %d names", budget)}
+			if count > lim.names {
+				return nil, count, 0, tooMany(start, count)
 			}
-			cur, n, start = nil, 1, i+1
+			// n <= lim.names and longest <= lim.nameLen: no overflow.
+			size += n * longest
+			if size > lim.bytes {
+				return nil, 0, 0, &hostlistError{Off: start, Kind: tooManyBytes, Names: n, Longest: longest, Bytes: size,
+					Msg: fmt.Sprintf("the list's names take up to %d bytes (names times the longest), more than %d", size, lim.bytes)}
+			}
+			cur, n, longest, start = nil, 1, 0, i+1
 			i++
 			continue
 		}
@@ -72,33 +123,36 @@ func parseHostlist(value string, budget uint64) (exprs [][]part, count uint64, e
 		case '[':
 			group, end, err := parseGroup(value, i)
 			if err != nil {
-				return nil, 0, err
+				return nil, 0, 0, err
 			}
-			var c uint64
+			var c, width uint64
 			for _, s := range group {
 				c += s.hi - s.lo + 1
-				if c > budget {
-					return nil, c, &hostlistError{i, fmt.Sprintf("the list gives more than %d names", budget)}
+				if c > lim.names {
+					return nil, c, 0, tooMany(i, c)
 				}
+				width = max(width, uint64(s.width), digits(s.hi))
 			}
-			if n > budget/c { // n*c > budget
-				return nil, budget + 1, &hostlistError{start, fmt.Sprintf("the list gives more than %d names", budget)}
+			if n > lim.names/c { // n*c > lim.names
+				return nil, lim.names + 1, 0, tooMany(start, lim.names+1)
 			}
 			n *= c
+			longest += width // at most 19 bytes a group of a line's
 			cur = append(cur, part{group: group, count: c})
 			i = end
 		case ']':
-			return nil, 0, &hostlistError{i, "']' without '['"}
+			return nil, 0, 0, &hostlistError{Off: i, Msg: "']' without '['"}
 		default:
 			j := i
 			for j < len(value) && value[j] != '[' && value[j] != ']' && value[j] != ',' {
 				j++
 			}
+			longest += uint64(j - i)
 			cur = append(cur, part{text: value[i:j]})
 			i = j
 		}
 	}
-	return exprs, count, nil
+	return exprs, count, size, nil
 }
 
 // parseGroup reads the bracket group at value[open] == '[' and returns
@@ -119,7 +173,7 @@ func parseGroup(value string, open int) ([]span, int, error) {
 				return nil, 0, err
 			}
 			if hi < lo {
-				return nil, 0, &hostlistError{i + 1, fmt.Sprintf("the range %s-%s goes down", value[loEnd-s.width:loEnd], value[i+1:hiEnd])}
+				return nil, 0, &hostlistError{Off: i + 1, Msg: fmt.Sprintf("the range %s-%s goes down", value[loEnd-s.width:loEnd], value[i+1:hiEnd])}
 			}
 			s.hi = hi
 			i = hiEnd
@@ -127,13 +181,13 @@ func parseGroup(value string, open int) ([]span, int, error) {
 		group = append(group, s)
 		switch {
 		case i == len(value):
-			return nil, 0, &hostlistError{open, "'[' without ']'"}
+			return nil, 0, &hostlistError{Off: open, Msg: "'[' without ']'"}
 		case value[i] == ']':
 			return group, i + 1, nil
 		case value[i] == ',':
 			i++
 		default:
-			return nil, 0, &hostlistError{i, fmt.Sprintf("%s in a bracket group, which holds numbers and ranges (1-4) separated by commas", quote.String(value[i:i+1]))}
+			return nil, 0, &hostlistError{Off: i, Msg: fmt.Sprintf("%s in a bracket group, which holds numbers and ranges (1-4) separated by commas", quote.String(value[i:i+1]))}
 		}
 	}
 }
@@ -146,29 +200,30 @@ func parseNumber(value string, i int) (uint64, int, error) {
 	}
 	switch {
 	case j == i && (i == len(value) || value[i] == ']'):
-		return 0, 0, &hostlistError{i, "a number expected in the bracket group"}
+		return 0, 0, &hostlistError{Off: i, Msg: "a number expected in the bracket group"}
 	case j == i:
-		return 0, 0, &hostlistError{i, fmt.Sprintf("%s where a number was expected in a bracket group", quote.String(value[i:i+1]))}
+		return 0, 0, &hostlistError{Off: i, Msg: fmt.Sprintf("%s where a number was expected in a bracket group", quote.String(value[i:i+1]))}
 	case j-i > maxDigits:
-		return 0, 0, &hostlistError{i, fmt.Sprintf("a number of %d digits; at most %d", j-i, maxDigits)}
+		return 0, 0, &hostlistError{Off: i, Msg: fmt.Sprintf("a number of %d digits; at most %d", j-i, maxDigits)}
 	}
 	n, _ := strconv.ParseUint(value[i:j], 10, 64) // <= 18 digits: no error
 	return n, j, nil
 }
 
-// expandHostlist returns every name of value, in order, refusing more
-// than budget names (the error then says so).
-func expandHostlist(value string, budget uint64) ([]string, error) {
-	exprs, count, err := parseHostlist(value, budget)
+// expandHostlist returns every name of value, in order, and size, what
+// parseHostlist bounds their bytes by; it refuses a list past lim before
+// a name is made (the error then says which limit).
+func expandHostlist(value string, lim hostlistLimits) (names []string, size uint64, err error) {
+	exprs, count, size, err := parseHostlist(value, lim)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	names := make([]string, 0, count)
+	names = make([]string, 0, count)
 	var buf []byte
 	for _, parts := range exprs {
 		names = expand(names, buf[:0], parts)
 	}
-	return names, nil
+	return names, size, nil
 }
 
 // expand appends to names every name of parts, each prefixed by prefix.

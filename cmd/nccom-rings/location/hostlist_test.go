@@ -2,6 +2,7 @@ package location
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +11,9 @@ import (
 
 	"github.com/nccomring/libnccomring/internal/cputime"
 )
+
+// fileLimits are a topology.conf's limits for one list of host names.
+var fileLimits = hostlistLimits{names: MaxHosts, nameLen: MaxHostName, bytes: MaxNameBytes}
 
 func TestExpandHostlist(t *testing.T) {
 	cases := []struct {
@@ -28,15 +32,24 @@ func TestExpandHostlist(t *testing.T) {
 		{"a[0],b[00]", []string{"a0", "b00"}},
 	}
 	for _, c := range cases {
-		got, err := expandHostlist(c.value, MaxHosts)
+		got, _, err := expandHostlist(c.value, fileLimits)
 		require.NoError(t, err, c.value)
 		assert.Equal(t, c.want, got, c.value)
 	}
-	got, err := expandHostlist("trn[001-016,020]", MaxHosts)
+	got, size, err := expandHostlist("trn[001-016,020]", fileLimits)
 	require.NoError(t, err)
 	assert.Len(t, got, 17)
 	assert.Equal(t, "trn016", got[15])
 	assert.Equal(t, "trn020", got[16])
+	assert.Equal(t, uint64(17*6), size, "17 names of 6 bytes")
+
+	// The size is each expr's names times its longest name: n10 is 3
+	// bytes, rack1n01 8, x 1.
+	for value, want := range map[string]uint64{"n[8-10]": 3 * 3, "rack[1-2]n[01-02],x": 4*8 + 1, "n[1-010]": 10 * 3, "[99-100]": 2 * 3} {
+		_, size, err := expandHostlist(value, fileLimits)
+		require.NoError(t, err, value)
+		assert.Equal(t, want, size, value)
+	}
 }
 
 func TestExpandHostlistRefuses(t *testing.T) {
@@ -67,7 +80,7 @@ func TestExpandHostlistRefuses(t *testing.T) {
 		{"a[0-999999999999999999]", 2, "more than 1000000 names"},
 	}
 	for _, c := range cases {
-		_, err := expandHostlist(c.value, MaxHosts)
+		_, _, err := expandHostlist(c.value, fileLimits)
 		var he *hostlistError
 		require.ErrorAs(t, err, &he, c.value)
 		assert.Equal(t, c.off, he.Off+1, "%s: %v", c.value, err)
@@ -81,17 +94,65 @@ func TestHostlistBombIsRefusedQuickly(t *testing.T) {
 	// wall clock would time the machine too (issue 32).
 	start := cputime.Process()
 	bomb := "n[0-999999999999999999]" + "x[0-999999999999999999]"
-	_, err := expandHostlist(bomb, MaxHosts)
+	_, _, err := expandHostlist(bomb, fileLimits)
 	require.Error(t, err)
 	for range 8 {
 		bomb += fmt.Sprintf(",m[0-%d]", MaxHosts/8)
 	}
-	_, err = expandHostlist(bomb, MaxHosts)
+	_, _, err = expandHostlist(bomb, fileLimits)
 	require.Error(t, err)
 	assert.Less(t, cputime.Process()-start, time.Second)
 
-	names, err := expandHostlist("n[000000-999999]", MaxHosts)
+	names, _, err := expandHostlist("n[000000-999999]", fileLimits)
 	require.NoError(t, err, "exactly MaxHosts names are allowed")
 	assert.Len(t, names, MaxHosts)
 	assert.Equal(t, "n999999", names[MaxHosts-1])
+}
+
+// A list is sized before it is expanded (issue 34, F1): its longest name
+// and its names times their longest are known from its counts, so a list
+// of long names is refused without a name being made.
+func TestHostlistIsSizedBeforeItIsExpanded(t *testing.T) {
+	long := strings.Repeat("n", 60_000)
+	cases := []struct {
+		value          string
+		lim            hostlistLimits
+		off            int // 1-based
+		kind           limitKind
+		names, longest uint64
+		bytes          uint64
+	}{
+		// F1's list: a million names of 60,006 bytes, 60 GB.
+		{long + "[0-999999]", fileLimits, 1, tooLongName, 1_000_000, 60_006, 0},
+		{"a,b" + strings.Repeat("x", 254) + "[1-10]", fileLimits, 3, tooLongName, 10, 257, 0},
+		{"a,b[1-9],c[0-100]", hostlistLimits{names: 1000, nameLen: 3, bytes: 1000}, 10, tooLongName, 101, 4, 0},
+		// 300 names of 4 bytes are 1,200 bytes, more than 1,000 left.
+		{"ab,n[100-399]", hostlistLimits{names: 1000, nameLen: 10, bytes: 1000}, 4, tooManyBytes, 300, 4, 2 + 300*4},
+		// At 255 bytes a name, 263,200 names are more than 64 MiB.
+		{strings.Repeat("h", 249) + "[000000-263199]", fileLimits, 1, tooManyBytes, 263_200, 255, 263_200 * 255},
+	}
+	for _, c := range cases {
+		start := cputime.Process()
+		names, _, err := expandHostlist(c.value, c.lim)
+		used := cputime.Process() - start
+		assert.Nil(t, names)
+		var he *hostlistError
+		if !assert.ErrorAs(t, err, &he, clip(c.value)) {
+			continue
+		}
+		assert.Equal(t, c.off, he.Off+1, "%s: %v", clip(c.value), err)
+		assert.Equal(t, c.kind, he.Kind, "%v", err)
+		assert.Equal(t, c.names, he.Names, "%v", err)
+		assert.Equal(t, c.longest, he.Longest, "%v", err)
+		assert.Equal(t, c.bytes, he.Bytes, "%v", err)
+		// Refused from its counts: no name made, so a small CPU time
+		// (a million names of 60 KB would be minutes, or out of memory).
+		assert.Less(t, used, 500*time.Millisecond, clip(c.value))
+	}
+	// Just within: 263,100 names of 255 bytes are 67,090,500 bytes.
+	names, size, err := expandHostlist(strings.Repeat("h", 249)+"[000000-263099]", fileLimits)
+	require.NoError(t, err)
+	assert.Len(t, names, 263_100)
+	assert.Equal(t, uint64(263_100*255), size)
+	assert.Equal(t, strings.Repeat("h", 249)+"263099", names[263_099])
 }

@@ -16,6 +16,11 @@
 //     jq -c write it on one line), only MaxDepth levels of nesting;
 //   - MaxHosts host and switch names in a file once its hostlists are
 //     expanded, and MaxSwitches switches in a topology.conf;
+//   - MaxNameBytes bytes for those names, as a list is sized before it is
+//     expanded: each expr's names times its longest name (a list whose
+//     longest name is over the limit of a name is refused then too), so
+//     the memory names take stays within MaxNameBytes whatever a line
+//     asks for;
 //   - a host name is 1 to MaxHostName bytes of [A-Za-z0-9._:-]; a switch
 //     name or network node id is a location name (1 to nodeorder.MaxName
 //     bytes of the same), and a host's chain at most nodeorder.MaxLevels
@@ -46,7 +51,10 @@ const (
 	MaxHosts    = 1_000_000 // names in a file, hostlists expanded
 	MaxSwitches = 65_536    // switches in a topology.conf
 	MaxHostName = 255       // bytes in a host name
-	MaxDepth    = 64        // nesting of JSON arrays and objects
+	// MaxNameBytes bounds the bytes of a topology.conf's expanded names:
+	// each list's exprs' names times their longest name, summed.
+	MaxNameBytes = 64 << 20
+	MaxDepth     = 64 // nesting of JSON arrays and objects
 )
 
 // Error is a file that cannot be used: which file, which line and byte of
@@ -204,6 +212,46 @@ func ReadFile(path string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// Open opens the file at path to be read as a stream, under ReadFile's
+// rules and limit: a file of more than MaxFileSize bytes is refused
+// before a byte is read, and one that grows past it while it is read
+// fails the Read that goes past (with an *Error), so a reader that
+// streams the file never holds more than it chooses to. "-" is standard
+// input (not closed by Close).
+func Open(path string) (io.ReadCloser, error) {
+	if path == "-" {
+		return &boundedReader{r: io.LimitReader(os.Stdin, MaxFileSize+1), c: io.NopCloser(nil), name: "-"}, nil
+	}
+	f, fi, err := safefile.Open(path, safefile.FollowLinks)
+	if err != nil {
+		return nil, &Error{File: path, Msg: openReason(err)}
+	}
+	if fi.Size() > MaxFileSize {
+		f.Close()
+		return nil, &Error{File: path, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", fi.Size(), MaxFileSize>>20)}
+	}
+	return &boundedReader{r: io.LimitReader(f, MaxFileSize+1), c: f, name: path}, nil
+}
+
+// boundedReader fails once more than MaxFileSize bytes are read.
+type boundedReader struct {
+	r    io.Reader // limited to MaxFileSize+1 bytes
+	c    io.Closer
+	name string
+	read int64
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.read += int64(n)
+	if b.read > MaxFileSize {
+		return n - int(b.read-MaxFileSize), &Error{File: b.name, Msg: fmt.Sprintf("has more than the %d MiB a file may have", MaxFileSize>>20)}
+	}
+	return n, err
+}
+
+func (b *boundedReader) Close() error { return b.c.Close() }
 
 // readBounded reads r to its end, refusing more than MaxFileSize bytes.
 func readBounded(name string, r io.Reader) ([]byte, error) {

@@ -83,6 +83,9 @@ type slurmParser struct {
 	byName   map[string]int
 	names    uint64 // names expanded so far, against maxHosts
 	maxHosts uint64
+	// nameBytes: what the lists expanded so far are sized at (each
+	// expr's names times its longest name), against MaxNameBytes.
+	nameBytes uint64
 }
 
 func (p *slurmParser) errAt(at pos, format string, args ...any) *Error {
@@ -304,7 +307,7 @@ func (p *slurmParser) readLine(l *logical) error {
 		seen[slot] = true
 		switch slot {
 		case 0:
-			names, err := p.expand(l, kv)
+			names, err := p.expand(l, kv, nodeorder.MaxName)
 			if err != nil {
 				return err
 			}
@@ -315,7 +318,7 @@ func (p *slurmParser) readLine(l *logical) error {
 			}
 			s.childNames, s.childAt = names, at
 		case 1:
-			names, err := p.expand(l, kv)
+			names, err := p.expand(l, kv, MaxHostName)
 			if err != nil {
 				return err
 			}
@@ -342,20 +345,32 @@ func (p *slurmParser) readLine(l *logical) error {
 	return nil
 }
 
-// expand expands kv's hostlist against what is left of maxHosts.
-func (p *slurmParser) expand(l *logical, kv pair) ([]string, error) {
-	names, err := expandHostlist(kv.value, p.maxHosts-p.names)
+// expand expands kv's hostlist against what is left of maxHosts and
+// MaxNameBytes, its names at most maxName bytes each. The list is sized
+// before it is expanded (its names, and each expr's names times its
+// longest name), so a list past a limit is refused before any memory is
+// taken for its names.
+func (p *slurmParser) expand(l *logical, kv pair, maxName int) ([]string, error) {
+	lim := hostlistLimits{names: p.maxHosts - p.names, nameLen: uint64(maxName), bytes: MaxNameBytes - p.nameBytes}
+	names, size, err := expandHostlist(kv.value, lim)
 	if err != nil {
 		he := err.(*hostlistError)
-		msg := he.Msg
-		if strings.HasPrefix(msg, "the list gives more than") {
+		var msg string
+		switch he.Kind {
+		case tooManyNames:
 			msg = fmt.Sprintf("%s=%s gives more names than the file may have (%d, hostlists expanded)", kv.key, clip(kv.value), p.maxHosts)
-		} else {
-			msg = fmt.Sprintf("%s=%s is not a host list: %s", kv.key, clip(kv.value), msg)
+		case tooLongName:
+			msg = fmt.Sprintf("%s=%s gives names of %d bytes, more than the %d a name may have (refused before it is expanded)", kv.key, clip(kv.value), he.Longest, maxName)
+		case tooManyBytes:
+			msg = fmt.Sprintf("%s=%s gives %d names of up to %d bytes: with the lists before it, up to %d bytes of names (names times the longest), more than the %d MiB a file's names may take (refused before it is expanded)",
+				kv.key, clip(kv.value), he.Names, he.Longest, p.nameBytes+he.Bytes, MaxNameBytes>>20)
+		default:
+			msg = fmt.Sprintf("%s=%s is not a host list: %s", kv.key, clip(kv.value), he.Msg)
 		}
 		return nil, p.errAt(l.pos(kv.valOff+he.Off), "%s", msg)
 	}
 	p.names += uint64(len(names))
+	p.nameBytes += size
 	return names, nil
 }
 

@@ -165,6 +165,12 @@ func TestSlurmMalformed(t *testing.T) {
 			"topology.conf:1: the line, with the lines that continue it, has more than the 64 KiB a line may have"},
 		{"hostlist bomb", "SwitchName=s0 Nodes=a[0-999999]b[0-9]\n", `topology.conf:1:21: Nodes="a[0-999999]b[0-9]" gives more names than the file may have (1000000, hostlists expanded)`},
 		{"bomb over lines", "SwitchName=s0 Nodes=a[0-599999]\nSwitchName=s1 Nodes=b[0-599999]\n", "topology.conf:2:22: Nodes=\"b[0-599999]\" gives more names"},
+		{"long host names", "SwitchName=s0 Nodes=a," + strings.Repeat("n", 300) + "[1-2]\n",
+			`topology.conf:1:23: Nodes="a,` + strings.Repeat("n", 38) + `"... gives names of 301 bytes, more than the 255 a name may have (refused before it is expanded)`},
+		{"long child names", "SwitchName=top Switches=" + strings.Repeat("s", 64) + "[1-2]\n",
+			`topology.conf:1:25: Switches="` + strings.Repeat("s", 40) + `"... gives names of 65 bytes, more than the 64 a name may have (refused before it is expanded)`},
+		{"names over 64 MiB", "SwitchName=s0 Nodes=" + strings.Repeat("h", 249) + "[000000-199999]\nSwitchName=s1 Nodes=" + strings.Repeat("g", 249) + "[000000-099999]\n",
+			`topology.conf:2:21: Nodes="` + strings.Repeat("g", 40) + `"... gives 100000 names of up to 255 bytes: with the lists before it, up to 76500000 bytes of names (names times the longest), more than the 64 MiB a file's names may take (refused before it is expanded)`},
 		{"utf-8", "SwitchName=sw\u00e9 Nodes=a\n", `topology.conf:1:12: the switch name is not a location name: "sw\xc3\xa9": name 1 has "\xc3" at byte 3`},
 	}
 	for _, c := range cases {

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Issue 34, F1, F2 and F9: three readers of files another user can hand
+// over, each run as the built tool on the attack input and on one half
+// its size, in a child under ulimit -v 2000000 (KiB) and a CPU-time cap.
+// The child must end by itself with the exit code the tool promises (no
+// Go "fatal error"), and its CPU time on the full input must be at most
+// 3x the half's: linear work gives 2x, quadratic 4x. Both limits count
+// work, not the wall clock (issue 32): the CPU-time cap (RLIMIT_CPU, a
+// SIGKILL when reached) only ends a run that would take minutes, and the
+// ratio compares two runs of one machine. Below boundedFloor of CPU for
+// both runs the ratio is noise (a process's start), and the pair passes.
+//
+// On the code before issue 34 each failed: F1's 60 KB and 30 KB
+// topology.conf died in "fatal error: out of memory" (a million names of
+// 60 KB or 30 KB made before their length was checked); F2's 2.4 MB
+// one-line JSON took over 4x the 1.2 MB one's CPU (a line count from the
+// file's start per instance: 3.9 s for 1.2 MB, about 16 s for 2.4 MB),
+// ended by the cap when slower; F9's 60 MB and 30 MB graph files died in
+// "fatal error: out of memory" (the whole document decoded as a tree).
+
+const (
+	boundedLimitKiB = 2000000
+	boundedFloor    = 50 * time.Millisecond
+)
+
+// buildRingsTool builds nccom-rings into dir without -race (make test-go
+// runs the tests with it, and the race detector's shadow memory does not
+// fit under ulimit -v).
+func buildRingsTool(t *testing.T, dir string) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	tool := filepath.Join(dir, "nccom-rings")
+	cmd := exec.Command(goTool, "build", "-trimpath", "-buildvcs=false", "-o", tool, ".")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	return tool
+}
+
+// boundedRun is one run of the tool in a child.
+type boundedRun struct {
+	code           int // -1: ended by a signal
+	signal         string
+	stdout, stderr string
+	cpu            time.Duration // user and system
+	heapMB         int           // the largest Go heap a collection saw (gctrace)
+}
+
+// gcLine is a line of GODEBUG=gctrace=1: "gc 7 @0.1s 2%: ..., 4->5->1 MB,
+// 5 MB goal, ...": the heap when the collection began, when it ended,
+// and what was live.
+var gcLine = regexp.MustCompile(`^gc \d+ @.* (\d+)->(\d+)->\d+ MB, `)
+
+// runBounded runs tool with args under ulimit -v boundedLimitKiB and
+// ulimit -t cpuCap (soft and hard: the kernel's SIGKILL ends a run that
+// reaches it), with GOMAXPROCS=1: on a second CPU the garbage collector's
+// idle workers burn what is free, CPU time that says how busy the
+// machine was, not how much work the tool did (up to 2x on F9's files);
+// and with GODEBUG=gctrace=1, whose lines say how large its heap grew
+// (taken out of stderr).
+func runBounded(t *testing.T, tool string, cpuCap time.Duration, args ...string) boundedRun {
+	t.Helper()
+	script := fmt.Sprintf(`ulimit -v %d && ulimit -t %d && exec "$@"`, boundedLimitKiB, int(cpuCap.Seconds()))
+	cmd := exec.Command("sh", append([]string{"-c", script, "sh", tool}, args...)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1", "GODEBUG=gctrace=1")
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		require.NoError(t, err)
+	}
+	r := boundedRun{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errOut.String(),
+		cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	// The tool's heap from its own trace: the child's ru_maxrss counts
+	// the test process too (Go starts a child with vfork, and exec keeps
+	// the high-water mark of the memory it shared).
+	var kept []string
+	for _, line := range strings.SplitAfter(r.stderr, "\n") {
+		m := gcLine.FindStringSubmatch(line)
+		if m == nil {
+			kept = append(kept, line)
+			continue
+		}
+		for _, v := range m[1:] {
+			n, _ := strconv.Atoi(v)
+			r.heapMB = max(r.heapMB, n)
+		}
+	}
+	r.stderr = strings.Join(kept, "")
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		r.signal = ws.Signal().String()
+	}
+	return r
+}
+
+// checkBounded runs the tool on the half and the full input and checks
+// how each ended and what the two cost; check looks at each run's output.
+func checkBounded(t *testing.T, tool string, cpuCap time.Duration, half, full []string, check func(t *testing.T, which string, r boundedRun)) {
+	t.Helper()
+	runs := map[string]boundedRun{}
+	for _, c := range []struct {
+		which string
+		args  []string
+	}{{"half", half}, {"full", full}} {
+		r := runBounded(t, tool, cpuCap, c.args...)
+		runs[c.which] = r
+		t.Logf("%s input: exit %d, %v CPU, a heap of %d MB at most", c.which, r.code, r.cpu, r.heapMB)
+		if !assert.NotEqual(t, -1, r.code, "%s input: ended by signal %s after %v CPU (the cap, RLIMIT_CPU, is %v); stderr: %.300s", c.which, r.signal, r.cpu, cpuCap, r.stderr) {
+			continue
+		}
+		if i := strings.Index(r.stderr, "fatal error"); i >= 0 {
+			assert.Fail(t, "the Go runtime gave up", "%s input: after %v CPU, under ulimit -v %d: %.200s", c.which, r.cpu, boundedLimitKiB, r.stderr[max(0, i-100):])
+			continue
+		}
+		check(t, c.which, r)
+	}
+	h, f := runs["half"].cpu, runs["full"].cpu
+	if h < boundedFloor && f < boundedFloor {
+		return
+	}
+	assert.LessOrEqual(t, f, 3*max(h, boundedFloor), "CPU %v on the full input, %v on the half: more than 3x, so not linear", f, h)
+}
+
+// writeGenerated writes what gen writes to a new file of dir.
+func writeGenerated(t *testing.T, path string, gen func(w *bufio.Writer)) {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	w := bufio.NewWriterSize(f, 1<<20)
+	gen(w)
+	require.NoError(t, w.Flush())
+	require.NoError(t, f.Close())
+}
+
+func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
+	dir := t.TempDir()
+	tool := buildRingsTool(t, dir)
+
+	// F1: Nodes= with a 60,000-byte prefix and a million-name range
+	// would be 60 GB of names; sized before it is expanded, it is refused
+	// (exit 2) naming the line, the byte and the sizes.
+	t.Run("F1 locate slurm: 60 KB topology.conf", func(t *testing.T) {
+		paths := map[string]string{}
+		for which, n := range map[string]int{"half": 30_000, "full": 60_000} {
+			paths[which] = filepath.Join(dir, which+".conf")
+			writeGenerated(t, paths[which], func(w *bufio.Writer) {
+				fmt.Fprintf(w, "SwitchName=leaf0 Nodes=%s[0-999998]\nSwitchName=top Switches=leaf0\n", strings.Repeat("n", n))
+			})
+		}
+		checkBounded(t, tool, 10*time.Second,
+			[]string{"locate", "--all", "slurm:" + paths["half"]}, []string{"locate", "--all", "slurm:" + paths["full"]},
+			func(t *testing.T, which string, r boundedRun) {
+				bytes := map[string]int{"half": 30_006, "full": 60_006}[which]
+				want := fmt.Sprintf(`nccom-rings locate: %s:1:24: Nodes="%s"... gives names of %d bytes, more than the 255 a name may have (refused before it is expanded)`+"\n",
+					paths[which], strings.Repeat("n", 40), bytes)
+				assert.Equal(t, 2, r.code, "%s: %s", which, r.stderr)
+				assert.Equal(t, want, r.stderr, which)
+				assert.Empty(t, r.stdout, which)
+			})
+	})
+
+	// F2: a one-line DescribeInstanceTopology JSON of 2.4 MB, 40,677
+	// instances; every one is located (exit 0), each on line 1.
+	t.Run("F2 locate ec2: 2.4 MB one-line JSON", func(t *testing.T) {
+		paths := map[string]string{}
+		count := map[string]int{}
+		for which, size := range map[string]int{"half": 1_200_000, "full": 2_400_000} {
+			paths[which] = filepath.Join(dir, which+".json")
+			writeGenerated(t, paths[which], func(w *bufio.Writer) {
+				w.WriteString(`{"Instances":[`)
+				written := len(`{"Instances":[]}`)
+				for n := 0; ; n++ {
+					inst := fmt.Sprintf(`{"InstanceId":"i-%08x","NetworkNodes":["nn-1","nn-%d"]}`, n, n%10)
+					if written+len(inst)+1 > size {
+						count[which] = n
+						break
+					}
+					if n > 0 {
+						w.WriteString(",")
+					}
+					w.WriteString(inst)
+					written += len(inst) + 1
+				}
+				w.WriteString(`]}`)
+			})
+			fi, err := os.Stat(paths[which])
+			require.NoError(t, err)
+			require.InDelta(t, size, fi.Size(), 100)
+		}
+		checkBounded(t, tool, 10*time.Second,
+			[]string{"locate", "--all", "ec2:" + paths["half"]}, []string{"locate", "--all", "ec2:" + paths["full"]},
+			func(t *testing.T, which string, r boundedRun) {
+				assert.Equal(t, 0, r.code, "%s: %s", which, r.stderr)
+				lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+				n := count[which]
+				require.Len(t, lines, 2+n, which) // two "#" lines, then a host a line
+				assert.Equal(t, "i-00000000 nn-1/nn-0", lines[2], which)
+				assert.Equal(t, fmt.Sprintf("i-%08x nn-1/nn-%d", n-1, (n-1)%10), lines[len(lines)-1], which)
+			})
+		assert.Equal(t, 40_677, count["full"])
+	})
+
+	// F9: a 60 MB graph file whose RING graph's first channel holds 8.6
+	// million small elements the reader skips (<skip/>); streamed, it is
+	// read in memory that does not grow with them, and planned (exit 0).
+	t.Run("F9 plan --graph: 60 MB graph file", func(t *testing.T) {
+		paths := map[string]string{}
+		for which, size := range map[string]int{"half": 30_000_000, "full": 60_000_000} {
+			paths[which] = filepath.Join(dir, which+".xml")
+			writeGenerated(t, paths[which], func(w *bufio.Writer) {
+				head := `<graphs version="1"><graph id="0" pattern="4" crossnic="0" nchannels="2"><channel><net dev="0"/><gpu dev="0"/><gpu dev="1"/>`
+				tail := `<gpu dev="2"/><gpu dev="3"/><net dev="1"/></channel>` +
+					`<channel><net dev="1"/><gpu dev="3"/><gpu dev="2"/><gpu dev="1"/><gpu dev="0"/><net dev="0"/></channel></graph></graphs>` + "\n"
+				w.WriteString(head)
+				w.WriteString(strings.Repeat("<skip/>", (size-len(head)-len(tail))/len("<skip/>")))
+				w.WriteString(tail)
+			})
+		}
+		locs, hosts := filepath.Join(dir, "locations"), filepath.Join(dir, "hosts")
+		require.NoError(t, os.WriteFile(locs, []byte("h1 spine0/leaf0\nh2 spine0/leaf1\n"), 0o644))
+		require.NoError(t, os.WriteFile(hosts, []byte("h1\nh2\n"), 0o644))
+		args := func(which string) []string {
+			return []string{"plan", "--locations", locs, "--hosts", hosts, "--order", "rank", "--graph", paths[which]}
+		}
+		checkBounded(t, tool, 60*time.Second, args("half"), args("full"),
+			func(t *testing.T, which string, r boundedRun) {
+				assert.Equal(t, 0, r.code, "%s: %s", which, r.stderr)
+				first, _, _ := strings.Cut(r.stdout, "\n")
+				assert.Equal(t, fmt.Sprintf(`nccom-rings plan: 2 hosts x 4 ranks = 8 ranks; graph: "%s"'s RING graph (4 ranks a node, 2 channels)`, paths[which]), first, which)
+				// Streamed: it never held the file, let alone a tree of it.
+				assert.Less(t, r.heapMB, 16, "%s: the largest heap, in MB", which)
+			})
+	})
+}
