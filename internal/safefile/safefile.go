@@ -13,7 +13,12 @@
 //   - only a regular file is read, checked on the open file (fstat), so a
 //     file swapped in after the check is not the one read;
 //   - never more than the caller's bound is read, even from a file that
-//     grows while it is read.
+//     grows while it is read;
+//   - a file is written (WriteFile, WriteAt) into a new file under a
+//     random name beside it, created exclusively, then renamed over its
+//     name: a link there is replaced, never written through, and nothing
+//     opened for writing can be a FIFO another user left (which would
+//     block the open) or a file they linked from elsewhere.
 //
 // The errors are ErrLink, *NotRegularError and *TooBigError, whose texts
 // begin with "is" so that a caller can put the path before them; or the
