@@ -442,7 +442,7 @@ func openDir(dir string, create bool) (int, error) {
 	if strings.HasPrefix(dir, "/") {
 		start = "/"
 	}
-	fd, err := syscall.Open(start, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	fd, err := syscall.Open(start, oPath|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return -1, &FileError{start, err}
 	}
@@ -452,27 +452,39 @@ func openDir(dir string, create bool) (int, error) {
 		return -1, &FileError{start, err}
 	}
 	euid := uint32(os.Geteuid())
-	names := strings.Split(dir, "/")
-	path := ""
-	if start == "/" {
-		path = "/"
-	}
-	for _, name := range names {
+	for end := 0; end < len(dir); {
+		begin := end
+		for begin < len(dir) && dir[begin] == '/' {
+			begin++
+		}
+		end = begin
+		for end < len(dir) && dir[end] != '/' {
+			end++
+		}
+		name := dir[begin:end]
 		if name == "" || name == "." {
 			continue
 		}
-		path = filepath.Join(path, name)
+		// The path as the operator wrote it, up to this component (all
+		// of it for the last): what an error names.
+		path, last := dir[:end], lastComponent(dir[end:])
+		if last {
+			path = dir
+		}
 		next, nst, err := openComponent(fd, &st, path, name, create, euid)
 		syscall.Close(fd)
+		var de *DirError
+		if errors.As(err, &de) && de.Reason == linkReason && !last {
+			de.Reason = "is a symbolic link on the dump directory's path: links there are not followed; name the directory without them"
+		}
 		if err != nil {
 			return -1, err
 		}
 		fd, st = next, nst
 	}
-	if dir == "" {
+	path := dir
+	if path == "" {
 		path = "."
-	} else {
-		path = dir
 	}
 	switch {
 	case st.Uid != euid:
@@ -490,7 +502,7 @@ func openDir(dir string, create bool) (int, error) {
 // and returns its descriptor and fstat.
 func openComponent(parent int, pst *syscall.Stat_t, path, name string, create bool, euid uint32) (int, syscall.Stat_t, error) {
 	var st syscall.Stat_t
-	const flags = syscall.O_RDONLY | syscall.O_DIRECTORY | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
+	const flags = oPath | syscall.O_DIRECTORY | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
 	fd, err := syscall.Openat(parent, name, flags, 0)
 	made := false
 	if err == syscall.ENOENT && create {
@@ -509,7 +521,7 @@ func openComponent(parent int, pst *syscall.Stat_t, path, name string, create bo
 	switch {
 	case err == syscall.ELOOP || err == syscall.ENOTDIR: // O_DIRECTORY|O_NOFOLLOW on a link: either
 		if safefile.IsLinkAt(parent, name) {
-			return -1, st, &DirError{path, "is a symbolic link: a dump directory must not be one, nor any directory on its path (links there are not followed; name the directory without them)"}
+			return -1, st, &DirError{path, linkReason}
 		}
 		return -1, st, &DirError{path, "is not a directory"}
 	case err != nil:
@@ -519,12 +531,45 @@ func openComponent(parent int, pst *syscall.Stat_t, path, name string, create bo
 		syscall.Close(fd)
 		return -1, st, &FileError{path, err}
 	}
-	if made && st.Uid == euid && st.Mode&0o7777 != 0o755 && onlyOwnerRenames(pst, euid) {
-		if syscall.Fchmod(fd, 0o755) == nil {
-			st.Mode = st.Mode&^0o7777 | 0o755
-		}
+	if made && st.Uid == euid && st.Mode&0o7777 != 0o755 && onlyOwnerRenames(pst, euid) && setMode(fd, 0o755) {
+		st.Mode = st.Mode&^0o7777 | 0o755
 	}
 	return fd, st, nil
+}
+
+// oPath is O_PATH, 0x200000 on every architecture Go runs Linux on
+// (package syscall names it on a few only). The components of a dump
+// directory's path are opened with it: the descriptor serves the *at
+// calls and fstat, and needs only the search permission a path lookup
+// needs, so an execute-only directory on the path (a 0711 home) is
+// passed through as before.
+const oPath = 0x200000
+
+// setMode sets the mode of the directory fd (an O_PATH descriptor, which
+// fchmod refuses) through a descriptor of the same directory opened from
+// it (".", no name looked up again). It reports whether it did: a
+// directory it cannot open or change keeps its mode, and the checks that
+// follow judge that one.
+func setMode(fd int, mode uint32) bool {
+	dfd, err := syscall.Openat(fd, ".", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer syscall.Close(dfd)
+	return syscall.Fchmod(dfd, mode) == nil
+}
+
+const linkReason = "is a symbolic link: a dump directory must not be one"
+
+// lastComponent says whether rest, what follows a component of a path,
+// names no further one.
+func lastComponent(rest string) bool {
+	for _, name := range strings.Split(rest, "/") {
+		if name != "" && name != "." {
+			return false
+		}
+	}
+	return true
 }
 
 // onlyOwnerRenames says whether no user but euid and root can rename or

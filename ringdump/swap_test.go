@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -84,7 +85,7 @@ func TestCreateDirChangesTheModeOfNoDirectoryItDidNotCreate(t *testing.T) {
 				mustRename(t, filepath.Join(base, "att/d"), filepath.Join(base, "att/d.old"))
 				mustSymlink(t, filepath.Dir(victim), filepath.Join(base, "att/d"))
 			},
-			wantErr: `/att/d" is a symbolic link: a dump directory must not be one, nor any directory on its path`,
+			wantErr: `/att/d" is a symbolic link on the dump directory's path: links there are not followed`,
 		},
 		{
 			// The parent is writable by others (no sticky bit): whatever
@@ -157,7 +158,7 @@ func TestOpenDirRefusesALinkOnThePath(t *testing.T) {
 	}
 	mustSymlink(t, real, filepath.Join(base, "link"))
 	_, err := Write(filepath.Join(base, "link", "dumps"), sample())
-	want := `"` + filepath.Join(base, "link") + `" is a symbolic link: a dump directory must not be one, nor any directory on its path (links there are not followed; name the directory without them)`
+	want := `"` + filepath.Join(base, "link") + `" is a symbolic link on the dump directory's path: links there are not followed; name the directory without them`
 	if err == nil || err.Error() != want {
 		t.Fatalf("through a link: %v, want %s", err, want)
 	}
@@ -173,8 +174,13 @@ func TestOpenDirRefusesALinkOnThePath(t *testing.T) {
 	if _, err := Write("real/dumps", sample()); err != nil {
 		t.Errorf("a relative path: %v", err)
 	}
-	if _, err := Write("link/dumps", sample()); err == nil || !strings.Contains(err.Error(), `"link" is a symbolic link`) {
+	if _, err := Write("link/dumps", sample()); err == nil || !strings.Contains(err.Error(), `"link" is a symbolic link on the dump directory's path`) {
 		t.Errorf("a relative path through a link: %v", err)
+	}
+	// The directory itself a link: the text of before, which the C
+	// half's tests and docs/errors.md's W1 quote.
+	if _, err := Write("link/", sample()); err == nil || err.Error() != `"link/" is a symbolic link: a dump directory must not be one` {
+		t.Errorf("the directory a link: %v", err)
 	}
 }
 
@@ -220,6 +226,54 @@ func TestCreateDirSwappedByAnotherUser(t *testing.T) {
 	}
 	dir := filepath.Join(att, "d", "dumps")
 
+	var swapped bool
+	result := runVictim(t, self, dir, func(path string) {
+		if path != dir {
+			return
+		}
+		for _, argv := range [][]string{{"mv", filepath.Join(att, "d"), filepath.Join(att, "d.old")}, {"ln", "-s", home, filepath.Join(att, "d")}} {
+			if out, err := asuser.Command(asuser.Attacker, argv[0], argv[1:]...).CombinedOutput(); err != nil {
+				t.Fatalf("the attacker's %q: %v %s", argv, err, out)
+			}
+		}
+		swapped = true
+	})
+	if !swapped {
+		t.Fatalf("the victim's Write (%s) never stopped at the seam after making %s", result, dir)
+	}
+	t.Logf("the victim's Write: %s", result)
+	untouched(t, victim)
+}
+
+// Components are opened with O_PATH: a directory on the path that the
+// job's user may pass through but not list (0711, as some homes are) is
+// no obstacle, as it is none to a path lookup.
+func TestCreateDirPassesAnExecuteOnlyDirectory(t *testing.T) {
+	asuser.Require(t)
+	base := asuser.Dir(t)
+	self := asuser.Self(t, base)
+	x := filepath.Join(base, "x")
+	if err := os.Mkdir(x, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(x, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(x, "home")
+	if err := os.Mkdir(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	asuser.Chown(t, asuser.Victim, home)
+	if got := runVictim(t, self, filepath.Join(home, "dumps"), nil); got != "<nil>" {
+		t.Fatalf("the victim's Write through a 0711 directory: %s", got)
+	}
+}
+
+// runVictim runs TestHelperVictimWrites as asuser.Victim, writing a dump
+// into dir, calls atMkdir (when set) each time the victim's process
+// stops at the seam, and returns what its Write returned.
+func runVictim(t *testing.T, self, dir string, atMkdir func(path string)) string {
+	t.Helper()
 	// 60 s only to end a victim process that hangs; nothing is timed.
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -239,21 +293,15 @@ func TestCreateDirSwappedByAnotherUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() { <-ctx.Done(); cmd.Process.Kill() }()
-	var swapped bool
-	var result string
+	result := ""
 	lines := bufio.NewScanner(stdout)
 	for lines.Scan() {
 		line := lines.Text()
 		switch {
-		case line == "mkdir "+dir:
-			for _, argv := range [][]string{{"mv", filepath.Join(att, "d"), filepath.Join(att, "d.old")}, {"ln", "-s", home, filepath.Join(att, "d")}} {
-				if out, err := asuser.Command(asuser.Attacker, argv[0], argv[1:]...).CombinedOutput(); err != nil {
-					t.Fatalf("the attacker's %q: %v %s", argv, err, out)
-				}
-			}
-			swapped = true
-			fallthrough
 		case strings.HasPrefix(line, "mkdir "):
+			if atMkdir != nil {
+				atMkdir(strings.TrimPrefix(line, "mkdir "))
+			}
 			io.WriteString(stdin, "go\n")
 		case strings.HasPrefix(line, "done "):
 			result = strings.TrimPrefix(line, "done ")
@@ -263,11 +311,10 @@ func TestCreateDirSwappedByAnotherUser(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Fatalf("the victim's process did not end within 60 s (a limit to detect a hang, not a timing): %s", stderr.String())
 	}
-	if err != nil || !swapped || result == "" {
-		t.Fatalf("victim: %v, swapped %v, result %q; stderr:\n%s", err, swapped, result, stderr.String())
+	if err != nil || result == "" {
+		t.Fatalf("the victim's process: %v, result %q; stderr:\n%s", err, result, stderr.String())
 	}
-	t.Logf("the victim's Write: %s", result)
-	untouched(t, victim)
+	return result
 }
 
 // TestHelperVictimWrites is the victim's process of
@@ -285,4 +332,36 @@ func TestHelperVictimWrites(t *testing.T) {
 	_, err := Write(os.Getenv("NCCOMRING_TEST_DIR"), sample())
 	fmt.Printf("done %v\n", err)
 	os.Exit(0)
+}
+
+// The directories CreateDir makes are 0755 whatever the umask, parents
+// too, when no other user could have swapped them before they were
+// opened; in a parent others can write, the umask's mode is kept (the
+// descriptor might be of a directory moved there, whose mode is not this
+// call's to change).
+func TestCreatedDirectoryModes(t *testing.T) {
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	base := t.TempDir()
+	if _, err := Write(filepath.Join(base, "new", "a", "dumps"), sample()); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"new", "new/a", "new/a/dumps"} {
+		if fi, err := os.Stat(filepath.Join(base, d)); err != nil || fi.Mode().Perm() != 0o755 {
+			t.Errorf("%s: %v, %v; want 0755", d, fi.Mode(), err)
+		}
+	}
+	shared := filepath.Join(base, "shared")
+	if err := os.Mkdir(shared, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(filepath.Join(shared, "dumps"), sample()); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(shared, "dumps")); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("shared/dumps: %v, %v; want 0700, the umask's", fi.Mode(), err)
+	}
 }
