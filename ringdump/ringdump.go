@@ -588,7 +588,7 @@ func onlyOwnerRenames(st *syscall.Stat_t, euid uint32) bool {
 // file or the new one, never part of one. A failure leaves no temporary
 // file behind; its error names the path.
 func WriteFile(dirfd int, dir, name string, parts ...[]byte) error {
-	err := safefile.WriteAt(dirfd, name, 0o644, safefile.ReplaceAny, parts...)
+	err := safefile.WriteAt(dirfd, name, 0o644, parts...)
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return &FileError{filepath.Join(dir, pe.Path), pe.Err}

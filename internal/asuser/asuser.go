@@ -8,6 +8,8 @@
 package asuser
 
 import (
+	"context"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -15,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Two users no system gives a name: the job's (the victim's) and another
@@ -40,9 +43,14 @@ func Require(t testing.TB) {
 // directory may not be open to uid).
 func Command(uid int, name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
+	as(cmd, uid)
+	return cmd
+}
+
+// as makes cmd run as uid (gid uid, no supplementary groups) in "/".
+func as(cmd *exec.Cmd, uid int) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{}}}
 	cmd.Dir = "/"
-	return cmd
 }
 
 // Dir is a new directory every user can reach and read (t.TempDir's are
@@ -104,4 +112,51 @@ func Chown(t testing.TB, uid int, paths ...string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// toolArgs is the variable that carries a helper process's arguments,
+// separated by NUL bytes' stand-in \x1f (an environment value cannot hold
+// NUL).
+const toolArgs = "NCCOMRING_TEST_TOOL_ARGS"
+
+// HelperArgs is the argument list Tool passed to the test binary, and
+// whether this process is such a helper: a package's TestHelperTool runs
+// its command's run function on it and exits with its code.
+func HelperArgs() ([]string, bool) {
+	v, ok := os.LookupEnv(toolArgs)
+	if !ok {
+		return nil, false
+	}
+	return strings.Split(v, "\x1f"), true
+}
+
+// Result is what a helper process did.
+type Result struct {
+	Code           int
+	Stdout, Stderr string
+}
+
+// Tool runs the test binary self (Self's copy) as uid, as a helper that
+// runs its package's command with args (HelperArgs), and returns its exit
+// code and output. A helper still running after a minute is killed and
+// fails t: that limit only detects a hang (a tool waiting to open a FIFO
+// for ever); nothing is timed, the tools take a fraction of a second.
+func Tool(t testing.TB, self string, uid int, args ...string) Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, self, "-test.run=^TestHelperTool$", "-test.count=1")
+	as(cmd, uid)
+	cmd.Env = append(os.Environ(), toolArgs+"="+strings.Join(args, "\x1f"))
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("%q as uid %d still ran after a minute and was killed: it hangs (waiting on a FIFO?); this limit only detects a hang. stderr: %s", args, uid, stderr.String())
+	}
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("%q as uid %d: %v", args, uid, err)
+	}
+	return Result{cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()}
 }
