@@ -21,8 +21,6 @@ package ringdump
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -403,119 +401,199 @@ type DirError struct {
 func (e *DirError) Error() string { return quote.String(e.Path) + " " + e.Reason }
 
 // CreateDir is OpenDir, but a missing dir is created first, its parents
-// too, with mode 0755 whatever the umask (one that lets the group write
-// would make OpenDir refuse it).
-func CreateDir(dir string) (int, error) {
-	var st syscall.Stat_t
-	if err := syscall.Lstat(dir, &st); err != syscall.ENOENT {
-		return OpenDir(dir)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return -1, pathError(dir, err)
-	}
-	return openDir(dir, true)
-}
+// too, each with mode 0755 whatever the umask (see openDir for when).
+func CreateDir(dir string) (int, error) { return openDir(dir, true) }
 
 // OpenDir opens dir to write dumps into and returns its descriptor (close
-// it with syscall.Close). It is refused (a *DirError) when it is a
-// symbolic link (it is not followed), not a directory, not owned by the
-// process's effective user, or writable by group or others without the
-// sticky bit: there another user could plant a link or a file under a
-// dump's name. Nothing is written outside the directory opened here:
-// WriteFile works relative to its descriptor.
+// it with syscall.Close). It is refused (a *DirError) when it or any
+// directory on its path is a symbolic link (none is followed), when it is
+// not a directory, not owned by the process's effective user, or
+// writable by group or others without the sticky bit: there another user
+// could plant a link or a file under a dump's name. Nothing is written
+// outside the directory opened here: WriteFile works relative to its
+// descriptor.
 func OpenDir(dir string) (int, error) { return openDir(dir, false) }
 
-// openDir opens dir; created: this process has just made it, so that only
-// the umask could have given it another mode than 0755.
-func openDir(dir string, created bool) (int, error) {
-	var st syscall.Stat_t
-	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
-	switch {
-	case err == syscall.ELOOP || err == syscall.ENOTDIR: // O_DIRECTORY|O_NOFOLLOW on a link: either
-		if syscall.Lstat(dir, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
-			return -1, &DirError{dir, "is a symbolic link: a dump directory must not be one"}
-		}
-		return -1, &DirError{dir, "is not a directory"}
-	case err != nil:
-		return -1, &FileError{dir, err}
+// afterMkdir, when set (by tests), is called with a directory's path
+// right after openDir created it and before it opens it: where another
+// user who can write the parent could swap what lies under the name.
+var afterMkdir func(path string)
+
+// openDir opens dir one component at a time, each relative to the
+// descriptor of the one before (from "/" or the working directory) with
+// O_NOFOLLOW|O_DIRECTORY, so that nothing on the path is looked up again
+// after it was checked: a parent another user swaps for a link between
+// two steps is refused at the next one, and one swapped after it was
+// opened no longer matters. Links on the path are refused rather than
+// resolved: following one safely would mean judging who can write each
+// directory it leads through, and the operator can name the directory
+// without them.
+//
+// With create, a missing component is made (mkdirat, 0755). Its mode is
+// then set to 0755 through its own descriptor, undoing what the umask
+// took or a set-group-ID parent added, but only when no other user could
+// have put something else under its name between the mkdirat and the
+// open (the parent is this user's or root's and nobody else can rename
+// in it): otherwise the descriptor might be of someone's own directory,
+// moved there, and a directory this call did not create never has its
+// mode changed. It keeps the mode the umask gave it then.
+func openDir(dir string, create bool) (int, error) {
+	start := "."
+	if strings.HasPrefix(dir, "/") {
+		start = "/"
 	}
+	fd, err := syscall.Open(start, oPath|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, &FileError{start, err}
+	}
+	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		syscall.Close(fd)
-		return -1, &FileError{dir, err}
+		return -1, &FileError{start, err}
 	}
 	euid := uint32(os.Geteuid())
-	if created && st.Uid == euid && st.Mode&0o7777 != 0o755 {
-		syscall.Fchmod(fd, 0o755) // the umask's group write would refuse it below
-		st.Mode = st.Mode&^0o7777 | 0o755
+	for end := 0; end < len(dir); {
+		begin := end
+		for begin < len(dir) && dir[begin] == '/' {
+			begin++
+		}
+		end = begin
+		for end < len(dir) && dir[end] != '/' {
+			end++
+		}
+		name := dir[begin:end]
+		if name == "" || name == "." {
+			continue
+		}
+		// The path as the operator wrote it, up to this component (all
+		// of it for the last): what an error names.
+		path, last := dir[:end], lastComponent(dir[end:])
+		if last {
+			path = dir
+		}
+		next, nst, err := openComponent(fd, &st, path, name, create, euid)
+		syscall.Close(fd)
+		var de *DirError
+		if errors.As(err, &de) && de.Reason == linkReason && !last {
+			de.Reason = "is a symbolic link on the dump directory's path: links there are not followed; name the directory without them"
+		}
+		if err != nil {
+			return -1, err
+		}
+		fd, st = next, nst
+	}
+	path := dir
+	if path == "" {
+		path = "."
 	}
 	switch {
 	case st.Uid != euid:
 		syscall.Close(fd)
-		return -1, &DirError{dir, fmt.Sprintf("is owned by uid %d, not by this process's effective uid %d: another user's directory is refused", st.Uid, euid)}
+		return -1, &DirError{path, fmt.Sprintf("is owned by uid %d, not by this process's effective uid %d: another user's directory is refused", st.Uid, euid)}
 	case st.Mode&0o022 != 0 && st.Mode&syscall.S_ISVTX == 0:
 		syscall.Close(fd)
-		return -1, &DirError{dir, fmt.Sprintf("is writable by group or others without the sticky bit (mode %04o): refused, another user could replace the dumps; chmod go-w or +t", st.Mode&0o7777)}
+		return -1, &DirError{path, fmt.Sprintf("is writable by group or others without the sticky bit (mode %04o): refused, another user could replace the dumps; chmod go-w or +t", st.Mode&0o7777)}
 	}
 	return fd, nil
 }
 
-// WriteFile writes the concatenation of parts as the file name in the
-// directory dirfd (OpenDir's; dir is its path, for errors): into a new
-// file under an unpredictable hidden name, created exclusively (no link or
-// file already there is opened), then renamed over name, which replaces
-// whatever name was (a link included) without following it. A reader sees
-// either the old file or the new one, never part of one. A failure leaves
-// no temporary file behind; its error names the path.
-func WriteFile(dirfd int, dir, name string, parts ...[]byte) error {
-	var tmp string
-	var fd int
-	for try := 0; ; try++ {
-		var r [8]byte
-		if _, err := rand.Read(r[:]); err != nil {
-			return &FileError{filepath.Join(dir, name), err}
+// openComponent opens name in the directory parent (whose fstat is pst;
+// path is name's whole path, for errors), creating it first with create,
+// and returns its descriptor and fstat.
+func openComponent(parent int, pst *syscall.Stat_t, path, name string, create bool, euid uint32) (int, syscall.Stat_t, error) {
+	var st syscall.Stat_t
+	const flags = oPath | syscall.O_DIRECTORY | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
+	fd, err := syscall.Openat(parent, name, flags, 0)
+	made := false
+	if err == syscall.ENOENT && create {
+		switch err = syscall.Mkdirat(parent, name, 0o755); err {
+		case nil:
+			made = true
+		case syscall.EEXIST: // made by someone else in between: open what is there
+		default:
+			return -1, st, &FileError{path, err}
 		}
-		tmp = "." + name + "." + hex.EncodeToString(r[:]) + ".tmp"
-		var err error
-		fd, err = syscall.Openat(dirfd, tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
-		if err == nil {
-			break
+		if made && afterMkdir != nil {
+			afterMkdir(path)
 		}
-		if err != syscall.EEXIST || try == 3 {
-			return &FileError{filepath.Join(dir, tmp), err}
+		fd, err = syscall.Openat(parent, name, flags, 0)
+	}
+	switch {
+	case err == syscall.ELOOP || err == syscall.ENOTDIR: // O_DIRECTORY|O_NOFOLLOW on a link: either
+		if safefile.IsLinkAt(parent, name) {
+			return -1, st, &DirError{path, linkReason}
 		}
+		return -1, st, &DirError{path, "is not a directory"}
+	case err != nil:
+		return -1, st, &FileError{path, err}
 	}
-	err := writeAll(fd, parts)
-	if cerr := syscall.Close(fd); err == nil {
-		err = cerr
+	if err := syscall.Fstat(fd, &st); err != nil {
+		syscall.Close(fd)
+		return -1, st, &FileError{path, err}
 	}
-	if err == nil {
-		err = syscall.Renameat(dirfd, tmp, dirfd, name)
-		if err != nil {
-			err = &FileError{filepath.Join(dir, name), err}
-		}
-	} else {
-		err = &FileError{filepath.Join(dir, tmp), err}
+	if made && st.Uid == euid && st.Mode&0o7777 != 0o755 && onlyOwnerRenames(pst, euid) && setMode(fd, 0o755) {
+		st.Mode = st.Mode&^0o7777 | 0o755
 	}
-	if err != nil {
-		syscall.Unlinkat(dirfd, tmp)
-	}
-	return err
+	return fd, st, nil
 }
 
-func writeAll(fd int, parts [][]byte) error {
-	for _, p := range parts {
-		for len(p) > 0 {
-			n, err := syscall.Write(fd, p)
-			if err == syscall.EINTR {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			p = p[n:]
+// oPath is O_PATH, 0x200000 on every architecture Go runs Linux on
+// (package syscall names it on a few only). The components of a dump
+// directory's path are opened with it: the descriptor serves the *at
+// calls and fstat, and needs only the search permission a path lookup
+// needs, so an execute-only directory on the path (a 0711 home) is
+// passed through as before.
+const oPath = 0x200000
+
+// setMode sets the mode of the directory fd (an O_PATH descriptor, which
+// fchmod refuses) through a descriptor of the same directory opened from
+// it (".", no name looked up again). It reports whether it did: a
+// directory it cannot open or change keeps its mode, and the checks that
+// follow judge that one.
+func setMode(fd int, mode uint32) bool {
+	dfd, err := syscall.Openat(fd, ".", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer syscall.Close(dfd)
+	return syscall.Fchmod(dfd, mode) == nil
+}
+
+const linkReason = "is a symbolic link: a dump directory must not be one"
+
+// lastComponent says whether rest, what follows a component of a path,
+// names no further one.
+func lastComponent(rest string) bool {
+	for _, name := range strings.Split(rest, "/") {
+		if name != "" && name != "." {
+			return false
 		}
 	}
-	return nil
+	return true
+}
+
+// onlyOwnerRenames says whether no user but euid and root can rename or
+// replace euid's entries in the directory whose fstat is st: it is
+// euid's or root's, and writable by nobody else or sticky.
+func onlyOwnerRenames(st *syscall.Stat_t, euid uint32) bool {
+	return (st.Uid == euid || st.Uid == 0) && (st.Mode&0o022 == 0 || st.Mode&syscall.S_ISVTX != 0)
+}
+
+// WriteFile writes the concatenation of parts as the file name in the
+// directory dirfd (OpenDir's; dir is its path, for errors), as
+// safefile.WriteAt does: into a new file under an unpredictable hidden
+// name, created exclusively (no link or file already there is opened),
+// then renamed over name, which replaces whatever name was (a link, a
+// FIFO) without following or opening it. A reader sees either the old
+// file or the new one, never part of one. A failure leaves no temporary
+// file behind; its error names the path.
+func WriteFile(dirfd int, dir, name string, parts ...[]byte) error {
+	err := safefile.WriteAt(dirfd, name, 0o644, parts...)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &FileError{filepath.Join(dir, pe.Path), pe.Err}
+	}
+	return err
 }
 
 // FileError is a file or directory that could not be used, with its path

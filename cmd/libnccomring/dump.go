@@ -82,8 +82,9 @@ func keep(dir, name string, head, tail []byte) (*rankDump, error) {
 }
 
 // write rewrites the file with the netDevs so far. The directory is
-// opened and checked again (ringdump.OpenDir: never created, never
-// followed as a link); the file is replaced through a new temporary one.
+// opened and checked again (ringdump.OpenDir: never created, opened
+// component by component, no link on its path followed); the file is
+// replaced through a new temporary one.
 func (r *rankDump) write() error {
 	fd, err := ringdump.OpenDir(r.dir)
 	if err != nil {

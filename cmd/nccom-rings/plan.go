@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/quote"
+	"github.com/nccomring/libnccomring/internal/safefile"
 	"github.com/nccomring/libnccomring/layout"
 	"github.com/nccomring/libnccomring/ringdump"
 )
@@ -237,7 +237,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	if *emit != "" {
 		order, err := plan.NetworkOrder(locs)
 		if err == nil {
-			err = os.WriteFile(*emit, plan.EmitHostfile(*hostfile, hosts, order), 0o644)
+			err = safefile.WriteFile(*emit, plan.EmitHostfile(*hostfile, hosts, order), 0o644)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "nccom-rings plan: --emit-hostfile: %v\n", err)

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/report"
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/quote"
+	"github.com/nccomring/libnccomring/internal/safefile"
 )
 
 const reportHelp = `Usage: nccom-rings report DIR [--locations FILE] [--redact] -o FILE
@@ -95,7 +95,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if *out == "-" {
 		stdout.Write(page.Bytes())
 	} else {
-		if err := os.WriteFile(*out, page.Bytes(), 0o644); err != nil {
+		if err := safefile.WriteFile(*out, page.Bytes(), 0o644); err != nil {
 			fmt.Fprintf(stderr, "nccom-rings report: %v\n", err)
 			return cli.ExitUnusable
 		}

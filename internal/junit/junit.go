@@ -9,7 +9,8 @@ package junit
 import (
 	"encoding/xml"
 	"fmt"
-	"os"
+
+	"github.com/nccomring/libnccomring/internal/safefile"
 )
 
 // Case is one check. At most one of Failure, Error and Skipped is set.
@@ -103,14 +104,15 @@ func Marshal(s Suite) ([]byte, error) {
 	return append(append([]byte(xml.Header), out...), '\n'), nil
 }
 
-// WriteFile writes s to path (created or truncated, mode 0644 before the
-// umask).
+// WriteFile writes s to path (a new file, mode 0644 before the umask,
+// renamed over path: safefile.WriteFile, so a link planted there is
+// replaced, not written through, and a FIFO is refused, not waited on).
 func WriteFile(path string, s Suite) error {
 	b, err := Marshal(s)
 	if err != nil {
 		return fmt.Errorf("JUnit XML: %w", err)
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := safefile.WriteFile(path, b, 0o644); err != nil {
 		return fmt.Errorf("JUnit XML: %w", err)
 	}
 	return nil

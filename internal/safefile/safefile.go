@@ -1,9 +1,10 @@
 //go:build unix
 
-// Package safefile opens and reads the files another user could control
-// (docs/security.md): a dump, a layout profile, a locations file, an
-// instance's asset tag, a libnccom handed to the tools. It is the one
-// place the rules live:
+// Package safefile opens, reads and writes the files another user could
+// control (docs/security.md): a dump, a layout profile, a locations file,
+// an instance's asset tag, a libnccom handed to the tools, and the files
+// the tools write where they are told (which may lie in a directory
+// another user can write into). It is the one place the rules live:
 //
 //   - the open never waits (O_NONBLOCK: a FIFO would block an ordinary
 //     open until a writer came) and never takes a terminal (O_NOCTTY);
@@ -13,7 +14,14 @@
 //   - only a regular file is read, checked on the open file (fstat), so a
 //     file swapped in after the check is not the one read;
 //   - never more than the caller's bound is read, even from a file that
-//     grows while it is read.
+//     grows while it is read;
+//   - a file is written (WriteFile, WriteAt) into a new file under a
+//     random name beside it, created exclusively, then renamed over its
+//     name: a link there is replaced, never written through, and nothing
+//     opened for writing can be a FIFO another user left (which would
+//     block the open) or a file they linked from elsewhere; WriteFile,
+//     for a path the operator gave, refuses what is neither a regular
+//     file nor a link there instead of replacing it.
 //
 // The errors are ErrLink, *NotRegularError and *TooBigError, whose texts
 // begin with "is" so that a caller can put the path before them; or the

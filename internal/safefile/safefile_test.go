@@ -81,3 +81,63 @@ func TestKind(t *testing.T) {
 		assert.Equal(t, want, safefile.Kind(mode), "%v", mode)
 	}
 }
+
+// WriteFile (the tools' -o, --junit, --emit-hostfile) replaces a link at
+// its path instead of writing through it, refuses a FIFO, a device or a
+// directory there without waiting or replacing it, and leaves no
+// temporary file behind either way.
+func TestWriteFileFollowsNoLinkAndWaitsOnNoFIFO(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	require.NoError(t, os.WriteFile(victim, []byte("precious\n"), 0o600))
+	out := filepath.Join(dir, "out")
+	require.NoError(t, os.Symlink(victim, out))
+
+	require.NoError(t, safefile.WriteFile(out, []byte("report\n"), 0o644))
+	b, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	assert.Equal(t, "precious\n", string(b), "the link's target was written")
+	fi, err := os.Lstat(out)
+	require.NoError(t, err)
+	assert.True(t, fi.Mode().IsRegular(), "%s is %v, want a regular file in the link's place", out, fi.Mode())
+	b, err = os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, "report\n", string(b))
+
+	// Again over the regular file it made: replaced whole.
+	require.NoError(t, safefile.WriteFile(out, []byte("2\n"), 0o644))
+	b, _ = os.ReadFile(out)
+	assert.Equal(t, "2\n", string(b))
+
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	sub := filepath.Join(dir, "sub")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	for _, c := range []struct{ path, want string }{
+		// A FIFO without a reader: an ordinary open for writing would
+		// wait for ever (go test's -timeout, or make test's watchdog,
+		// would end it).
+		{fifo, "write " + fifo + ": is a FIFO, not a regular file"},
+		{"/dev/null", "write /dev/null: is a character device, not a regular file"},
+		{sub, "write " + sub + ": is a directory, not a regular file"},
+	} {
+		err := safefile.WriteFile(c.path, []byte("x"), 0o644)
+		assert.EqualError(t, err, c.want)
+		var nr *safefile.NotRegularError
+		assert.True(t, errors.As(err, &nr), "%v is a %T", err, err)
+	}
+	fi, err = os.Lstat(fifo)
+	require.NoError(t, err)
+	assert.Equal(t, os.ModeNamedPipe, fi.Mode().Type(), "the FIFO was replaced")
+
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.Equal(t, []string{"fifo", "out", "sub"}, names, "a temporary file was left behind")
+
+	err = safefile.WriteFile(filepath.Join(dir, "none", "out"), nil, 0o644)
+	assert.ErrorIs(t, err, syscall.ENOENT)
+}

@@ -98,6 +98,14 @@ refused "$tmp/world" "is writable by group or others without the sticky bit (mod
 mkdir -m 700 "$tmp/real"
 ln -s "$tmp/real" "$tmp/link"
 refused "$tmp/link" "is a symbolic link: a dump directory must not be one" "a dump directory that is a symbolic link"
+# Issue 34 (F3): a link on the path, not only at its end, is refused and
+# named (before, it was followed: the dumps went into $tmp/real/dumps).
+mkdir -m 700 "$tmp/real/dumps"
+run $clean NCCL_DEBUG=WARN NCCOM_RING_DUMP="$tmp/link/dumps" "$host" stage "$lib"
+n=$(grep -c "NCCL WARN ncclTopoPostset: NCCOM_RING_DUMP=\"$tmp/link/dumps\": cannot write rank [01]'s wiring dump: \"$tmp/link\" is a symbolic link on the dump directory's path: links there are not followed; name the directory without them; the call's result stands" "$out")
+if [ $rc -eq 0 ] && [ "$n" = 2 ] && [ "$(warns)" = 2 ] && [ -z "$(ls -A "$tmp/real/dumps")" ]; then
+  pass "a symbolic link on the dump directory's path: refused, named, one WARN per Postset (2 ranks), every call succeeded"
+else fail "a symbolic link on the dump directory's path (exit $rc, $n WARNs of the text)"; show; fi
 if [ "$(id -u)" = 0 ]; then
   mkdir -m 755 "$tmp/theirs"
   chown nobody "$tmp/theirs"
