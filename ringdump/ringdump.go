@@ -32,6 +32,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/internal/safefile"
 	"github.com/nccomring/libnccomring/nodeorder"
@@ -537,13 +539,13 @@ func openComponent(parent int, pst *syscall.Stat_t, path, name string, create bo
 	return fd, st, nil
 }
 
-// oPath is O_PATH, 0x200000 on every architecture Go runs Linux on
-// (package syscall names it on a few only). The components of a dump
-// directory's path are opened with it: the descriptor serves the *at
-// calls and fstat, and needs only the search permission a path lookup
-// needs, so an execute-only directory on the path (a 0711 home) is
-// passed through as before.
-const oPath = 0x200000
+// oPath is O_PATH (golang.org/x/sys/unix has it for every architecture;
+// package syscall on a few only). The components of a dump directory's
+// path are opened with it: the descriptor serves the *at calls and fstat,
+// and needs only the search permission a path lookup needs, so an
+// execute-only directory on the path (a 0711 home) is passed through as
+// before.
+const oPath = unix.O_PATH
 
 // setMode sets the mode of the directory fd (an O_PATH descriptor, which
 // fchmod refuses) through a descriptor of the same directory opened from

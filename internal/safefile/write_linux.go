@@ -5,7 +5,8 @@ package safefile
 import (
 	"io/fs"
 	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // WriteAt and IsLinkAt work relative to a directory descriptor (openat,
@@ -87,14 +88,9 @@ func writeAll(fd int, parts [][]byte) error {
 // IsLinkAt says whether name in the directory dirfd is a symbolic link,
 // without following it or opening what it names: readlinkat succeeds on
 // a link only. (Opening with O_DIRECTORY|O_NOFOLLOW fails on a link and on
-// a file alike, with ENOTDIR; package syscall has no fstatat or O_PATH on
-// every architecture.)
+// a file alike, with ENOTDIR.)
 func IsLinkAt(dirfd int, name string) bool {
-	p, err := syscall.BytePtrFromString(name)
-	if err != nil {
-		return false
-	}
 	var b [1]byte
-	_, _, errno := syscall.Syscall6(syscall.SYS_READLINKAT, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), 0, 0)
-	return errno == 0
+	_, err := unix.Readlinkat(dirfd, name, b[:])
+	return err == nil
 }
