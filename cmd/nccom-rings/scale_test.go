@@ -37,6 +37,15 @@ var toolOnce struct {
 	err  error
 }
 
+// TestMain removes the tool builtRingsTool built, after every test.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if toolOnce.path != "" {
+		os.RemoveAll(filepath.Dir(toolOnce.path))
+	}
+	os.Exit(code)
+}
+
 // builtRingsTool is this package built as build/nccom-rings would be,
 // in a directory of its own.
 func builtRingsTool(t *testing.T) string {
