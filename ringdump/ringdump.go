@@ -19,12 +19,14 @@
 // number inside a file to size its work.
 //
 // Memory: ReadDir reads each file once, into one buffer that the next file
-// reuses (at most MaxFileSize+1 bytes), and keeps of each dump what it
-// decodes to: its strings (no more than its file's bytes) and 8 bytes for
-// each value of its arrays, at most MaxValues a file (45 MiB), since a
-// file holding more is refused before it is decoded (Decode). So reading
-// takes one file's buffer plus memory proportional to the ranks x
-// channels the dumps actually hold, never to a count a file claims.
+// reuses (at most MaxFileSize+1 bytes; a smaller one it outgrew, at most
+// half that, is garbage until the collector frees it), and keeps of each
+// dump what it decodes to: its strings (no more than its file's bytes)
+// and 8 bytes for each value of its arrays, at most MaxValues a file (45
+// MiB), since a file holding more is refused before it is decoded
+// (Decode). So reading takes one file's buffer plus memory proportional
+// to the ranks x channels the dumps actually hold, never to a count a
+// file claims.
 package ringdump
 
 import (
@@ -577,8 +579,8 @@ func Read(path string) (*Dump, error) {
 }
 
 // readInto reads and decodes the dump file path, reading it into buf's
-// array when it fits, else into a new one of the file's size; it returns
-// the buffer it used, for the next file. The buffer is never larger than
+// array when it fits, else into a new, larger one; it returns the buffer
+// it used, for the next file. The buffer is never larger than
 // MaxFileSize+1 bytes, and the dump keeps nothing of it (encoding/json
 // copies what it decodes).
 func readInto(buf []byte, path string) (*Dump, []byte, error) {
@@ -592,7 +594,14 @@ func readInto(buf []byte, path string) (*Dump, []byte, error) {
 	}
 	// One byte more than the file had when it was opened, so that a file
 	// that grows is seen to; the buffer grows with it up to the limit.
+	// A buffer that must grow at least doubles, and one past half the
+	// limit is made the limit's size at once, so that a directory of
+	// files just under it, each a byte longer than the last, shares one.
 	if want := int(fi.Size()) + 1; cap(buf) < want {
+		want = max(want, 2*cap(buf))
+		if want > MaxFileSize/2 {
+			want = MaxFileSize + 1
+		}
 		buf = make([]byte, want)
 	}
 	buf = buf[:cap(buf)]

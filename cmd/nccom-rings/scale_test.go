@@ -2,15 +2,11 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,87 +17,10 @@ import (
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
-// Issue 34, F6: verify and report on directories another user filled, run
-// as the built tool in a child under `ulimit -v 2000000` (about 1.9 GiB of
-// address space), its CPU time (user and system) measured: a bound on work,
-// not on the wall clock, which would time the machine (issue 32). A run
-// that never ends is ended outside, by the watchdog make test runs the step
-// under or by go test's -timeout.
-
-// toolOnce builds the tool once per test process, without -race whatever
-// the test binary was built with: the race detector's shadow memory does
-// not start under ulimit -v, and its cost is not the tool's.
-var toolOnce struct {
-	sync.Once
-	path string
-	err  error
-}
-
-// TestMain removes the tool builtRingsTool built, after every test.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if toolOnce.path != "" {
-		os.RemoveAll(filepath.Dir(toolOnce.path))
-	}
-	os.Exit(code)
-}
-
-// builtRingsTool is this package built as build/nccom-rings would be,
-// in a directory of its own.
-func builtRingsTool(t *testing.T) string {
-	t.Helper()
-	toolOnce.Do(func() {
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goTool); err != nil {
-			goTool = "go"
-		}
-		dir, err := os.MkdirTemp("", "nccom-rings-tool-")
-		if err != nil {
-			toolOnce.err = err
-			return
-		}
-		toolOnce.path = filepath.Join(dir, "nccom-rings")
-		cmd := exec.Command(goTool, "build", "-trimpath", "-buildvcs=false", "-o", toolOnce.path, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			toolOnce.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	require.NoError(t, toolOnce.err)
-	return toolOnce.path
-}
-
-// limitedRun is one run of the tool under ulimit -v 2000000 (KiB): its
-// exit code, output and CPU time. (Not its peak resident memory: the
-// child's ru_maxrss starts at this process's, which it shared until exec.)
-type limitedRun struct {
-	code           int
-	stdout, stderr string
-	cpu            time.Duration
-}
-
-func runRingsLimited(t *testing.T, args ...string) limitedRun {
-	t.Helper()
-	tool := builtRingsTool(t)
-	cmd := exec.Command("sh", append([]string{"-c", `ulimit -v 2000000 && exec "$@"`, "sh", tool}, args...)...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var r limitedRun
-	if ps := cmd.ProcessState; ps != nil {
-		r.cpu = ps.UserTime() + ps.SystemTime()
-	}
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exit):
-		r.code = exit.ExitCode()
-	default:
-		require.NoError(t, err)
-	}
-	r.stdout, r.stderr = out.String(), errOut.String()
-	return r
-}
+// Issue 34, F6: verify and report on directories another user filled,
+// run as the built tool in a child under ulimit -v 2000000 and a CPU-time
+// cap, its CPU time counted (readers_bounded_test.go's runBounded and
+// checkBounded: a bound on work, not on the wall clock, issue 32).
 
 // manyShapes writes n small dumps into a new directory, each claiming a
 // shape no other file claims: the odd ranks another job's nRanks (n+r),
@@ -129,7 +48,8 @@ func manyShapes(t *testing.T, n int) string {
 // over a floor of 250 ms so that a fast half is not noise).
 func TestVerifyAndReportGrowLinearlyWithTheFiles(t *testing.T) {
 	const full = 40000
-	half, whole := manyShapes(t, full/2), manyShapes(t, full)
+	tool := buildRingsTool(t, t.TempDir())
+	dirs := map[string]string{"half": manyShapes(t, full/2), "full": manyShapes(t, full)}
 	page := filepath.Join(t.TempDir(), "page.html")
 	for _, c := range []struct {
 		name string
@@ -139,29 +59,26 @@ func TestVerifyAndReportGrowLinearlyWithTheFiles(t *testing.T) {
 		{"report", func(dir string) []string { return []string{"report", "-o", page, dir} }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h := runRingsLimited(t, c.args(half)...)
-			w := runRingsLimited(t, c.args(whole)...)
-			t.Logf("%s: %d files %v of CPU, %d files %v", c.name, full/2, h.cpu, full, w.cpu)
-			for _, r := range []limitedRun{h, w} {
-				// Findings (the odd ranks' nRanks, the even ranks'
-				// shape), every file read: exit 1.
-				require.Equal(t, cli.ExitFinding, r.code, "stderr: %.2000s", r.stderr)
-			}
-			if c.name == "verify" {
-				// 20,000 files of other jobs, the 20,000 ranks they would
-				// have been missing, and every other file's shape (rank
-				// 0's too: it lists no channels).
-				for _, want := range []string{
-					"nccom-rings: rank 1: nRanks is 40001 (",
-					"), but 20000 of 40000 files say 40000\n",
-					"nccom-rings: and 39901 more findings\n",
-					": 40001 findings\n",
-				} {
-					assert.True(t, strings.Contains(w.stdout, want), "want %q in\n%.600s", want, w.stdout)
-				}
-			}
-			floor := 250 * time.Millisecond
-			assert.LessOrEqual(t, w.cpu, 3*max(h.cpu, floor), "%d files took %v of CPU, %d files %v: more than 3x", full, w.cpu, full/2, h.cpu)
+			checkBounded(t, tool, 60*time.Second, c.args(dirs["half"]), c.args(dirs["full"]),
+				func(t *testing.T, which string, r boundedRun) {
+					// Findings (the odd ranks' nRanks, the even ranks'
+					// shape), every file read: exit 1.
+					require.Equal(t, cli.ExitFinding, r.code, "%s: stderr: %.2000s", which, r.stderr)
+					if c.name != "verify" || which != "full" {
+						return
+					}
+					// 20,000 files of other jobs, the 20,000 ranks they
+					// would have been missing, and every other file's
+					// shape (rank 0's too: it lists no channels).
+					for _, want := range []string{
+						"nccom-rings: rank 1: nRanks is 40001 (",
+						"), but 20000 of 40000 files say 40000\n",
+						"nccom-rings: and 39901 more findings\n",
+						": 40001 findings\n",
+					} {
+						assert.True(t, strings.Contains(r.stdout, want), "want %q in\n%.600s", want, r.stdout)
+					}
+				})
 		})
 	}
 }
@@ -204,15 +121,16 @@ func bigDump(t *testing.T, path string, rank int, field string, size int) {
 // the library writes can (ringdump.MaxValues) is refused before it is
 // decoded: the three are unusable findings, exit 2, and the tool lives.
 func TestVerifyReadsThreeLargestDumpsInBoundedMemory(t *testing.T) {
+	tool := buildRingsTool(t, t.TempDir())
 	dir := t.TempDir()
 	for r, field := range []string{"userRanks", "nodesFirstRank", "netDevs"} {
 		bigDump(t, filepath.Join(dir, ringdump.FileName(r, "h", 1)), r, field, ringdump.MaxFileSize)
 	}
 	for _, args := range [][]string{{"verify", dir}, {"report", "-o", filepath.Join(t.TempDir(), "page.html"), dir}} {
-		r := runRingsLimited(t, args...)
-		t.Logf("%s: %v of CPU", args[0], r.cpu)
+		r := runBounded(t, tool, 60*time.Second, args...)
+		t.Logf("%s: exit %d, %v of CPU, a heap of %d MB at most", args[0], r.code, r.cpu, r.heapMB)
 		require.Equal(t, cli.ExitUnusable, r.code, "stdout: %.2000s\nstderr: %.2000s", r.stdout, r.stderr)
-		assert.False(t, strings.Contains(r.stderr, "out of memory"), "%.600s", r.stderr)
+		assert.False(t, strings.Contains(r.stderr, "fatal error"), "%.600s", r.stderr)
 		for rank := range 3 {
 			want := "rank " + strconv.Itoa(rank) + `: "` + filepath.Join(dir, ringdump.FileName(rank, "h", 1)) + `": not a ring dump: holds more than `
 			out := r.stdout
@@ -221,6 +139,9 @@ func TestVerifyReadsThreeLargestDumpsInBoundedMemory(t *testing.T) {
 			}
 			assert.True(t, strings.Contains(out, want), "want %q in\n%.600s", want, out)
 		}
+		// One file's buffer (64 MiB, reused: the files are 64 MiB and a
+		// byte less), not three files' values.
+		assert.Less(t, r.heapMB, 100, "%s: the largest heap, in MB", args[0])
 		assert.Less(t, r.cpu, 20*time.Second)
 	}
 }
