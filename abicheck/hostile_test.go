@@ -288,12 +288,19 @@ func TestWhatDwarfNewWouldParseIsBounded(t *testing.T) {
 	})
 }
 
-// A name with a terminal's escape sequence is printed as text.
+// A name with a terminal's escape sequence is printed as text, as
+// internal/quote prints it; so is one with a C1 control character or a
+// bidirectional override, which were printed as themselves (issue 34, F7).
 func TestNamesFromTheFileAreQuoted(t *testing.T) {
 	assert.Equal(t, "ncclComm", QuoteName("ncclComm"))
 	assert.Equal(t, `"\x1b[2Jok"`, QuoteName("\x1b[2Jok"))
 	st := &dwarf.StructType{StructName: "evil\x1b]0;x\a", Kind: "struct"}
-	assert.Equal(t, `struct "evil\x1b]0;x\a"`, CTypeName(st))
+	assert.Equal(t, `struct "evil\x1b]0;x\x07"`, CTypeName(st))
+	assert.Equal(t, `"rank\xc2\x9b2J"`, QuoteName("rank\u009b2J"))
+	assert.Equal(t, `"next\xe2\x80\xaetxt.exe\xe2\x81\xa6"`, QuoteName("next\u202etxt.exe\u2066"))
+	long := strings.Repeat("n", 201)
+	assert.Equal(t, `"`+long+`"`, QuoteName(long))
+	assert.Equal(t, strings.Repeat("n", 200), QuoteName(long[:200]))
 }
 
 // A deadline that passes is a *LimitError, not a hang.

@@ -5,6 +5,8 @@ import (
 	"debug/dwarf"
 	"fmt"
 	"strings"
+
+	"github.com/nccomring/libnccomring/internal/quote"
 )
 
 // Resolving types within the limits. dwarf.Data.Type builds the whole
@@ -251,16 +253,20 @@ func describeEntry(e *dwarf.Entry) string {
 }
 
 // QuoteName is a name from the file as it may be printed: itself when it
-// is plain, else Go-quoted, so that control characters (a terminal's
-// escape sequences) in a crafted file show as text; cut at 200 bytes.
+// is plain (printable ASCII but '"' and '\\', at most 200 bytes), else
+// quoted by internal/quote (C escapes, \xHH for every other byte, cut
+// after 256 bytes with the name's length), so that neither a control
+// character (a terminal's escape sequence, C0 or C1: U+009B) nor a
+// bidirectional override (U+202E) in a crafted file acts on the
+// terminal or the text around it (issue 34, F7).
 func QuoteName(s string) string {
-	for _, c := range s {
-		if c < 0x20 || c == 0x7f || c == '"' || c == '\\' {
-			return fmt.Sprintf("%q", s)
-		}
-	}
 	if len(s) > 200 {
-		return fmt.Sprintf("%q...", s[:200])
+		return quote.String(s)
+	}
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return quote.String(s)
+		}
 	}
 	return s
 }

@@ -245,3 +245,65 @@ func normal(d *Dump) Dump {
 	}
 	return n
 }
+
+// The largest dump Encode writes decodes: one rank a node (a node list and
+// an order sequence as long as the ranks), two channels, as many ranks as
+// MaxFileSize allows (sizeBound). Its values stay under MaxValues, so the
+// bound refuses no dump the library writes.
+func TestDecodeTakesTheLargestDumpEncodeWrites(t *testing.T) {
+	largest := func(n int) *Dump {
+		d := &Dump{Rank: 0, NRanks: n, ResultName: "ncclSuccess", Version: "x", Host: "h", PID: 1,
+			Wiring: &Wiring{NNodes: n, NodesFirstRank: make([]int, n), GraphChannels: 1, NChannels: 2,
+				Order: &Order{Asked: "network", FromRecord: true, Network: true, Sequence: make([]int, n)}}}
+		for c := range 2 {
+			d.Channels = append(d.Channels, Channel{Channel: c, UserRanks: make([]int, n)})
+		}
+		return d
+	}
+	n := (MaxFileSize - 512 - 128 - 6*len("ncclSuccessxh")) / 63 // sizeBound: 21 a node head, 2x(64 + 21 a rank)
+	if _, _, err := Encode(largest(n + 1)); err == nil {
+		t.Fatalf("Encode wrote %d ranks a node: the test's dump is not the largest", n+1)
+	}
+	head, tail, err := Encode(largest(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := append(head, tail...)
+	got, err := Decode("f", data)
+	if err != nil {
+		t.Fatalf("%d ranks (%d values): %v", n, countValues(data, MaxValues), err)
+	}
+	if len(got.Channels) != 2 || len(got.Channels[1].UserRanks) != n || len(got.Order.Sequence) != n {
+		t.Errorf("decoded %d channels", len(got.Channels))
+	}
+}
+
+// A file of more values than a dump holds (issue 34: "0," 32 million times
+// in 64 MiB decoded to 256 MiB of ints) is refused before it is decoded;
+// commas inside strings are not values; one value fewer is decoded.
+func TestDecodeRefusesMoreValuesThanADumpHolds(t *testing.T) {
+	file := func(values int, warn string) []byte {
+		var b bytes.Buffer
+		b.WriteString(`{"format":1,"rank":0,"nRanks":2,"result":3,"resultName":"x","warn":` + warn + `,"nodesFirstRank":[0`)
+		for ; values > 0; values-- {
+			b.WriteString(",0")
+		}
+		b.WriteString(`],"version":"x","host":"h","pid":1}`)
+		return b.Bytes()
+	}
+	// The object's commas: 9 of its members, so the array holds
+	// MaxValues-9 more values than its first.
+	over := file(MaxValues-8, `"a,b,\",c"`)
+	if n := countValues(over, MaxValues); n != MaxValues+1 {
+		t.Fatalf("counted %d values, want %d", n, MaxValues+1)
+	}
+	_, err := Decode("f", over)
+	var fe *FormatError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), `"f": not a ring dump: holds more than 5592405 values`) {
+		t.Fatalf("got %v", err)
+	}
+	d, err := Decode("f", file(MaxValues-9, `"a,b,\",c"`))
+	if err != nil || len(d.NodesFirstRank) != MaxValues-8 || d.Warn != `a,b,",c` {
+		t.Fatalf("one value fewer: %v", err)
+	}
+}

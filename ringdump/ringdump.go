@@ -17,6 +17,16 @@
 // writer refuses one they could write into (OpenDir), the reader reads
 // regular files only, through a size limit (Read), and neither trusts a
 // number inside a file to size its work.
+//
+// Memory: ReadDir reads each file once, into one buffer that the next file
+// reuses (at most MaxFileSize+1 bytes; a smaller one it outgrew, at most
+// half that, is garbage until the collector frees it), and keeps of each
+// dump what it decodes to: its strings (no more than its file's bytes)
+// and 8 bytes for each value of its arrays, at most MaxValues a file (45
+// MiB), since a file holding more is refused before it is decoded
+// (Decode). So reading takes one file's buffer plus memory proportional
+// to the ranks x channels the dumps actually hold, never to a count a
+// file claims.
 package ringdump
 
 import (
@@ -24,6 +34,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -643,30 +654,100 @@ func (e *FormatError) Unwrap() error { return e.Err }
 // being followed, read or waited on, as is a larger file, before anything
 // is read. Its errors are a *FileError or a *FormatError.
 func Read(path string) (*Dump, error) {
-	data, err := readFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return Decode(path, data)
+	d, _, err := readInto(nil, path)
+	return d, err
 }
 
-func readFile(path string) ([]byte, error) {
-	data, err := safefile.Read(path, safefile.NoLinks, MaxFileSize)
-	var big *safefile.TooBigError
-	switch {
-	case errors.As(err, &big) && big.Size >= 0:
-		return nil, &FileError{path, fmt.Errorf("is %d bytes, more than the %d MiB a dump may have", big.Size, MaxFileSize>>20)}
-	case big != nil:
-		return nil, &FileError{path, fmt.Errorf("grew past the %d MiB a dump may have while it was read", MaxFileSize>>20)}
-	case err != nil:
-		return nil, pathError(path, err)
+// readInto reads and decodes the dump file path, reading it into buf's
+// array when it fits, else into a new, larger one; it returns the buffer
+// it used, for the next file. The buffer is never larger than
+// MaxFileSize+1 bytes, and the dump keeps nothing of it (encoding/json
+// copies what it decodes).
+func readInto(buf []byte, path string) (*Dump, []byte, error) {
+	f, fi, err := safefile.Open(path, safefile.NoLinks)
+	if err != nil {
+		return nil, buf, pathError(path, err)
 	}
-	return data, nil
+	defer f.Close()
+	if fi.Size() > MaxFileSize {
+		return nil, buf, &FileError{path, fmt.Errorf("is %d bytes, more than the %d MiB a dump may have", fi.Size(), MaxFileSize>>20)}
+	}
+	// One byte more than the file had when it was opened, so that a file
+	// that grows is seen to; the buffer grows with it up to the limit.
+	// A buffer that must grow at least doubles, and one past half the
+	// limit is made the limit's size at once, so that a directory of
+	// files just under it, each a byte longer than the last, shares one.
+	if want := int(fi.Size()) + 1; cap(buf) < want {
+		want = max(want, 2*cap(buf))
+		if want > MaxFileSize/2 {
+			want = MaxFileSize + 1
+		}
+		buf = make([]byte, want)
+	}
+	buf = buf[:cap(buf)]
+	n := 0
+	for {
+		if n == len(buf) {
+			if n > MaxFileSize {
+				return nil, buf, &FileError{path, fmt.Errorf("grew past the %d MiB a dump may have while it was read", MaxFileSize>>20)}
+			}
+			buf = append(buf, make([]byte, min(n, MaxFileSize+1-n))...)
+			buf = buf[:cap(buf)]
+		}
+		m, err := f.Read(buf[n:])
+		n += m
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, buf, pathError(path, err)
+		}
+	}
+	if n > MaxFileSize {
+		return nil, buf, &FileError{path, fmt.Errorf("grew past the %d MiB a dump may have while it was read", MaxFileSize>>20)}
+	}
+	d, err := Decode(path, buf[:n])
+	return d, buf, err
+}
+
+// MaxValues bounds what one dump decodes to: a file whose arrays and
+// objects hold more values than this (counted as the commas outside its
+// strings) is refused before it is decoded. A dump Encode writes holds at
+// most (MaxFileSize-512)/21 ints in its wiring (sizeBound) and an order
+// sequence no longer than its nodes, at least three times fewer (every
+// node has a rank in each of at least two channels): about 4.3 million
+// values in all, under MaxValues (5.6 million). So a decoded dump holds
+// at most MaxValues ints, 8 bytes each (45 MiB), and strings no larger
+// than its file, however its 64 MiB are spent: "0," 32 million times once
+// decoded to 256 MiB of ints, and three such files took 1.9 GB (issue 34).
+const MaxValues = MaxFileSize / 12
+
+// countValues is the commas in data outside JSON strings, counted up to
+// limit+1: at least the values of its arrays and objects, less one each.
+func countValues(data []byte, limit int) int {
+	n, inString := 0, false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case inString && c == '\\':
+			i++ // the escaped byte
+		case c == '"':
+			inString = !inString
+		case c == ',' && !inString:
+			if n++; n > limit {
+				return n
+			}
+		}
+	}
+	return n
 }
 
 // Decode parses data, the contents of the dump file path (used in errors
-// only).
+// only). Data holding more than MaxValues values is refused (a
+// *FormatError) before it is decoded.
 func Decode(path string, data []byte) (*Dump, error) {
+	if countValues(data, MaxValues) > MaxValues {
+		return nil, &FormatError{Path: path, Offset: -1, Err: fmt.Errorf("holds more than %d values (commas outside strings), more than a dump the library writes can hold", MaxValues)}
+	}
 	d := new(Dump)
 	if err := json.Unmarshal(data, d); err != nil {
 		offset := int64(-1)
@@ -704,12 +785,14 @@ func ReadDir(dir string) (files []File, bad []error, err error) {
 	if err != nil {
 		return nil, nil, pathError(dir, err)
 	}
+	var buf []byte // one file's, reused: the largest file's size
 	for _, e := range entries {
 		if _, _, _, ok := ParseFileName(e.Name()); !ok {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		d, err := Read(path)
+		var d *Dump
+		d, buf, err = readInto(buf, path)
 		if err != nil {
 			bad = append(bad, err)
 			continue

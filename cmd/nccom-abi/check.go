@@ -208,11 +208,8 @@ func okWord(ok bool) string {
 	return "MISMATCH"
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+// writeJSON is every --json document, and profile's (cli.WriteJSON).
+func writeJSON(w io.Writer, v any) error { return cli.WriteJSON(w, v) }
 
 // writeJSONError is --json's answer on unusable input, so a tool reading
 // stdout gets JSON either way.

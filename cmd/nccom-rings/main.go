@@ -16,7 +16,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -271,10 +270,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	return writeVerifyJUnit(stderr, *junitPath, rep, verifyExit(rep))
 }
 
+// writeJSON is every --json document (cli.WriteJSON).
 func writeJSON(w io.Writer, v any) {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.Encode(v) // a write error to stdout has nowhere to go
+	cli.WriteJSON(w, v) // a write error to stdout has nowhere to go
 }
 
 // count is "1 node" or "4 nodes".

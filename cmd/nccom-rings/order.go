@@ -32,7 +32,7 @@ func checkOrder(rep *Report, byRank []*ringdump.Dump) {
 	}
 	// The reference is what most ranks decided (ties: the lowest rank's),
 	// so that one rank that decided otherwise is the one named.
-	at, held := plurality(len(orders), func(i, j int) bool { return sameDecision(orders[i], orders[j]) })
+	at, held := plurality(len(orders), func(i int) decisionKey { return decisionOf(orders[i]) })
 	ref := orders[at]
 	for r, o := range orders {
 		if !sameDecision(o, ref) {
@@ -43,7 +43,7 @@ func checkOrder(rep *Report, byRank []*ringdump.Dump) {
 	if rep.count() > 0 {
 		return
 	}
-	at, held = plurality(len(orders), func(i, j int) bool { return orders[i].Asked == orders[j].Asked })
+	at, held = plurality(len(orders), func(i int) string { return orders[i].Asked })
 	for r, o := range orders {
 		if o.Asked != orders[at].Asked {
 			rep.addf(kindAsked, r, -1, at, "rank %d asked NCCOM_RING_NODE_ORDER=%s, but %d of %d ranks asked %s",
@@ -68,6 +68,17 @@ func checkOrder(rep *Report, byRank []*ringdump.Dump) {
 // rank asked).
 func sameDecision(a, b ringdump.Order) bool {
 	return a.Network == b.Network && a.Note == b.Note && slices.Equal(a.Sequence, b.Sequence)
+}
+
+// decisionKey is what sameDecision compares, as one map key.
+type decisionKey struct {
+	network  bool
+	note     string
+	sequence string // intsKey
+}
+
+func decisionOf(o ringdump.Order) decisionKey {
+	return decisionKey{o.Network, o.Note, intsKey(o.Sequence)}
 }
 
 // describe is a decision in a few words, its strings quoted.

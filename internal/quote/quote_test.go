@@ -21,6 +21,8 @@ func TestString(t *testing.T) {
 		{"\x00\x7f", `"\x00\x7f"`},
 		{"jöb", `"j\xc3\xb6b"`},
 		{"\u009b31m", `"\xc2\x9b31m"`},
+		{"\u202eexe.txt", `"\xe2\x80\xaeexe.txt"`},
+		{"a\u2066b\u2069", `"a\xe2\x81\xa6b\xe2\x81\xa9"`},
 		{"\xff", `"\xff"`},
 	} {
 		if got := String(c.in); got != c.want {
@@ -67,4 +69,20 @@ func TestLongValuesAreCutAt256Bytes(t *testing.T) {
 	assert.Equal(t, `"`+a256+`"`, String(a256))
 	assert.Equal(t, `"`+a256+`"... (1048576 bytes)`, String(strings.Repeat("a", 1<<20)))
 	assert.Equal(t, `"`+strings.Repeat(`\n`, 256)+`"... (257 bytes)`, String(strings.Repeat("\n", 257)))
+}
+
+func TestHidden(t *testing.T) {
+	for r, want := range map[rune]bool{
+		0x7f: false, 0x80: true, 0x9b: true, 0x9f: true, 0xa0: false, 'é': false,
+		0x2029: false, 0x202a: true, 0x202e: true, 0x202f: false,
+		0x2065: false, 0x2066: true, 0x2069: true, 0x206a: false,
+	} {
+		assert.Equal(t, want, Hidden(r), "%U", r)
+	}
+}
+
+func TestVisible(t *testing.T) {
+	assert.Equal(t, "plain é", Visible("plain é"))
+	assert.Equal(t, `host\u009b31m\u202etxt.exe\u2066\u0085`, Visible("host\u009b31m\u202etxt.exe\u2066\u0085"))
+	assert.Equal(t, "\xff\xc2", Visible("\xff\xc2"), "invalid UTF-8 is not a hidden character")
 }

@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
+	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/nodeorder"
 )
 
@@ -95,11 +96,51 @@ func Write(w io.Writer, in Input) error {
 	if in.Redact {
 		in = NewRedactor(in.Job).Input(in)
 	}
+	in = visibleInput(in)
 	v, err := view(in)
 	if err != nil {
 		return err
 	}
 	return page.Execute(w, v)
+}
+
+// visibleInput is in with every character quote.Hidden names (C1
+// controls, bidirectional overrides and isolates) written as its \u
+// escape in the strings the page shows (quote.Visible): html/template
+// and encoding/json pass them as they are, and in a cell or a label a
+// U+202E would reverse the text after it (issue 34, F7). The nodes stay
+// placed by the locations they had (as Redactor.Input keeps them). in is
+// not changed.
+func visibleInput(in Input) Input {
+	if j := in.Job; j != nil {
+		c := *j
+		if c.RankLocation == nil {
+			if rl, err := j.RankLocations(); err == nil {
+				c.RankLocation = rl
+			}
+		}
+		c.Host, c.Location, c.Names = visibleAll(j.Host), visibleAll(j.Location), visibleAll(j.Names)
+		in.Job = &c
+	}
+	in.Dir, in.JobError, in.LocationsFrom = quote.Visible(in.Dir), quote.Visible(in.JobError), quote.Visible(in.LocationsFrom)
+	fs := make([]Finding, len(in.Findings))
+	for i, f := range in.Findings {
+		f.Message, f.Hint = quote.Visible(f.Message), quote.Visible(f.Hint)
+		fs[i] = f
+	}
+	in.Findings = fs
+	return in
+}
+
+func visibleAll(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = quote.Visible(v)
+	}
+	return out
 }
 
 // pageView is what the template reads.

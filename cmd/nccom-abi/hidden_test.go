@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/internal/elfcraft"
+)
+
+// hiddenChars are U+009B (the one-character CSI), U+202E (right-to-left
+// override) and U+2066 (left-to-right isolate): a name carrying them
+// reorders or restyles the text a terminal shows after it.
+const hiddenChars = "\u009b\u202e\u2066"
+
+// rawHidden is the first C1 control character (U+0080-U+009F) or
+// bidirectional embedding, override or isolate (U+202A-U+202E,
+// U+2066-U+2069) that out holds as itself, and false when it holds none.
+// (Spelled out here, not quote.Hidden: the test checks that too.)
+func rawHidden(out string) (rune, bool) {
+	for _, r := range out {
+		if r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+			return r, true
+		}
+	}
+	return utf8.RuneError, false
+}
+
+// Issue 34, F7: a build whose DWARF names (a struct, its members, a base
+// type) carry C1 controls and bidirectional overrides. Every command's
+// text, --json and --junit output, stdout and stderr, holds none of them as
+// itself: the text quotes such a name (\xc2\x9b...), --json writes them
+// as \u escapes. Before, dump printed the member names as they were, and
+// --json every name.
+func TestNamesWithHiddenCharactersAreEscapedInEveryOutput(t *testing.T) {
+	evil := func(s string) string { return s + hiddenChars + "31m" }
+	base := elfcraft.Base(evil("int"), 4)
+	comm := elfcraft.Struct(evil("ncclComm_s"), 19216,
+		elfcraft.Member(evil("rank"), base, 0), elfcraft.Member(evil("nRanks"), base, 4),
+		elfcraft.Member("topo", base, 17552))
+	cu := elfcraft.CU(append(elfcraft.RingStageStubs(), base, comm, elfcraft.Typedef("ncclComm", comm))...)
+	b, err := elfcraft.WithDWARF(nil, cu)
+	require.NoError(t, err)
+	lib, junit := filepath.Join(t.TempDir(), "libnccom.so.2"), filepath.Join(t.TempDir(), "junit.xml")
+	require.NoError(t, os.WriteFile(lib, b, 0o644))
+
+	for _, args := range [][]string{
+		{"dump", lib}, {"dump", "--json", lib}, {"dump", lib, "ncclComm"}, {"dump", "--json", lib, "ncclComm"},
+		{"check", lib}, {"check", "--json", lib}, {"profile", lib},
+		{"preload", lib}, {"preload", "--json", lib},
+		{"check", "--junit", junit, lib}, {"preload", "--junit", junit, lib},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(args, &out, &errOut)
+		outputs := map[string]string{"stdout": out.String(), "stderr": errOut.String()}
+		if args[1] == "--junit" {
+			b, err := os.ReadFile(junit)
+			require.NoError(t, err)
+			outputs["--junit"] = string(b)
+		}
+		for what, s := range outputs {
+			if r, found := rawHidden(s); found {
+				t.Errorf("%s: %s holds %U as itself (exit %d):\n%.2000s", strings.Join(args[:len(args)-1], " "), what, r, code, s)
+			}
+		}
+		if args[0] == "dump" {
+			want := `"rank\xc2\x9b\xe2\x80\xae\xe2\x81\xa631m"`
+			if args[1] == "--json" {
+				want = `"\"rank\\xc2\\x9b\\xe2\\x80\\xae\\xe2\\x81\\xa631m\""`
+			}
+			assert.Equal(t, 0, code, args)
+			assert.Contains(t, out.String(), want, "%s: the name, quoted", args)
+		}
+	}
+
+	// A path given on the command line is printed as given in the text
+	// (it is the user's), but --json escapes what it carries all the same.
+	odd := filepath.Join(t.TempDir(), "lib"+hiddenChars+".so")
+	require.NoError(t, os.WriteFile(odd, b, 0o644))
+	for _, args := range [][]string{
+		{"dump", "--json", odd, "ncclComm"}, {"check", "--json", odd}, {"preload", "--json", odd},
+		{"check", "--json", odd + ".missing"},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(args, &out, &errOut)
+		if r, found := rawHidden(out.String()); found {
+			t.Errorf("%s: stdout holds %U as itself (exit %d):\n%.2000s", args[0], r, code, out.String())
+		}
+		if args[0] != "dump" { // dump's JSON names no library
+			assert.Contains(t, out.String(), `lib\u009b\u202e\u2066.so`, args)
+		}
+	}
+}
