@@ -12,6 +12,7 @@ import (
 
 	"github.com/nccomring/libnccomring/abicheck"
 	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/layout"
 )
 
@@ -147,7 +148,7 @@ func checkLibrary(path string) (*checkReport, error) {
 }
 
 func printCheck(w io.Writer, rep *checkReport) {
-	fmt.Fprintf(w, "library   %s\n", rep.Library)
+	fmt.Fprintf(w, "library   %s\n", quote.Visible(rep.Library))
 	if rep.BuildID != "" {
 		fmt.Fprintf(w, "build ID  %s\n", rep.BuildID)
 	}

@@ -79,21 +79,27 @@ func TestNamesWithHiddenCharactersAreEscapedInEveryOutput(t *testing.T) {
 		}
 	}
 
-	// A path given on the command line is printed as given in the text
-	// (it is the user's), but --json escapes what it carries all the same.
+	// A path given on the command line (a file name from a vendor drop,
+	// say) shows with its hidden characters as \u text in the text
+	// output and escaped in --json, on stdout and stderr alike.
 	odd := filepath.Join(t.TempDir(), "lib"+hiddenChars+".so")
 	require.NoError(t, os.WriteFile(odd, b, 0o644))
 	for _, args := range [][]string{
 		{"dump", "--json", odd, "ncclComm"}, {"check", "--json", odd}, {"preload", "--json", odd},
 		{"check", "--json", odd + ".missing"},
+		{"dump", odd, "ncclComm"}, {"check", odd}, {"preload", odd}, {"profile", odd},
+		{"check", odd + ".missing"}, {"dump", odd + ".missing"},
+		{"check", "--junit", filepath.Join(odd+".missing", "junit.xml"), odd},
 	} {
 		var out, errOut bytes.Buffer
 		code := run(args, &out, &errOut)
-		if r, found := rawHidden(out.String()); found {
-			t.Errorf("%s: stdout holds %U as itself (exit %d):\n%.2000s", args[0], r, code, out.String())
+		for what, s := range map[string]string{"stdout": out.String(), "stderr": errOut.String()} {
+			if r, found := rawHidden(s); found {
+				t.Errorf("%s: %s holds %U as itself (exit %d):\n%.2000s", strings.Join(args, " "), what, r, code, s)
+			}
 		}
-		if args[0] != "dump" { // dump's JSON names no library
-			assert.Contains(t, out.String(), `lib\u009b\u202e\u2066.so`, args)
+		if args[0] != "dump" || strings.HasSuffix(args[1], ".missing") { // dump's output names no library, but for an error
+			assert.Contains(t, out.String()+errOut.String(), `lib\u009b\u202e\u2066.so`, args)
 		}
 	}
 }

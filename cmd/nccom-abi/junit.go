@@ -7,6 +7,7 @@ import (
 
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/junit"
+	"github.com/nccomring/libnccomring/internal/quote"
 )
 
 // junitHelp is the --junit flag's line in check's and preload's usage.
@@ -75,7 +76,7 @@ func writeJUnit(stderr io.Writer, path, name, lib string, cases []junit.Case, er
 		cases = []junit.Case{{Name: "read " + lib, Classname: "nccom-abi." + name, Error: strings.TrimSpace(err.Error())}}
 	}
 	if werr := junit.WriteFile(path, junit.Suite{Name: "nccom-abi " + name + " " + lib, Cases: cases}); werr != nil {
-		fmt.Fprintf(stderr, "nccom-abi %s: --junit %s: %v\n", name, path, werr)
+		fmt.Fprintf(stderr, "nccom-abi %s: --junit %s: %s\n", name, quote.Visible(path), quote.Visible(werr.Error()))
 		return cli.ExitUnusable
 	}
 	return code

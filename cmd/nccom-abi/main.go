@@ -23,6 +23,7 @@ import (
 
 	"github.com/nccomring/libnccomring/abicheck"
 	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/version"
 )
 
@@ -155,8 +156,10 @@ type unusableError = abicheck.UnusableError
 
 // reportError prints err for a subcommand and returns its exit code:
 // unusable input is 2, anything else (a read error in the middle of the
-// DWARF, say) is 2 as well, since no verdict was reached.
+// DWARF, say) is 2 as well, since no verdict was reached. The text may
+// carry the LIB operand, which shows with its hidden characters escaped
+// (quote.Visible, issue 34 F7).
 func reportError(stderr io.Writer, name string, err error) int {
-	fmt.Fprintf(stderr, "nccom-abi %s: %s\n", name, strings.TrimSpace(err.Error()))
+	fmt.Fprintf(stderr, "nccom-abi %s: %s\n", name, quote.Visible(strings.TrimSpace(err.Error())))
 	return cli.ExitUnusable
 }

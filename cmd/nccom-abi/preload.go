@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/internal/quote"
 )
 
 const preloadUsage = `preload [--json] [--junit FILE] LIB
@@ -399,7 +400,7 @@ func relocTypeName(m elf.Machine, t uint32) string {
 }
 
 func printPreload(w io.Writer, rep *preloadReport) {
-	fmt.Fprintf(w, "library   %s\n", rep.Library)
+	fmt.Fprintf(w, "library   %s\n", quote.Visible(rep.Library))
 	if rep.BuildID != "" {
 		fmt.Fprintf(w, "build ID  %s\n", rep.BuildID)
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/layout"
 )
 
@@ -61,7 +62,7 @@ func runProfile(args []string, stdout, stderr io.Writer) int {
 		for _, p := range problems {
 			fmt.Fprintf(stderr, "nccom-abi profile: %s\n", p)
 		}
-		fmt.Fprintf(stderr, "nccom-abi profile: no profile written; run nccom-abi check %s\n", ops[0])
+		fmt.Fprintf(stderr, "nccom-abi profile: no profile written; run nccom-abi check %s\n", quote.Visible(ops[0]))
 		return cli.ExitFinding
 	}
 	if err := writeJSON(stdout, prof); err != nil {
