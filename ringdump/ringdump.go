@@ -414,7 +414,10 @@ type DirError struct {
 func (e *DirError) Error() string { return quote.String(e.Path) + " " + e.Reason }
 
 // CreateDir is OpenDir, but a missing dir is created first, its parents
-// too, each with mode 0755 whatever the umask (see openDir for when).
+// too, each made 0755 before the umask. The mode of one it made is then
+// set to 0755 whatever the umask only where no other user could have put
+// another directory under its name (see openDir); no directory it did not
+// make has its mode changed.
 func CreateDir(dir string) (int, error) { return openDir(dir, true) }
 
 // OpenDir opens dir to write dumps into and returns its descriptor (close

@@ -141,3 +141,46 @@ func TestWriteFileFollowsNoLinkAndWaitsOnNoFIFO(t *testing.T) {
 	err = safefile.WriteFile(filepath.Join(dir, "none", "out"), nil, 0o644)
 	assert.ErrorIs(t, err, syscall.ENOENT)
 }
+
+// docs/security.md, Output files: the file WriteFile leaves is new, mode
+// perm less the umask and the writer's, whatever the file it replaced
+// had; a write that fails (here past RLIMIT_FSIZE, EFBIG) leaves the
+// file as it was and no temporary file beside it.
+func TestWriteFileMakesANewFileAndAFailedWriteLeavesTheOldOne(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	require.NoError(t, os.WriteFile(out, []byte("old\n"), 0o666))
+	require.NoError(t, os.Chmod(out, 0o666))
+	other := filepath.Join(dir, "other")
+	require.NoError(t, os.Link(out, other))
+
+	old := syscall.Umask(0o027)
+	err := safefile.WriteFile(out, []byte("new\n"), 0o644)
+	syscall.Umask(old)
+	require.NoError(t, err)
+	fi, err := os.Lstat(out)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o640), fi.Mode(), "not 0644 less the umask 027")
+	assert.Equal(t, uint32(os.Getuid()), fi.Sys().(*syscall.Stat_t).Uid)
+	b, _ := os.ReadFile(other)
+	assert.Equal(t, "old\n", string(b), "the other hard link to the old file changed")
+
+	// A write that fails part way.
+	var lim syscall.Rlimit
+	require.NoError(t, syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim))
+	small := lim
+	small.Cur = 1 << 12
+	require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &small))
+	err = safefile.WriteFile(out, make([]byte, 1<<16), 0o644)
+	require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim))
+	assert.ErrorIs(t, err, syscall.EFBIG)
+	b, _ = os.ReadFile(out)
+	assert.Equal(t, "new\n", string(b), "a failed write changed the file")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.Equal(t, []string{"other", "out"}, names, "a temporary file was left behind")
+}

@@ -10,7 +10,9 @@
 // *Error naming the file, the line, the byte of the line and what was
 // expected, rather than read in part. Limits:
 //
-//   - MaxFileSize bytes in any file (ReadFile refuses larger ones);
+//   - MaxFileSize bytes in any file (ReadFile refuses larger ones, and
+//     Open, which streams a file such as plan --graph's, refuses them
+//     before a byte is read and fails a read that goes past);
 //   - MaxLine bytes in a line of a topology.conf (with its continuations)
 //     or of a locations file; the EC2 JSON has no line limit (boto3 and
 //     jq -c write it on one line), only MaxDepth levels of nesting;

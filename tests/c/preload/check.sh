@@ -136,6 +136,11 @@ w $clean NCCOMRING_LIBRARY="$missing" LD_PRELOAD="$shim" "$probe" missing "" ||
   fail "missing library, NCCL_DEBUG unset"
 w $clean NCCL_DEBUG=INFO NCCOMRING_LIBRARY="$b/libnccomref.so" LD_PRELOAD="$shim" "$probe" missing \
   "no entry point nccomring_topo_preset_from" || fail "a library without the entry points"
+# A NCCOMRING_LIBRARY longer than PATH_MAX is refused, not cut to fit
+# (the cut name could be another file): docs/security.md, the preload shim.
+longlib=$b/$(printf '%*s' 4200 '' | tr ' ' l)
+w $clean NCCL_DEBUG=WARN NCCOMRING_LIBRARY="$longlib" LD_PRELOAD="$shim" "$probe" missing \
+  "NCCOMRING_LIBRARY is longer than 4095 bytes; not loaded" || fail "a NCCOMRING_LIBRARY longer than PATH_MAX"
 # The shim logs with the library's logger: with NCCL_DEBUG_FILE, the WARNs
 # go to that file, not to stderr.
 logdir=$(mktemp -d)
