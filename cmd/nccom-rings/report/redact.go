@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/verify"
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
@@ -162,7 +163,7 @@ func (r *Redactor) Input(in Input) Input {
 	}
 	in.Dir = "DIR"
 	in.JobError = r.Text(in.JobError)
-	fs := make([]Finding, len(in.Findings))
+	fs := make([]verify.Finding, len(in.Findings))
 	for i, f := range in.Findings {
 		f.Message, f.Hint = r.Text(f.Message), r.Text(f.Hint)
 		fs[i] = f
