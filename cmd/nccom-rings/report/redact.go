@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
-	"github.com/nccomring/libnccomring/cmd/nccom-rings/verify"
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
@@ -163,11 +162,6 @@ func (r *Redactor) Input(in Input) Input {
 	}
 	in.Dir = "DIR"
 	in.JobError = r.Text(in.JobError)
-	fs := make([]verify.Finding, len(in.Findings))
-	for i, f := range in.Findings {
-		f.Message, f.Hint = r.Text(f.Message), r.Text(f.Hint)
-		fs[i] = f
-	}
-	in.Findings = fs
+	in.Findings = findingsText(in.Findings, r.Text)
 	return in
 }

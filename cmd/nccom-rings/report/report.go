@@ -115,13 +115,21 @@ func visibleInput(in Input) Input {
 		in.Job = &c
 	}
 	in.Dir, in.JobError, in.LocationsFrom = quote.Visible(in.Dir), quote.Visible(in.JobError), quote.Visible(in.LocationsFrom)
-	fs := make([]verify.Finding, len(in.Findings))
-	for i, f := range in.Findings {
-		f.Message, f.Hint = quote.Visible(f.Message), quote.Visible(f.Hint)
-		fs[i] = f
-	}
-	in.Findings = fs
+	in.Findings = findingsText(in.Findings, quote.Visible)
 	return in
+}
+
+// findingsText is fs with each finding's Message and Hint passed through
+// text: the two strings of a finding the page prints that carry what the
+// dumps said (made visible by visibleInput, redacted by Redactor.Input).
+// fs is not changed: the caller's report stays as verify made it.
+func findingsText(fs []verify.Finding, text func(string) string) []verify.Finding {
+	out := make([]verify.Finding, len(fs))
+	for i, f := range fs {
+		f.Message, f.Hint = text(f.Message), text(f.Hint)
+		out[i] = f
+	}
+	return out
 }
 
 func visibleAll(s []string) []string {
