@@ -55,6 +55,8 @@ func writeReport(w io.Writer, rep verify.Report) {
 	fmt.Fprintf(w, "nccom-rings: %s: %d %s%s\n", quote.String(rep.Dir), rep.Count(), plural(rep.Count(), "finding", "findings"), unusable)
 }
 
+// plural is one when n is 1, else many: the summary lines of verify, its
+// JUnit cases and score.
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one

@@ -809,5 +809,6 @@ func Unreadable(dir string, err error) Report {
 	return rep
 }
 
-// Hint is what to check next after a finding of kind, "" for no kind.
+// Hint is what to check next after a finding of kind (every Kind has
+// one; "" for any other string): the hint each Finding carries.
 func Hint(kind string) string { return hints[kind] }
