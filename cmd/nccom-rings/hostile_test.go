@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/verify"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/cputime"
 	"github.com/nccomring/libnccomring/internal/fuzzseed"
@@ -41,32 +42,15 @@ func TestVerifySizesItsWorkByTheFilesPresent(t *testing.T) {
 
 	code, out, _ = runTool("verify", "--json", dir)
 	assert.Equal(t, cli.ExitFinding, code)
-	var rep Report
+	var rep verify.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	// The missing ranks, then (since issue 23, which checks what it can
 	// past a missing rank) the dump's own shape: no channels listed.
 	require.Len(t, rep.Findings, 2)
-	assert.Equal(t, kindMissing, rep.Findings[0].Kind)
-	assert.Len(t, rep.Findings[0].Ranks, maxListedMissing, "the lowest missing ranks only")
+	assert.Equal(t, verify.KindMissing, rep.Findings[0].Kind)
+	assert.Len(t, rep.Findings[0].Ranks, verify.MaxListedMissing, "the lowest missing ranks only")
 	assert.Equal(t, 1, rep.Findings[0].Ranks[0])
 	assert.Equal(t, "rank 0: 0 channels listed, but nChannels is 2", rep.Findings[1].Message)
-}
-
-func TestMissingRanks(t *testing.T) {
-	for _, c := range []struct {
-		present []int
-		n       int
-		missing int
-		listed  []int
-	}{
-		{[]int{0, 1, 2}, 3, 0, nil},
-		{[]int{1, 3}, 5, 3, []int{0, 2, 4}},
-		{nil, 2, 2, []int{0, 1}},
-	} {
-		missing, listed := missingRanks(c.present, c.n)
-		assert.Equal(t, c.missing, missing, "%v of %d", c.present, c.n)
-		assert.Equal(t, c.listed, listed, "%v of %d", c.present, c.n)
-	}
 }
 
 // A terminal escape in a dump's warn once printed "every rank agrees" over
@@ -104,7 +88,7 @@ func TestDumpStringsArePrintedAsText(t *testing.T) {
 	code, out, _ = runTool("verify", "--json", dir)
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.NotContains(t, out, "\x1b")
-	var rep Report
+	var rep verify.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 }
 
@@ -173,12 +157,12 @@ func FuzzVerify(f *testing.F) {
 		if files[len(files)-1].Dump.Rank < files[0].Dump.Rank {
 			files[0], files[len(files)-1] = files[len(files)-1], files[0]
 		}
-		rep := verify("dir", files, nil)
+		rep := verify.Check("dir", files, nil)
 		if rep.OK && rep.Ranks > len(files) {
 			t.Fatalf("%d ranks agree from %d files", rep.Ranks, len(files))
 		}
 		for _, f := range rep.Findings {
-			if len(f.Ranks) > maxListedMissing {
+			if len(f.Ranks) > verify.MaxListedMissing {
 				t.Fatalf("a finding lists %d ranks", len(f.Ranks))
 			}
 		}

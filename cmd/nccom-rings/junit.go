@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/verify"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/junit"
 )
@@ -14,9 +15,9 @@ import (
 // ones left out past the limit), then one per rank of the job, failed with
 // its findings, each with what to check next. A dump that could not be
 // used is an error (its rank could not be checked), not a failure.
-func verifyCases(rep Report) []junit.Case {
-	byRank := make([][]Finding, rep.Ranks)
-	var job []Finding
+func verifyCases(rep verify.Report) []junit.Case {
+	byRank := make([][]verify.Finding, rep.Ranks)
+	var job []verify.Finding
 	for _, f := range rep.Findings {
 		if f.Rank >= 0 && f.Rank < rep.Ranks {
 			byRank[f.Rank] = append(byRank[f.Rank], f)
@@ -31,12 +32,12 @@ func verifyCases(rep Report) []junit.Case {
 	return cases
 }
 
-func findingsCase(name string, fs []Finding, omitted int) junit.Case {
+func findingsCase(name string, fs []verify.Finding, omitted int) junit.Case {
 	c := junit.Case{Name: name, Classname: "nccom-rings.verify"}
 	var failures, errors []string
 	for _, f := range fs {
 		text := f.Message + "\n  check: " + f.Hint
-		if f.Kind == kindUnusable {
+		if f.Kind == verify.KindUnusable {
 			errors = append(errors, text)
 		} else {
 			failures = append(failures, text)
@@ -57,7 +58,7 @@ func findingsCase(name string, fs []Finding, omitted int) junit.Case {
 // writeVerifyJUnit writes path (when given) and returns code, or 2 when
 // the file could not be written: a CI step that asked for it must not
 // pass without it.
-func writeVerifyJUnit(stderr io.Writer, path string, rep Report, code int) int {
+func writeVerifyJUnit(stderr io.Writer, path string, rep verify.Report, code int) int {
 	if path == "" {
 		return code
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/verify"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/ringdump"
 )
@@ -93,11 +94,11 @@ func TestVerifyNamesTheRankWhoseNextChanged(t *testing.T) {
 
 	code, out, _ = runTool("verify", "--json", dir)
 	assert.Equal(t, cli.ExitFinding, code)
-	var rep Report
+	var rep verify.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.False(t, rep.OK)
 	require.NotEmpty(t, rep.Findings)
-	assert.Equal(t, Finding{Kind: kindNext, Rank: 1, Channel: 0, Other: 3, Message: "rank 1: channel 0 next is 3, but rank 3's prev is 2; 5 of 6 views have 2 after 1", Hint: hints[kindNext]}, rep.Findings[0])
+	assert.Equal(t, verify.Finding{Kind: verify.KindNext, Rank: 1, Channel: 0, Other: 3, Message: "rank 1: channel 0 next is 3, but rank 3's prev is 2; 5 of 6 views have 2 after 1", Hint: verify.Hint(verify.KindNext)}, rep.Findings[0])
 }
 
 func TestVerifyNamesTheMissingRank(t *testing.T) {
@@ -159,7 +160,7 @@ func TestVerifyFindsTwoCycles(t *testing.T) {
 	code, out, _ := runTool("verify", dir)
 	assert.Equal(t, cli.ExitFinding, code)
 	cycle := func(c int) string {
-		return fmt.Sprintf("nccom-rings: rank 0: channel %d is a ring of 2 ranks, not of all 4: following next from rank 0 comes back after 2\n  check: %s\n", c, hints[kindCycle])
+		return fmt.Sprintf("nccom-rings: rank 0: channel %d is a ring of 2 ranks, not of all 4: following next from rank 0 comes back after 2\n  check: %s\n", c, verify.Hint(verify.KindCycle))
 	}
 	assert.Equal(t, cycle(0)+cycle(1)+"nccom-rings: \""+dir+"\": 2 findings\n", out)
 }

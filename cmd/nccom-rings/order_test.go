@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/verify"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/ringdump"
@@ -39,30 +40,30 @@ func TestVerifyChecksTheNodeOrder(t *testing.T) {
 		kind  string // its hint is the second line
 	}{
 		{"a rank that decided another sequence", 3, func(d *ringdump.Dump) { d.Order.Sequence = []int{1, 0} },
-			"nccom-rings: rank 3: its Postset decided the network order [1 0], but 3 of 4 ranks decided the network order [0 1]", kindDecision},
+			"nccom-rings: rank 3: its Postset decided the network order [1 0], but 3 of 4 ranks decided the network order [0 1]", verify.KindDecision},
 		// Rank 0 is no reference: the decision most ranks reached is, so
 		// rank 0 is named, not rank 1 (as before issue 23).
 		{"rank 0 decided another sequence", 0, func(d *ringdump.Dump) { d.Order.Sequence = []int{1, 0} },
-			"nccom-rings: rank 0: its Postset decided the network order [1 0], but 3 of 4 ranks decided the network order [0 1]", kindDecision},
+			"nccom-rings: rank 0: its Postset decided the network order [1 0], but 3 of 4 ranks decided the network order [0 1]", verify.KindDecision},
 		{"a rank that fell back", 1, func(d *ringdump.Dump) { d.Order.Network, d.Order.Sequence, d.Order.Note = false, nil, "fell\nback" },
-			`nccom-rings: rank 1: its Postset decided rank order ("fell\nback"), but 3 of 4 ranks decided the network order [0 1]`, kindDecision},
+			`nccom-rings: rank 1: its Postset decided rank order ("fell\nback"), but 3 of 4 ranks decided the network order [0 1]`, verify.KindDecision},
 		{"a rank that asked for rank order", 2, func(d *ringdump.Dump) { d.Order.Asked = "rank" },
-			"nccom-rings: rank 2 asked NCCOM_RING_NODE_ORDER=rank, but 3 of 4 ranks asked network", kindAsked},
+			"nccom-rings: rank 2 asked NCCOM_RING_NODE_ORDER=rank, but 3 of 4 ranks asked network", verify.KindAsked},
 		{"a rank whose location is not its node's", 1, func(d *ringdump.Dump) { d.Order.Location = "s/b" },
-			`nccom-rings: rank 1: its record carries the location "s/b", but its node 0 is placed at the location "s/a" (the value most of its ranks carry; D28)`, kindLocation},
+			`nccom-rings: rank 1: its record carries the location "s/b", but its node 0 is placed at the location "s/a" (the value most of its ranks carry; D28)`, verify.KindLocation},
 		// D28: a tie (one rank each) goes to the head's value, rank 2's
 		// of node 1 (ranks 2, 3), so rank 3 is named.
 		{"a tie goes to the head", 3, func(d *ringdump.Dump) { d.Order.Location = "s/c" },
-			`nccom-rings: rank 3: its record carries the location "s/c", but its node 1 is placed at the location "s/b" (the value most of its ranks carry; D28)`, kindLocation},
+			`nccom-rings: rank 3: its record carries the location "s/c", but its node 1 is placed at the location "s/b" (the value most of its ranks carry; D28)`, verify.KindLocation},
 		// "No location" is a value: rank 0 without one ties with rank 1,
 		// and rank 0 is the head, so node 0 has none; rank 1 is named,
 		// and the sequence the ranks decided is not the placement's.
 		{"no location counts", 0, func(d *ringdump.Dump) { d.Order.Location = "" },
-			"nccom-rings: every rank decided the network order [0 1], but the locations their records carry give [1 0] (D28's placement, which the library and the tools share)", kindSequence},
+			"nccom-rings: every rank decided the network order [0 1], but the locations their records carry give [1 0] (D28's placement, which the library and the tools share)", verify.KindSequence},
 		// The hashes place a rank, whatever its name says.
 		{"the hashes decide", 1, func(d *ringdump.Dump) {
 			d.Order.FromRecord, d.Order.LocationHashes = true, []uint32{nodeorder.Hash("s"), nodeorder.Hash("z")}
-		}, fmt.Sprintf(`nccom-rings: rank 1: its record carries the location "#%08x/#%08x", but its node 0 is placed at the location "s/a" (the value most of its ranks carry; D28)`, nodeorder.Hash("s"), nodeorder.Hash("z")), kindLocation},
+		}, fmt.Sprintf(`nccom-rings: rank 1: its record carries the location "#%08x/#%08x", but its node 0 is placed at the location "s/a" (the value most of its ranks carry; D28)`, nodeorder.Hash("s"), nodeorder.Hash("z")), verify.KindLocation},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, paths := orderedJob(t)
@@ -70,7 +71,7 @@ func TestVerifyChecksTheNodeOrder(t *testing.T) {
 			code, out, _ := runTool("verify", dir)
 			assert.Equal(t, cli.ExitFinding, code)
 			assert.Equal(t, tc.first+"\n", firstLine(out))
-			assert.Equal(t, tc.first+"\n  check: "+hints[tc.kind]+"\n", firstFinding(out))
+			assert.Equal(t, tc.first+"\n  check: "+verify.Hint(tc.kind)+"\n", firstFinding(out))
 		})
 	}
 
@@ -81,7 +82,7 @@ func TestVerifyChecksTheNodeOrder(t *testing.T) {
 	}
 	code, out, _ = runTool("verify", dir)
 	assert.Equal(t, cli.ExitFinding, code)
-	assert.Equal(t, "nccom-rings: channel 0: the ring visits the nodes [0 1], not in the sequence [0 1 0] every rank decided\n  check: "+hints[kindSequence]+"\n", firstFinding(out))
+	assert.Equal(t, "nccom-rings: channel 0: the ring visits the nodes [0 1], not in the sequence [0 1 0] every rank decided\n  check: "+verify.Hint(verify.KindSequence)+"\n", firstFinding(out))
 }
 
 // firstFinding is the first finding of verify's text output: its line and

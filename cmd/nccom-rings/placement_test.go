@@ -16,6 +16,7 @@ import (
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/plan"
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/verify"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/layout"
@@ -406,10 +407,10 @@ func checkPlacementJob(t *testing.T, j placementJob, withCLI bool, cov *placemen
 
 	// verify: the ranks it names are those whose location is not their
 	// node's, and it finds the decided sequence the placement's.
-	rep := verify("dir", files, nil)
+	rep := verify.Check("dir", files, nil)
 	var named []int
 	for _, f := range rep.Findings {
-		require.Equal(t, kindLocation, f.Kind, f.Message)
+		require.Equal(t, verify.KindLocation, f.Kind, f.Message)
 		named = append(named, f.Rank)
 	}
 	var want []int

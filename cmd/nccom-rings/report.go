@@ -8,6 +8,7 @@ import (
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/report"
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/verify"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/internal/safefile"
@@ -64,11 +65,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return cli.ExitUnusable
 	}
-	rep := verify(dir, files, bad)
-	in := report.Input{Dir: dir, LocationsFrom: "dumps", Omitted: rep.Omitted, Unusable: rep.Unusable, Redact: *redact}
-	for _, f := range rep.Findings {
-		in.Findings = append(in.Findings, report.Finding{Kind: f.Kind, Rank: f.Rank, Channel: f.Channel, Message: f.Message, Hint: f.Hint})
-	}
+	rep := verify.Check(dir, files, bad)
+	in := report.Input{Dir: dir, LocationsFrom: "dumps", Findings: rep.Findings, Omitted: rep.Omitted, Unusable: rep.Unusable, Redact: *redact}
 	job, err := score.FromDumps(files)
 	if err == nil && *locations != "" {
 		entries, lerr := location.ReadLocationsFile(*locations)
@@ -103,7 +101,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		if in.Job != nil {
 			what = fmt.Sprintf("%s, %s, %s", count(job.NRanks, "rank"), count(job.NNodes, "node"), count(len(job.Rings), "channel"))
 		}
-		fmt.Fprintf(stdout, "nccom-rings report: wrote %s: %s; %s\n", quote.String(*out), what, count(rep.count(), "finding"))
+		fmt.Fprintf(stdout, "nccom-rings report: wrote %s: %s; %s\n", quote.String(*out), what, count(rep.Count(), "finding"))
 	}
 	return verifyExit(rep)
 }

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/verify"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/ringdump"
 )
@@ -23,7 +23,7 @@ import (
 
 // finding is one finding as verify prints it: its line and its hint's.
 func finding(kind, message string) string {
-	return "nccom-rings: " + message + "\n  check: " + hints[kind] + "\n"
+	return "nccom-rings: " + message + "\n  check: " + verify.Hint(kind) + "\n"
 }
 
 // Rank 3's channel-0 next moved from 0 to 1. Before issue 23 the first
@@ -38,8 +38,8 @@ func TestVerifyNamesTheCorruptedRankFirst(t *testing.T) {
 	assert.Equal(t, cli.ExitFinding, code)
 	assert.Empty(t, errOut)
 	assert.Equal(t,
-		finding(kindNext, "rank 3: channel 0 next is 1, but rank 1's prev is 0; 5 of 6 views have 0 after 3")+
-			finding(kindDoubling, "rank 3: channel 1 (prev 2, next 0) differs from channel 0 (prev 2, next 1), which it repeats (D10)")+
+		finding(verify.KindNext, "rank 3: channel 0 next is 1, but rank 1's prev is 0; 5 of 6 views have 0 after 3")+
+			finding(verify.KindDoubling, "rank 3: channel 1 (prev 2, next 0) differs from channel 0 (prev 2, next 1), which it repeats (D10)")+
 			`nccom-rings: "`+dir+`": 2 findings`+"\n", out)
 }
 
@@ -58,9 +58,9 @@ func TestVerifyReportsStaleUserRanks(t *testing.T) {
 	code, out, _ := runTool("verify", dir)
 	assert.Equal(t, cli.ExitFinding, code)
 	assert.Equal(t,
-		finding(kindPrev, "rank 3: channel 0 prev is 1, but rank 1's next is 2; 4 of 6 views have 2 before 3")+
-			finding(kindUserRanks, "rank 3: channel 0 userRanks[2] is 2, but 5 of 6 views have 1 after 0 (stale userRanks)")+
-			finding(kindDoubling, "rank 3: channel 1 (prev 2, next 0) differs from channel 0 (prev 1, next 0), which it repeats (D10)")+
+		finding(verify.KindPrev, "rank 3: channel 0 prev is 1, but rank 1's next is 2; 4 of 6 views have 2 before 3")+
+			finding(verify.KindUserRanks, "rank 3: channel 0 userRanks[2] is 2, but 5 of 6 views have 1 after 0 (stale userRanks)")+
+			finding(verify.KindDoubling, "rank 3: channel 1 (prev 2, next 0) differs from channel 0 (prev 1, next 0), which it repeats (D10)")+
 			`nccom-rings: "`+dir+`": 3 findings`+"\n", out)
 
 	// userRanks that do not start at the rank.
@@ -73,8 +73,8 @@ func TestVerifyReportsStaleUserRanks(t *testing.T) {
 	code, out, _ = runTool("verify", dir)
 	assert.Equal(t, cli.ExitFinding, code)
 	assert.Equal(t,
-		finding(kindUserRanks, "rank 2: channel 0 userRanks starts with 3, not with the rank (stale userRanks)")+
-			finding(kindUserRanks, "rank 2: channel 1 userRanks starts with 3, not with the rank (stale userRanks)")+
+		finding(verify.KindUserRanks, "rank 2: channel 0 userRanks starts with 3, not with the rank (stale userRanks)")+
+			finding(verify.KindUserRanks, "rank 2: channel 1 userRanks starts with 3, not with the rank (stale userRanks)")+
 			`nccom-rings: "`+dir+`": 2 findings`+"\n", out)
 }
 
@@ -95,20 +95,20 @@ func TestVerifyGoesOnPastACutFile(t *testing.T) {
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Empty(t, errOut)
 	assert.Equal(t,
-		finding(kindUnusable, `rank 5: "`+paths[5]+`": not a ring dump: at byte 100: unexpected end of JSON input`)+
-			finding(kindNext, "rank 3: channel 0 next is 5, but 8 of 9 views have 4 after 3")+
-			finding(kindDoubling, "rank 3: channel 1 (prev 2, next 4) differs from channel 0 (prev 2, next 5), which it repeats (D10)")+
+		finding(verify.KindUnusable, `rank 5: "`+paths[5]+`": not a ring dump: at byte 100: unexpected end of JSON input`)+
+			finding(verify.KindNext, "rank 3: channel 0 next is 5, but 8 of 9 views have 4 after 3")+
+			finding(verify.KindDoubling, "rank 3: channel 1 (prev 2, next 4) differs from channel 0 (prev 2, next 5), which it repeats (D10)")+
 			`nccom-rings: "`+dir+`": 3 findings, 1 input unusable`+"\n", out)
 
 	code, out, _ = runTool("verify", "--json", dir)
 	assert.Equal(t, cli.ExitUnusable, code)
-	var rep Report
+	var rep verify.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
-	assert.Equal(t, Report{Dir: dir, Files: 7, Unusable: 1, Ranks: 8, Channels: 2, Nodes: 2, OK: false, Findings: []Finding{
-		{Kind: kindUnusable, Rank: 5, Channel: -1, Other: -1, Files: []string{paths[5]},
-			Message: `rank 5: "` + paths[5] + `": not a ring dump: at byte 100: unexpected end of JSON input`, Hint: hints[kindUnusable]},
-		{Kind: kindNext, Rank: 3, Channel: 0, Other: -1, Message: "rank 3: channel 0 next is 5, but 8 of 9 views have 4 after 3", Hint: hints[kindNext]},
-		{Kind: kindDoubling, Rank: 3, Channel: 1, Other: -1, Message: "rank 3: channel 1 (prev 2, next 4) differs from channel 0 (prev 2, next 5), which it repeats (D10)", Hint: hints[kindDoubling]},
+	assert.Equal(t, verify.Report{Dir: dir, Files: 7, Unusable: 1, Ranks: 8, Channels: 2, Nodes: 2, OK: false, Findings: []verify.Finding{
+		{Kind: verify.KindUnusable, Rank: 5, Channel: -1, Other: -1, Files: []string{paths[5]},
+			Message: `rank 5: "` + paths[5] + `": not a ring dump: at byte 100: unexpected end of JSON input`, Hint: verify.Hint(verify.KindUnusable)},
+		{Kind: verify.KindNext, Rank: 3, Channel: 0, Other: -1, Message: "rank 3: channel 0 next is 5, but 8 of 9 views have 4 after 3", Hint: verify.Hint(verify.KindNext)},
+		{Kind: verify.KindDoubling, Rank: 3, Channel: 1, Other: -1, Message: "rank 3: channel 1 (prev 2, next 4) differs from channel 0 (prev 2, next 5), which it repeats (D10)", Hint: verify.Hint(verify.KindDoubling)},
 	}}, rep)
 }
 
@@ -130,13 +130,13 @@ func TestVerifyJSONIsAlwaysADocument(t *testing.T) {
 	} {
 		code, out, _ := runTool("verify", tc.dir, "--json")
 		assert.Equal(t, cli.ExitUnusable, code, tc.dir)
-		var rep Report
+		var rep verify.Report
 		require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
 		assert.False(t, rep.OK)
 		assert.Equal(t, tc.dir, rep.Dir)
 		assert.Positive(t, rep.Unusable)
 		require.Len(t, rep.Findings, tc.findings)
-		assert.Equal(t, kindUnusable, rep.Findings[0].Kind)
+		assert.Equal(t, verify.KindUnusable, rep.Findings[0].Kind)
 		assert.NotEmpty(t, rep.Findings[0].Hint)
 		if tc.first != "" {
 			assert.Equal(t, tc.first, rep.Findings[0].Message)
@@ -154,8 +154,8 @@ func TestVerifyTakesTheJobsShapeFromMostFiles(t *testing.T) {
 	code, out, _ := runTool("verify", dir)
 	assert.Equal(t, cli.ExitFinding, code)
 	assert.Equal(t,
-		finding(kindNRanks, `rank 0: nRanks is 5 ("`+paths[0]+`"), but 3 of 4 files say 4`)+
-			finding(kindMissing, "missing rank 0 (of 4)")+
+		finding(verify.KindNRanks, `rank 0: nRanks is 5 ("`+paths[0]+`"), but 3 of 4 files say 4`)+
+			finding(verify.KindMissing, "missing rank 0 (of 4)")+
 			`nccom-rings: "`+dir+`": 2 findings`+"\n", out)
 
 	dir, paths = identityJob(t)
@@ -163,34 +163,27 @@ func TestVerifyTakesTheJobsShapeFromMostFiles(t *testing.T) {
 	code, out, _ = runTool("verify", dir)
 	assert.Equal(t, cli.ExitFinding, code)
 	assert.Equal(t,
-		finding(kindShape, "rank 0: nodes' first ranks [0 3], but 3 of 4 ranks have [0 2]")+
+		finding(verify.KindShape, "rank 0: nodes' first ranks [0 3], but 3 of 4 ranks have [0 2]")+
 			`nccom-rings: "`+dir+`": 1 finding`+"\n", out)
 }
 
 // Exit codes when findings and unusable files come together: 2 wins.
 func TestVerifyExitCodeIsTheWorst(t *testing.T) {
-	assert.Equal(t, cli.ExitOK, verifyExit(Report{OK: true}))
-	assert.Equal(t, cli.ExitFinding, verifyExit(Report{OK: false}))
-	assert.Equal(t, cli.ExitUnusable, verifyExit(Report{OK: false, Unusable: 1}))
+	assert.Equal(t, cli.ExitOK, verifyExit(verify.Report{OK: true}))
+	assert.Equal(t, cli.ExitFinding, verifyExit(verify.Report{OK: false}))
+	assert.Equal(t, cli.ExitUnusable, verifyExit(verify.Report{OK: false, Unusable: 1}))
 }
 
-// Every kind has a hint, and every finding carries its kind's.
-func TestEveryKindHasAHint(t *testing.T) {
-	kinds := []string{kindUnusable, kindNRanks, kindRankRange, kindDuplicate, kindFailed, kindNoRings, kindMissing, kindShape,
-		kindRange, kindNext, kindPrev, kindLink, kindUserRanks, kindCycle, kindDoubling,
-		kindDecision, kindAsked, kindSequence, kindLocation}
-	assert.Len(t, hints, len(kinds))
-	for _, k := range kinds {
-		assert.NotEmpty(t, hints[k], k)
-		assert.False(t, strings.Contains(hints[k], "\n"), k)
-	}
+// Every finding carries its kind's hint (the kinds' hints themselves:
+// package verify's TestEveryKindHasAHint).
+func TestEveryFindingCarriesItsKindsHint(t *testing.T) {
 	dir, paths := identityJob(t)
 	edit(t, paths[1], func(d *ringdump.Dump) { d.Channels[0].Next, d.Channels[1].Prev = 7, -2 })
 	edit(t, paths[2], func(d *ringdump.Dump) { d.Result, d.ResultName, d.Warn, d.Wiring = 3, "ncclInternalError", "x", nil })
-	rep := verify(dir, readAll(t, dir), nil)
+	rep := verify.Check(dir, readAll(t, dir), nil)
 	require.NotEmpty(t, rep.Findings)
 	for _, f := range rep.Findings {
-		assert.Equal(t, hints[f.Kind], f.Hint, f.Message)
+		assert.Equal(t, verify.Hint(f.Kind), f.Hint, f.Message)
 	}
 	assert.Equal(t, []string{"rank 2: ncclTopoPostset failed with \"ncclInternalError\" (3): \"x\"",
 		"rank 1: channel 0 next is 7, outside [0, 4)", "rank 1: channel 1 prev is -2, outside [0, 4)",
@@ -207,7 +200,7 @@ func TestVerifyWithoutAMajorityNamesBothRanks(t *testing.T) {
 	// Rank 1's prev names itself, so what points back is its own next.
 	dir, paths := ringJob(t, 1, 2)
 	edit(t, paths[1], func(d *ringdump.Dump) { d.Channels[0].Prev, d.Channels[0].UserRanks = 1, []int{1, 1} })
-	rep := verify(dir, readAll(t, dir), nil)
+	rep := verify.Check(dir, readAll(t, dir), nil)
 	assert.Equal(t, []string{
 		"rank 1: channel 0 prev is 1, but rank 1's next is 0; 2 of 3 views have 0 before 1",
 		"rank 1: channel 0 userRanks[1] is 1, but 3 of 4 views have 0 after 1 (stale userRanks)",
@@ -234,7 +227,7 @@ func TestVerifyWithoutAMajorityNamesBothRanks(t *testing.T) {
 			}
 		})
 	}
-	rep = verify(dir, readAll(t, dir), nil)
+	rep = verify.Check(dir, readAll(t, dir), nil)
 	var lines []string
 	for c := range 2 {
 		lines = append(lines, fmt.Sprintf("rank 1: channel %d prev is 3, but rank 3's next is 0", c),
@@ -246,7 +239,7 @@ func TestVerifyWithoutAMajorityNamesBothRanks(t *testing.T) {
 		}
 	}
 	assert.Equal(t, lines, messages(rep))
-	assert.Equal(t, Finding{Kind: kindLink, Rank: 1, Channel: 0, Other: 3, Message: lines[0], Hint: hints[kindLink]}, rep.Findings[0])
+	assert.Equal(t, verify.Finding{Kind: verify.KindLink, Rank: 1, Channel: 0, Other: 3, Message: lines[0], Hint: verify.Hint(verify.KindLink)}, rep.Findings[0])
 }
 
 func readAll(t *testing.T, dir string) []ringdump.File {
@@ -257,32 +250,10 @@ func readAll(t *testing.T, dir string) []ringdump.File {
 	return files
 }
 
-func messages(rep Report) []string {
+func messages(rep verify.Report) []string {
 	var m []string
 	for _, f := range rep.Findings {
 		m = append(m, f.Message)
 	}
 	return m
-}
-
-// plurality's ties go to the value the lowest index holds, whichever
-// value reaches the tied count first: in A B B A, B reaches two holders
-// at index 2, before A does at index 3, yet A (index 0) is the answer.
-func TestPluralityTiesGoToTheLowestIndexsValue(t *testing.T) {
-	for _, tc := range []struct {
-		values     string
-		best, held int
-	}{
-		{"ABBA", 0, 2},
-		{"BAAB", 0, 2},
-		{"ABBBA", 1, 3},
-		{"ABCCBA", 0, 2},
-		{"A", 0, 1},
-		{"ABC", 0, 1},
-		{"CAB", 0, 1},
-		{"ABB", 1, 2},
-	} {
-		best, held := plurality(len(tc.values), func(i int) byte { return tc.values[i] })
-		assert.Equal(t, [2]int{tc.best, tc.held}, [2]int{best, held}, tc.values)
-	}
 }

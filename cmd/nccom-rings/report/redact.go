@@ -162,11 +162,6 @@ func (r *Redactor) Input(in Input) Input {
 	}
 	in.Dir = "DIR"
 	in.JobError = r.Text(in.JobError)
-	fs := make([]Finding, len(in.Findings))
-	for i, f := range in.Findings {
-		f.Message, f.Hint = r.Text(f.Message), r.Text(f.Hint)
-		fs[i] = f
-	}
-	in.Findings = fs
+	in.Findings = findingsText(in.Findings, r.Text)
 	return in
 }

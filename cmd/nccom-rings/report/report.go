@@ -33,19 +33,10 @@ import (
 	"strings"
 
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/verify"
 	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/nodeorder"
 )
-
-// Finding is one of verify's findings, as the page shows it. Rank and
-// Channel are -1 when it is not about one.
-type Finding struct {
-	Kind    string
-	Rank    int
-	Channel int
-	Message string
-	Hint    string
-}
 
 // Input is what a page shows.
 type Input struct {
@@ -58,9 +49,10 @@ type Input struct {
 	JobError string
 	// LocationsFrom is "dumps" or the locations file given.
 	LocationsFrom string
-	// Findings are verify's, in its order; Omitted counts those past its
-	// bound; Unusable the dump files it could not use.
-	Findings []Finding
+	// Findings are verify's, in its order (the page shows each one's
+	// rank, channel, kind, message and hint); Omitted counts those past
+	// its bound; Unusable the dump files it could not use.
+	Findings []verify.Finding
 	Omitted  int
 	Unusable int
 	// Redact replaces host names, instance ids and location names by
@@ -123,13 +115,21 @@ func visibleInput(in Input) Input {
 		in.Job = &c
 	}
 	in.Dir, in.JobError, in.LocationsFrom = quote.Visible(in.Dir), quote.Visible(in.JobError), quote.Visible(in.LocationsFrom)
-	fs := make([]Finding, len(in.Findings))
-	for i, f := range in.Findings {
-		f.Message, f.Hint = quote.Visible(f.Message), quote.Visible(f.Hint)
-		fs[i] = f
-	}
-	in.Findings = fs
+	in.Findings = findingsText(in.Findings, quote.Visible)
 	return in
+}
+
+// findingsText is fs with each finding's Message and Hint passed through
+// text: the two strings of a finding the page prints that carry what the
+// dumps said (made visible by visibleInput, redacted by Redactor.Input).
+// fs is not changed: the caller's report stays as verify made it.
+func findingsText(fs []verify.Finding, text func(string) string) []verify.Finding {
+	out := make([]verify.Finding, len(fs))
+	for i, f := range fs {
+		f.Message, f.Hint = text(f.Message), text(f.Hint)
+		out[i] = f
+	}
+	return out
 }
 
 func visibleAll(s []string) []string {
@@ -312,7 +312,7 @@ const (
 
 // NewData is j's blob: its layout (Layout), rings, inter-node edges and
 // the marks of findings.
-func NewData(j *score.Job, findings []Finding) (*Data, error) {
+func NewData(j *score.Job, findings []verify.Finding) (*Data, error) {
 	arr, err := j.Arrange() // the library's groups (D28)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/verify"
 )
 
 // fourNodes is 4 ranks, one per node, on one channel in rank order: nodes
@@ -96,7 +97,7 @@ func TestNaturalOrder(t *testing.T) {
 }
 
 func TestEdgesByHand(t *testing.T) {
-	d, err := NewData(fourNodes(), []Finding{{Rank: 2, Channel: 0}, {Rank: -1, Channel: -1}, {Rank: 3, Channel: -1}})
+	d, err := NewData(fourNodes(), []verify.Finding{{Rank: 2, Channel: 0}, {Rank: -1, Channel: -1}, {Rank: 3, Channel: -1}})
 	require.NoError(t, err)
 	// 0 -> 1: s0 on both, a and b at level 2; 1 -> 2: s0 and s1; 2 -> 3
 	// and 3 -> 0: node 3 has no location, which differs at level 1.
@@ -140,7 +141,7 @@ func TestHostileStringsAreText(t *testing.T) {
 	evil := `<script>alert(1)</script>`
 	j := fourNodes(evil, "h1", `"><img src=x onerror=alert(2)>`, "h3")
 	html := render(t, Input{Dir: "/tmp/</title><script>alert(3)</script>", Job: j, LocationsFrom: "dumps",
-		Findings: []Finding{{Kind: "failed", Rank: 0, Channel: -1, Message: "rank 0: WARN </script><script>alert(4)</script>", Hint: "h"}}})
+		Findings: []verify.Finding{{Kind: "failed", Rank: 0, Channel: -1, Message: "rank 0: WARN </script><script>alert(4)</script>", Hint: "h"}}})
 	assert.NotContains(t, html, "<script>alert")
 	assert.NotContains(t, html, "<img")
 	assert.Contains(t, html, "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>")
@@ -164,7 +165,7 @@ func TestPageReferencesNothingOutsideItself(t *testing.T) {
 
 	for _, in := range []Input{
 		{Dir: "d", Job: fourNodes(), LocationsFrom: "dumps"},
-		{Dir: "d", JobError: "rank 1 has no dump", Findings: []Finding{{Kind: "missing", Rank: -1, Channel: -1, Message: "m", Hint: "h"}}},
+		{Dir: "d", JobError: "rank 1 has no dump", Findings: []verify.Finding{{Kind: "missing", Rank: -1, Channel: -1, Message: "m", Hint: "h"}}},
 	} {
 		html := render(t, in)
 		assert.Empty(t, external.FindAllString(html, -1))
@@ -190,7 +191,7 @@ func TestOnlyThePagesScriptMayRun(t *testing.T) {
 
 func TestPageShowsScoreFindingsAndRanks(t *testing.T) {
 	html := render(t, Input{Dir: "d", Job: fourNodes(), LocationsFrom: "dumps",
-		Findings: []Finding{{Kind: "next", Rank: 2, Channel: 0, Message: "rank 2: channel 0 next is 0", Hint: "this rank first"}}})
+		Findings: []verify.Finding{{Kind: "next", Rank: 2, Channel: 0, Message: "rank 2: channel 0 next is 0", Hint: "this rank first"}}})
 	// Level 1: 3 of the 4 edges cross (s0, s1, none: 3 groups); level 2:
 	// all 4 (a, b, c, none: 4 groups). NIC indices: 0->1, 1->2 differ,
 	// 2->3 and 3->0 unknown.
@@ -203,7 +204,7 @@ func TestPageShowsScoreFindingsAndRanks(t *testing.T) {
 
 func TestPageWithoutRings(t *testing.T) {
 	html := render(t, Input{Dir: "d", JobError: "rank 1 has no dump (of 4 ranks)", Unusable: 1,
-		Findings: []Finding{{Kind: "unusable", Rank: 1, Channel: -1, Message: "rank 1: cut", Hint: "copy it again"}}})
+		Findings: []verify.Finding{{Kind: "unusable", Rank: 1, Channel: -1, Message: "rank 1: cut", Hint: "copy it again"}}})
 	assert.Contains(t, html, `<p id="summary" class="bad">No rings to show: rank 1 has no dump (of 4 ranks)</p>`)
 	assert.Contains(t, html, "1 finding; 1 input unusable")
 	assert.NotContains(t, html, "<script")
@@ -217,7 +218,7 @@ func TestRedaction(t *testing.T) {
 		Rings:    [][]int{{0, 1, 2}}, NetDev: []int{0, 0, 0},
 	}
 	in := Input{Dir: "/tmp/jobdir", Job: j, LocationsFrom: "/home/me/locations", Redact: true,
-		Findings: []Finding{{Kind: "failed", Rank: 1, Channel: -1,
+		Findings: []verify.Finding{{Kind: "failed", Rank: 1, Channel: -1,
 			Message: `rank 1: "/tmp/jobdir/rank-000001.trn001_ec2_internal.77.json": WARN trn001 at nn-ccc, peer i-0fedcba9876543210.`,
 			Hint:    "see trn003"}}}
 	html := render(t, in)

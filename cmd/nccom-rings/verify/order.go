@@ -1,4 +1,4 @@
-package main
+package verify
 
 import (
 	"fmt"
@@ -36,17 +36,17 @@ func checkOrder(rep *Report, byRank []*ringdump.Dump) {
 	ref := orders[at]
 	for r, o := range orders {
 		if !sameDecision(o, ref) {
-			rep.addf(kindDecision, r, -1, at, "rank %d: its Postset decided %s, but %d of %d ranks decided %s",
+			rep.addf(KindDecision, r, -1, at, "rank %d: its Postset decided %s, but %d of %d ranks decided %s",
 				r, describe(o), held, len(orders), describe(ref))
 		}
 	}
-	if rep.count() > 0 {
+	if rep.Count() > 0 {
 		return
 	}
 	at, held = plurality(len(orders), func(i int) string { return orders[i].Asked })
 	for r, o := range orders {
 		if o.Asked != orders[at].Asked {
-			rep.addf(kindAsked, r, -1, at, "rank %d asked NCCOM_RING_NODE_ORDER=%s, but %d of %d ranks asked %s",
+			rep.addf(KindAsked, r, -1, at, "rank %d asked NCCOM_RING_NODE_ORDER=%s, but %d of %d ranks asked %s",
 				r, o.Asked, held, len(orders), orders[at].Asked)
 		}
 	}
@@ -58,7 +58,7 @@ func checkOrder(rep *Report, byRank []*ringdump.Dump) {
 		return
 	}
 	if ref.Network && !slices.Equal(ref.Sequence, ringdump.Ints(arr.Sequence)) {
-		rep.addf(kindSequence, -1, -1, -1, "every rank decided the network order %v, but the locations their records carry give %v (D28's placement, which the library and the tools share)",
+		rep.addf(KindSequence, -1, -1, -1, "every rank decided the network order %v, but the locations their records carry give %v (D28's placement, which the library and the tools share)",
 			ref.Sequence, arr.Sequence)
 	}
 	checkLocations(rep, byRank, arr)
@@ -109,7 +109,7 @@ func checkSequence(rep *Report, byRank []*ringdump.Dump, seq []int) {
 		}
 		at := slices.Index(seq, visited[0])
 		if at < 0 || len(visited) != len(seq) || !slices.Equal(visited, append(slices.Clone(seq[at:]), seq[:at]...)) {
-			rep.addf(kindSequence, 0, c, -1, "channel %d: the ring visits the nodes %v, not in the sequence %v every rank decided",
+			rep.addf(KindSequence, 0, c, -1, "channel %d: the ring visits the nodes %v, not in the sequence %v every rank decided",
 				c, visited, seq)
 			return
 		}
@@ -155,7 +155,7 @@ func checkLocations(rep *Report, byRank []*ringdump.Dump, arr nodeorder.Arrangem
 	for r, d := range byRank {
 		m := d.Node
 		if l := d.Order.Place(); l != arr.Node[m] {
-			rep.addf(kindLocation, r, -1, heads[m], "rank %d: its record carries %s, but its node %d is placed at %s (the value most of its ranks carry; D28)",
+			rep.addf(KindLocation, r, -1, heads[m], "rank %d: its record carries %s, but its node %d is placed at %s (the value most of its ranks carry; D28)",
 				r, show(l), m, show(arr.Node[m]))
 		}
 	}
