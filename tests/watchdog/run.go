@@ -139,9 +139,10 @@ func (w *watch) run(args []string) outcome {
 			syscall.Kill(p.pid, syscall.SIGKILL)
 		}
 		w.say("watchdog: %s: killed what it left running: %s\n", w.Name, strings.Join(names, ", "))
-		time.Sleep(sampleEvery) // for the kills to land before reaping
 	}
-	reapOrphans(descendants(self), self, -1)
+	if stuck := reapAll(self); len(stuck) > 0 {
+		w.say("watchdog: %s: still there %v after SIGKILL (in the kernel, not waiting for it): %s\n", w.Name, graceAfter, strings.Join(stuck, ", "))
+	}
 	// Only a process outside the tree (one started elsewhere that was
 	// handed the pipes) can still hold them open: do not wait for it.
 	pumped := make(chan struct{})
@@ -222,6 +223,31 @@ func (w *watch) end(tree []member, command int, exited <-chan *os.ProcessState) 
 		if state != nil && live == 0 {
 			return state
 		}
+	}
+}
+
+// reapAll reaps what is left of the command's tree once it has been sent
+// SIGKILL: until no descendant of self remains, it reaps every zombie
+// that became self's child (a killed process's own children come to self
+// as their parent dies, so one pass is not enough). It waits for the
+// kills to land, however long a loaded machine takes to deliver them,
+// and gives up only after graceAfter with processes that SIGKILL has not
+// ended at all (stuck in the kernel), which it returns.
+func reapAll(self int) (stuck []string) {
+	deadline := time.Now().Add(graceAfter)
+	for {
+		tree := descendants(self)
+		if len(tree) == 0 {
+			return nil
+		}
+		reapOrphans(tree, self, -1)
+		if time.Now().After(deadline) {
+			for _, p := range tree {
+				stuck = append(stuck, fmt.Sprintf("%d %s (%s)", p.pid, p.name, p.state))
+			}
+			return stuck
+		}
+		time.Sleep(sampleEvery / 25)
 	}
 }
 
