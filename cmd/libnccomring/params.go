@@ -54,12 +54,10 @@ import (
 // log line). What to do with that error is the user's to say, next to the
 // call that reads the variable.
 //
-// Secure execution (env.h, docs/security.md): in a set-user-ID,
-// set-group-ID or file-capability process (AT_SECURE) every path-valued
-// row (NCCOMRING_ENV_PATH in C) reads as unset, as C's reader returns it,
-// and the first read that finds one set but ignored prints one WARN naming
-// it (unless the logger's start printed it already); the ENV line says
-// "ignored".
+// Under secure execution (AT_SECURE: env.h, docs/security.md) C's reader
+// returns a path row as unset; the first read that finds one set but
+// ignored prints one WARN naming it (unless the logger's start did), and
+// the ENV line says "ignored".
 
 // readTime is when a variable is read.
 type readTime int
@@ -110,7 +108,8 @@ func (s *spec) seen() (string, bool) {
 var registry []variable
 
 // define appends v to the registry, its index its id. Go initializes the rows
-// below in the order they are written, as none depends on another.
+// below in the order they are written, as none depends on another
+// (TestEachRowGenerates checks each id).
 func define[V variable](v V) V {
 	v.row().id = C.int(len(registry))
 	registry = append(registry, v)
