@@ -87,8 +87,9 @@ $(LIB): $(GO_SOURCES) mk/build-lib.sh
 # fails until then.
 GODEFS_DIRS := abi internal/headercheck
 .PHONY: generate
-## generate: regenerate the Go mirrors (*/ztypes.go) from include/nccom_ring.h, after editing it
+## generate: regenerate the Go mirrors (*/ztypes.go) from include/nccom_ring.h, and zenv.h and docs/environment.md's table from cmd/libnccomring/params.go, after editing either
 generate:
+	$(GO) generate ./cmd/libnccomring
 	@mkdir -p $(BUILD)
 	@set -e; for d in $(GODEFS_DIRS); do \
 	  echo "$(GO) run ./internal/mkgodefs $$d/types.go > $$d/ztypes.go"; \
@@ -108,7 +109,7 @@ $(BUILD)/$(SONAME): $(LIB)
 # libnccomring-preload.so.0, with its link.
 PRELOAD_SHARED := cmd/libnccomring/log.c cmd/libnccomring/env.c cmd/libnccomring/hostsym.c
 PRELOAD_DEPS   := preload/nccomring_preload.c preload/exports.map preload/glibc_floor.h $(PRELOAD_SHARED) \
-  cmd/libnccomring/entry.h cmd/libnccomring/log.h cmd/libnccomring/env.h cmd/libnccomring/hostsym.h include/nccom_ring.h
+  cmd/libnccomring/entry.h cmd/libnccomring/log.h cmd/libnccomring/env.h cmd/libnccomring/zenv.h cmd/libnccomring/hostsym.h include/nccom_ring.h
 $(PRELOAD): $(PRELOAD_DEPS)
 	@mkdir -p $(BUILD)
 	$(CC) $(CSTD) -D_GNU_SOURCE -include preload/glibc_floor.h -fPIC -shared $(INCLUDES) -Icmd/libnccomring \
@@ -237,7 +238,7 @@ test-glibc: $(LIB) $(PRELOAD)
 # The logger on its own (tests/c/log): the one formatter of both line
 # styles (D21, D26) and the style and level a process gets.
 .PHONY: test-log
-$(BUILD)/log-test: tests/c/log/log_test.c $(PRELOAD_SHARED) cmd/libnccomring/log.h cmd/libnccomring/env.h cmd/libnccomring/hostsym.h
+$(BUILD)/log-test: tests/c/log/log_test.c $(PRELOAD_SHARED) cmd/libnccomring/log.h cmd/libnccomring/env.h cmd/libnccomring/zenv.h cmd/libnccomring/hostsym.h
 	$(CC) $(CSTD) -Icmd/libnccomring -o $@ tests/c/log/log_test.c $(PRELOAD_SHARED) -ldl -lpthread
 test-log: $(BUILD)/log-test $(BUILD)/preload-standin/libnccom.so.2
 	$(BUILD)/log-test $(CURDIR)/$(BUILD)/preload-standin/libnccom.so.2

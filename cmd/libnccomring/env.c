@@ -5,21 +5,13 @@
 #include <stdlib.h>
 #include <sys/auxv.h>
 
-/* In the order of enum nccomring_env_id. */
-const struct nccomring_env_var nccomring_env_vars[NCCOMRING_ENV_COUNT] = {
-    [NCCOMRING_ENV_NCCL_DEBUG] = {"NCCL_DEBUG", 0},
-    [NCCOMRING_ENV_NCCL_DEBUG_SUBSYS] = {"NCCL_DEBUG_SUBSYS", 0},
-    [NCCOMRING_ENV_NCCL_DEBUG_FILE] = {"NCCL_DEBUG_FILE", NCCOMRING_ENV_PATH},
-    [NCCOMRING_ENV_LOG_STYLE] = {"NCCOM_RING_LOG_STYLE", 0},
-    [NCCOMRING_ENV_LIBRARY] = {"NCCOMRING_LIBRARY", NCCOMRING_ENV_PATH},
-    [NCCOMRING_ENV_PLATFORM] = {"NCCOM_RING_PLATFORM", 0},
-    [NCCOMRING_ENV_POD_ORDER] = {"NCCOM_RING_POD_ORDER", 0},
-    [NCCOMRING_ENV_LAYOUT] = {"NCCOM_RING_LAYOUT", NCCOMRING_ENV_PATH},
-    [NCCOMRING_ENV_ABI_CHECK] = {"NCCOM_RING_ABI_CHECK", 0},
-    [NCCOMRING_ENV_GOMAXPROCS] = {"NCCOM_RING_GOMAXPROCS", 0},
-    [NCCOMRING_ENV_DUMP] = {"NCCOM_RING_DUMP", NCCOMRING_ENV_PATH},
-    [NCCOMRING_ENV_NODE_ORDER] = {"NCCOM_RING_NODE_ORDER", 0},
-    [NCCOMRING_ENV_LOCATION] = {"NCCOM_RING_LOCATION", 0},
+static const struct {
+  const char *name;
+  unsigned attrs;
+} vars[NCCOMRING_ENV_COUNT] = {
+#define NCCOMRING_ENV_ROW(id, name, attrs) {name, attrs},
+    NCCOMRING_ENV_VARS(NCCOMRING_ENV_ROW)
+#undef NCCOMRING_ENV_ROW
 };
 
 int nccomring_secure(void) { return getauxval(AT_SECURE) != 0; }
@@ -27,12 +19,12 @@ int nccomring_secure(void) { return getauxval(AT_SECURE) != 0; }
 /* The value as the environment has it, empty as unset. */
 static const char *raw(int id) {
   if (id < 0 || id >= NCCOMRING_ENV_COUNT) return NULL;
-  const char *v = getenv(nccomring_env_vars[id].name);
+  const char *v = getenv(vars[id].name);
   return v != NULL && v[0] != '\0' ? v : NULL;
 }
 
 static int ignores(int id) {
-  return (nccomring_env_vars[id].attrs & NCCOMRING_ENV_PATH) && nccomring_secure();
+  return (vars[id].attrs & NCCOMRING_ENV_PATH) && nccomring_secure();
 }
 
 const char *nccomring_env(int id) {
@@ -57,5 +49,5 @@ void nccomring_env_ignored_text(int id, char *out, size_t size) {
            "%s is ignored: this process runs with secure execution (AT_SECURE: set-user-ID, "
            "set-group-ID or file capabilities), where no path or library is taken from the "
            "environment, as glibc ignores LD_PRELOAD there",
-           id >= 0 && id < NCCOMRING_ENV_COUNT ? nccomring_env_vars[id].name : "?");
+           id >= 0 && id < NCCOMRING_ENV_COUNT ? vars[id].name : "?");
 }

@@ -4,11 +4,11 @@
  *
  * Every variable is read through nccomring_env, from C's environment:
  * getenv sees a host's setenv after load, which Go's os.Getenv (a copy of
- * the environment taken at load) does not. The table in env.c gives each
- * variable's name and attributes, indexed by the ids below. params.go is
- * the registry of the library's own variables (their defaults, parsers and
- * when each is read), row by row against these ids, and its test checks
- * that the two tables agree. log.c parses the NCCL_DEBUG variables and
+ * the environment taken at load) does not. Their ids, names and attributes
+ * are zenv.h's list, generated from params.go's registry (each variable's
+ * default, parser, read time and documentation): C has a list of its own
+ * because the logger reads before Go is entered and the preload shim has
+ * no Go at all. log.c parses the NCCL_DEBUG variables and
  * NCCOM_RING_LOG_STYLE, the preload shim NCCOMRING_LIBRARY. Nothing here
  * keeps state but one bit per variable, whether its secure-execution WARN
  * was claimed: each reader keeps what it read, for as long as its
@@ -30,23 +30,6 @@
 
 #include <stddef.h>
 
-enum nccomring_env_id {
-  NCCOMRING_ENV_NCCL_DEBUG,        /* log.c */
-  NCCOMRING_ENV_NCCL_DEBUG_SUBSYS, /* log.c */
-  NCCOMRING_ENV_NCCL_DEBUG_FILE,   /* log.c */
-  NCCOMRING_ENV_LOG_STYLE,         /* log.c: NCCOM_RING_LOG_STYLE (D26) */
-  NCCOMRING_ENV_LIBRARY,           /* the preload shim: NCCOMRING_LIBRARY */
-  NCCOMRING_ENV_PLATFORM,          /* the rest: params.go */
-  NCCOMRING_ENV_POD_ORDER,
-  NCCOMRING_ENV_LAYOUT,
-  NCCOMRING_ENV_ABI_CHECK,
-  NCCOMRING_ENV_GOMAXPROCS,
-  NCCOMRING_ENV_DUMP,
-  NCCOMRING_ENV_NODE_ORDER,
-  NCCOMRING_ENV_LOCATION,
-  NCCOMRING_ENV_COUNT
-};
-
 /* A variable's attributes. */
 enum {
   /* Its value names a file, a directory or a library to load: the values
@@ -55,12 +38,15 @@ enum {
   NCCOMRING_ENV_PATH = 1 << 0
 };
 
-struct nccomring_env_var {
-  const char *name;
-  unsigned attrs;
-};
+#include "zenv.h"
 
-extern const struct nccomring_env_var nccomring_env_vars[NCCOMRING_ENV_COUNT];
+/* NCCOMRING_ENV_NCCL_DEBUG, NCCOMRING_ENV_LIBRARY, ...: zenv.h's order. */
+enum nccomring_env_id {
+#define NCCOMRING_ENV_ID(id, name, attrs) NCCOMRING_ENV_##id,
+  NCCOMRING_ENV_VARS(NCCOMRING_ENV_ID)
+#undef NCCOMRING_ENV_ID
+  NCCOMRING_ENV_COUNT
+};
 
 /* The value of variable id in C's environment, or NULL when it is unset or
  * empty (an empty value counts as unset, P20), when it has the path

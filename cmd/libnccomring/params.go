@@ -20,16 +20,25 @@ import (
 	"github.com/nccomring/libnccomring/ring"
 )
 
-// The registry of the library's own environment variables (issue 20), as
-// NCCL_PARAM is libnccom's: one row per variable, below, with its name,
-// what its value is, its default, its parser and when it is read. Every
-// reader of one of these variables goes through its row; a new variable
-// is a new row here, an id in env.h and a name in env.c's table (the test
-// checks the two tables agree), a line in docs/environment.md's table.
+//go:generate go test -run ^TestGeneratedFilesAreCurrent$ -update
+
+// The registry of every environment variable the library, its logger and
+// the preload shim read (issues 20, 35), as NCCL_PARAM is libnccom's: one
+// row per variable, below. A new variable is a new row (its name, whether
+// it is a path, its default, its parser, when it is read, its cells in
+// docs/environment.md's table) and a line in params_test.go's
+// TestEachRowGenerates; `make generate` then writes zenv.h, the list C
+// reads by, and docs/environment.md's table (TestGeneratedFilesAreCurrent
+// fails until it has). C keeps a list because its reader (env.c's
+// nccomring_env) also serves the logger before Go is entered and the
+// preload shim, which has no Go; a row's index is its id there.
 //
-// A variable is read from C's environment (env.c's nccomring_env, whose
-// getenv sees a host's setenv after load) at the time its row says:
+// A variable is read from C's environment (getenv sees a host's setenv
+// after load; Go's os.Getenv does not) at the time its row says:
 //
+//   - readInC: by log.c, once per process at the first call of any export,
+//     before Go is entered (nccomring_log_init), or by the preload shim,
+//     once, at its first call; they have no parser here.
 //   - atLoad: once, when the library is loaded (package init). Logging has
 //     not started then, so a WARN of its parser waits for the first call.
 //   - atFirstUse: once per process, at the first call that needs it, and
@@ -45,37 +54,19 @@ import (
 // log line). What to do with that error is the user's to say, next to the
 // call that reads the variable.
 //
-// Secure execution (env.h, docs/security.md): in a set-user-ID,
-// set-group-ID or file-capability process (AT_SECURE) every path-valued
-// row (pathValue: env.c's NCCOMRING_ENV_PATH) reads as unset, as C's
-// reader returns it, and the first read that finds one set but ignored
-// prints one WARN naming it (unless the logger's start printed it
-// already); the ENV line says "ignored".
-//
-// The variables of the logger (NCCL_DEBUG, NCCL_DEBUG_SUBSYS,
-// NCCL_DEBUG_FILE, and NCCOM_RING_LOG_STYLE, D26: nccl or ccom, else the
-// style a loaded libnccom implies) and of the preload shim
-// (NCCOMRING_LIBRARY) are read in C, through env.c's table too, and
-// documented beside these in docs/environment.md. The logger's are read once per
-// process, at the first call of any export, before Go is entered
-// (log.c's nccomring_log_init); the shim's once, at its first call.
+// Under secure execution (AT_SECURE: env.h, docs/security.md) C's reader
+// returns a path row as unset; the first read that finds one set but
+// ignored prints one WARN naming it (unless the logger's start did), and
+// the ENV line says "ignored".
 
 // readTime is when a variable is read.
 type readTime int
 
 const (
-	atLoad readTime = iota
+	readInC readTime = iota
+	atLoad
 	atFirstUse
 	atEveryCall
-)
-
-// valueKind is what a variable's value is.
-type valueKind int
-
-const (
-	wordValue    valueKind = iota // one of a few words, any case
-	integerValue                  // a decimal integer
-	pathValue                     // a file or directory: env.c's NCCOMRING_ENV_PATH
 )
 
 // The names, as the WARN texts spell them (kanga.EnvVar and
@@ -89,76 +80,127 @@ const (
 	LocationEnvVar  = "NCCOM_RING_LOCATION"
 )
 
-// The registry, in the order of docs/environment.md's table and of the ENV line
-// (logVariables).
-var (
-	// Read at the first Preset whose host defines no
-	// neuronIsTrn3SwitchV1Family (D14), which carries the platform in the
-	// rank's record. An unknown value does not fail Preset: one WARN per
-	// process (warnUnknown, docs/errors.md S10), the record says
-	// "unknown", and every rank's Postset refuses the job (P6a, P6b,
-	// D28). Postset reads it, and calls the platform hook, only when no
-	// fragment holds a valid record (ring's ownFacts; an unknown value is
-	// generic there).
-	platformParam = &param[kanga.Platform]{
-		spec:  spec{C.NCCOMRING_ENV_PLATFORM, kanga.EnvVar, wordValue, "generic", atFirstUse},
-		parse: kanga.ParseEnv,
-	}
-	// Read at the first Preset, which carries it in the rank's record
-	// (D15, D27, P8); an invalid value is one WARN, then as unset. Postset
-	// never reads it: a pod job is stitched in node order only when every
-	// rank's record says node (docs/errors.md P12).
-	podOrderParam = &param[ring.PodOrder]{
-		spec:  spec{C.NCCOMRING_ENV_POD_ORDER, ring.PodOrderEnvVar, wordValue, "pods refused", atFirstUse},
-		parse: ring.ParsePodOrder,
-	}
-	// A layout profile; read, with the file (no link followed, a regular
-	// file of at most layout.MaxProfileSize bytes, for the libnccom.so.2
-	// mapped), at the first call of any export (commlayout.go; a bad
-	// profile is E4 at every call).
-	layoutParam = &param[string]{
-		spec:  spec{C.NCCOMRING_ENV_LAYOUT, LayoutEnvVar, pathValue, "D3's offsets", atFirstUse},
-		parse: parsePath,
-	}
-	// Read at the first Preset, Postset or GetNetDev, which runs the
-	// self-check (selfcheck.go, E5); an unknown value is one WARN, then
-	// enforce.
-	abiCheckParam = &param[abiCheckMode]{
-		spec:  spec{C.NCCOMRING_ENV_ABI_CHECK, ABICheckEnvVar, wordValue, "enforce", atFirstUse},
-		parse: parseABICheck,
-	}
-	// The library's Go runtime's processors (footprint.go, P25); read at
-	// load, before the runtime starts threads for a call.
-	procsParam = &param[int]{
-		spec:  spec{C.NCCOMRING_ENV_GOMAXPROCS, procsEnvVar, integerValue, strconv.Itoa(procsDefault), atLoad},
-		parse: parseProcs,
-	}
-	// Where the wiring dumps go (dump.go); read at every Postset and
-	// GetNetDev, so that a host can set it for one communicator.
-	dumpParam = &param[string]{
-		spec:  spec{C.NCCOMRING_ENV_DUMP, DumpEnvVar, pathValue, "no dumps", atEveryCall},
-		parse: parsePath,
-	}
-	// The inter-node order this rank asks for (D25), read at every Preset,
-	// which carries it in the rank's record: rank or network; anything
-	// else is one WARN, then rank. Postset never reads it.
-	nodeOrderParam = &param[bool]{
-		spec:  spec{C.NCCOMRING_ENV_NODE_ORDER, NodeOrderEnvVar, wordValue, "rank", atEveryCall},
-		parse: parseNodeOrder,
-	}
-	// Where this rank sits (D25), read at every Preset, which carries its
-	// names' hashes in the rank's record: 1 to 8 names separated by '/';
-	// anything else is one WARN, then no location. Postset only peeks at
-	// it (seen, no WARN) to name the location in a dump, when it hashes to
-	// the record's (dump.go's orderOf, D28).
-	locationParam = &param[nodeorder.Location]{
-		spec:  spec{C.NCCOMRING_ENV_LOCATION, LocationEnvVar, wordValue, "no location", atEveryCall},
-		parse: parseLocation,
-	}
-)
+// spec is a row of the registry but for its parser; alone, the row of a
+// variable read in C.
+type spec struct {
+	name string
+	path bool   // it names a file, a directory or a library: ignored under secure execution
+	def  string // what is in effect when it is unset, as the ENV line says it
+	when readTime
+	// Its cells in docs/environment.md's table.
+	values, unset, read string
 
-var registry = [...]variable{platformParam, podOrderParam, layoutParam, abiCheckParam, procsParam, dumpParam,
-	nodeOrderParam, locationParam}
+	id C.int // its index in the registry, its id in C (zenv.h)
+}
+
+func (s *spec) row() *spec      { return s }
+func (s *spec) loadNote() error { return nil }
+func (s *spec) seen() (string, bool) {
+	v := C.nccomring_env(s.id)
+	if v == nil {
+		return "", false
+	}
+	return C.GoString(v), true
+}
+
+// registry is every row, in the order of their ids, of docs/environment.md's
+// table and of the ENV line (logVariables).
+var registry []variable
+
+// define appends v to the registry, its index its id. Go initializes the rows
+// below in the order they are written, as none depends on another
+// (TestEachRowGenerates checks each id).
+func define[V variable](v V) V {
+	v.row().id = C.int(len(registry))
+	registry = append(registry, v)
+	return v
+}
+
+var (
+	_ = define(&spec{name: "NCCL_DEBUG", when: readInC,
+		values: "`VERSION`, `WARN`, `INFO`, `ABORT`, `TRACE` (any case)",
+		unset:  "unset: nothing is printed; the return code carries the error (D21); in libnccom's line form, WARN (D26)",
+		read:   "once, at the first call of any export (the preload shim: at its first call that fails)",
+	})
+	_ = define(&spec{name: "NCCL_DEBUG_SUBSYS", when: readInC,
+		values: "comma list of `INIT`, `COLL`, `P2P`, `SHM`, `NET`, `GRAPH`, `TUNING`, `ENV`, `ALLOC`, `CALL`, `ALL`; a leading `^` inverts",
+		unset:  "`INIT,ENV`",
+		read:   "as `NCCL_DEBUG`",
+	})
+	_ = define(&spec{name: "NCCL_DEBUG_FILE", path: true, when: readInC,
+		values: "a path; `%h` is the host name, `%p` the pid, `%%` a `%`; see [operating.md](operating.md), \"Where the log lines go\"",
+		unset:  "stdout (the preload shim: stderr)",
+		read:   "as `NCCL_DEBUG`",
+	})
+	_ = define(&spec{name: "NCCOM_RING_LOG_STYLE", when: readInC,
+		values: "`nccl`, `ccom` (any case): the form of the log lines ([operating.md](operating.md), \"The form of the log lines\"); `ccom` prints WARN lines without `NCCL_DEBUG`",
+		unset:  "`ccom` when a libnccom is loaded in the process, else `nccl`",
+		read:   "as `NCCL_DEBUG`",
+	})
+	_ = define(&spec{name: "NCCOMRING_LIBRARY", path: true, when: readInC,
+		values: "a path (or a name the loader searches); ignored under secure execution",
+		unset:  "`libnccomring.so.0` in the preload shim's directory",
+		read:   "by the preload shim only, once, at its first call",
+	})
+	// An unknown value's WARN: warnUnknown; Postset's read: ring's
+	// ownFacts, where an unknown value is generic.
+	platformParam = define(&param[kanga.Platform]{parse: kanga.ParseEnv, spec: spec{
+		name: kanga.EnvVar, def: "generic", when: atFirstUse,
+		values: "`generic`, `trn3-switchv1` (any case); ignored when the host defines `neuronIsTrn3SwitchV1Family`. Another value does not fail Preset: the rank's record says its platform is unknown (one WARN per process, `docs/errors.md` S10) and every rank's Postset refuses the job (P6a, P6b, D28)",
+		unset:  "`generic`",
+		read:   "once, at the first Preset that finds no `neuronIsTrn3SwitchV1Family`, which carries the platform in the rank's record; a Postset reads it (and asks the hook) only when no fragment holds a valid record (D28)",
+	}})
+	// An invalid value is one WARN, then as unset; a pod job is stitched
+	// in node order only when every rank's record says node (P8, P12).
+	podOrderParam = define(&param[ring.PodOrder]{parse: ring.ParsePodOrder, spec: spec{
+		name: ring.PodOrderEnvVar, def: "pods refused", when: atFirstUse,
+		values: "`node`: stitch UltraServer pods in node order, when every rank says so (D27)",
+		unset:  "unset: pods refused, Postset refuses `enablePod` on more than one node (D15)",
+		read:   "once, at the first Preset, which carries it in the rank's record",
+	}})
+	// Read, with the file (layout.MaxProfileSize), by commlayout.go.
+	layoutParam = define(&param[string]{parse: parsePath, spec: spec{
+		name: LayoutEnvVar, path: true, def: "D3's offsets", when: atFirstUse,
+		values: "a layout profile (`nccom-abi profile LIB`): where this job's libnccom keeps the ncclComm fields D3 assumes; a regular file (not a link) of at most 64 KiB, for the build mapped (its `buildId`), its fields within the 19212 bytes every host allocates (or within the mapped build's sizeof(ncclComm), from its DWARF: errors.md E4)",
+		unset:  "unset: D3's offsets",
+		read:   "once (the variable and the file), at the first call of any export",
+	}})
+	// Read by the self-check (selfcheck.go).
+	abiCheckParam = define(&param[abiCheckMode]{parse: parseABICheck, spec: spec{
+		name: ABICheckEnvVar, def: "enforce", when: atFirstUse,
+		values: "`enforce`, `warn`, `off` (any case): compare the layout in use with the DWARF of the `libnccom.so.2` mapped in the process ([checking.md](checking.md), \"The same check inside the job\")",
+		unset:  "`enforce`: refuse the exports that touch a struct that differs (E5)",
+		read:   "once, at the first Preset, Postset or GetNetDev",
+	}})
+	// footprint.go, P25.
+	procsParam = define(&param[int]{parse: parseProcs, spec: spec{
+		name: procsEnvVar, def: strconv.Itoa(procsDefault), when: atLoad,
+		values: "an integer 1..64 (larger is taken as 64, with a WARN): the processors of the library's own Go runtime ([operating.md](operating.md), \"A light guest\")",
+		unset:  "`2`, whatever the cores or `GOMAXPROCS` say",
+		read:   "once, when the library is loaded: the runtime's parallelism must be set before it starts threads (a bad value is one WARN at the first call)",
+	}})
+	// dump.go.
+	dumpParam = define(&param[string]{parse: parsePath, spec: spec{
+		name: DumpEnvVar, path: true, def: "no dumps", when: atEveryCall,
+		values: "a directory: every rank's Postset writes its wiring dump there, GetNetDev adds its answers ([operating.md](operating.md), \"Per-rank wiring dumps\")",
+		unset:  "unset: nothing is written",
+		read:   "at every Postset and GetNetDev, so a host can set it for one communicator (a call pays one `getenv`)",
+	}})
+	nodeOrderParam = define(&param[bool]{parse: parseNodeOrder, spec: spec{
+		name: NodeOrderEnvVar, def: "rank", when: atEveryCall,
+		values: "`rank`, `network` (any case): join the nodes in the order of their locations (D25, `docs/node-order.md`) when every rank asks",
+		unset:  "`rank`",
+		read:   "at every Preset, which carries it in the rank's record (a bad value is one WARN, then `rank`)",
+	}})
+	// Postset only peeks at it (seen, no WARN) for the dump (dump.go's
+	// orderOf, D28).
+	locationParam = define(&param[nodeorder.Location]{parse: parseLocation, spec: spec{
+		name: LocationEnvVar, def: "no location", when: atEveryCall,
+		values: "where this rank's host sits: 1 to 8 names of `[A-Za-z0-9._:-]` separated by `/`, outermost first (`nccom-rings locate`)",
+		unset:  "no location",
+		read:   "at every Preset, which carries it in the rank's record (a bad value is one WARN, then none); Postset reads it only to name the location in the rank's dump (`NCCOM_RING_DUMP`), and then only when it hashes to the record's",
+	}})
+)
 
 // parseNodeOrder: rank or network, any case; unset is rank.
 func parseNodeOrder(value string, set bool) (bool, error) {
@@ -225,15 +267,6 @@ func parseProcs(value string, set bool) (int, error) {
 	return procsDefault, fmt.Errorf("%s=%s is not a positive integer; using %d", procsEnvVar, quote.String(value), procsDefault)
 }
 
-// spec is a row of the registry but for its parser.
-type spec struct {
-	id   C.int  // the variable's row in env.c's table, where C reads it
-	name string // as env.c spells it
-	kind valueKind
-	def  string // what is in effect when it is unset, as the ENV line says it
-	when readTime
-}
-
 // variable is a row of the registry, whatever its value's type.
 type variable interface {
 	row() *spec
@@ -265,8 +298,6 @@ type reading[T any] struct {
 	err   error
 }
 
-func (p *param[T]) row() *spec { return &p.spec }
-
 // get returns the reading in effect, reading the variable when its row
 // says: at the first get for a variable read once (atLoad's is its init),
 // at every get for one read at every call. fresh reports whether this get
@@ -279,7 +310,7 @@ func (p *param[T]) get() (r *reading[T], fresh bool) {
 		return r, false
 	}
 	v := C.nccomring_env(p.id)
-	if v == nil && secureExecution && p.kind == pathValue {
+	if v == nil && secureExecution && p.path {
 		p.warnIgnored()
 	}
 	if r != nil && r.holds(v) {
@@ -325,11 +356,7 @@ func (p *param[T]) seen() (string, bool) {
 	if r := p.last.Load(); r != nil && p.when != atEveryCall {
 		return r.raw, r.set
 	}
-	v := C.nccomring_env(p.id)
-	if v == nil {
-		return "", false
-	}
-	return C.GoString(v), true
+	return p.spec.seen()
 }
 
 func (p *param[T]) loadNote() error {
@@ -370,7 +397,7 @@ func logVariables(rank int32) {
 	}
 }
 
-// variablesLine is the ENV line: each variable of the registry as
+// variablesLine is the ENV line: each variable of the registry Go reads as
 // NAME="VALUE" when set (quoted: package quote), else as "NAME unset
 // (DEFAULT)", or "NAME ignored under secure execution (DEFAULT)" for a
 // path set in a secure-execution process. A variable already
@@ -380,28 +407,21 @@ func logVariables(rank int32) {
 func variablesLine() string {
 	var b strings.Builder
 	b.WriteString("libnccomring environment: ")
-	for i, v := range registry {
-		if i > 0 {
-			b.WriteString(", ")
-		}
+	sep := ""
+	for _, v := range registry {
 		s := v.row()
+		if s.when == readInC {
+			continue
+		}
+		b.WriteString(sep)
+		sep = ", "
 		if value, set := v.seen(); set {
 			b.WriteString(s.name + "=" + quote.String(value))
-		} else if s.kind == pathValue && C.nccomring_env_ignored(s.id) != 0 {
+		} else if s.path && C.nccomring_env_ignored(s.id) != 0 {
 			b.WriteString(s.name + " ignored under secure execution (" + s.def + ")")
 		} else {
 			b.WriteString(s.name + " unset (" + s.def + ")")
 		}
 	}
 	return b.String()
-}
-
-// envTableRow is env.c's row id: the name and whether it is path-valued
-// (for the test, which cannot use cgo).
-func envTableRow(id int) (name string, path, ok bool) {
-	if id < 0 || id >= C.NCCOMRING_ENV_COUNT {
-		return "", false, false
-	}
-	row := C.nccomring_env_vars[id]
-	return C.GoString(row.name), row.attrs&C.NCCOMRING_ENV_PATH != 0, true
 }

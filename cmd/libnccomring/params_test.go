@@ -1,6 +1,10 @@
 package main
 
 import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/nccomring/libnccomring/internal/quote"
@@ -9,68 +13,132 @@ import (
 	"github.com/nccomring/libnccomring/ring"
 )
 
-// The registry (params.go) and env.c's table, where C reads the variables,
-// name the same variables: each row of the registry is env.c's row of its
-// id, with the same name and, when path-valued, the path attribute; env.c's
-// other rows are the variables C parses itself.
-func TestRegistryMatchesEnvTable(t *testing.T) {
-	readInC := map[string]bool{"NCCL_DEBUG": true, "NCCL_DEBUG_SUBSYS": true, "NCCL_DEBUG_FILE": true, "NCCOM_RING_LOG_STYLE": true, "NCCOMRING_LIBRARY": true}
-	byID := map[int]*spec{}
-	for _, v := range registry {
-		s := v.row()
-		if other, ok := byID[int(s.id)]; ok {
-			t.Errorf("%s and %s share env.c's row %d", s.name, other.name, s.id)
-		}
-		byID[int(s.id)] = s
-		name, path, ok := envTableRow(int(s.id))
-		if !ok || name != s.name {
-			t.Errorf("%s: env.c's row %d is %q (%v)", s.name, s.id, name, ok)
-		}
-		if path != (s.kind == pathValue) {
-			t.Errorf("%s: env.c says path-valued %v, the registry %v", s.name, path, s.kind == pathValue)
-		}
-	}
-	n := 0
-	for id := 0; ; id++ {
-		name, path, ok := envTableRow(id)
-		if !ok {
-			break
-		}
-		n++
-		if byID[id] == nil && !readInC[name] {
-			t.Errorf("env.c's row %d, %s, is neither in the registry nor read in C", id, name)
-		}
-		if readInC[name] && path != (name == "NCCL_DEBUG_FILE" || name == "NCCOMRING_LIBRARY") {
-			t.Errorf("%s: path-valued %v", name, path)
-		}
-	}
-	if n != len(registry)+len(readInC) {
-		t.Errorf("env.c has %d rows, want %d", n, len(registry)+len(readInC))
-	}
-}
+var update = flag.Bool("update", false, "write the files generated from the registry (go generate)")
 
-// Each row's documented default and read time (docs/environment.md).
-func TestRegistryRows(t *testing.T) {
-	want := []spec{
-		{name: "NCCOM_RING_PLATFORM", kind: wordValue, def: "generic", when: atFirstUse},
-		{name: "NCCOM_RING_POD_ORDER", kind: wordValue, def: "pods refused", when: atFirstUse},
-		{name: "NCCOM_RING_LAYOUT", kind: pathValue, def: "D3's offsets", when: atFirstUse},
-		{name: "NCCOM_RING_ABI_CHECK", kind: wordValue, def: "enforce", when: atFirstUse},
-		{name: "NCCOM_RING_GOMAXPROCS", kind: integerValue, def: "2", when: atLoad},
-		{name: "NCCOM_RING_DUMP", kind: pathValue, def: "no dumps", when: atEveryCall},
-		{name: "NCCOM_RING_NODE_ORDER", kind: wordValue, def: "rank", when: atEveryCall},
-		{name: "NCCOM_RING_LOCATION", kind: wordValue, def: "no location", when: atEveryCall},
+// What each row of the registry generates: C's entry (zenv.h: its id's
+// name, its name, NCCOMRING_ENV_PATH when it is a path), what Go reads of it
+// (when, and its default in the ENV line; nothing for a variable read in C)
+// and its line of docs/environment.md's table. A new variable is a row in
+// params.go and a line here.
+func TestEachRowGenerates(t *testing.T) {
+	type generates struct {
+		c    string
+		when readTime
+		def  string
+	}
+	want := []generates{
+		{`X(NCCL_DEBUG, "NCCL_DEBUG", 0)`, readInC, ""},
+		{`X(NCCL_DEBUG_SUBSYS, "NCCL_DEBUG_SUBSYS", 0)`, readInC, ""},
+		{`X(NCCL_DEBUG_FILE, "NCCL_DEBUG_FILE", NCCOMRING_ENV_PATH)`, readInC, ""},
+		{`X(LOG_STYLE, "NCCOM_RING_LOG_STYLE", 0)`, readInC, ""},
+		{`X(LIBRARY, "NCCOMRING_LIBRARY", NCCOMRING_ENV_PATH)`, readInC, ""},
+		{`X(PLATFORM, "NCCOM_RING_PLATFORM", 0)`, atFirstUse, "generic"},
+		{`X(POD_ORDER, "NCCOM_RING_POD_ORDER", 0)`, atFirstUse, "pods refused"},
+		{`X(LAYOUT, "NCCOM_RING_LAYOUT", NCCOMRING_ENV_PATH)`, atFirstUse, "D3's offsets"},
+		{`X(ABI_CHECK, "NCCOM_RING_ABI_CHECK", 0)`, atFirstUse, "enforce"},
+		{`X(GOMAXPROCS, "NCCOM_RING_GOMAXPROCS", 0)`, atLoad, "2"},
+		{`X(DUMP, "NCCOM_RING_DUMP", NCCOMRING_ENV_PATH)`, atEveryCall, "no dumps"},
+		{`X(NODE_ORDER, "NCCOM_RING_NODE_ORDER", 0)`, atEveryCall, "rank"},
+		{`X(LOCATION, "NCCOM_RING_LOCATION", 0)`, atEveryCall, "no location"},
 	}
 	if len(registry) != len(want) {
 		t.Fatalf("%d rows, want %d", len(registry), len(want))
 	}
 	for i, v := range registry {
-		got := *v.row()
-		got.id = 0
-		if got != want[i] {
-			t.Errorf("row %d: %+v, want %+v", i, got, want[i])
+		s := v.row()
+		t.Logf("row %d, %s:\n  C:   %s\n  Go:  read %v, default %q\n  doc: %s", s.id, s.name, cEntry(s), s.when, s.def, docLine(s))
+		if got := (generates{cEntry(s), s.when, s.def}); int(s.id) != i || got != want[i] {
+			t.Errorf("row %d (id %d): %+v, want %+v", i, s.id, got, want[i])
+		}
+		if s.values == "" || s.unset == "" || s.read == "" {
+			t.Errorf("row %d, %s: each of its cells in docs/environment.md needs text", i, s.name)
 		}
 	}
+}
+
+func (w readTime) String() string {
+	return [...]string{"in C", "at load", "at first use", "at every call"}[w]
+}
+
+// The files the registry generates, each compared with what it gives now;
+// with -update (go generate, make generate) it writes them instead.
+func TestGeneratedFilesAreCurrent(t *testing.T) {
+	for _, f := range []struct {
+		path string
+		make func(old string) (string, error)
+	}{
+		{"zenv.h", func(string) (string, error) { return zenvH(), nil }},
+		{"../../docs/environment.md", spliceDocTable},
+	} {
+		old, err := os.ReadFile(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now, err := f.make(string(old))
+		if err != nil {
+			t.Fatalf("%s: %v", f.path, err)
+		}
+		if now == string(old) {
+			continue
+		}
+		if *update {
+			if err := os.WriteFile(f.path, []byte(now), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		t.Errorf("%s differs from what params.go's registry generates: run `make generate` and commit the result", f.path)
+	}
+}
+
+// cEntry is a row's line in zenv.h's X-macro: its id is NCCOMRING_ENV_ and
+// this first argument.
+func cEntry(s *spec) string {
+	attrs := "0"
+	if s.path {
+		attrs = "NCCOMRING_ENV_PATH"
+	}
+	id := strings.TrimPrefix(strings.TrimPrefix(s.name, "NCCOM_RING_"), "NCCOMRING_")
+	return fmt.Sprintf("X(%s, %q, %s)", id, s.name, attrs)
+}
+
+func zenvH() string {
+	var b strings.Builder
+	b.WriteString("/* Code generated by go generate ./cmd/libnccomring from params.go's registry; DO NOT EDIT. */\n\n")
+	b.WriteString("/* X(ID, NAME, ATTRS) for each variable, in the order of their ids (env.h). */\n")
+	b.WriteString("#define NCCOMRING_ENV_VARS(X) \\\n")
+	for i, v := range registry {
+		b.WriteString("  " + cEntry(v.row()))
+		if i < len(registry)-1 {
+			b.WriteString(" \\")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func docLine(s *spec) string {
+	return "| `" + s.name + "` | " + s.values + " | " + s.unset + " | " + s.read + " |"
+}
+
+const (
+	docTableBegin = "<!-- generated from cmd/libnccomring/params.go's registry by make generate: edit the rows there -->\n"
+	docTableEnd   = "<!-- end of the generated table -->\n"
+)
+
+// spliceDocTable replaces what lies between doc's markers with the table.
+func spliceDocTable(doc string) (string, error) {
+	before, rest, ok := strings.Cut(doc, docTableBegin)
+	_, after, ok2 := strings.Cut(rest, docTableEnd)
+	if !ok || !ok2 {
+		return "", fmt.Errorf("no %q and %q around the table", docTableBegin, docTableEnd)
+	}
+	var b strings.Builder
+	b.WriteString(before + docTableBegin + "| variable | values | default | read |\n|---|---|---|---|\n")
+	for _, v := range registry {
+		b.WriteString(docLine(v.row()) + "\n")
+	}
+	return b.String() + docTableEnd + after, nil
 }
 
 type parseCase[T comparable] struct {

@@ -25,8 +25,8 @@
  *                regular file only: docs/security.md), the lock around
  *                stdout. Once per process, at the first call of any
  *                export (nccomring_log_init), before Go is entered.
- *   C, env.c     the table of variable names and attributes, and the
- *                reader every variable goes through (nccomring_env), which
+ *   C, env.c     the reader every variable goes through (nccomring_env,
+ *                by zenv.h's list, generated from params.go's registry), which
  *                ignores the path-valued ones under secure execution
  *                (AT_SECURE); one bit per variable: whether its WARN about
  *                that was printed.
