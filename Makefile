@@ -191,6 +191,25 @@ test-conformance: $(BUILD)/conformance $(BUILD)/conformance-preset-env $(LIB) $(
 	$(BUILD)/conformance --cross-rank --candidate $(LIB) --reference $(REFLIB) --count $(CROSS_RANK_COUNT) --json $(BUILD)/cross-rank.json
 	$(BUILD)/conformance --pod-order node --candidate $(LIB) --reference $(REFLIB) --count $(POD_ORDER_COUNT)
 	$(BUILD)/conformance --cross-rank --pod-order node --candidate $(LIB) --reference $(REFLIB) --count $(POD_ORDER_COUNT)
+	@# make conformance-count's two runs, briefly: on this very library none differs
+	$(BUILD)/conformance --keep-going --candidate $(LIB) --reference $(REFLIB) --count 200 > $(BUILD)/conformance-count.out
+	grep -qx 'conformance: 0 of [0-9]* cases (the NULL-argument calls counted as one) differ' $(BUILD)/conformance-count.out
+	$(BUILD)/conformance --keep-going --cross-rank --candidate $(LIB) --reference $(REFLIB) --count 100 > $(BUILD)/conformance-count.out
+	grep -qx 'conformance: 0 of [0-9]* cross-rank cases (named, pasted and random) differ' $(BUILD)/conformance-count.out
+
+# Issue 35: every case of both modes, none stopping the run or shrunk: how
+# many differ, by kind, with one replay line each (--keep-going). After an
+# intended change to the rings, the count and the kinds say what moved
+# (docs/changing-rings.md). Exit 0 none differ, 1 some do, 2 unusable input,
+# 3 or 4 as make conformance; the second mode runs whatever the first found.
+.PHONY: conformance-count
+## conformance-count: every conformance case, not stopping at a difference: how many differ, by kind, a replay line each
+conformance-count: $(BUILD)/conformance $(BUILD)/conformance-preset-env $(LIB) $(REFLIB)
+	@s=0; $(BUILD)/conformance --keep-going --candidate $(LIB) --reference $(REFLIB) --count $(CONFORMANCE_COUNT) || s=$$?; \
+	$(BUILD)/conformance --keep-going --cross-rank --candidate $(LIB) --reference $(REFLIB) --count $(CROSS_RANK_COUNT) || \
+	  { r=$$?; [ $$r -gt $$s ] && s=$$r; }; \
+	echo "conformance-count: harness exit $$s (0 none differ, 1 some differ, 2 unusable input; make itself exits 2 on any failure)"; exit $$s
+
 
 # Issues 10 and 32: the harness's run limits. A stand-in that hangs in a
 # call or while loading ends the run with exit 4 and the case, by the limit
