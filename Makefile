@@ -433,6 +433,16 @@ bench: $(LIB) $(REFLIB) $(BUILD)/bench
 	$(BUILD)/bench --lib $(LIB) --ref $(REFLIB) $(if $(VS),--vs $(VS)) --out $(BUILD)/bench.json
 	$(GO) test -run '^$$' -bench . -benchtime 500ms ./ring
 
+# Issue 35: this tree's library against BASE's (a commit, e.g. HEAD~1; HEAD
+# prices uncommitted edits), built in a git worktree under build/bench-compare
+# and kept there by commit; one child process per library, calls alternated,
+# each figure's new/old ratio with the spread of the pairs' ratios
+# (mk/bench-compare.sh, build/bench --compare).
+.PHONY: bench-compare
+## bench-compare: BASE=REV: this tree's Postset against REV's build (a child process each, alternated): ratios with their spread
+bench-compare: $(LIB) $(BUILD)/bench
+	@sh mk/bench-compare.sh "$(BASE)"
+
 test-bench: $(LIB) $(REFLIB) $(BUILD)/bench
 	$(BUILD)/bench --smoke --lib $(LIB) --ref $(REFLIB) --vs $(LIB) --out $(BUILD)/bench-smoke.json
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./ring > /dev/null
