@@ -133,6 +133,7 @@ $(BUILD)/expected: tests/c/expected/expected.c $(COMMON) $(COMMON_H) $(LIB) $(BU
 # The conformance harness dlopens both libraries by path; -rdynamic lets
 # them find its platform hooks and ncclTopoGetLocalNet (D14, D19).
 $(BUILD)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec.h tests/c/conformance/regressions.inc tests/c/conformance/crossrank.inc tests/c/common/cluster.c tests/c/common/graph_xml.c $(COMMON_H)
+	@mkdir -p $(BUILD)
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) $(XML_CFLAGS) -rdynamic -o $@ tests/c/conformance/conformance.c \
 	  tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl -lpthread $(XML_LIBS)
 
