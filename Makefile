@@ -134,6 +134,7 @@ $(BUILD)/expected: tests/c/expected/expected.c $(COMMON) $(COMMON_H) $(LIB) $(BU
 # The conformance harness dlopens both libraries by path; -rdynamic lets
 # them find its platform hooks and ncclTopoGetLocalNet (D14, D19).
 $(BUILD)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec.h tests/c/conformance/regressions.inc tests/c/conformance/crossrank.inc tests/c/common/cluster.c tests/c/common/graph_xml.c $(COMMON_H)
+	@mkdir -p $(BUILD)
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) $(XML_CFLAGS) -rdynamic -o $@ tests/c/conformance/conformance.c \
 	  tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl -lpthread $(XML_LIBS)
 
@@ -192,6 +193,25 @@ test-conformance: $(BUILD)/conformance $(BUILD)/conformance-preset-env $(LIB) $(
 	$(BUILD)/conformance --cross-rank --candidate $(LIB) --reference $(REFLIB) --count $(CROSS_RANK_COUNT) --json $(BUILD)/cross-rank.json
 	$(BUILD)/conformance --pod-order node --candidate $(LIB) --reference $(REFLIB) --count $(POD_ORDER_COUNT)
 	$(BUILD)/conformance --cross-rank --pod-order node --candidate $(LIB) --reference $(REFLIB) --count $(POD_ORDER_COUNT)
+	@# make conformance-count's two runs, briefly: on this very library none differs
+	$(BUILD)/conformance --keep-going --candidate $(LIB) --reference $(REFLIB) --count 200 > $(BUILD)/conformance-count.out
+	grep -qx 'conformance: 0 of [0-9]* cases (the NULL-argument calls counted as one) differ' $(BUILD)/conformance-count.out
+	$(BUILD)/conformance --keep-going --cross-rank --candidate $(LIB) --reference $(REFLIB) --count 100 > $(BUILD)/conformance-count.out
+	grep -qx 'conformance: 0 of [0-9]* cross-rank cases (named, pasted and random) differ' $(BUILD)/conformance-count.out
+
+# Issue 35: every case of both modes, none stopping the run or shrunk: how
+# many differ, by kind, with one replay line each (--keep-going). After an
+# intended change to the rings, the count and the kinds say what moved
+# (docs/changing-rings.md). Exit 0 none differ, 1 some do, 2 unusable input,
+# 3 or 4 as make conformance; the second mode runs whatever the first found.
+.PHONY: conformance-count
+## conformance-count: every conformance case, not stopping at a difference: how many differ, by kind, a replay line each
+conformance-count: $(BUILD)/conformance $(BUILD)/conformance-preset-env $(LIB) $(REFLIB)
+	@s=0; $(BUILD)/conformance --keep-going --candidate $(LIB) --reference $(REFLIB) --count $(CONFORMANCE_COUNT) || s=$$?; \
+	$(BUILD)/conformance --keep-going --cross-rank --candidate $(LIB) --reference $(REFLIB) --count $(CROSS_RANK_COUNT) || \
+	  { r=$$?; [ $$r -gt $$s ] && s=$$r; }; \
+	echo "conformance-count: harness exit $$s (0 none differ, 1 some differ, 2 unusable input; make itself exits 2 on any failure)"; exit $$s
+
 
 # Issues 10 and 32: the harness's run limits. A stand-in that hangs in a
 # call or while loading ends the run with exit 4 and the case, by the limit
@@ -414,6 +434,16 @@ $(BUILD)/bench: tests/c/bench/bench.c tests/c/bench/bench_shape.h include/nccom_
 bench: $(LIB) $(REFLIB) $(BUILD)/bench
 	$(BUILD)/bench --lib $(LIB) --ref $(REFLIB) $(if $(VS),--vs $(VS)) --out $(BUILD)/bench.json
 	$(GO) test -run '^$$' -bench . -benchtime 500ms ./ring
+
+# Issue 35: this tree's library against BASE's (a commit, e.g. HEAD~1; HEAD
+# prices uncommitted edits), built in a git worktree under build/bench-compare
+# and kept there by commit; one child process per library, calls alternated,
+# each figure's new/old ratio with the spread of the pairs' ratios
+# (mk/bench-compare.sh, build/bench --compare).
+.PHONY: bench-compare
+## bench-compare: BASE=REV: this tree's Postset against REV's build (a child process each, alternated): ratios with their spread
+bench-compare: $(LIB) $(BUILD)/bench
+	@sh mk/bench-compare.sh "$(BASE)"
 
 test-bench: $(LIB) $(REFLIB) $(BUILD)/bench
 	$(BUILD)/bench --smoke --lib $(LIB) --ref $(REFLIB) --vs $(LIB) --out $(BUILD)/bench-smoke.json

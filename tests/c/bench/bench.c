@@ -2,7 +2,7 @@
  * bench - cluster-scale timing of the ring stage through the C ABI (issue 5).
  *
  *   bench [--lib LIB] [--ref REFLIB] [--vs OLDLIB] [--out FILE] [--smoke] [--no-ref]
- *         [--build-rings | --node-order]
+ *         [--build-rings | --node-order | --compare]
  *
  * For nRanks in {64, 1024, 16384, 65536, 131072} (32 ranks per node, 16 graph
  * channels, 32 after doubling) it prepares every rank's fragment, then times
@@ -39,6 +39,8 @@
  * the rank order of an older build of this library against this one (bar:
  * at most 1.15x), each in a child process of its own, calls alternated.
  * --node-order runs only these. A verdict prints; it never fails the run.
+ * --compare (with --vs; make bench-compare, issue 35) runs only the
+ * comparison with OLDLIB, in both the rank and the network order.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -418,10 +420,10 @@ struct child {
   FILE *to, *from;
 };
 
-/* --serve N LOCAL: the child's side. Its protocol goes over the stdout it
+/* --serve N LOCAL ORDER: the child's side. Its protocol goes over the stdout it
  * was given; its own stdout goes to stderr, so that nothing the library
  * prints can end up in the protocol. */
-static int mode_serve(const char *libPath, int n, int local) {
+static int mode_serve(const char *libPath, int n, int local, const char *order) {
   int proto = dup(1);
   if (proto < 0 || dup2(2, 1) < 0) return 2;
   FILE *reply = fdopen(proto, "w");
@@ -429,7 +431,7 @@ static int mode_serve(const char *libPath, int n, int local) {
   struct api lib;
   load(libPath, &lib);
   struct shape s;
-  shape_build(&lib, &s, n, local, "rank");
+  shape_build(&lib, &s, n, local, order);
   scratchComm = calloc(1, sizeof *scratchComm);
   for (int i = 0; i < 3; i++) time_postset(&lib, &s); /* warm, as in the parent */
   fprintf(reply, "ready\n");
@@ -442,7 +444,7 @@ static int mode_serve(const char *libPath, int n, int local) {
   return 0;
 }
 
-static void child_start(struct child *c, const char *libPath, int n, int local) {
+static void child_start(struct child *c, const char *libPath, int n, int local, const char *order) {
   char nText[16], localText[16];
   snprintf(nText, sizeof nText, "%d", n);
   snprintf(localText, sizeof localText, "%d", local);
@@ -463,7 +465,7 @@ static void child_start(struct child *c, const char *libPath, int n, int local) 
   if (c->pid == 0) { /* only async-signal-safe calls until exec: this process has a Go runtime */
     dup2(down[0], 0), dup2(up[1], 1);
     close(down[0]), close(down[1]), close(up[0]), close(up[1]);
-    execl("/proc/self/exe", "bench", "--lib", libPath, "--serve", nText, localText, (char *)NULL);
+    execl("/proc/self/exe", "bench", "--lib", libPath, "--serve", nText, localText, order, (char *)NULL);
     _exit(127);
   }
   close(down[0]), close(up[1]);
@@ -512,6 +514,65 @@ static const double networkBar = 1.5, versusBar = 1.15;
 
 static void print_spread(struct spread t) { printf(" %8.3f ms [%7.3f-%7.3f]", t.med * 1e3, t.min * 1e3, t.max * 1e3); }
 
+/* Pins this thread to the CPU it is on (saved gets the old mask); 1 when
+ * it did. */
+static int pin_to_this_cpu(cpu_set_t *saved) {
+  cpu_set_t one;
+  int cpu = sched_getcpu();
+  if (cpu < 0 || sched_getaffinity(0, sizeof *saved, saved) != 0) return 0;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
+/* This build's Postset against the build at vsPath's, at one size in nodes
+ * of 1, 32 and 128 ranks, one child process each (two Go runtimes cannot
+ * share one), calls alternated: the rank order, and with both the network
+ * order too (the new/old ratios of the rank order in vsRatio). Appends
+ * "versus" to out. The caller pins this thread (the children inherit it). */
+static void bench_versus(const char *libPath, const char *vsPath, FILE *out, int smoke, int rankOnly, double *vsRatio) {
+  static const char *const orders[2] = {"rank", "network"};
+  int n = smoke ? 4096 : 65536, vsRuns = smoke ? 4 : 42, nOrders = rankOnly ? 1 : 2;
+  printf("\nncclTopoPostset at %d ranks, %s (every rank located: node m on leaf m %% leaves), this build against %s:\n"
+         "one child process each (two Go runtimes cannot share one), %d calls of each, alternated; median [min-max];\n"
+         "new/old is the ratio of the medians (the verdict's), pairs the median [min-max] of the pairs' ratios:\n",
+         n, rankOnly ? "rank order" : "NCCOM_RING_NODE_ORDER=rank and =network", vsPath, vsRuns);
+  printf("%10s %8s %31s %31s %8s %18s\n", "ranks/node", "order", "new", "old", "new/old", "pairs");
+  fprintf(out, ",\n  \"versus\": {\"ranks\": %d, \"old\": ", n);
+  json_string(out, vsPath);
+  fprintf(out, ", \"bar\": %.2f, \"rows\": [\n", versusBar);
+  for (int o = 0; o < nOrders; o++)
+    for (int k = 0; k < ORDER_LOCALS; k++) {
+      int local = orderLocals[k];
+      struct child cn, co;
+      child_start(&cn, libPath, n, local, orders[o]);
+      child_start(&co, vsPath, n, local, orders[o]);
+      child_time(&cn), child_time(&co); /* untimed: co's start went through the caches after cn's warm calls */
+      double tn[64], to[64], pr[64];
+      for (int i = 0; i < vsRuns; i++) {
+        if (i % 2) to[i] = child_time(&co), tn[i] = child_time(&cn);
+        else tn[i] = child_time(&cn), to[i] = child_time(&co);
+        pr[i] = tn[i] / to[i];
+      }
+      child_stop(&cn);
+      child_stop(&co);
+      struct spread a = spread_of(tn, vsRuns), b = spread_of(to, vsRuns), p = spread_of(pr, vsRuns);
+      double ratio = a.med / b.med;
+      if (o == 0) vsRatio[k] = ratio;
+      printf("%10d %8s", local, orders[o]);
+      print_spread(a);
+      print_spread(b);
+      printf(" %7.2fx %5.2fx [%4.2f-%4.2f]\n", ratio, p.med, p.min, p.max);
+      fprintf(out,
+              "    {\"ranksPerNode\": %d, \"order\": \"%s\", \"runs\": %d, \"newSeconds\": %.6f, \"newMinSeconds\": %.6f, "
+              "\"newMaxSeconds\": %.6f, \"oldSeconds\": %.6f, \"oldMinSeconds\": %.6f, \"oldMaxSeconds\": %.6f, \"newOverOld\": %.3f, "
+              "\"pairRatioMedian\": %.3f, \"pairRatioMin\": %.3f, \"pairRatioMax\": %.3f, \"met\": %s}%s\n",
+              local, orders[o], vsRuns, a.med, a.min, a.max, b.med, b.min, b.max, ratio, p.med, p.min, p.max,
+              ratio <= versusBar ? "true" : "false", o + 1 < nOrders || k + 1 < ORDER_LOCALS ? "," : "");
+    }
+  fprintf(out, "  ]}");
+}
+
 /* Postset at one size with NCCOM_RING_NODE_ORDER=rank and =network side by
  * side, in nodes of 1, 32 and 128 ranks; with vsPath, the rank order of
  * this library and of the build at vsPath, one child each. Appends
@@ -522,19 +583,14 @@ static void bench_node_order(const struct api *lib, const char *libPath, const c
    * over 21 pairs came out 1.00x-1.15x, the whole width of the 1.15x bar.
    * Even counts, so that each side goes first equally often (the first
    * call after the other side ran finds the caches holding its data). */
-  int n = smoke ? 4096 : 65536, runs = smoke ? 4 : 32, vsRuns = smoke ? 4 : 42, warm = smoke ? 1 : 3;
+  int n = smoke ? 4096 : 65536, runs = smoke ? 4 : 32, warm = smoke ? 1 : 3;
   double ratio[ORDER_LOCALS], vsRatio[ORDER_LOCALS];
   /* Everything here on the one CPU this thread is on, --vs's children too
    * (they inherit the mask): a slow spell on this VM can hold one vCPU and
    * not the other (BENCHMARKS.md, "Machine states"), which would otherwise
    * favour whichever side ran on the fast one. */
-  cpu_set_t saved, one;
-  int cpu = sched_getcpu(), pinned = 0;
-  if (cpu >= 0 && sched_getaffinity(0, sizeof saved, &saved) == 0) {
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    pinned = sched_setaffinity(0, sizeof one, &one) == 0;
-  }
+  cpu_set_t saved;
+  int pinned = pin_to_this_cpu(&saved);
   printf("\nncclTopoPostset at %d ranks, NCCOM_RING_NODE_ORDER=rank against =network (issue 33), same run:\n"
          "every rank located (NCCOM_RING_LOCATION spineS/leafL: %d nodes a leaf, %d leaves a spine, node m on leaf m %% leaves);\n"
          "%s"
@@ -576,45 +632,7 @@ static void bench_node_order(const struct api *lib, const char *libPath, const c
   }
   fprintf(out, "  ]}");
 
-  if (vsPath != NULL) {
-    printf("\nncclTopoPostset at %d ranks, rank order (located as above), this build against %s:\n"
-           "one child process each (two Go runtimes cannot share one), %d calls of each, alternated; median [min-max];\n"
-           "new/old is the ratio of the medians (the verdict's), pairs the median [min-max] of the pairs' ratios:\n",
-           n, vsPath, vsRuns);
-    printf("%10s %31s %31s %8s %18s\n", "ranks/node", "new", "old", "new/old", "pairs");
-    fprintf(out, ",\n  \"versus\": {\"ranks\": %d, \"old\": ", n);
-    json_string(out, vsPath);
-    fprintf(out, ", \"bar\": %.2f, \"rows\": [\n", versusBar);
-    for (int k = 0; k < ORDER_LOCALS; k++) {
-      int local = orderLocals[k];
-      struct child cn, co;
-      child_start(&cn, libPath, n, local);
-      child_start(&co, vsPath, n, local);
-      child_time(&cn), child_time(&co); /* untimed: co's start went through the caches after cn's warm calls */
-      double tn[64], to[64], pr[64];
-      for (int i = 0; i < vsRuns; i++) {
-        if (i % 2) to[i] = child_time(&co), tn[i] = child_time(&cn);
-        else tn[i] = child_time(&cn), to[i] = child_time(&co);
-        pr[i] = tn[i] / to[i];
-      }
-      child_stop(&cn);
-      child_stop(&co);
-      struct spread a = spread_of(tn, vsRuns), b = spread_of(to, vsRuns), p = spread_of(pr, vsRuns);
-      vsRatio[k] = a.med / b.med;
-      printf("%10d", local);
-      print_spread(a);
-      print_spread(b);
-      printf(" %7.2fx %5.2fx [%4.2f-%4.2f]\n", vsRatio[k], p.med, p.min, p.max);
-      fprintf(out,
-              "    {\"ranksPerNode\": %d, \"runs\": %d, \"newSeconds\": %.6f, \"newMinSeconds\": %.6f, \"newMaxSeconds\": %.6f, "
-              "\"oldSeconds\": %.6f, \"oldMinSeconds\": %.6f, \"oldMaxSeconds\": %.6f, \"newOverOld\": %.3f, "
-              "\"pairRatioMedian\": %.3f, \"pairRatioMin\": %.3f, \"pairRatioMax\": %.3f, \"met\": %s}%s\n",
-              local, vsRuns, a.med, a.min, a.max, b.med, b.min, b.max, vsRatio[k], p.med, p.min, p.max,
-              vsRatio[k] <= versusBar ? "true" : "false", k + 1 < ORDER_LOCALS ? "," : "");
-    }
-    fprintf(out, "  ]}");
-  }
-
+  if (vsPath != NULL) bench_versus(libPath, vsPath, out, smoke, 1, vsRatio);
   if (pinned) sched_setaffinity(0, sizeof saved, &saved);
 
   printf("\ntargets (issue 33), this run%s:\n", smoke ? " (a smoke run: too small and too short to judge)" : "");
@@ -705,7 +723,7 @@ static FILE *run_self(const char *self, const char *args) {
 int main(int argc, char **argv) {
   const char *libPath = "build/libnccomring.so", *refPath = "build/libnccomref.so", *outPath = "build/bench.json",
              *vsPath = NULL;
-  int smoke = 0, onlyBuildRings = 0, onlyNodeOrder = 0, noRef = 0;
+  int smoke = 0, onlyBuildRings = 0, onlyNodeOrder = 0, onlyCompare = 0, noRef = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--lib") == 0 && i + 1 < argc) libPath = argv[++i];
     else if (strcmp(argv[i], "--ref") == 0 && i + 1 < argc) refPath = argv[++i];
@@ -713,17 +731,41 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--smoke") == 0) smoke = 1;
     else if (strcmp(argv[i], "--build-rings") == 0) onlyBuildRings = 1;
     else if (strcmp(argv[i], "--node-order") == 0) onlyNodeOrder = 1;
+    else if (strcmp(argv[i], "--compare") == 0) onlyCompare = 1;
     else if (strcmp(argv[i], "--vs") == 0 && i + 1 < argc) vsPath = argv[++i];
-    else if (strcmp(argv[i], "--serve") == 0 && i + 2 < argc) return mode_serve(libPath, atoi(argv[i + 1]), atoi(argv[i + 2]));
+    else if (strcmp(argv[i], "--serve") == 0 && i + 3 < argc)
+      return mode_serve(libPath, atoi(argv[i + 1]), atoi(argv[i + 2]), argv[i + 3]);
     else if (strcmp(argv[i], "--no-ref") == 0) noRef = 1;
     else if (strcmp(argv[i], "--rss") == 0 && i + 1 < argc) return mode_rss(libPath, atoi(argv[++i]));
     else if (strcmp(argv[i], "--first-call") == 0) return mode_first_call(libPath);
     else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) return mode_profile(libPath, atoi(argv[++i]));
     else {
       fprintf(stderr, "usage: bench [--lib LIB] [--ref REFLIB] [--vs OLDLIB] [--out FILE] [--smoke] [--build-rings] [--node-order] "
-                      "[--no-ref] [--profile NRANKS]\n");
+                      "[--compare] [--no-ref] [--profile NRANKS]\n");
       return 2;
     }
+  }
+  if (onlyCompare && vsPath == NULL) {
+    fprintf(stderr, "bench: --compare needs --vs OLDLIB\n");
+    return 2;
+  }
+
+  if (onlyCompare) { /* only this build against OLDLIB, both orders (make bench-compare) */
+    FILE *out = fopen(outPath, "w");
+    if (out == NULL) {
+      perror(outPath);
+      return 2;
+    }
+    fprintf(out, "{\n  \"machine\": {\"cpus\": %ld}", sysconf(_SC_NPROCESSORS_ONLN));
+    cpu_set_t saved;
+    int pinned = pin_to_this_cpu(&saved);
+    double rankRatio[ORDER_LOCALS];
+    if (pinned) printf("all on one CPU (both children pinned to it)\n");
+    bench_versus(libPath, vsPath, out, smoke, 0, rankRatio);
+    if (pinned) sched_setaffinity(0, sizeof saved, &saved);
+    fprintf(out, "\n}\n");
+    fclose(out);
+    return 0;
   }
 
   if (onlyBuildRings || onlyNodeOrder) { /* only the ncclBuildRings comparison, or only issue 33's tables */

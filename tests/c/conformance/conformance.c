@@ -9,7 +9,7 @@
  *               [--count N] [--case 'XSPEC'] [RUN FLAGS]
  *   RUN FLAGS: [--cpu-limit SECONDS] [--blocked-limit SECONDS] [--timeout SECONDS]
  *              [--no-limits] [--progress SECONDS] [--json FILE] [--junit FILE]
- *              [--pod-order VALUE]
+ *              [--pod-order VALUE] [--keep-going]
  *
  * Defaults: candidate libnccomring.so beside this program (build/), reference
  * $LIBNCCOM or libnccomref.so beside it, a time-based seed (printed, so a failure replays),
@@ -84,6 +84,10 @@
  * --progress SECONDS (default 10 when stderr is a terminal, else 0 = off):
  * a line on stderr every SECONDS (cases done, of how many, differences so
  * far, elapsed, an estimate of what is left).
+ * --keep-going (make conformance-count, issue 35): every case runs, none is
+ * shrunk; each differing case prints one line, "conformance: differs
+ * [KIND]: REPLAY COMMAND", and the run ends with how many differ by kind.
+ *
  * --json FILE: a summary written on every exit once the flag is parsed
  * (seed, counts, differences, cross-rank's named-rank rate and misses by
  * kind, the slowest case, time, exit status, the first failing case and
@@ -3388,6 +3392,90 @@ static int x_expect_random(const struct xjob *j, char *why, size_t size) {
 
 /* ---- reports, shrinking, the run ---- */
 
+/* --keep-going (make conformance-count): every case runs, none is shrunk;
+ * each one that differs prints one line with its kind and the command that
+ * replays it, and the run ends with the count by kind. A kind is the call
+ * and what differs in it, numbers dropped ("ncclTopoPostset: channels[N]
+ * .ring.userRanks[N]"), so that one change to the rings shows as a few
+ * kinds however many cases it moves. */
+static int keepGoing;
+enum { KINDS = 64 };
+static struct {
+  char text[160];
+  long n;
+} kinds[KINDS];
+static int nKinds;
+static long kindsOther; /* differences past the KINDS-th kind */
+
+/* text's first line with each run of digits as "N", up to stop. */
+static void kind_of(const char *text, char *out, size_t size) {
+  size_t o = 0;
+  const char *on = strstr(text, " on rank ");
+  if (on != NULL) { /* "CALL on rank R: WHAT: candidate ..." -> "CALL: WHAT" */
+    const char *what = on + strlen(" on rank ");
+    while (*what >= '0' && *what <= '9') what++;
+    if (strncmp(what, " (both returned", 15) == 0) what = strchr(what, ')') ? strchr(what, ')') + 1 : what;
+    if (*what == ':') what++;
+    while (*what == ' ') what++;
+    o = (size_t)snprintf(out, size, "%.*s: ", (int)(on - text), text);
+    if (o >= size) o = size - 1;
+    text = what;
+    int c, r;
+    if (sscanf(text, "candidate returned %d, reference %d", &c, &r) == 2) { /* the codes are the kind */
+      if (c == r) snprintf(out + o, size - o, "both returned %d, the lines printed differ", c);
+      else snprintf(out + o, size - o, "candidate returned %d, reference %d", c, r);
+      return;
+    }
+    if (strncmp(text, "comm byte ", 10) == 0 && strchr(text, '(')) text = strchr(text, '(') + 1;
+  }
+  for (; *text && *text != '\n' && o + 2 < size; text++) {
+    if (strncmp(text, ": candidate", 11) == 0 || strncmp(text, " candidate ", 11) == 0 || strncmp(text, "): candidate", 12) == 0 ||
+        strncmp(text, " is ", 4) == 0 || strncmp(text, " byte ", 6) == 0)
+      break;
+    if (*text >= '0' && *text <= '9') {
+      out[o++] = 'N';
+      while (text[1] >= '0' && text[1] <= '9') text++;
+    } else {
+      out[o++] = *text;
+    }
+  }
+  if (strncmp(text, " byte ", 6) == 0 && o + 7 < size) memcpy(out + o, " bytes", 6), o += 6;
+  out[o] = '\0';
+}
+
+/* One differing case under --keep-going: its line, and its kind counted. */
+static void count_difference(const char *kind, const char *replay) {
+  printf("conformance: differs [%s]: %s\n", kind, replay);
+  for (int k = 0; k < nKinds; k++)
+    if (strcmp(kinds[k].text, kind) == 0) {
+      kinds[k].n++;
+      return;
+    }
+  if (nKinds == KINDS) {
+    kindsOther++;
+    return;
+  }
+  snprintf(kinds[nKinds].text, sizeof kinds[nKinds].text, "%s", kind);
+  kinds[nKinds++].n = 1;
+}
+
+/* The count by kind, most first. Returns the number of differing cases. */
+static long print_kinds(const char *what, long cases) {
+  long total = kindsOther;
+  for (int k = 0; k < nKinds; k++) total += kinds[k].n;
+  printf("conformance: %ld of %ld %s differ%s\n", total, cases, what, total ? ", by kind:" : "");
+  for (int done = 0; done < nKinds; done++) {
+    int best = -1;
+    for (int k = 0; k < nKinds; k++)
+      if (kinds[k].n > 0 && (best < 0 || kinds[k].n > kinds[best].n)) best = k;
+    printf("  %6ld  %s\n", kinds[best].n, kinds[best].text);
+    kinds[best].n = -kinds[best].n; /* printed */
+  }
+  if (kindsOther) printf("  %6ld  (kinds past the first %d)\n", kindsOther, KINDS);
+  return total;
+}
+
+
 static const char *xArgv0;
 
 static void x_report(const char *label, int pasteable) {
@@ -3396,6 +3484,17 @@ static void x_report(const char *label, int pasteable) {
   if (pasteable)
     printf("conformance: replay with: %s --cross-rank --candidate %s --reference %s%s --case '%s'\n", xArgv0,
            libs[0].path, libs[1].path, podOrderFlag(), label);
+}
+
+/* --keep-going: a cross-rank job that split or differed, counted by the
+ * kind of its first split verdict, else of its first difference. */
+static void x_differs(const char *label, int pasteable) {
+  char kind[160], replay[CASE_TEXT + 1024];
+  int n = snprintf(kind, sizeof kind, "cross-rank %s", xSplit ? "split verdict: " : "");
+  kind_of(xSplit ? xSplitText : xDiffText, kind + n, sizeof kind - (size_t)n);
+  snprintf(replay, sizeof replay, "%s --cross-rank --candidate %s --reference %s%s %s%s%s", xArgv0, libs[0].path,
+           libs[1].path, podOrderFlag(), pasteable ? "--case '" : "--count 0  # ", label, pasteable ? "'" : "");
+  count_difference(kind, replay);
 }
 
 static int x_spec_fails(const struct xspec *s) {
@@ -3505,7 +3604,12 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
     sum.differences += xDiff > 0;
     char why[2][4096] = {"", ""};
     for (int lib = 0; lib < 2 && !bad; lib++) x_expect(c, lib, j.nRanks, why[lib], sizeof why[lib]);
-    if (bad || why[0][0] || why[1][0]) {
+    if (bad && keepGoing) {
+      status = 1;
+      sum.namedFailed++;
+      x_differs(xLabel, 0);
+      record_failure(xLabel, CASE_FIXED, xSplit ? xSplitText : "", xDiff ? xDiffText : "");
+    } else if (bad || why[0][0] || why[1][0]) {
       status = 1;
       sum.namedFailed++;
       printf("conformance: cross-rank FAIL %s\n", xLabel);
@@ -3540,7 +3644,8 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
     if (bad) {
       status = 1;
       pastedFailed++;
-      x_report(xLabel, 1);
+      if (keepGoing) x_differs(xLabel, 1);
+      else x_report(xLabel, 1);
       record_failure(xLabel, CASE_SPEC, xSplit ? xSplitText : "", xDiff ? xDiffText : "");
     }
     progress_tick();
@@ -3565,7 +3670,8 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
       diffs += xDiff > 0;
       sum.splits += xSplit > 0;
       sum.differences += xDiff > 0;
-      if (splits + diffs <= 5) x_report(xLabel, 1); /* the first few in full */
+      if (keepGoing) x_differs(xLabel, 1);
+      else if (splits + diffs <= 5) x_report(xLabel, 1); /* the first few in full */
       if (!haveFirst) first = s, haveFirst = 1;
       record_failure(xLabel, CASE_SPEC, xSplit ? xSplitText : "", xDiff ? xDiffText : "");
     }
@@ -3638,7 +3744,8 @@ static int cross_rank_main(uint64_t seed, long count, const char *oneCase) {
     printf("cross-rank: FAIL: %ld of %ld named cases failed (above, marked FAIL)\n", sum.namedFailed, sum.namedRun);
   if (pastedFailed)
     printf("cross-rank: FAIL: %ld of the pasted cases of crossrank.inc failed (above)\n", pastedFailed);
-  if (haveFirst) {
+  if (keepGoing) print_kinds("cross-rank cases (named, pasted and random)", sum.cases);
+  if (haveFirst && !keepGoing) {
     x_shrink(&first);
     x_spec_fails(&first); /* formats xLabel */
     sum.haveSmallest = 1;
@@ -4020,7 +4127,7 @@ static void usage(FILE *f, int status) {
         "                   [--case 'XSPEC'] [RUN FLAGS]\n"
         "  RUN FLAGS: [--cpu-limit SECONDS] [--blocked-limit SECONDS] [--timeout SECONDS]\n"
         "             [--no-limits] [--progress SECONDS] [--json FILE] [--junit FILE]\n"
-        "             [--pod-order VALUE]\n"
+        "             [--pod-order VALUE] [--keep-going]\n"
         "  LIB paths default to libnccomring.so and libnccomref.so beside this program\n"
         "  (--reference defaults to $LIBNCCOM when set)\n"
         "  --count defaults to 20000 clusters, 5000 with --cross-rank\n"
@@ -4043,6 +4150,8 @@ static void usage(FILE *f, int status) {
         "    whatever its exit status\n"
         "  --pod-order VALUE: NCCOM_RING_POD_ORDER for the whole run (both libraries read it once\n"
         "    per process, at their first Preset); unset without it\n"
+        "  --keep-going: run every case, shrink none; print one line per differing case (its kind\n"
+        "    and the command that replays it), then how many differ by kind\n"
         "  exit status: 0 no difference, 1 a difference, 2 usage or load error, 3 a library\n"
         "    crashed, 4 a run limit ended a case\n",
         f);
@@ -4078,6 +4187,19 @@ static const char *beside_me(const char *name) {
   char *out = buf[k++ % 3];
   if ((size_t)snprintf(out, sizeof buf[0], "%.3000s/%s", exe, name) >= sizeof buf[0]) return name;
   return out;
+}
+
+/* --keep-going: a differing case (NULL: the NULL-argument calls), counted
+ * by the kind of its difference, with the command that replays it. */
+static void spec_differs(const struct spec *s, const char *argv0) {
+  char text[CASE_TEXT], kind[160], replay[CASE_TEXT + 1024];
+  kind_of(diffText, kind, sizeof kind);
+  if (s != NULL) format_spec(text, sizeof text, s);
+  snprintf(replay, sizeof replay, "%s --candidate %s --reference %s%s%s %s%s%s", argv0, libs[0].path, libs[1].path,
+           realMode ? " --real" : "", podOrderFlag(), s != NULL ? "--case '" : "--count 0", s != NULL ? text : "",
+           s != NULL ? "'" : "");
+  record_failure(s != NULL ? text : "the NULL-argument calls (they run first)", s != NULL ? CASE_SPEC : CASE_FIXED, diffText, "");
+  count_difference(kind, replay);
 }
 
 int main(int argc, char **argv) {
@@ -4128,6 +4250,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--real") == 0) realMode = 1;
     else if (strcmp(argv[i], "--pod-order") == 0 && i + 1 < argc) podOrder = argv[++i];
     else if (strcmp(argv[i], "--cross-rank") == 0) crossRank = 1;
+    else if (strcmp(argv[i], "--keep-going") == 0) keepGoing = 1;
     else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) usage(stdout, 0);
     else usage(stderr, 2);
   }
@@ -4209,12 +4332,18 @@ int main(int argc, char **argv) {
            (unsigned long long)seed, argv[0], libs[0].path, libs[1].path, realMode ? " --real" : "", podOrderFlag(),
            (unsigned long long)seed, count);
     sum.phase = "the NULL-argument calls";
-    if (null_argument_calls()) failed = 1, memset(&failing, 0, sizeof failing);
+    if (null_argument_calls()) {
+      if (keepGoing) spec_differs(NULL, argv[0]);
+      else failed = 1, memset(&failing, 0, sizeof failing);
+    }
     sum.phase = "the regression cases";
     for (size_t i = 0; i < sizeof regressions / sizeof regressions[0] && !failed; i++) {
       struct spec s = regressions[i];
       if (realMode) s.platform = s.kanga = s.pod = s.fault = s.order = s.locations = s.nics = 0;
-      if (run_case(&s)) failing = s, failed = 1;
+      if (run_case(&s)) {
+        if (keepGoing) spec_differs(&s, argv[0]);
+        else failing = s, failed = 1;
+      }
       sum.cases++;
       progress_tick();
     }
@@ -4224,7 +4353,10 @@ int main(int argc, char **argv) {
       struct spec s;
       random_spec(mix(seed + (uint64_t)i), &s);
       sum.numbered += s.numbering != CLUSTER_NODE_MAJOR;
-      if (run_case(&s)) failing = s, failed = 1;
+      if (run_case(&s)) {
+        if (keepGoing) spec_differs(&s, argv[0]);
+        else failing = s, failed = 1;
+      }
       sum.cases++;
       sum.random++;
       progress_tick();
@@ -4232,6 +4364,10 @@ int main(int argc, char **argv) {
   }
   double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
 
+  if (keepGoing && !oneCase) {
+    sum.differences = print_kinds("cases (the NULL-argument calls counted as one)", sum.cases + 1);
+    return finish(sum.differences > 0);
+  }
   if (failed) {
     sum.differences = 1;
     printf("conformance: DIFFERENCE after %ld cases:\n  %s\n", sum.cases, diffText);
