@@ -143,6 +143,20 @@ func (r *graphReader) read() error {
 		}
 	}
 	// Inside <graphs> (depth 1): each child element.
+	return r.children(func(t xml.StartElement) error {
+		p, perr := strconv.Atoi(attr(t, "pattern"))
+		if t.Name.Local == "graph" && !r.found && perr == nil && p == ringPattern {
+			r.found = true
+			return r.ringGraph(t)
+		}
+		return r.skip()
+	})
+}
+
+// children reads up to the end of the element whose start was just read,
+// calling visit at the start of each child element; visit reads that
+// child whole (to its end) before it returns.
+func (r *graphReader) children(visit func(xml.StartElement) error) error {
 	for {
 		tok, err := r.token()
 		if err != nil {
@@ -150,16 +164,9 @@ func (r *graphReader) read() error {
 		}
 		switch t := tok.(type) {
 		case xml.EndElement:
-			return nil // </graphs>
+			return nil
 		case xml.StartElement:
-			p, perr := strconv.Atoi(attr(t, "pattern"))
-			if t.Name.Local == "graph" && !r.found && perr == nil && p == ringPattern {
-				r.found = true
-				err = r.ringGraph(t)
-			} else {
-				err = r.skip()
-			}
-			if err != nil {
+			if err := visit(t); err != nil {
 				return err
 			}
 		}
@@ -184,25 +191,12 @@ func (r *graphReader) ringGraph(start xml.StartElement) error {
 		r.refuse("the RING graph has no integer nchannels attribute")
 	}
 	r.nChannels = n
-	for {
-		tok, err := r.token()
-		if err != nil {
-			return err
+	return r.children(func(t xml.StartElement) error {
+		if t.Name.Local != "channel" || r.refused != nil {
+			return r.skip()
 		}
-		switch t := tok.(type) {
-		case xml.EndElement:
-			return nil // </graph>
-		case xml.StartElement:
-			if t.Name.Local != "channel" || r.refused != nil {
-				err = r.skip()
-			} else {
-				err = r.channel()
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
+		return r.channel()
+	})
 }
 
 // channel reads a <channel> of the RING graph whose start was just read.
@@ -214,23 +208,12 @@ func (r *graphReader) channel() error {
 	}
 	r.devs = append(r.devs, nil)
 	r.in, r.out = append(r.in, -1), append(r.out, -1)
-	for {
-		tok, err := r.token()
-		if err != nil {
-			return err
+	return r.children(func(t xml.StartElement) error {
+		if name := t.Name.Local; r.refused == nil && (name == "gpu" || name == "net") {
+			r.device(c, name, attr(t, "dev"))
 		}
-		switch t := tok.(type) {
-		case xml.EndElement:
-			return nil // </channel>
-		case xml.StartElement:
-			if name := t.Name.Local; r.refused == nil && (name == "gpu" || name == "net") {
-				r.device(c, name, attr(t, "dev"))
-			}
-			if err := r.skip(); err != nil {
-				return err
-			}
-		}
-	}
+		return r.skip()
+	})
 }
 
 // device takes channel c's <gpu> or <net> of dev.
