@@ -512,7 +512,11 @@ static void remove_replaced(void) {
   rmdir(replaced_dir);
 }
 
-static int replaced(const char *lib, const char *other) {
+/* load_then_replace maps a copy of lib, then renames a copy of other over
+ * the mapped file's path (replaced_lib) and calls Preset on rank 0: the
+ * self-check then finds other at the path of the object mapped. 0, or 2
+ * when the files cannot be made; *res is Preset's result. */
+static int load_then_replace(const char *lib, const char *other, ncclResult_t *res) {
   if (mkdtemp(replaced_dir) == NULL) return 2;
   snprintf(replaced_lib, sizeof replaced_lib, "%s/libnccom.so.2", replaced_dir);
   snprintf(replaced_tmp, sizeof replaced_tmp, "%s/libnccom.so.2.new", replaced_dir);
@@ -522,7 +526,13 @@ static int replaced(const char *lib, const char *other) {
   if (copy_file(other, replaced_tmp) != 0 || rename(replaced_tmp, replaced_lib) != 0) return 2;
   start_log(NULL, NULL);
   init_cluster();
-  ncclResult_t res = preset(&comms[0], &graph, &frags[0]);
+  *res = preset(&comms[0], &graph, &frags[0]);
+  return 0;
+}
+
+static int replaced(const char *lib, const char *other) {
+  ncclResult_t res;
+  if (load_then_replace(lib, other, &res) != 0) return 2;
   struct news n;
   char w[2048], want[1024];
   read_news(&n);
@@ -544,16 +554,8 @@ static int replaced(const char *lib, const char *other) {
 /* Issue 34 (F5): another file with the mapped library's build ID put at its
  * path after load. */
 static int forged(const char *lib, const char *other) {
-  if (mkdtemp(replaced_dir) == NULL) return 2;
-  snprintf(replaced_lib, sizeof replaced_lib, "%s/libnccom.so.2", replaced_dir);
-  snprintf(replaced_tmp, sizeof replaced_tmp, "%s/libnccom.so.2.new", replaced_dir);
-  atexit(remove_replaced);
-  if (copy_file(lib, replaced_lib) != 0) return 2;
-  load_standin(replaced_lib);
-  if (copy_file(other, replaced_tmp) != 0 || rename(replaced_tmp, replaced_lib) != 0) return 2;
-  start_log(NULL, NULL);
-  init_cluster();
-  ncclResult_t res = preset(&comms[0], &graph, &frags[0]);
+  ncclResult_t res;
+  if (load_then_replace(lib, other, &res) != 0) return 2;
   struct news n;
   char w[2048], want[1024];
   read_news(&n);
