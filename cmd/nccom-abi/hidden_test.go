@@ -6,31 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/nccomring/libnccomring/internal/elfcraft"
+	"github.com/nccomring/libnccomring/internal/hiddentext"
 )
 
-// hiddenChars are U+009B (the one-character CSI), U+202E (right-to-left
-// override) and U+2066 (left-to-right isolate): a name carrying them
-// reorders or restyles the text a terminal shows after it.
-const hiddenChars = "\u009b\u202e\u2066"
-
-// rawHidden is the first C1 control character (U+0080-U+009F) or
-// bidirectional embedding, override or isolate (U+202A-U+202E,
-// U+2066-U+2069) that out holds as itself, and false when it holds none.
-// (Spelled out here, not quote.Hidden: the test checks that too.)
-func rawHidden(out string) (rune, bool) {
-	for _, r := range out {
-		if r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
-			return r, true
-		}
-	}
-	return utf8.RuneError, false
-}
+// hiddenChars is what every name of these tests carries.
+const hiddenChars = hiddentext.Chars
 
 // Issue 34, F7: a build whose DWARF names (a struct, its members, a base
 // type) carry C1 controls and bidirectional overrides. Every command's
@@ -65,7 +50,7 @@ func TestNamesWithHiddenCharactersAreEscapedInEveryOutput(t *testing.T) {
 			outputs["--junit"] = string(b)
 		}
 		for what, s := range outputs {
-			if r, found := rawHidden(s); found {
+			if r, found := hiddentext.Raw(s); found {
 				t.Errorf("%s: %s holds %U as itself (exit %d):\n%.2000s", strings.Join(args[:len(args)-1], " "), what, r, code, s)
 			}
 		}
@@ -94,7 +79,7 @@ func TestNamesWithHiddenCharactersAreEscapedInEveryOutput(t *testing.T) {
 		var out, errOut bytes.Buffer
 		code := run(args, &out, &errOut)
 		for what, s := range map[string]string{"stdout": out.String(), "stderr": errOut.String()} {
-			if r, found := rawHidden(s); found {
+			if r, found := hiddentext.Raw(s); found {
 				t.Errorf("%s: %s holds %U as itself (exit %d):\n%.2000s", strings.Join(args, " "), what, r, code, s)
 			}
 		}

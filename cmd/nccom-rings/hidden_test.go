@@ -5,30 +5,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nccomring/libnccomring/internal/hiddentext"
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
-// hidden is U+009B (the one-character CSI), U+202E (right-to-left
-// override) and U+2066 (left-to-right isolate): a value carrying them
-// restyles or reorders the text a terminal shows after it.
-const hidden = "\u009b\u202e\u2066"
-
-// rawHidden is the first C1 control character (U+0080-U+009F) or
-// bidirectional embedding, override or isolate (U+202A-U+202E,
-// U+2066-U+2069) that out holds as itself, and false when it holds none.
-func rawHidden(out string) (rune, bool) {
-	for _, r := range out {
-		if r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
-			return r, true
-		}
-	}
-	return utf8.RuneError, false
-}
+// hidden is what every value of these tests carries.
+const hidden = hiddentext.Chars
 
 // Issue 34, F7: values carrying C1 controls and bidirectional overrides
 // (host names, WARN texts, result names, the order's location and note,
@@ -109,7 +95,7 @@ func TestHiddenCharactersAreEscapedInEveryOutput(t *testing.T) {
 			}
 		}
 		for what, s := range outputs {
-			if r, found := rawHidden(s); found {
+			if r, found := hiddentext.Raw(s); found {
 				t.Errorf("%s: %s holds %U as itself (exit %d):\n%.1500s", name, what, r, code, s)
 			}
 		}
