@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,14 +25,7 @@ func TestJUnitFileFollowsNoLinkAndWaitsOnNoFIFO(t *testing.T) {
 	self := asuser.Self(t, base)
 	lib := filepath.Join(base, "libnccom.so.2")
 	require.NoError(t, os.WriteFile(lib, []byte("not an ELF file\n"), 0o644))
-	home := filepath.Join(base, "home")
-	require.NoError(t, os.Mkdir(home, 0o755))
-	precious := filepath.Join(home, "precious")
-	require.NoError(t, os.WriteFile(precious, []byte("precious\n"), 0o644))
-	asuser.Chown(t, asuser.Victim, home, precious)
-	shared := filepath.Join(base, "shared")
-	require.NoError(t, os.Mkdir(shared, 0o777))
-	require.NoError(t, os.Chmod(shared, 0o777))
+	_, precious, shared := asuser.Share(t, base)
 
 	for _, command := range []string{"check", "preload"} {
 		t.Run(command+" over a link", func(t *testing.T) {
@@ -58,9 +50,7 @@ func TestJUnitFileFollowsNoLinkAndWaitsOnNoFIFO(t *testing.T) {
 		})
 		t.Run(command+" over a FIFO", func(t *testing.T) {
 			target := filepath.Join(shared, command+"-fifo.xml")
-			require.NoError(t, syscall.Mkfifo(target, 0o622))
-			require.NoError(t, os.Chmod(target, 0o622))
-			asuser.Chown(t, asuser.Attacker, target)
+			asuser.PlantFIFO(t, target)
 			// No reader ever comes: an open for writing would wait for
 			// ever (asuser.Tool's minute ends it, and fails).
 			r := asuser.Tool(t, self, asuser.Victim, command, "--junit", target, lib)

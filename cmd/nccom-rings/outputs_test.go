@@ -38,14 +38,7 @@ func TestOutputFilesFollowNoLinkAndWaitOnNoFIFO(t *testing.T) {
 
 	// The victim's own files and a directory another user can write into
 	// (a group share, not sticky).
-	home := filepath.Join(base, "home")
-	require.NoError(t, os.Mkdir(home, 0o755))
-	precious := filepath.Join(home, "precious")
-	require.NoError(t, os.WriteFile(precious, []byte("precious\n"), 0o644))
-	asuser.Chown(t, asuser.Victim, home, precious)
-	shared := filepath.Join(base, "shared")
-	require.NoError(t, os.Mkdir(shared, 0o777))
-	require.NoError(t, os.Chmod(shared, 0o777))
+	home, precious, shared := asuser.Share(t, base)
 
 	outputs := []struct {
 		name string
@@ -75,9 +68,7 @@ func TestOutputFilesFollowNoLinkAndWaitOnNoFIFO(t *testing.T) {
 		})
 		t.Run(o.name+" over a FIFO", func(t *testing.T) {
 			target := filepath.Join(shared, "fifo"+string(rune('0'+i)))
-			require.NoError(t, syscall.Mkfifo(target, 0o622))
-			require.NoError(t, os.Chmod(target, 0o622))
-			asuser.Chown(t, asuser.Attacker, target)
+			asuser.PlantFIFO(t, target)
 			// No reader ever comes: an open for writing would wait for
 			// ever (asuser.Tool's minute ends it, and fails).
 			r := asuser.Tool(t, self, asuser.Victim, o.args(target)...)

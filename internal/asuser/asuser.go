@@ -160,3 +160,42 @@ func Tool(t testing.TB, self string, uid int, args ...string) Result {
 	}
 	return Result{cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()}
 }
+
+// Share makes, in base, the victim's home with a file of theirs in it
+// (home/precious, "precious\n") and a directory anyone can write into,
+// not sticky (shared: a group share), where the attacker plants things
+// under the names the victim's tool will write.
+func Share(t testing.TB, base string) (home, precious, shared string) {
+	t.Helper()
+	home = filepath.Join(base, "home")
+	if err := os.Mkdir(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	precious = filepath.Join(home, "precious")
+	if err := os.WriteFile(precious, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	Chown(t, Victim, home, precious)
+	shared = filepath.Join(base, "shared")
+	if err := os.Mkdir(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	return home, precious, shared
+}
+
+// PlantFIFO makes a FIFO at path, the attacker's, that anyone may open
+// for writing and no reader will ever open: an open for writing waits
+// for ever.
+func PlantFIFO(t testing.TB, path string) {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o622); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o622); err != nil {
+		t.Fatal(err)
+	}
+	Chown(t, Attacker, path)
+}
