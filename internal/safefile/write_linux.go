@@ -10,9 +10,9 @@ import (
 )
 
 // WriteAt and IsLinkAt work relative to a directory descriptor (openat,
-// renameat, readlinkat), as ringdump's dump directory is held, which
-// package syscall offers on Linux only; WriteFile (write.go), for a path,
-// works through os.Root on every Unix.
+// renameat, readlinkat), as ringdump's dump directory is held; WriteFile
+// (write.go), for a path, opens the path's directory and writes by
+// WriteAt.
 
 // WriteAt writes the concatenation of parts as the file name (one
 // component) in the directory dirfd: into a new file under a hidden name
