@@ -42,6 +42,7 @@ import (
 const (
 	boundedLimitKiB = 2000000
 	boundedFloor    = 50 * time.Millisecond
+	boundedRounds   = 3
 )
 
 // buildRingsTool builds nccom-rings into dir without -race (make test-go
@@ -119,30 +120,41 @@ func runBounded(t *testing.T, tool string, cpuCap time.Duration, args ...string)
 
 // checkBounded runs the tool on the half and the full input and checks
 // how each ended and what the two cost; check looks at each run's output.
+// The cost is each input's least CPU time over up to boundedRounds rounds
+// of the two runs, alternated, ending as soon as the full input's is
+// within 3x the half's: another tenant of a shared machine only ever adds
+// CPU time to a run (a half input once took 1.33 s and once 1.90 s on
+// one idle machine), and a parser that is not linear is over 3x in every
+// round (4x for a quadratic one).
 func checkBounded(t *testing.T, tool string, cpuCap time.Duration, half, full []string, check func(t *testing.T, which string, r boundedRun)) {
 	t.Helper()
-	runs := map[string]boundedRun{}
-	for _, c := range []struct {
-		which string
-		args  []string
-	}{{"half", half}, {"full", full}} {
-		r := runBounded(t, tool, cpuCap, c.args...)
-		runs[c.which] = r
-		t.Logf("%s input: exit %d, %v CPU, a heap of %d MB at most", c.which, r.code, r.cpu, r.heapMB)
-		if !assert.NotEqual(t, -1, r.code, "%s input: ended by signal %s after %v CPU (the cap, RLIMIT_CPU, is %v); stderr: %.300s", c.which, r.signal, r.cpu, cpuCap, r.stderr) {
-			continue
+	least := map[string]time.Duration{}
+	for round := 0; round < boundedRounds; round++ {
+		for _, c := range []struct {
+			which string
+			args  []string
+		}{{"half", half}, {"full", full}} {
+			r := runBounded(t, tool, cpuCap, c.args...)
+			if old, ok := least[c.which]; !ok || r.cpu < old {
+				least[c.which] = r.cpu
+			}
+			t.Logf("%s input, round %d: exit %d, %v CPU, a heap of %d MB at most", c.which, round+1, r.code, r.cpu, r.heapMB)
+			if !assert.NotEqual(t, -1, r.code, "%s input: ended by signal %s after %v CPU (the cap, RLIMIT_CPU, is %v); stderr: %.300s", c.which, r.signal, r.cpu, cpuCap, r.stderr) {
+				return
+			}
+			if i := strings.Index(r.stderr, "fatal error"); i >= 0 {
+				assert.Fail(t, "the Go runtime gave up", "%s input: after %v CPU, under ulimit -v %d: %.200s", c.which, r.cpu, boundedLimitKiB, r.stderr[max(0, i-100):])
+				return
+			}
+			check(t, c.which, r)
 		}
-		if i := strings.Index(r.stderr, "fatal error"); i >= 0 {
-			assert.Fail(t, "the Go runtime gave up", "%s input: after %v CPU, under ulimit -v %d: %.200s", c.which, r.cpu, boundedLimitKiB, r.stderr[max(0, i-100):])
-			continue
+		h, f := least["half"], least["full"]
+		if h < boundedFloor && f < boundedFloor || f <= 3*max(h, boundedFloor) {
+			return
 		}
-		check(t, c.which, r)
 	}
-	h, f := runs["half"].cpu, runs["full"].cpu
-	if h < boundedFloor && f < boundedFloor {
-		return
-	}
-	assert.LessOrEqual(t, f, 3*max(h, boundedFloor), "CPU %v on the full input, %v on the half: more than 3x, so not linear", f, h)
+	h, f := least["half"], least["full"]
+	assert.LessOrEqual(t, f, 3*max(h, boundedFloor), "CPU %v on the full input, %v on the half (the least of %d rounds each): more than 3x, so not linear", f, h, boundedRounds)
 }
 
 // writeGenerated writes what gen writes to a new file of dir.
