@@ -87,9 +87,10 @@ $(LIB): $(GO_SOURCES) mk/build-lib.sh
 # fails until then.
 GODEFS_DIRS := abi internal/headercheck
 .PHONY: generate
-## generate: regenerate the Go mirrors (*/ztypes.go) from include/nccom_ring.h, and zenv.h and docs/environment.md's table from cmd/libnccomring/params.go, after editing either
+## generate: regenerate the Go mirrors (*/ztypes.go) from include/nccom_ring.h, zenv.h and docs/environment.md's table from cmd/libnccomring/params.go, and docs/commands/ from the tools' command tables, after editing any of them
 generate:
 	$(GO) generate ./cmd/libnccomring
+	$(GO) test ./cmd/nccom-rings ./cmd/nccom-abi -run '^TestCommandTable$$' -update
 	@mkdir -p $(BUILD)
 	@set -e; for d in $(GODEFS_DIRS); do \
 	  echo "$(GO) run ./internal/mkgodefs $$d/types.go > $$d/ztypes.go"; \

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -16,21 +17,24 @@ import (
 	"github.com/nccomring/libnccomring/layout"
 )
 
-const checkUsage = `check [--json] [--junit FILE] LIB
-
-Finds ncclRing, ncclChannel, ncclTopoRanks, ncclTopoGraph, ncclTopoSystem and
+var checkCommand = &cli.Command{
+	Name:    "check",
+	Summary: "compare LIB's ring-stage structs with layout/ (D2, D3)",
+	Usage:   []string{"[--json] [--junit FILE] LIB"},
+	Doc: `Finds ncclRing, ncclChannel, ncclTopoRanks, ncclTopoGraph, ncclTopoSystem and
 ncclComm in LIB's DWARF (structs and classes, in namespaces or not, typedef'd
 anonymous structs, fields inside anonymous unions) and compares each struct's
 size and every field the ring stage reads or writes with layout/, the table
 of docs/abi-notes.md, "The ABI". Prints the offsets LIB has for the ASSUMED (D3)
 ncclComm fields. ncclComm may be larger than layout/'s prefix view, not
 smaller.
-
-Flags:
-  --json   one JSON object on stdout instead of the tables (on unusable
-           input: {"library", "error", "hint"})
-` + junitHelp + `
-`
+`,
+	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
+		var f libraryFlags
+		f.declare(fs)
+		return func(inv *cli.Invocation) int { return runJudge(inv, &f, judgeCheck) }
+	},
+}
 
 // checkReport is everything `check` found; --json prints it as is.
 type checkReport struct {
@@ -71,10 +75,10 @@ func (o offsets) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// compareLayout compares defs (which must hold every ringStageStructs
+// compareLayout compares defs (which must hold every abicheck.RingStageStructs
 // name) with layout/ at D3's offsets: the tool checks a build against the
 // documented ABI.
-func compareLayout(defs map[string]*structDef) *checkReport {
+func compareLayout(defs map[string]*abicheck.StructDef) *checkReport {
 	return newCheckReport(abicheck.Compare(defs, layout.D3Offsets))
 }
 
@@ -105,36 +109,13 @@ func advice(rep *checkReport) string {
 		"do not preload libnccomring over it."
 }
 
-func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("check")
-	jsonOut := fs.Bool("json", false, "")
-	junitOut := fs.String("junit", "", "")
-	ops, code, ok := parseArgs(fs, args, stdout, stderr)
-	if !ok {
-		return code
-	}
-	if len(ops) != 1 {
-		return usageError(stderr, "check", "give exactly one LIB")
-	}
-	rep, err := checkLibrary(ops[0])
+// judgeCheck is check's verdict on the library at path.
+func judgeCheck(path string) (verdict, error) {
+	rep, err := checkLibrary(path)
 	if err != nil {
-		if *jsonOut {
-			writeJSONError(stdout, ops[0], err)
-		}
-		return writeJUnit(stderr, *junitOut, "check", ops[0], nil, err, reportError(stderr, "check", err))
+		return verdict{}, err
 	}
-	if *jsonOut {
-		if err := writeJSON(stdout, rep); err != nil {
-			return reportError(stderr, "check", err)
-		}
-	} else {
-		printCheck(stdout, rep)
-	}
-	code = cli.ExitOK
-	if !rep.OK {
-		code = cli.ExitFinding
-	}
-	return writeJUnit(stderr, *junitOut, "check", ops[0], checkCases(rep), nil, code)
+	return verdict{report: rep, ok: rep.OK, cases: checkCases(rep), print: func(w io.Writer) { printCheck(w, rep) }}, nil
 }
 
 // checkLibrary opens path and compares its DWARF with layout/ (D3's
@@ -204,7 +185,7 @@ func printCheck(w io.Writer, rep *checkReport) {
 
 func okWord(ok bool) string {
 	if ok {
-		return statusOK
+		return abicheck.StatusOK
 	}
 	return "MISMATCH"
 }
@@ -220,7 +201,7 @@ func writeJSONError(w io.Writer, path string, err error) {
 		Error   string `json:"error"`
 		Hint    string `json:"hint,omitempty"`
 	}{Library: path, Error: err.Error()}
-	var ue *unusableError
+	var ue *abicheck.UnusableError
 	if errors.As(err, &ue) {
 		out.Error, out.Hint = ue.What, ue.Hint
 	}

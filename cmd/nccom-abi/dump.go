@@ -2,6 +2,7 @@ package main
 
 import (
 	"debug/dwarf"
+	"flag"
 	"fmt"
 	"io"
 	"reflect"
@@ -14,9 +15,11 @@ import (
 	"github.com/nccomring/libnccomring/internal/cli"
 )
 
-const dumpUsage = `dump [--json] LIB [STRUCT...]
-
-Lists structs from LIB's DWARF the way pahole does: each member's offset
+var dumpCommand = &cli.Command{
+	Name:    "dump",
+	Summary: "pahole-style listing of structs from LIB's DWARF",
+	Usage:   []string{"[--json] LIB [STRUCT...]"},
+	Doc: `Lists structs from LIB's DWARF the way pahole does: each member's offset
 (from the start of the outermost struct) and size, its type and name, holes
 ("/* XXX 4 bytes hole */") and the total size. Members of anonymous structs
 and unions, and of members whose struct type has no name, are listed inline,
@@ -28,12 +31,12 @@ In ncclTopoRanks (a fragment), the member over +832..+895 is followed by
 the words of the ring stage's record (D25, struct nccomRingRecord in
 include/nccom_ring.h) that this library keeps there, or by a note saying
 which member of LIB is there instead.
-
-Flags:
-  --json   the listing as JSON: per struct its rows (member, hole, padding)
-           with depth, name, type, offset and size
-
-`
+`,
+	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
+		asJSON := fs.Bool("json", false, "the listing as JSON: per struct its rows (member, hole, padding) with depth, name, type, offset and size")
+		return func(inv *cli.Invocation) int { return runDump(inv, *asJSON) }
+	},
+}
 
 // dumpRow is one line of a listing.
 type dumpRow struct {
@@ -65,28 +68,23 @@ type dumpedStruct struct {
 	open, close string // the listing's first and last lines
 }
 
-func runDump(args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("dump")
-	jsonOut := fs.Bool("json", false, "")
-	ops, code, ok := parseArgs(fs, args, stdout, stderr)
-	if !ok {
-		return code
-	}
+func runDump(inv *cli.Invocation, asJSON bool) int {
+	ops, stdout, stderr := inv.Operands, inv.Stdout, inv.Stderr
 	if len(ops) < 1 {
-		return usageError(stderr, "dump", "give LIB")
+		return inv.UsageError("give LIB")
 	}
 	names := ops[1:]
 	if len(names) == 0 {
-		names = ringStageStructs
+		names = abicheck.RingStageStructs
 	}
 	dumps, err := dumpLibrary(ops[0], names)
 	if err != nil {
-		if *jsonOut {
+		if asJSON {
 			writeJSONError(stdout, ops[0], err)
 		}
 		return reportError(stderr, "dump", err)
 	}
-	if *jsonOut {
+	if asJSON {
 		if err := writeJSON(stdout, dumps); err != nil {
 			return reportError(stderr, "dump", err)
 		}
@@ -102,7 +100,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 }
 
 func dumpLibrary(path string, names []string) ([]*dumpedStruct, error) {
-	defs, _, err := readStructs(path, names)
+	defs, _, err := abicheck.ReadStructs(path, names)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +112,7 @@ func dumpLibrary(path string, names []string) ([]*dumpedStruct, error) {
 }
 
 // dumpStruct lays def out row by row.
-func dumpStruct(def *structDef) *dumpedStruct {
+func dumpStruct(def *abicheck.StructDef) *dumpedStruct {
 	ds := &dumpedStruct{Struct: def.Name, FoundAs: def.Found, Size: def.Type.Size(), Members: len(def.Type.Field)}
 	ds.Rows = layoutRows(def.Type, 0, 0, ds)
 	if def.Name == "ncclTopoRanks" {
@@ -127,7 +125,7 @@ func dumpStruct(def *structDef) *dumpedStruct {
 		if def.Type.StructName == "" {
 			ds.open, ds.close = "typedef "+def.Type.Kind+" {", "} "+typedef+";"
 		} else {
-			ds.open = "/* " + def.Found + " */\n" + def.Type.Kind + " " + quoteName(def.Type.StructName) + " {"
+			ds.open = "/* " + def.Found + " */\n" + def.Type.Kind + " " + abicheck.QuoteName(def.Type.StructName) + " {"
 		}
 	}
 	return ds
@@ -142,11 +140,11 @@ func layoutRows(st *dwarf.StructType, base int64, depth int, ds *dumpedStruct) [
 		return nil
 	}
 	fields := append([]*dwarf.StructField(nil), st.Field...)
-	sort.SliceStable(fields, func(i, j int) bool { return memberOffset(fields[i]) < memberOffset(fields[j]) })
+	sort.SliceStable(fields, func(i, j int) bool { return abicheck.MemberOffset(fields[i]) < abicheck.MemberOffset(fields[j]) })
 	var rows []dumpRow
 	end := base // the first byte after the members so far
 	for _, f := range fields {
-		off := base + memberOffset(f)
+		off := base + abicheck.MemberOffset(f)
 		size := f.Type.Size()
 		if st.Kind != "union" && off > end {
 			rows = append(rows, dumpRow{Kind: "hole", Depth: depth, Offset: end, Size: off - end})
@@ -155,9 +153,9 @@ func layoutRows(st *dwarf.StructType, base int64, depth int, ds *dumpedStruct) [
 				ds.SumHole += off - end
 			}
 		}
-		typ, decl := cDecl(f.Type, quoteName(f.Name))
+		typ, decl := abicheck.CDecl(f.Type, abicheck.QuoteName(f.Name))
 		row := dumpRow{Kind: "member", Depth: depth, Type: typ, Name: decl, Offset: off, Size: size, Bits: f.BitSize}
-		inner, inline := anonymousAggregate(f.Type)
+		inner, inline := abicheck.AnonymousAggregate(f.Type)
 		row.Inline = inline
 		rows = append(rows, row)
 		if inline {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"github.com/nccomring/libnccomring/abicheck"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,14 +32,16 @@ func fixture(t *testing.T, name string) string {
 }
 
 // structsOf finds the ring-stage structs (and extra names) in a fixture.
-func structsOf(t *testing.T, name string, extra ...string) map[string]*structDef {
+func structsOf(t *testing.T, name string, extra ...string) map[string]*abicheck.StructDef {
 	t.Helper()
-	lib, err := openLibrary(fixture(t, name))
+	lib, err := abicheck.Open(fixture(t, name))
 	require.NoError(t, err)
 	t.Cleanup(func() { lib.Close() })
-	d, err := lib.dwarf()
+	d, err := lib.DWARF()
 	require.NoError(t, err)
-	defs, err := findRequired(d, append(append([]string(nil), ringStageStructs...), extra...), name)
+	ctx, cancel := context.WithTimeout(context.Background(), abicheck.ReadTimeout)
+	defer cancel()
+	defs, err := abicheck.FindRequired(ctx, d, append(append([]string(nil), abicheck.RingStageStructs...), extra...), name)
 	require.NoError(t, err)
 	return defs
 }
@@ -50,7 +54,7 @@ func TestFindsStructsInEveryShape(t *testing.T) {
 
 	comm := defs["ncclComm"].Type
 	// node and nNodes sit in an anonymous struct in an anonymous union.
-	for path, want := range map[string]fieldLoc{
+	for path, want := range map[string]abicheck.FieldLoc{
 		"node":                  {Offset: 17640, Size: 4},
 		"nNodes":                {Offset: 17644, Size: 4},
 		"nodeKey":               {Offset: 17640, Size: 8},
@@ -58,7 +62,7 @@ func TestFindsStructsInEveryShape(t *testing.T) {
 		"kangaRing":             {Offset: 16388, Size: 1024},
 		"channels[1].ring.next": {Offset: 512 + 4, Size: 4},
 	} {
-		got, err := lookupField(comm, path)
+		got, err := abicheck.LookupField(comm, path)
 		require.NoError(t, err, path)
 		assert.Equal(t, want.Offset, got.Offset, path)
 		assert.Equal(t, want.Size, got.Size, path)
@@ -66,24 +70,24 @@ func TestFindsStructsInEveryShape(t *testing.T) {
 
 	// nodes[0].count: element 0 of an array of structs, then a member.
 	sys := defs["ncclTopoSystem"].Type
-	count, err := lookupField(sys, "nodes[0].count")
+	count, err := abicheck.LookupField(sys, "nodes[0].count")
 	require.NoError(t, err)
-	assert.Equal(t, fieldLoc{Offset: 0, Size: 4}, fieldLoc{Offset: count.Offset, Size: count.Size})
-	nodes, err := lookupField(sys, "nodes")
+	assert.Equal(t, abicheck.FieldLoc{Offset: 0, Size: 4}, abicheck.FieldLoc{Offset: count.Offset, Size: count.Size})
+	nodes, err := abicheck.LookupField(sys, "nodes")
 	require.NoError(t, err)
-	second, err := lookupField(sys, "nodes[1].count")
+	second, err := abicheck.LookupField(sys, "nodes[1].count")
 	require.NoError(t, err)
 	assert.Equal(t, nodes.Size/7, second.Offset, "nodes[1] starts one ncclTopoNodeSet in")
 	// The GPU union member inside ncclTopoNode, through two arrays.
-	rank, err := lookupField(sys, "nodes[0].nodes[0].gpu.rank")
+	rank, err := abicheck.LookupField(sys, "nodes[0].nodes[0].gpu.rank")
 	require.NoError(t, err)
 	assert.Equal(t, int64(8+16+4), rank.Offset, "count and its hole; type, hole and id; dev")
 
 	for _, bad := range []string{"nodes[7].count", "nodes.count", "nodes[0].nope", "nope"} {
-		_, err := lookupField(sys, bad)
+		_, err := abicheck.LookupField(sys, bad)
 		assert.Error(t, err, bad)
 	}
-	_, err = lookupField(comm, "rank.x")
+	_, err = abicheck.LookupField(comm, "rank.x")
 	assert.ErrorContains(t, err, "rank is not a struct")
 }
 
@@ -132,7 +136,7 @@ func TestCompareLayoutNamesEachMismatch(t *testing.T) {
 	assert.Contains(t, renamed.Mismatches[0], "LIB has int numChannels at +17704 (4 bytes)")
 	for _, f := range renamed.Fields {
 		if f.Field == "nChannels" && f.Struct == "ncclComm" {
-			assert.Equal(t, statusMissing, f.Status)
+			assert.Equal(t, abicheck.StatusMissing, f.Status)
 			assert.Nil(t, f.ActualOffset)
 		}
 	}
@@ -159,7 +163,7 @@ func TestCheckExitCodesAndJSON(t *testing.T) {
 
 func TestUnusableInputSaysWhatToDo(t *testing.T) {
 	_, err := checkLibrary(fixture(t, "libnccom-stripped.so"))
-	var ue *unusableError
+	var ue *abicheck.UnusableError
 	require.True(t, errors.As(err, &ue), "%v", err)
 	assert.Contains(t, ue.What, "has no DWARF")
 	assert.Contains(t, ue.Hint, "build libnccom with -g")
@@ -330,7 +334,7 @@ func TestDumpAgreesWithPahole(t *testing.T) {
 	extra := []string{"ncclTopoNode", "ncclTopoNodeSet", "ncclTree", "ncclTopoLink"}
 	for _, lib := range []string{"libnccom-match.so", "libnccom-cxx.so"} {
 		path := fixture(t, lib)
-		dumps, err := dumpLibrary(path, append(append([]string(nil), ringStageStructs...), extra...))
+		dumps, err := dumpLibrary(path, append(append([]string(nil), abicheck.RingStageStructs...), extra...))
 		require.NoError(t, err)
 		for _, ds := range dumps {
 			out, err := exec.Command(pahole, "-C", ds.Struct, path).CombinedOutput()
@@ -383,7 +387,7 @@ func TestDumpShowsTheRecordInAFragment(t *testing.T) {
 	assert.Contains(t, out.String(), "\t\t/* unsigned location[8];         864    32 */\n")
 }
 
-// cTypeName is display only, but pahole's spelling helps people compare.
+// abicheck.CTypeName is display only, but pahole's spelling helps people compare.
 func TestCTypeNames(t *testing.T) {
 	defs := structsOf(t, "libnccom-match.so")
 	for path, want := range map[string]string{
@@ -396,8 +400,8 @@ func TestCTypeNames(t *testing.T) {
 		"nodeKey":       "uint64_t",
 		"checkPointers": "_Bool",
 	} {
-		loc, err := lookupField(defs["ncclComm"].Type, path)
+		loc, err := abicheck.LookupField(defs["ncclComm"].Type, path)
 		require.NoError(t, err, path)
-		assert.Equal(t, want, cTypeName(loc.Type), path)
+		assert.Equal(t, want, abicheck.CTypeName(loc.Type), path)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/nccomring/libnccomring/abicheck"
 	"io"
 	"strings"
 
@@ -9,12 +10,6 @@ import (
 	"github.com/nccomring/libnccomring/internal/junit"
 	"github.com/nccomring/libnccomring/internal/quote"
 )
-
-// junitHelp is the --junit flag's line in check's and preload's usage.
-const junitHelp = `  --junit FILE  also write FILE as JUnit XML for CI: one testcase per
-                check, a failure with the finding, an error (one testcase)
-                on unusable input; a FILE that cannot be written is exit 2
-`
 
 // checkCases is check's report as testcases: each struct's size, then
 // each field, in the tables' order. A failure's message is the line the
@@ -31,7 +26,7 @@ func checkCases(rep *checkReport) []junit.Case {
 	for _, f := range rep.Fields {
 		name := f.Struct + "." + f.Field
 		c := junit.Case{Name: name + " (" + f.Grade + ")", Classname: "nccom-abi.check"}
-		if f.Status != statusOK {
+		if f.Status != abicheck.StatusOK {
 			c.Failure = findMismatch(rep.Mismatches, name+" ", name+": "+f.Status)
 		}
 		cases = append(cases, c)

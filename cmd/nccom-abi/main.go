@@ -1,62 +1,41 @@
 // Command nccom-abi checks a libnccom build against the layout libnccomring
 // assumes (layout/, D2 and D3), from that build's own DWARF, and tells
-// whether LD_PRELOAD can replace its four ring-stage functions.
-//
-//	nccom-abi check [--json] [--junit F] LIB   compare the ring-stage structs with layout/
-//	nccom-abi preload [--json] [--junit F] LIB can LD_PRELOAD replace the four functions?
-//	nccom-abi dump [--json] LIB [STRUCT...]  pahole-style listing
-//	nccom-abi profile LIB > layout.json  the ASSUMED ncclComm offsets LIB has
-//
-// It reads the file with debug/elf and debug/dwarf only and never loads or
-// runs it. Exit codes: 0 nothing to report, 1 a finding (a mismatch, a
-// function preloading cannot fully replace, a missing field), 2 unusable
-// input or usage (not ELF, no DWARF, a struct missing entirely, bad flags).
+// whether LD_PRELOAD can replace its four ring-stage functions. It reads
+// the file with debug/elf and debug/dwarf only and never loads or runs
+// it. Its commands, flags and exit codes are the table below (tool);
+// `nccom-abi --help` and docs/commands/nccom-abi.md show it.
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
-	"github.com/nccomring/libnccomring/abicheck"
 	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/internal/junit"
 	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/version"
 )
 
-const exitCodesHelp = `Exit codes:
-  0  no finding
-  1  a finding (check: a size or field differs from layout/; preload: a
-     function LD_PRELOAD cannot replace everywhere; profile: a field missing
-     or a documented field that differs)
-  2  unusable input or usage: not an ELF file, no DWARF, a struct missing
-     entirely, a bad flag; the message says what to do. Also a file beyond
-     the reader's limits (abicheck/limits.go: a DWARF section over 256 MiB,
-     compressed or not, a type that contains itself, ...), on one line
-`
-
-// command is one subcommand: its usage text and what runs it.
-type command struct {
-	name    string
-	summary string
-	usage   string // everything --help prints after the synopsis line
-	run     func(args []string, stdout, stderr io.Writer) int
+// tool is nccom-abi's table of commands: its help, each command's --help
+// and docs/commands/nccom-abi.md are made from it (internal/cli).
+var tool = &cli.Tool{
+	Name:    "nccom-abi",
+	Summary: "check a libnccom build's ring-stage ABI from its own DWARF",
+	About: `LIB is a libnccom shared object built with debug info (-g), or its separate
+debug file. nccom-abi reads it with Go's debug/elf and debug/dwarf; it never
+loads or runs it.
+`,
+	Version: fmt.Sprintf("nccom-abi %s (libnccomring %s)", version.Library, version.Library),
+	Exits:   cli.Exits("no finding", "a finding (check: a size or field differs from layout/; preload: a function LD_PRELOAD cannot replace everywhere; profile: a field missing or a documented field that differs)", "unusable input or usage: not an ELF file, no DWARF, a struct missing entirely, a bad flag; the message says what to do. Also a file beyond the reader's limits (abicheck/limits.go: a DWARF section over 256 MiB, compressed or not, a type that contains itself, ...), on one line"),
 }
 
-// commands is filled in init: the subcommands print their own usage from
-// it, which a static initializer would make an initialization cycle.
-var commands []command
-
+// init fills the table: the commands print their help from it, which a
+// static initializer would make an initialization cycle.
 func init() {
-	commands = []command{
-		{"check", "compare LIB's ring-stage structs with layout/ (D2, D3)", checkUsage, runCheck},
-		{"preload", "can LD_PRELOAD replace LIB's four ring-stage functions?", preloadUsage, runPreload},
-		{"dump", "pahole-style listing of structs from LIB's DWARF", dumpUsage, runDump},
-		{"profile", "the ASSUMED ncclComm offsets LIB has, as JSON (NCCOM_RING_LAYOUT)", profileUsage, runProfile},
-	}
+	tool.Commands = []*cli.Command{checkCommand, preloadCommand, dumpCommand, profileCommand}
 }
 
 func main() {
@@ -64,95 +43,57 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		topUsage(stderr)
-		return cli.ExitUnusable
+	return tool.Main(args, stdout, stderr)
+}
+
+// libraryFlags are the flags of check and preload, the two commands that
+// judge LIB.
+type libraryFlags struct {
+	json  bool
+	junit string
+}
+
+func (f *libraryFlags) declare(fs *flag.FlagSet) {
+	fs.BoolVar(&f.json, "json", false, `one JSON object on stdout instead of the tables (on unusable input: {"library", "error", "hint"})`)
+	fs.StringVar(&f.junit, "junit", "", "also write `FILE` as JUnit XML for CI: one testcase per check, a failure with the finding, an error (one testcase) on unusable input; a FILE that cannot be written is exit 2")
+}
+
+// verdict is what check or preload made of LIB.
+type verdict struct {
+	report any          // --json's document
+	ok     bool         // nothing found
+	cases  []junit.Case // --junit's testcases
+	print  func(io.Writer)
+}
+
+// runJudge is check and preload: judge LIB, the one operand, then print
+// the verdict as text or JSON and write it as JUnit; unusable input is
+// exit 2, a finding 1.
+func runJudge(inv *cli.Invocation, f *libraryFlags, judge func(path string) (verdict, error)) int {
+	if len(inv.Operands) != 1 {
+		return inv.UsageError("give exactly one LIB")
 	}
-	name := args[0]
-	switch name {
-	case "--version", "-version", "version":
-		fmt.Fprintf(stdout, "nccom-abi %s (libnccomring %s)\n", version.Library, version.Library)
-		return cli.ExitOK
-	case "-h", "-help", "--help", "help":
-		if len(args) > 1 && name == "help" {
-			if c := findCommand(args[1]); c != nil {
-				commandUsage(stdout, c)
-				return cli.ExitOK
-			}
+	name, path := inv.Command.Name, inv.Operands[0]
+	v, err := judge(path)
+	if err != nil {
+		if f.json {
+			writeJSONError(inv.Stdout, path, err)
 		}
-		topUsage(stdout)
-		return cli.ExitOK
+		return writeJUnit(inv.Stderr, f.junit, name, path, nil, err, reportError(inv.Stderr, name, err))
 	}
-	c := findCommand(name)
-	if c == nil {
-		fmt.Fprintf(stderr, "nccom-abi: unknown command %q\n\n", name)
-		topUsage(stderr)
-		return cli.ExitUnusable
-	}
-	return c.run(args[1:], stdout, stderr)
-}
-
-func findCommand(name string) *command {
-	for i := range commands {
-		if commands[i].name == name {
-			return &commands[i]
+	if f.json {
+		if err := writeJSON(inv.Stdout, v.report); err != nil {
+			return reportError(inv.Stderr, name, err)
 		}
+	} else {
+		v.print(inv.Stdout)
 	}
-	return nil
-}
-
-func topUsage(w io.Writer) {
-	fmt.Fprint(w, `nccom-abi: check a libnccom build's ring-stage ABI from its own DWARF
-
-Usage: nccom-abi COMMAND [--json] LIB [ARGS]
-       nccom-abi COMMAND --help
-       nccom-abi --version
-
-Commands:
-`)
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	code := cli.ExitOK
+	if !v.ok {
+		code = cli.ExitFinding
 	}
-	fmt.Fprint(w, `
-LIB is a libnccom shared object built with debug info (-g), or its separate
-debug file. nccom-abi reads it with Go's debug/elf and debug/dwarf; it never
-loads or runs it.
-
-`+exitCodesHelp)
+	return writeJUnit(inv.Stderr, f.junit, name, path, v.cases, nil, code)
 }
-
-func commandUsage(w io.Writer, c *command) {
-	fmt.Fprintf(w, "Usage: nccom-abi %s\n%s", c.usage, exitCodesHelp)
-}
-
-// parseArgs parses fs's flags anywhere among args (cli.Parse) and returns
-// the operands; ok is false when the caller should return code, after the
-// command's usage went to stdout (--help) or stderr (a bad flag).
-func parseArgs(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (operands []string, code int, ok bool) {
-	operands, err := cli.Parse(fs, args)
-	c := findCommand(fs.Name())
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		commandUsage(stdout, c)
-		return nil, cli.ExitOK, false
-	case err != nil:
-		fmt.Fprintf(stderr, "nccom-abi %s: %v\n\n", fs.Name(), err)
-		commandUsage(stderr, c)
-		return nil, cli.ExitUnusable, false
-	}
-	return operands, cli.ExitOK, true
-}
-
-// usageError reports a wrong number of operands.
-func usageError(stderr io.Writer, name, msg string) int {
-	fmt.Fprintf(stderr, "nccom-abi %s: %s\n\n", name, msg)
-	commandUsage(stderr, findCommand(name))
-	return cli.ExitUnusable
-}
-
-// unusableError is input the tool cannot judge (exit 2): abicheck's, which
-// says what is wrong and what to do about it.
-type unusableError = abicheck.UnusableError
 
 // reportError prints err for a subcommand and returns its exit code:
 // unusable input is 2, anything else (a read error in the middle of the

@@ -5,7 +5,9 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"flag"
 	"fmt"
+	"github.com/nccomring/libnccomring/abicheck"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -14,9 +16,11 @@ import (
 	"github.com/nccomring/libnccomring/internal/quote"
 )
 
-const preloadUsage = `preload [--json] [--junit FILE] LIB
-
-Tells whether LD_PRELOAD of libnccomring replaces LIB's ncclTopoPreset,
+var preloadCommand = &cli.Command{
+	Name:    "preload",
+	Summary: "can LD_PRELOAD replace LIB's four ring-stage functions?",
+	Usage:   []string{"[--json] [--junit FILE] LIB"},
+	Doc: `Tells whether LD_PRELOAD of libnccomring replaces LIB's ncclTopoPreset,
 ncclTopoPostset, ncclBuildRings and ncclTopoGetNetDev. For each function it
 looks up the C name and the C++ (Itanium) name in .dynsym and .symtab, with
 binding and visibility; reads DT_FLAGS (DF_SYMBOLIC) and DT_SYMBOLIC; and
@@ -39,11 +43,13 @@ Exit 1 unless every function is "hosts and LIB": libnccom calls the ring
 stage from inside itself (initTransportsRank), so that is what a preload
 over libnccom needs. A host that dlopens LIB with RTLD_DEEPBIND defeats
 preloading whatever the verdict.
-
-Flags:
-  --json   one JSON object on stdout instead of the tables
-` + junitHelp + `
-`
+`,
+	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
+		var f libraryFlags
+		f.declare(fs)
+		return func(inv *cli.Invocation) int { return runJudge(inv, &f, judgePreload) }
+	},
+}
 
 // ringFunction is one of the four ring-stage functions under the names a C
 // and a C++ build of libnccom give it (cmd/libnccomring/exports.map).
@@ -117,45 +123,22 @@ type preloadReport struct {
 	OK         bool              `json:"ok"`      // every function "hosts and LIB"
 }
 
-func runPreload(args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("preload")
-	jsonOut := fs.Bool("json", false, "")
-	junitOut := fs.String("junit", "", "")
-	ops, code, ok := parseArgs(fs, args, stdout, stderr)
-	if !ok {
-		return code
-	}
-	if len(ops) != 1 {
-		return usageError(stderr, "preload", "give exactly one LIB")
-	}
-	rep, err := preloadLibrary(ops[0])
+// judgePreload is preload's verdict on the library at path.
+func judgePreload(path string) (verdict, error) {
+	rep, err := preloadLibrary(path)
 	if err != nil {
-		if *jsonOut {
-			writeJSONError(stdout, ops[0], err)
-		}
-		return writeJUnit(stderr, *junitOut, "preload", ops[0], nil, err, reportError(stderr, "preload", err))
+		return verdict{}, err
 	}
-	if *jsonOut {
-		if err := writeJSON(stdout, rep); err != nil {
-			return reportError(stderr, "preload", err)
-		}
-	} else {
-		printPreload(stdout, rep)
-	}
-	code = cli.ExitOK
-	if !rep.OK {
-		code = cli.ExitFinding
-	}
-	return writeJUnit(stderr, *junitOut, "preload", ops[0], preloadCases(rep), nil, code)
+	return verdict{report: rep, ok: rep.OK, cases: preloadCases(rep), print: func(w io.Writer) { printPreload(w, rep) }}, nil
 }
 
 func preloadLibrary(path string) (*preloadReport, error) {
-	lib, err := openLibrary(path)
+	lib, err := abicheck.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer lib.Close()
-	if err := lib.requireSharedObject(); err != nil {
+	if err := requireSharedObject(lib); err != nil {
 		return nil, err
 	}
 	if err := lib.CheckTables(); err != nil {
@@ -173,16 +156,16 @@ func preloadLibrary(path string) (*preloadReport, error) {
 
 	dyn, err := f.DynamicSymbols()
 	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
-		return nil, &unusableError{What: fmt.Sprintf("%s: reading .dynsym: %v", path, err), Hint: "the file is damaged"}
+		return nil, &abicheck.UnusableError{What: fmt.Sprintf("%s: reading .dynsym: %v", path, err), Hint: "the file is damaged"}
 	}
 	static, err := f.Symbols()
 	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
-		return nil, &unusableError{What: fmt.Sprintf("%s: reading .symtab: %v", path, err), Hint: "the file is damaged"}
+		return nil, &abicheck.UnusableError{What: fmt.Sprintf("%s: reading .symtab: %v", path, err), Hint: "the file is damaged"}
 	}
 	rep.HasSymtab = len(static) > 0
 	relocs, err := dynamicRelocations(f)
 	if err != nil {
-		return nil, &unusableError{What: fmt.Sprintf("%s: reading relocations: %v", path, err), Hint: "the file is damaged"}
+		return nil, &abicheck.UnusableError{What: fmt.Sprintf("%s: reading relocations: %v", path, err), Hint: "the file is damaged"}
 	}
 
 	rep.Verdict = verdictFull
@@ -461,4 +444,16 @@ func shortRelocs(rels []string) string {
 		out = append(out, name)
 	}
 	return strings.Join(out, ", ")
+}
+
+// requireSharedObject refuses anything but ET_DYN: only a shared object
+// has a dynamic symbol table that LD_PRELOAD can act on.
+func requireSharedObject(l *abicheck.Library) error {
+	if l.File.Type == elf.ET_DYN {
+		return nil
+	}
+	return &abicheck.UnusableError{
+		What: fmt.Sprintf("%s is not a shared object (ELF type %v)", l.Path, l.File.Type),
+		Hint: "this is not a shared object: give the libnccom.so that the job loads",
+	}
 }

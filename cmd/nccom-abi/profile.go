@@ -1,8 +1,9 @@
 package main
 
 import (
+	"flag"
 	"fmt"
-	"io"
+	"github.com/nccomring/libnccomring/abicheck"
 	"path/filepath"
 
 	"github.com/nccomring/libnccomring/internal/cli"
@@ -10,9 +11,11 @@ import (
 	"github.com/nccomring/libnccomring/layout"
 )
 
-const profileUsage = `profile LIB > layout.json
-
-Writes the offsets LIB's ncclComm has for the ASSUMED (D3) fields as JSON:
+var profileCommand = &cli.Command{
+	Name:    "profile",
+	Summary: "the ASSUMED ncclComm offsets LIB has, as JSON (NCCOM_RING_LAYOUT)",
+	Usage:   []string{"LIB > layout.json"},
+	Doc: `Writes the offsets LIB's ncclComm has for the ASSUMED (D3) fields as JSON:
 
   {
     "ncclComm": {"topo": 17552, "rank": 17616, "nRanks": 17620,
@@ -29,8 +32,9 @@ the ABI and never overridable. Exit 1, with nothing on stdout, when an
 ASSUMED field is missing or has another size than layout/'s, or when a
 documented ncclComm field or its minimum size differs (no layout file can
 fix that; run nccom-abi check LIB).
-
-`
+`,
+	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int { return runProfile },
+}
 
 // layoutProfile is the file NCCOM_RING_LAYOUT names.
 type layoutProfile struct {
@@ -45,14 +49,10 @@ type structSizes struct {
 	Comm int64 `json:"ncclComm"`
 }
 
-func runProfile(args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("profile")
-	ops, code, ok := parseArgs(fs, args, stdout, stderr)
-	if !ok {
-		return code
-	}
+func runProfile(inv *cli.Invocation) int {
+	ops, stdout, stderr := inv.Operands, inv.Stdout, inv.Stderr
 	if len(ops) != 1 {
-		return usageError(stderr, "profile", "give exactly one LIB")
+		return inv.UsageError("give exactly one LIB")
 	}
 	prof, problems, err := profileLibrary(ops[0])
 	if err != nil {
@@ -75,7 +75,7 @@ func runProfile(args []string, stdout, stderr io.Writer) int {
 // meaningless: a missing or resized ASSUMED field, a documented field or
 // size that differs.
 func profileLibrary(path string) (*layoutProfile, []string, error) {
-	defs, buildID, err := readStructs(path, []string{"ncclComm"})
+	defs, buildID, err := abicheck.ReadStructs(path, []string{"ncclComm"})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -85,8 +85,8 @@ func profileLibrary(path string) (*layoutProfile, []string, error) {
 		prof.Source = path
 	}
 	var problems []string
-	if size := comm.Size(); size < int64(minSizes["ncclComm"]) {
-		problems = append(problems, fmt.Sprintf("ncclComm: sizeof is %d, layout/ needs at least %d (D3)", size, minSizes["ncclComm"]))
+	if size := comm.Size(); size < int64(abicheck.MinSizes["ncclComm"]) {
+		problems = append(problems, fmt.Sprintf("ncclComm: sizeof is %d, layout/ needs at least %d (D3)", size, abicheck.MinSizes["ncclComm"]))
 	} else if size > layout.MaxCommOffset {
 		problems = append(problems, fmt.Sprintf("ncclComm: sizeof is %d, more than the %d a layout profile may declare", size, layout.MaxCommOffset))
 	}
@@ -94,16 +94,16 @@ func profileLibrary(path string) (*layoutProfile, []string, error) {
 		if f.Struct != "ncclComm" {
 			continue
 		}
-		fc := compareField(comm, f)
+		fc := abicheck.CompareField(comm, f)
 		switch {
 		case f.Grade != layout.Assumed:
-			if fc.Status != statusOK {
-				problems = append(problems, describeMismatch(fc)+": a documented field, not overridable")
+			if fc.Status != abicheck.StatusOK {
+				problems = append(problems, abicheck.DescribeMismatch(fc)+": a documented field, not overridable")
 			}
-		case fc.Status == statusMissing:
-			problems = append(problems, describeMismatch(fc))
+		case fc.Status == abicheck.StatusMissing:
+			problems = append(problems, abicheck.DescribeMismatch(fc))
 		case *fc.ActualSize != int64(f.Size):
-			problems = append(problems, describeMismatch(fc)+": the ring stage reads it as "+sizeWord(f.Size))
+			problems = append(problems, abicheck.DescribeMismatch(fc)+": the ring stage reads it as "+sizeWord(f.Size))
 		default:
 			prof.Comm = append(prof.Comm, namedOffset{f.Name, *fc.ActualOffset})
 		}

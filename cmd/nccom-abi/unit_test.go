@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -39,18 +40,26 @@ func TestOffsetsKeepTheirOrder(t *testing.T) {
 	assert.Equal(t, `{}`, string(b))
 }
 
+var update = flag.Bool("update", false, "write docs/commands/nccom-abi.md from the command table")
+
+// The top help, every command's --help and docs/commands/nccom-abi.md
+// come from one table, and every flag in it has its help text.
+func TestCommandTable(t *testing.T) {
+	require.NoError(t, tool.Check("../../docs/commands/nccom-abi.md", *update))
+}
+
 func TestUsageAndExitCodes(t *testing.T) {
 	var out, errOut bytes.Buffer
 	assert.Equal(t, cli.ExitOK, run([]string{"--help"}, &out, &errOut))
 	assert.Contains(t, out.String(), "Exit codes:")
-	for _, c := range commands {
+	for _, c := range tool.Commands {
 		out.Reset()
-		assert.Equal(t, cli.ExitOK, run([]string{c.name, "--help"}, &out, &errOut), c.name)
-		assert.True(t, strings.HasPrefix(out.String(), "Usage: nccom-abi "+c.name), out.String())
-		assert.Contains(t, out.String(), "2  unusable input", c.name)
+		assert.Equal(t, cli.ExitOK, run([]string{c.Name, "--help"}, &out, &errOut), c.Name)
+		assert.True(t, strings.HasPrefix(out.String(), "Usage: nccom-abi "+c.Name), out.String())
+		assert.Contains(t, out.String(), "2  unusable input", c.Name)
 		out.Reset()
-		assert.Equal(t, cli.ExitOK, run([]string{"help", c.name}, &out, &errOut), c.name)
-		assert.True(t, strings.HasPrefix(out.String(), "Usage: nccom-abi "+c.name), out.String())
+		assert.Equal(t, cli.ExitOK, run([]string{"help", c.Name}, &out, &errOut), c.Name)
+		assert.True(t, strings.HasPrefix(out.String(), "Usage: nccom-abi "+c.Name), out.String())
 	}
 
 	errOut.Reset()
@@ -66,21 +75,6 @@ func TestUsageAndExitCodes(t *testing.T) {
 	errOut.Reset()
 	assert.Equal(t, cli.ExitUnusable, run([]string{"check", "/nonexistent/libnccom.so.2"}, &out, &errOut))
 	assert.Contains(t, errOut.String(), "cannot open /nonexistent/libnccom.so.2")
-}
-
-func TestParseArgsTakesFlagsAnywhere(t *testing.T) {
-	fs := cli.NewFlagSet("check")
-	j := fs.Bool("json", false, "")
-	var out, errOut bytes.Buffer
-	ops, _, ok := parseArgs(fs, []string{"lib.so", "--json"}, &out, &errOut)
-	require.True(t, ok)
-	assert.Equal(t, []string{"lib.so"}, ops)
-	assert.True(t, *j)
-
-	fs = cli.NewFlagSet("dump")
-	ops, _, ok = parseArgs(fs, []string{"lib.so", "--", "-odd-struct"}, &out, &errOut)
-	require.True(t, ok)
-	assert.Equal(t, []string{"lib.so", "-odd-struct"}, ops)
 }
 
 // The record's words as include/nccom_ring.h declares them (D25), written

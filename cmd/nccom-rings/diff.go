@@ -1,17 +1,19 @@
 package main
 
 import (
+	"flag"
 	"fmt"
-	"io"
 
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/quote"
 )
 
-const diffHelp = `Usage: nccom-rings diff [--json] DIR_A DIR_B
-
-What changed from the job whose dumps DIR_A holds to DIR_B's (two runs, two
+var diffCommand = &cli.Command{
+	Name:    "diff",
+	Summary: "what changed between two jobs' dumps: placement, channel count, node sequence, rings, NIC indices; one line per kind",
+	Usage:   []string{"[--json] DIR_A DIR_B"},
+	Doc: `What changed from the job whose dumps DIR_A holds to DIR_B's (two runs, two
 library versions, two orders): the rank and node counts, where ranks and
 hosts are (a rank on another node, a node on another host), the nodes'
 locations, the channel count, the node sequence of each channel, the rings
@@ -19,18 +21,16 @@ locations, the channel count, the node sequence of each channel, the rings
 each channel. One line per kind of change, with its first instance and how
 many differ. Each job is read as score reads it: one successful dump per
 rank, the rings of its lowest rank; diff does not verify (verify does).
+`,
+	Exits: cli.Exits("the two jobs are the same in every respect above", "they differ (one line per kind of change)", "unusable input or usage: not two directories, no dumps, a file that is not a dump, a missing or failed rank, a bad flag"),
+	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
+		var f diffFlags
+		fs.BoolVar(&f.json, "json", false, `{"a", "b", "same", "changes": [{"kind", "text", "count"}]}; on unusable input the same with "error" (exit 2)`)
+		return func(inv *cli.Invocation) int { return runDiff(inv, &f) }
+	},
+}
 
-  --json   {"a", "b", "same", "changes": [{"kind", "text", "count"}]}; on
-           unusable input the same with "error" (exit 2)
-
-`
-
-const diffExitCodesHelp = `Exit codes:
-  0  the two jobs are the same in every respect above
-  1  they differ (one line per kind of change)
-  2  unusable input or usage: not two directories, no dumps, a file that is
-     not a dump, a missing or failed rank, a bad flag
-`
+type diffFlags struct{ json bool }
 
 type diffReport struct {
 	A       string         `json:"a"`
@@ -42,23 +42,17 @@ type diffReport struct {
 	Error string `json:"error,omitempty"`
 }
 
-func runDiff(args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("diff")
-	asJSON := fs.Bool("json", false, "")
-	operands, code, ok := parseArgs(fs, diffHelp, args, stdout, stderr)
-	if !ok {
-		return code
-	}
+func runDiff(inv *cli.Invocation, f *diffFlags) int {
+	operands, stdout, stderr := inv.Operands, inv.Stdout, inv.Stderr
 	if len(operands) != 2 {
-		fmt.Fprintf(stderr, "nccom-rings diff: want two directories, got %d operands\n\n%s%s", len(operands), diffHelp, diffExitCodesHelp)
-		return cli.ExitUnusable
+		return inv.UsageError("want two directories, got %d operands", len(operands))
 	}
 	// Both are read, whatever the first gives, so that one run names
 	// every unusable file.
 	var jobs [2]*score.Job
 	unusable := 0
 	for i, dir := range operands {
-		_, files, bad, ok := readDumps("diff", diffHelp, operands[i:i+1], stderr)
+		_, files, bad, ok := readDumps(inv, operands[i:i+1])
 		unusable += bad
 		if !ok {
 			unusable++
@@ -73,7 +67,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		jobs[i] = job
 	}
 	if jobs[0] == nil || jobs[1] == nil {
-		if *asJSON {
+		if f.json {
 			writeJSON(stdout, diffReport{A: operands[0], B: operands[1], Changes: []score.Change{}, Error: "unusable input (named on stderr)"})
 		}
 		return cli.ExitUnusable
@@ -83,7 +77,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if rep.Changes == nil {
 		rep.Changes = []score.Change{}
 	}
-	if *asJSON {
+	if f.json {
 		writeJSON(stdout, rep)
 	} else {
 		for _, c := range rep.Changes {

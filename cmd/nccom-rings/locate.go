@@ -12,10 +12,14 @@ import (
 	"github.com/nccomring/libnccomring/internal/cli"
 )
 
-const locateHelp = `Usage: nccom-rings locate [--host NAME | --instance ID] [--json] ec2:FILE | slurm:FILE
-       nccom-rings locate --all [--json] ec2:FILE | slurm:FILE
-
-Prints one host's NCCOM_RING_LOCATION (D25): where FILE places it in the
+var locateCommand = &cli.Command{
+	Name:    "locate",
+	Summary: "a host's NCCOM_RING_LOCATION (or every host's) from an EC2 instance-topology JSON or a Slurm topology.conf",
+	Usage: []string{
+		"[--host NAME | --instance ID] [--json] ec2:FILE | slurm:FILE",
+		"--all [--json] ec2:FILE | slurm:FILE",
+	},
+	Doc: `Prints one host's NCCOM_RING_LOCATION (D25): where FILE places it in the
 network, outermost name first, for a job script to export before the job
 starts (the library itself reads no file):
 
@@ -41,37 +45,25 @@ trn[001-016,020] are expanded. A host list is sized before it is
 expanded: names of at most 255 bytes (64 for a switch), and at most 64 MiB
 of names in the file, a list counted as its names times its longest.
 
-  --host NAME      the Slurm node to locate
-  --instance ID    the EC2 instance to locate
-  --all            every host of FILE instead, one "HOST LOCATION" line each,
-                   in file order, after a "#" comment naming FILE: the
-                   locations file every tool of this project reads ("#"
-                   comments and blank lines allowed there). HOST is the node
-                   name, or for ec2 the instance id: DescribeInstanceTopology
-                   gives no host names
-  --json           {"host", "from", "location", "source", "file", "line"},
-                   with "reason" in place of "location" when the host has
-                   none; with --all {"source", "file", "hosts": [{"host",
-                   "location", "line"}], "unlocated": [{"host", "line",
-                   "reason"}], "truncated", "collisions": [{"level",
-                   "hash", "names"}]}
-
 Names travel to the library as 32-bit hashes (D28): two names of one level
 that share one are one name to it. --all says so on stderr, one line each
 pair (both names, the level, the hash); the exit code does not change.
+`,
+	Exits: cli.Exits("the location was printed (--all: every host's)", "the host is not in FILE, or has no location there; --all: a host of FILE without a location, no host at all, or an EC2 file whose last page has a NextToken (instances not fetched)", "unusable input or usage: no such file, a file that is not what its prefix says (named with the line and byte, and what was expected), a file or line over the limits, no instance id (not a Nitro instance: pass --instance), a bad flag"),
+	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
+		var f locateFlags
+		fs.StringVar(&f.host, "host", "", "the Slurm node `NAME` to locate")
+		fs.StringVar(&f.instance, "instance", "", "the EC2 instance `ID` to locate")
+		fs.BoolVar(&f.all, "all", false, `every host of FILE instead, one "HOST LOCATION" line each, in file order, after a "#" comment naming FILE: the locations file every tool of this project reads ("#" comments and blank lines allowed there). HOST is the node name, or for ec2 the instance id: DescribeInstanceTopology gives no host names`)
+		fs.BoolVar(&f.json, "json", false, `{"host", "from", "location", "source", "file", "line"}, with "reason" in place of "location" when the host has none; with --all {"source", "file", "hosts": [{"host", "location", "line"}], "unlocated": [{"host", "line", "reason"}], "truncated", "collisions": [{"level", "hash", "names"}]}`)
+		return func(inv *cli.Invocation) int { return runLocate(inv, &f) }
+	},
+}
 
-`
-
-const locateExitCodesHelp = `Exit codes:
-  0  the location was printed (--all: every host's)
-  1  the host is not in FILE, or has no location there; --all: a host of
-     FILE without a location, no host at all, or an EC2 file whose last
-     page has a NextToken (instances not fetched)
-  2  unusable input or usage: no such file, a file that is not what its
-     prefix says (named with the line and byte, and what was expected), a
-     file or line over the limits, no instance id (not a Nitro instance:
-     pass --instance), a bad flag
-`
+type locateFlags struct {
+	host, instance string
+	all, json      bool
+}
 
 // dmiAssetTag is where locate reads this instance's id; hostname is how
 // it learns this host's name. Tests replace both.
@@ -113,22 +105,9 @@ type locatedAll struct {
 // location.
 const maxUnlocatedLines = 20
 
-func runLocate(args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("locate")
-	host := fs.String("host", "", "")
-	instance := fs.String("instance", "", "")
-	all := fs.Bool("all", false, "")
-	asJSON := fs.Bool("json", false, "")
-	operands, code, ok := parseArgs(fs, locateHelp, args, stdout, stderr)
-	if !ok {
-		return code
-	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "nccom-rings locate: %s\n\n%s%s", fmt.Sprintf(format, a...), locateHelp, locateExitCodesHelp)
-		return cli.ExitUnusable
-	}
+func runLocate(inv *cli.Invocation, f *locateFlags) int {
+	operands, stdout, stderr := inv.Operands, inv.Stdout, inv.Stderr
+	given, usage := inv.Given, inv.UsageError
 	if len(operands) != 1 {
 		return usage("want one ec2:FILE or slurm:FILE, got %d operands", len(operands))
 	}
@@ -136,15 +115,15 @@ func runLocate(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case source != "ec2" && source != "slurm" || path == "":
 		return usage("%s: want ec2:FILE (an EC2 instance-topology JSON) or slurm:FILE (a topology.conf)", strconv.QuoteToASCII(operands[0]))
-	case *all && (given["host"] || given["instance"]):
+	case f.all && (given("host") || given("instance")):
 		return usage("--all lists every host of the file; --host and --instance name one")
-	case given["host"] && given["instance"]:
+	case given("host") && given("instance"):
 		return usage("--host and --instance exclude each other")
-	case source == "ec2" && given["host"]:
+	case source == "ec2" && given("host"):
 		return usage("an EC2 instance-topology file names instances, not hosts: use --instance ID")
-	case source == "slurm" && given["instance"]:
+	case source == "slurm" && given("instance"):
 		return usage("a topology.conf names hosts, not instances: use --host NAME")
-	case given["host"] && *host == "", given["instance"] && *instance == "":
+	case given("host") && f.host == "", given("instance") && f.instance == "":
 		return usage("--host and --instance need a name")
 	}
 
@@ -162,11 +141,11 @@ func runLocate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nccom-rings locate: %v\n", err)
 		return cli.ExitUnusable
 	}
-	if *all {
-		return locateAll(topo, *asJSON, stdout, stderr)
+	if f.all {
+		return locateAll(topo, f.json, stdout, stderr)
 	}
 
-	name, from, err := whichHost(source, *host, *instance)
+	name, from, err := whichHost(source, f.host, f.instance)
 	if err != nil {
 		fmt.Fprintf(stderr, "nccom-rings locate: %v\n", err)
 		return cli.ExitUnusable
@@ -186,7 +165,7 @@ func runLocate(args []string, stdout, stderr io.Writer) int {
 		rep.Line, rep.Location = h.Line, h.Location
 	}
 	switch {
-	case *asJSON:
+	case f.json:
 		writeJSON(stdout, rep)
 	case rep.Location != "":
 		fmt.Fprintln(stdout, rep.Location)

@@ -296,7 +296,7 @@ func TestLocateUsage(t *testing.T) {
 	noHostHints(t)
 	code, out, _ := runTool("locate", "--help")
 	assert.Equal(t, cli.ExitOK, code)
-	assert.True(t, strings.HasPrefix(out, "Usage: nccom-rings locate [--host NAME | --instance ID] [--json] ec2:FILE | slurm:FILE\n"), out)
+	assert.True(t, strings.HasPrefix(out, "Usage: nccom-rings locate [--host NAME | --instance ID] [--json]\n                          ec2:FILE | slurm:FILE\n"), out)
 	assert.Contains(t, out, "Exit codes:\n  0  the location was printed")
 
 	for _, c := range []struct {

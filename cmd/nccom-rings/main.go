@@ -1,22 +1,10 @@
 // Command nccom-rings reads the per-rank wiring dumps libnccomring writes
 // when NCCOM_RING_DUMP names a directory (package ringdump) and judges the
-// job as a whole.
-//
-//	nccom-rings verify [--json] [--junit F] DIR    do all ranks agree on every ring?
-//	nccom-rings show [--channel C] [--json | --dot] DIR   one channel across ranks
-//	nccom-rings locate ec2:FILE|slurm:FILE [--all]  a host's NCCOM_RING_LOCATION
-//	nccom-rings score [--locations FILE] DIR        the rings against the network
-//	nccom-rings plan --locations F --hosts H [--ranks-per-node L]   a job without a job
-//	nccom-rings diff [--json] DIR_A DIR_B           what changed between two jobs
-//	nccom-rings report [--locations F] [--redact] -o FILE DIR   one HTML page of it all
-//
-// Exit codes: 0 nothing to report, 1 a finding (a rank that disagrees, a
-// missing or failed rank, two files for one rank), 2 unusable input or
-// usage (no such directory, no dumps in it, a file that is not a dump).
+// job as a whole. Its commands, flags and exit codes are the table below
+// (tool); `nccom-rings --help` and docs/commands/nccom-rings.md show it.
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,79 +16,36 @@ import (
 	"github.com/nccomring/libnccomring/version"
 )
 
-const exitCodesHelp = `Exit codes:
-  0  no finding
-  1  a finding: ranks that disagree on a ring, a missing rank, a rank whose
-     ncclTopoPostset failed, two files for one rank
-  2  unusable input or usage: no such directory, no dump files in it, a file
-     that is not a dump (named, with the byte offset), a bad flag. verify
-     reports an unusable file as one finding among the others, checks every
-     other rank, and exits 2 even when it also found something: the verdict
-     misses that rank, so fix the input first
-`
-
-// showExitCodesHelp is show's: it reports no findings, only the channel.
-const showExitCodesHelp = `Exit codes:
-  0  the channel was shown
-  2  unusable input or usage: no such directory, no dump files in it, a file
-     that is not a dump (named, with the byte offset), a bad flag or channel
-`
-
-// exitCodesHelpOf is the exit-code text of a subcommand's help.
-func exitCodesHelpOf(name string) string {
-	switch name {
-	case "show":
-		return showExitCodesHelp
-	case "locate":
-		return locateExitCodesHelp
-	case "score":
-		return scoreExitCodesHelp
-	case "plan":
-		return planExitCodesHelp
-	case "diff":
-		return diffExitCodesHelp
-	case "report":
-		return reportExitCodesHelp
-	}
-	return exitCodesHelp
+// tool is nccom-rings' table of commands: its help, each command's
+// --help and docs/commands/nccom-rings.md are made from it (internal/cli).
+var tool = &cli.Tool{
+	Name:    "nccom-rings",
+	Summary: "check the per-rank wiring dumps of a job (NCCOM_RING_DUMP)",
+	About: `DIR holds one rank-NNNNNN.<host>.<pid>.json file per rank, written by
+libnccomring's ncclTopoPostset when the job ran with NCCOM_RING_DUMP=DIR.
+`,
+	Version: fmt.Sprintf("nccom-rings %s (libnccomring %s, dump format %d)", version.Library, version.Library, ringdump.FormatVersion),
+	Exits:   verifyExits,
 }
 
-const topHelp = `nccom-rings: check the per-rank wiring dumps of a job (NCCOM_RING_DUMP)
+// init fills the table: the commands print their help from it, which a
+// static initializer would make an initialization cycle.
+func init() {
+	tool.Commands = []*cli.Command{verifyCommand, showCommand, locateCommand, scoreCommand, planCommand, diffCommand, reportCommand}
+}
 
-Usage: nccom-rings verify [--json] [--junit FILE] DIR
-       nccom-rings show [--channel C] [--json | --dot] DIR
-       nccom-rings locate [--host NAME | --instance ID | --all] ec2:FILE | slurm:FILE
-       nccom-rings score [--locations FILE] [--max-excess N] [--json] DIR
-       nccom-rings plan --locations FILE --hosts HOSTFILE [--ranks-per-node L] [--graph FILE]
-                        [--order rank|network]... [--dump DIR] [--emit-hostfile FILE] [--json]
-       nccom-rings diff [--json] DIR_A DIR_B
-       nccom-rings report [--locations FILE] [--redact] -o FILE DIR
-       nccom-rings COMMAND --help
-       nccom-rings --version
+// verifyExits are verify's exit codes, and the tool's.
+var verifyExits = []cli.Exit{
+	{Code: cli.ExitOK, Meaning: "no finding"},
+	{Code: cli.ExitFinding, Meaning: "a finding: ranks that disagree on a ring, a missing rank, a rank whose ncclTopoPostset failed, two files for one rank"},
+	{Code: cli.ExitUnusable, Meaning: "unusable input or usage: no such directory, no dump files in it, a file that is not a dump (named, with the byte offset), a bad flag. verify reports an unusable file as one finding among the others, checks every other rank, and exits 2 even when it also found something: the verdict misses that rank, so fix the input first"},
+}
 
-Commands:
-  verify   check that every rank's dump is there and that all ranks agree on
-           every channel's ring (prev/next, one cycle, userRanks, doubling)
-  show     one channel across ranks: a table, JSON, or Graphviz (--dot)
-  locate   a host's NCCOM_RING_LOCATION (or every host's) from an EC2
-           instance-topology JSON or a Slurm topology.conf
-  score    each channel's crossings of each network level against the fewest
-           a ring can have, NIC-index mismatches, channels per NIC index
-  plan     what a described cluster's job would build, each --order's score
-           side by side, its dumps, a hostfile in network order
-  diff     what changed between two jobs' dumps: placement, channel count,
-           node sequence, rings, NIC indices; one line per kind
-  report   one self-contained HTML page: the rings drawn by location, one
-           channel at a time, every userRanks, the score, verify's findings
-
-DIR holds one rank-NNNNNN.<host>.<pid>.json file per rank, written by
-libnccomring's ncclTopoPostset when the job ran with NCCOM_RING_DUMP=DIR.
-
-`
-
-const verifyHelp = `Usage: nccom-rings verify [--json] [--junit FILE] DIR
-
-Reads every rank's dump in DIR and checks the job as a whole: one file per
+var verifyCommand = &cli.Command{
+	Name:    "verify",
+	Summary: "check that every rank's dump is there and that all ranks agree on every channel's ring (prev/next, one cycle, userRanks, doubling)",
+	Usage:   []string{"[--json] [--junit FILE] DIR"},
+	Doc: `Reads every rank's dump in DIR and checks the job as a whole: one file per
 rank of nRanks, every Postset succeeded, one rank count, channel count and
 node list (the ones most files give); then per channel, over every rank
 whose dump is usable: each rank's next and prev, each rank's userRanks
@@ -124,86 +69,26 @@ findings about files. Each finding is one line, then what to check next:
     check: this rank first, as most views contradict it: its libnccomring ...
 
 then one summary line (or one line when every rank agrees).
+`,
+	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
+		var f verifyFlags
+		fs.BoolVar(&f.json, "json", false, `the report as one JSON document, whatever the input: {"dir", "files", "unusable", "ranks", "channels", "nodes", "ok", "findings": [{"kind", "rank", "channel", "other", "ranks", "files", "message", "hint"}], "omitted"}; -1 where a finding is not about one rank, channel or other rank`)
+		fs.StringVar(&f.junit, "junit", "", "also write `FILE` as JUnit XML for CI: a testcase \"job\" (the findings about no one rank), then one per rank, failed with its findings (an error when its dump could not be used); a FILE that cannot be written is exit 2")
+		return func(inv *cli.Invocation) int { return runVerify(inv, &f) }
+	},
+}
 
-  --json   the report as one JSON document, whatever the input: {"dir",
-           "files", "unusable", "ranks", "channels", "nodes", "ok",
-           "findings": [{"kind", "rank", "channel", "other", "ranks",
-           "files", "message", "hint"}], "omitted"}; -1 where a finding is
-           not about one rank, channel or other rank
-  --junit FILE  also write FILE as JUnit XML for CI: a testcase "job" (the
-           findings about no one rank), then one per rank, failed with its
-           findings (an error when its dump could not be used); a FILE
-           that cannot be written is exit 2
-
-`
-
-const showHelp = `Usage: nccom-rings show [--channel C] [--json | --dot] DIR
-
-Shows channel C (default 0) across the ranks of DIR: each rank's node, prev,
-next, NIC (from its ncclTopoGetNetDev answers, - when none) and the head of
-its userRanks. It does not verify (see verify); a failed rank is shown with
-its WARN, a missing rank not at all.
-
-  --channel C  the channel to show
-  --json       the same as JSON: {"channel", "nChannels", "ranks": [{"rank",
-               "node", "host", "prev", "next", "dev", "userRanks", "result",
-               "warn"}]}
-  --dot        Graphviz for plain dot: one box per node (index and host),
-               its ranks in ring order in rows, the boxes in a grid; the
-               edges between nodes blue, with the sender's and receiver's
-               NIC index (nccom-rings show --dot DIR | dot -Tsvg > ring.svg)
-
-`
+type verifyFlags struct {
+	json  bool
+	junit string
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, topHelp+exitCodesHelp)
-		return cli.ExitUnusable
-	}
-	switch args[0] {
-	case "--version", "-version", "version":
-		fmt.Fprintf(stdout, "nccom-rings %s (libnccomring %s, dump format %d)\n", version.Library, version.Library, ringdump.FormatVersion)
-		return cli.ExitOK
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, topHelp+exitCodesHelp)
-		return cli.ExitOK
-	case "verify":
-		return runVerify(args[1:], stdout, stderr)
-	case "show":
-		return runShow(args[1:], stdout, stderr)
-	case "locate":
-		return runLocate(args[1:], stdout, stderr)
-	case "score":
-		return runScore(args[1:], stdout, stderr)
-	case "plan":
-		return runPlan(args[1:], stdout, stderr)
-	case "diff":
-		return runDiff(args[1:], stdout, stderr)
-	case "report":
-		return runReport(args[1:], stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "nccom-rings: unknown command %q\n\n%s%s", args[0], topHelp, exitCodesHelp)
-	return cli.ExitUnusable
-}
-
-// parseArgs parses fs's flags anywhere among args (cli.Parse) and returns
-// the operands; ok is false when the caller should return code, after help
-// went to stdout (--help) or stderr (a bad flag).
-func parseArgs(fs *flag.FlagSet, help string, args []string, stdout, stderr io.Writer) (operands []string, code int, ok bool) {
-	operands, err := cli.Parse(fs, args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, help+exitCodesHelpOf(fs.Name()))
-		return nil, cli.ExitOK, false
-	case err != nil:
-		fmt.Fprintf(stderr, "nccom-rings %s: %v\n\n%s%s", fs.Name(), err, help, exitCodesHelpOf(fs.Name()))
-		return nil, cli.ExitUnusable, false
-	}
-	return operands, cli.ExitOK, true
+	return tool.Main(args, stdout, stderr)
 }
 
 // readDumps reads DIR, the one operand. Each dump file that cannot be used
@@ -212,8 +97,8 @@ func parseArgs(fs *flag.FlagSet, help string, args []string, stdout, stderr io.W
 // the command ends with exit 2 after doing what it can with the rest. ok
 // is false (exit 2, printed about) when there is no such directory or no
 // usable dump in it.
-func readDumps(name, help string, operands []string, stderr io.Writer) (dir string, files []ringdump.File, unusable int, ok bool) {
-	dir, files, bad, ok := readDumpsBad(name, help, operands, stderr)
+func readDumps(inv *cli.Invocation, operands []string) (dir string, files []ringdump.File, unusable int, ok bool) {
+	dir, files, bad, ok := readDumpsBad(inv, operands)
 	return dir, files, len(bad), ok
 }
 
@@ -229,45 +114,37 @@ func readDumpDir(dir string) (files []ringdump.File, bad []error, err error) {
 
 // readDumpsBad is readDumps with the errors of the unusable files, for a
 // command that reports them (report hands them to verify).
-func readDumpsBad(name, help string, operands []string, stderr io.Writer) (dir string, files []ringdump.File, bad []error, ok bool) {
+func readDumpsBad(inv *cli.Invocation, operands []string) (dir string, files []ringdump.File, bad []error, ok bool) {
 	if len(operands) != 1 {
-		fmt.Fprintf(stderr, "nccom-rings %s: want one directory, got %d operands\n\n%s%s", name, len(operands), help, exitCodesHelpOf(name))
+		inv.UsageError("want one directory, got %d operands", len(operands))
 		return "", nil, nil, false
 	}
 	dir = operands[0]
 	files, bad, err := readDumpDir(dir)
 	for _, b := range bad {
-		fmt.Fprintf(stderr, "nccom-rings %s: %v\n", name, b)
+		inv.Errorf("%v", b)
 	}
 	if err == nil && len(files) == 0 {
 		err = fmt.Errorf("%s holds no usable dump file", quote.String(dir))
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "nccom-rings %s: %v\n", name, err)
+		inv.Errorf("%v", err)
 		return "", nil, bad, false
 	}
 	return dir, files, bad, true
 }
 
-func runVerify(args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("verify")
-	asJSON := fs.Bool("json", false, "")
-	junitPath := fs.String("junit", "", "")
-	operands, code, ok := parseArgs(fs, verifyHelp, args, stdout, stderr)
-	if !ok {
-		return code
+func runVerify(inv *cli.Invocation, f *verifyFlags) int {
+	if len(inv.Operands) != 1 {
+		return inv.UsageError("want one directory, got %d operands", len(inv.Operands))
 	}
-	if len(operands) != 1 {
-		fmt.Fprintf(stderr, "nccom-rings verify: want one directory, got %d operands\n\n%s%s", len(operands), verifyHelp, exitCodesHelp)
-		return cli.ExitUnusable
-	}
-	rep := verifyDir(operands[0], stderr)
-	if *asJSON {
-		writeJSON(stdout, rep)
+	rep := verifyDir(inv.Operands[0], inv.Stderr)
+	if f.json {
+		writeJSON(inv.Stdout, rep)
 	} else {
-		writeReport(stdout, rep)
+		writeReport(inv.Stdout, rep)
 	}
-	return writeVerifyJUnit(stderr, *junitPath, rep, verifyExit(rep))
+	return writeVerifyJUnit(inv.Stderr, f.junit, rep, verifyExit(rep))
 }
 
 // writeJSON is every --json document (cli.WriteJSON).

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -188,12 +189,20 @@ func TestVerifyRefusesUnusableInput(t *testing.T) {
 	assert.Equal(t, cli.ExitUnusable, code)
 }
 
-func TestHelpAndVersion(t *testing.T) {
+var update = flag.Bool("update", false, "write docs/commands/nccom-rings.md from the command table")
+
+// The top help, every command's --help and docs/commands/nccom-rings.md
+// come from one table, and every flag in it has its help text.
+func TestCommandTable(t *testing.T) {
+	require.NoError(t, tool.Check("../../docs/commands/nccom-rings.md", *update))
 	for _, args := range [][]string{{"--help"}, {"verify", "--help"}, {"show", "--help"}, {"--version"}} {
 		code, out, _ := runTool(args...)
 		assert.Equal(t, cli.ExitOK, code, args)
 		assert.NotEmpty(t, out, args)
 	}
+	code, out, _ := runTool("--version")
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Regexp(t, `^nccom-rings \S+ \(libnccomring \S+, dump format \d+\)\n$`, out)
 }
 
 func TestShowTableJSONAndDot(t *testing.T) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -19,11 +20,13 @@ import (
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
-const planHelp = `Usage: nccom-rings plan --locations FILE --hosts HOSTFILE [--ranks-per-node L]
-                        [--graph FILE] [--order rank|network]... [--dump DIR]
-                        [--emit-hostfile FILE] [--json]
-
-What a job would build, without a job: runs the library's ring stage (its
+var planCommand = &cli.Command{
+	Name:    "plan",
+	Summary: "what a described cluster's job would build, each --order's score side by side, its dumps, a hostfile in network order",
+	Usage: []string{
+		"--locations FILE --hosts HOSTFILE [--ranks-per-node L] [--graph FILE] [--order rank|network]... [--dump DIR] [--emit-hostfile FILE] [--json]",
+	},
+	Doc: `What a job would build, without a job: runs the library's ring stage (its
 Go code, no cgo) for every rank of the described cluster, once per --order
 (default: rank, then network), and prints each order's score side by side
 (see score --help): for each level the most crossings any ring has against
@@ -40,43 +43,28 @@ ranks. The score places nodes by the library's own rule (D28), and the
 network order is the library's own; two names of one level of the hosts'
 locations that share a 32-bit hash, which the library takes for one, are
 said, one line each pair.
+`,
+	Exits: cli.Exits("every order was planned", "an order the ring stage refused or did not apply (its WARN printed)", "unusable input or usage: a missing or bad hostfile, locations file or graph file, a bad --ranks-per-node or --order, more than 4,096 ranks, a dump directory that cannot be written, a bad flag"),
+	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
+		var f planFlags
+		fs.StringVar(&f.locations, "locations", "", `"HOST LOCATION" lines (nccom-rings locate --all) in `+"`FILE`"+`; a host it does not list has no location`)
+		fs.StringVar(&f.hosts, "hosts", "", "the hosts, one a line of `HOSTFILE`: its first field (\"host slots=4\" and MPICH's \"host:4\" read as host, with 4 slots); '#' comments. A host whose slots are not L is noted on stderr: a launcher filling slots numbers otherwise")
+		fs.IntVar(&f.local, "ranks-per-node", 0, "`L` ranks on each host, 1 to 256; when not given, --graph's ranks a node, else the slot count every host of HOSTFILE gives (the same on each)")
+		fs.StringVar(&f.graph, "graph", "", "an NCCL_GRAPH_FILE `FILE` (NCCL_GRAPH_DUMP_FILE's XML): its first pattern=\"4\" graph, read as ringstage --graph reads it, on every node. Read as a stream: a regular file of at most 64 MiB, elements nested at most 256 deep, at most 32 channels of 256 <gpu>")
+		fs.Var(&f.orders, "order", "NCCOM_RING_NODE_ORDER for every rank, one of `rank|network`; repeatable (default: rank, then network)")
+		fs.StringVar(&f.dump, "dump", "", "write the dumps the job would (NCCOM_RING_DUMP=`DIR`); with two orders, into DIR/rank and DIR/network")
+		fs.StringVar(&f.emit, "emit-hostfile", "", "write HOSTFILE's lines in D25's network order to `FILE`: a launcher that keeps that order gets, in rank order, the rings the network order gives")
+		fs.BoolVar(&f.json, "json", false, `{"hosts", "ranksPerNode", "nRanks", "graph", "locations", "unlocated", "collisions": [{"level", "hash", "names"}], "emittedHostfile", "plans": [{"order", "networkApplied", "note", "sequence", "graphChannels", "nChannels", "dump", "score"}]} ("score" as score --json's)`)
+		return func(inv *cli.Invocation) int { return runPlan(inv, &f) }
+	},
+}
 
-  --locations FILE      "HOST LOCATION" lines (nccom-rings locate --all); a
-                        host it does not list has no location
-  --hosts HOSTFILE      one host a line, first field ("host slots=4" and
-                        MPICH's "host:4" read as host, with 4 slots); '#'
-                        comments. A host whose slots are not L is noted on
-                        stderr: a launcher filling slots numbers otherwise
-  --ranks-per-node L    ranks on each host, 1 to 256; when not given,
-                        --graph's ranks a node, else the slot count every
-                        host of HOSTFILE gives (the same on each)
-  --graph FILE          an NCCL_GRAPH_FILE (NCCL_GRAPH_DUMP_FILE's XML): its
-                        first pattern="4" graph, read as ringstage --graph
-                        reads it, on every node. Read as a stream: a regular
-                        file of at most 64 MiB, elements nested at most 256
-                        deep, at most 32 channels of 256 <gpu>
-  --order rank|network  NCCOM_RING_NODE_ORDER for every rank; repeatable
-  --dump DIR            write the dumps the job would (NCCOM_RING_DUMP=DIR);
-                        with two orders, into DIR/rank and DIR/network
-  --emit-hostfile FILE  write HOSTFILE's lines in D25's network order: a
-                        launcher that keeps that order gets, in rank order,
-                        the rings the network order gives
-  --json                {"hosts", "ranksPerNode", "nRanks", "graph",
-                        "locations", "unlocated", "collisions": [{"level",
-                        "hash", "names"}], "emittedHostfile", "plans":
-                        [{"order", "networkApplied", "note", "sequence",
-                        "graphChannels", "nChannels", "dump", "score"}]}
-                        ("score" as score --json's)
-
-`
-
-const planExitCodesHelp = `Exit codes:
-  0  every order was planned
-  1  an order the ring stage refused or did not apply (its WARN printed)
-  2  unusable input or usage: a missing or bad hostfile, locations file or
-     graph file, a bad --ranks-per-node or --order, more than 4,096 ranks, a dump
-     directory that cannot be written, a bad flag
-`
+type planFlags struct {
+	locations, hosts, graph, dump, emit string
+	local                               int
+	orders                              orders
+	json                                bool
+}
 
 // orders is --order, repeatable.
 type orders []string
@@ -120,78 +108,62 @@ type planReport struct {
 	Plans           []planned            `json:"plans"`
 }
 
-func runPlan(args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("plan")
-	locations := fs.String("locations", "", "")
-	hostfile := fs.String("hosts", "", "")
-	local := fs.Int("ranks-per-node", 0, "")
-	graphFile := fs.String("graph", "", "")
-	var ords orders
-	fs.Var(&ords, "order", "")
-	dumpDir := fs.String("dump", "", "")
-	emit := fs.String("emit-hostfile", "", "")
-	asJSON := fs.Bool("json", false, "")
-	operands, code, ok := parseArgs(fs, planHelp, args, stdout, stderr)
-	if !ok {
-		return code
-	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "nccom-rings plan: %s\n\n%s%s", fmt.Sprintf(format, a...), planHelp, planExitCodesHelp)
-		return cli.ExitUnusable
-	}
+func runPlan(inv *cli.Invocation, f *planFlags) int {
+	operands, stdout, stderr, usage := inv.Operands, inv.Stdout, inv.Stderr, inv.UsageError
+	ords := f.orders
 	switch {
 	case len(operands) > 0:
 		return usage("no operand expected, got %s", quote.String(operands[0]))
-	case *locations == "" || *hostfile == "":
+	case f.locations == "" || f.hosts == "":
 		return usage("--locations and --hosts are needed")
 	}
 	graphName := plan.DefaultGraphName
 	var graph *plan.GraphFile
-	if *graphFile != "" {
+	if f.graph != "" {
 		var err error
-		if graph, err = plan.ReadGraphFile(*graphFile); err != nil {
+		if graph, err = plan.ReadGraphFile(f.graph); err != nil {
 			fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
 			return cli.ExitUnusable
 		}
-		if *local == 0 {
-			*local = graph.LocalRanks
+		if f.local == 0 {
+			f.local = graph.LocalRanks
 		}
-		graphName = fmt.Sprintf("%s's RING graph (%s a node, %s)", quote.String(*graphFile), count(graph.LocalRanks, "rank"), count(graph.NChannels, "channel"))
+		graphName = fmt.Sprintf("%s's RING graph (%s a node, %s)", quote.String(f.graph), count(graph.LocalRanks, "rank"), count(graph.NChannels, "channel"))
 	}
 	if len(ords) == 0 {
 		ords = orders{"rank", "network"}
 	}
-	hosts, err := plan.ReadHostfile(*hostfile)
+	hosts, err := plan.ReadHostfile(f.hosts)
 	if err != nil {
 		fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
 		return cli.ExitUnusable
 	}
-	if *local == 0 { // neither --ranks-per-node nor --graph: the hosts' slots
+	if f.local == 0 { // neither --ranks-per-node nor --graph: the hosts' slots
 		n, ok := plan.CommonSlots(hosts)
 		if !ok {
-			return usage("--ranks-per-node is needed: neither --graph nor the same slot count on every host of %s gives it", quote.String(*hostfile))
+			return usage("--ranks-per-node is needed: neither --graph nor the same slot count on every host of %s gives it", quote.String(f.hosts))
 		}
 		if n > layout.MaxLocalRanks {
-			return usage("every host of %s gives %d slots, but a plan puts 1 to %d ranks on a host: give --ranks-per-node", quote.String(*hostfile), n, layout.MaxLocalRanks)
+			return usage("every host of %s gives %d slots, but a plan puts 1 to %d ranks on a host: give --ranks-per-node", quote.String(f.hosts), n, layout.MaxLocalRanks)
 		}
-		*local = n
+		f.local = n
 	}
-	if i, n := plan.OtherSlots(hosts, *local); n > 0 {
+	if i, n := plan.OtherSlots(hosts, f.local); n > 0 {
 		fmt.Fprintf(stderr, "nccom-rings plan: note: %s line %d: host %s gives %s, but the plan puts %s on every host (%d of %d hosts give another count); a launcher that fills each host's slots numbers the ranks otherwise\n",
-			quote.String(*hostfile), hosts[i].Line, quote.String(hosts[i].Name), count(hosts[i].Slots, "slot"), count(*local, "rank"), n, len(hosts))
+			quote.String(f.hosts), hosts[i].Line, quote.String(hosts[i].Name), count(hosts[i].Slots, "slot"), count(f.local, "rank"), n, len(hosts))
 	}
-	entries, err := location.ReadLocationsFile(*locations)
+	entries, err := location.ReadLocationsFile(f.locations)
 	if err != nil {
 		fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
 		return cli.ExitUnusable
 	}
 	locs, missing := plan.Locate(hosts, entries)
-	cl := plan.Cluster{RanksPerNode: *local, Locations: locs, Graph: graph}
+	cl := plan.Cluster{RanksPerNode: f.local, Locations: locs, Graph: graph}
 	for _, h := range hosts {
 		cl.Hosts = append(cl.Hosts, h.Name)
 	}
-	rep := planReport{Hosts: *hostfile, RanksPerNode: *local, NRanks: len(hosts) * *local, Graph: graphName,
-		Locations: *locations, Unlocated: []string{}, Plans: []planned{}, Collisions: location.Collisions(locs)}
+	rep := planReport{Hosts: f.hosts, RanksPerNode: f.local, NRanks: len(hosts) * f.local, Graph: graphName,
+		Locations: f.locations, Unlocated: []string{}, Plans: []planned{}, Collisions: location.Collisions(locs)}
 	if rep.Collisions == nil {
 		rep.Collisions = []location.Collision{}
 	}
@@ -203,10 +175,10 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	for _, o := range ords {
 		p := planned{Order: o}
 		var write func(*ringdump.Dump) error
-		if *dumpDir != "" {
-			p.Dump = *dumpDir
+		if f.dump != "" {
+			p.Dump = f.dump
 			if len(ords) > 1 {
-				p.Dump = filepath.Join(*dumpDir, o)
+				p.Dump = filepath.Join(f.dump, o)
 			}
 			write = func(d *ringdump.Dump) error { _, err := ringdump.Write(p.Dump, d); return err }
 		}
@@ -234,18 +206,18 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		p.Sequence = p.Score.Channels[0].Sequence
 		rep.Plans = append(rep.Plans, p)
 	}
-	if *emit != "" {
+	if f.emit != "" {
 		order, err := plan.NetworkOrder(locs)
 		if err == nil {
-			err = safefile.WriteFile(*emit, plan.EmitHostfile(*hostfile, hosts, order), 0o644)
+			err = safefile.WriteFile(f.emit, plan.EmitHostfile(f.hosts, hosts, order), 0o644)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "nccom-rings plan: --emit-hostfile: %v\n", err)
 			return cli.ExitUnusable
 		}
-		rep.EmittedHostfile = *emit
+		rep.EmittedHostfile = f.emit
 	}
-	if *asJSON {
+	if f.json {
 		writeJSON(stdout, rep)
 	} else {
 		writePlan(stdout, rep)

@@ -2,8 +2,8 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
-	"io"
 
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/report"
@@ -14,9 +14,11 @@ import (
 	"github.com/nccomring/libnccomring/internal/safefile"
 )
 
-const reportHelp = `Usage: nccom-rings report DIR [--locations FILE] [--redact] -o FILE
-
-Writes one self-contained HTML page about the job whose dumps DIR holds
+var reportCommand = &cli.Command{
+	Name:    "report",
+	Summary: "one self-contained HTML page: the rings drawn by location, one channel at a time, every userRanks, the score, verify's findings",
+	Usage:   []string{"[--locations FILE] [--redact] -o FILE DIR"},
+	Doc: `Writes one self-contained HTML page about the job whose dumps DIR holds
 (package report): a picture of the rings at node level, one channel at a
 time chosen in the page (nodes in a box per location, inter-node edges
 with the NIC index at each end, edges that cross a location level
@@ -26,56 +28,48 @@ more groups, or one chosen in the page; an arrow per ordered pair of
 groups crossed, labelled with its edges, red out of a group the ring
 leaves more than once, which a ring with the fewest crossings never does);
 each channel's full userRanks as text; score's table (see score); and
-every verify finding, its rank marked in the picture and in the userRanks. The page loads nothing from anywhere:
-open it in any browser, or attach it to a ticket (with --redact).
+every verify finding, its rank marked in the picture and in the userRanks.
+The page loads nothing from anywhere: open it in any browser, or attach it
+to a ticket (with --redact).
 
 When a rank is missing or failed there are no rings to draw: the page then
 holds verify's findings and says why.
+`,
+	Exits: cli.Exits("the page was written and verify found nothing", "the page was written and holds verify's findings", "unusable input or usage: no such directory, no usable dump in it, a bad locations file, a page that cannot be written, a bad flag; or the page was written but some dump files could not be used (as verify)"),
+	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
+		var f reportFlags
+		fs.StringVar(&f.out, "o", "", "the page to write, `FILE` (\"-\": standard output)")
+		fs.StringVar(&f.locations, "locations", "", `"HOST LOCATION" lines (nccom-rings locate --all) in `+"`FILE`"+`, as score`)
+		fs.BoolVar(&f.redact, "redact", false, "host names, EC2 instance ids and location names replaced by tokens (host-1, instance-1, loc-1: one name, one token in the page), the dump directory by DIR")
+		return func(inv *cli.Invocation) int { return runReport(inv, &f) }
+	},
+}
 
-  -o FILE           the page to write ("-": standard output)
-  --locations FILE  "HOST LOCATION" lines (nccom-rings locate --all), as score
-  --redact          host names, EC2 instance ids and location names replaced
-                    by tokens (host-1, instance-1, loc-1: one name, one token
-                    in the page), the dump directory by DIR
+type reportFlags struct {
+	out, locations string
+	redact         bool
+}
 
-`
-
-const reportExitCodesHelp = `Exit codes:
-  0  the page was written and verify found nothing
-  1  the page was written and holds verify's findings
-  2  unusable input or usage: no such directory, no usable dump in it, a bad
-     locations file, a page that cannot be written, a bad flag; or the page
-     was written but some dump files could not be used (as verify)
-`
-
-func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("report")
-	out := fs.String("o", "", "")
-	locations := fs.String("locations", "", "")
-	redact := fs.Bool("redact", false, "")
-	operands, code, ok := parseArgs(fs, reportHelp, args, stdout, stderr)
-	if !ok {
-		return code
+func runReport(inv *cli.Invocation, f *reportFlags) int {
+	stdout, stderr := inv.Stdout, inv.Stderr
+	if f.out == "" {
+		return inv.UsageError("-o FILE is needed")
 	}
-	if *out == "" {
-		fmt.Fprintf(stderr, "nccom-rings report: -o FILE is needed\n\n%s%s", reportHelp, reportExitCodesHelp)
-		return cli.ExitUnusable
-	}
-	dir, files, bad, ok := readDumpsBad("report", reportHelp, operands, stderr)
+	dir, files, bad, ok := readDumpsBad(inv, inv.Operands)
 	if !ok {
 		return cli.ExitUnusable
 	}
 	rep := verify.Check(dir, files, bad)
-	in := report.Input{Dir: dir, LocationsFrom: "dumps", Findings: rep.Findings, Omitted: rep.Omitted, Unusable: rep.Unusable, Redact: *redact}
+	in := report.Input{Dir: dir, LocationsFrom: "dumps", Findings: rep.Findings, Omitted: rep.Omitted, Unusable: rep.Unusable, Redact: f.redact}
 	job, err := score.FromDumps(files)
-	if err == nil && *locations != "" {
-		entries, lerr := location.ReadLocationsFile(*locations)
+	if err == nil && f.locations != "" {
+		entries, lerr := location.ReadLocationsFile(f.locations)
 		if lerr != nil {
 			fmt.Fprintf(stderr, "nccom-rings report: %v\n", lerr)
 			return cli.ExitUnusable
 		}
 		job.SetLocations(entries)
-		in.LocationsFrom = *locations
+		in.LocationsFrom = f.locations
 	}
 	if err == nil {
 		in.Score, err = score.Compute(job)
@@ -90,10 +84,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nccom-rings report: %s: %v\n", quote.String(dir), err)
 		return cli.ExitUnusable
 	}
-	if *out == "-" {
+	if f.out == "-" {
 		stdout.Write(page.Bytes())
 	} else {
-		if err := safefile.WriteFile(*out, page.Bytes(), 0o644); err != nil {
+		if err := safefile.WriteFile(f.out, page.Bytes(), 0o644); err != nil {
 			fmt.Fprintf(stderr, "nccom-rings report: %v\n", err)
 			return cli.ExitUnusable
 		}
@@ -101,7 +95,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		if in.Job != nil {
 			what = fmt.Sprintf("%s, %s, %s", count(job.NRanks, "rank"), count(job.NNodes, "node"), count(len(job.Rings), "channel"))
 		}
-		fmt.Fprintf(stdout, "nccom-rings report: wrote %s: %s; %s\n", quote.String(*out), what, count(rep.Count(), "finding"))
+		fmt.Fprintf(stdout, "nccom-rings report: wrote %s: %s; %s\n", quote.String(f.out), what, count(rep.Count(), "finding"))
 	}
 	return verifyExit(rep)
 }

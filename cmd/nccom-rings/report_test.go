@@ -82,7 +82,7 @@ func TestReportWithoutRings(t *testing.T) {
 func TestReportUsage(t *testing.T) {
 	code, out, _ := runTool("report", "--help")
 	assert.Equal(t, cli.ExitOK, code)
-	assert.Contains(t, out, "Usage: nccom-rings report DIR [--locations FILE] [--redact] -o FILE")
+	assert.Contains(t, out, "Usage: nccom-rings report [--locations FILE] [--redact] -o FILE DIR\n")
 	code, _, errOut := runTool("report", t.TempDir())
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Contains(t, errOut, "-o FILE is needed")

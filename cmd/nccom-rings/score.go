@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -11,9 +12,11 @@ import (
 	"github.com/nccomring/libnccomring/internal/quote"
 )
 
-const scoreHelp = `Usage: nccom-rings score DIR [--locations FILE] [--max-excess N] [--json]
-
-Scores the rings of the job whose dumps DIR holds against the network
+var scoreCommand = &cli.Command{
+	Name:    "score",
+	Summary: "each channel's crossings of each network level against the fewest a ring can have, NIC-index mismatches, channels per NIC index",
+	Usage:   []string{"[--locations FILE] [--max-excess N] [--json] DIR"},
+	Doc: `Scores the rings of the job whose dumps DIR holds against the network
 (D25, package score). For each channel and each level of the locations (level
 1 the outermost name): the inter-node edges whose two nodes are in different
 groups at that level (a group: the nodes whose locations share that
@@ -35,30 +38,22 @@ code (D28): its location is the one most of its ranks' records carried
 head's, else to the lowest rank's), or with --locations the one FILE
 gives its host. Two names of one level that share a 32-bit hash are one
 name to the library: score says so, one line each pair.
+`,
+	Exits: cli.Exits("scored (and no level over --max-excess)", "with --max-excess N: some level crosses more than N times over its fewest", "unusable input or usage: no such directory, no dumps, a file that is not a dump, a missing or failed rank, a bad locations file, a bad flag"),
+	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
+		var f scoreFlags
+		fs.StringVar(&f.locations, "locations", "", `"HOST LOCATION" lines (nccom-rings locate --all) in `+"`FILE`"+`, matched by the dumps' host names (lowercase, up to the first dot)`)
+		fs.IntVar(&f.maxExcess, "max-excess", -1, "exit 1 when some level of some channel crosses more than `N` times over its fewest (for CI)")
+		fs.BoolVar(&f.json, "json", false, `{"dir", "locationsFrom", "unlocated", "collisions": [{"level", "hash", "names"}], "maxExcessAllowed", "exceeded", "score": {"nRanks", "nNodes", "depth", "located", "arranged", "channels": [{"channel", "sequence", "interNodeEdges", "levels": [{"level", "groups", "crossings", "minimum", "excess"}], "nicMismatches", "nicUnknown"}], "maxExcess", "mismatches": [{"channel", "from", "to", "fromDev", "toDev"}], "nics": [[{"dev", "channels"}]]}}; on unusable input a document with "error" and no "score" (exit 2)`)
+		return func(inv *cli.Invocation) int { return runScore(inv, &f) }
+	},
+}
 
-  --locations FILE  "HOST LOCATION" lines (nccom-rings locate --all), matched
-                    by the dumps' host names (lowercase, up to the first dot)
-  --max-excess N    exit 1 when some level of some channel crosses more than
-                    N times over its fewest (for CI)
-  --json            {"dir", "locationsFrom", "unlocated", "collisions":
-                    [{"level", "hash", "names"}], "maxExcessAllowed",
-                    "exceeded", "score": {"nRanks", "nNodes", "depth",
-                    "located", "arranged", "channels": [{"channel", "sequence",
-                    "interNodeEdges", "levels": [{"level", "groups",
-                    "crossings", "minimum", "excess"}], "nicMismatches",
-                    "nicUnknown"}], "maxExcess", "mismatches": [{"channel",
-                    "from", "to", "fromDev", "toDev"}], "nics": [[{"dev",
-                    "channels"}]]}}; on unusable input a document with
-                    "error" and no "score" (exit 2)
-
-`
-
-const scoreExitCodesHelp = `Exit codes:
-  0  scored (and no level over --max-excess)
-  1  with --max-excess N: some level crosses more than N times over its fewest
-  2  unusable input or usage: no such directory, no dumps, a file that is not
-     a dump, a missing or failed rank, a bad locations file, a bad flag
-`
+type scoreFlags struct {
+	locations string
+	maxExcess int
+	json      bool
+}
 
 // scoreReport is score's --json document.
 type scoreReport struct {
@@ -75,15 +70,8 @@ type scoreReport struct {
 	Error string `json:"error,omitempty"`
 }
 
-func runScore(args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("score")
-	locations := fs.String("locations", "", "")
-	maxExcess := fs.Int("max-excess", -1, "")
-	asJSON := fs.Bool("json", false, "")
-	operands, code, ok := parseArgs(fs, scoreHelp, args, stdout, stderr)
-	if !ok {
-		return code
-	}
+func runScore(inv *cli.Invocation, f *scoreFlags) int {
+	operands, stdout, stderr := inv.Operands, inv.Stdout, inv.Stderr
 	rep := scoreReport{LocationsFrom: "dumps", Unlocated: []int{}, Collisions: []location.Collision{}}
 	// unusable ends the command with exit 2, after err's line on stderr
 	// and, with --json, a document that says so.
@@ -91,7 +79,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "nccom-rings score: %v\n", err)
 		}
-		if *asJSON {
+		if f.json {
 			rep.Error = "unusable input (named on stderr)"
 			writeJSON(stdout, rep)
 		}
@@ -100,7 +88,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	if len(operands) == 1 {
 		rep.Dir = operands[0]
 	}
-	dir, files, bad, ok := readDumps("score", scoreHelp, operands, stderr)
+	dir, files, bad, ok := readDumps(inv, operands)
 	if !ok {
 		return unusable(nil)
 	}
@@ -108,13 +96,13 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return unusable(fmt.Errorf("%s: %w", quote.String(dir), err))
 	}
-	if *locations != "" {
-		entries, err := location.ReadLocationsFile(*locations)
+	if f.locations != "" {
+		entries, err := location.ReadLocationsFile(f.locations)
 		if err != nil {
 			return unusable(err)
 		}
 		job.SetLocations(entries)
-		rep.LocationsFrom = *locations
+		rep.LocationsFrom = f.locations
 	}
 	for m, l := range job.Location {
 		if l == "" {
@@ -126,11 +114,11 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return unusable(fmt.Errorf("%s: %w", quote.String(dir), err))
 	}
-	if *maxExcess >= 0 {
-		rep.MaxExcess = maxExcess
-		_, _, rep.Exceeded = rep.Score.Exceeds(*maxExcess)
+	if f.maxExcess >= 0 {
+		rep.MaxExcess = &f.maxExcess
+		_, _, rep.Exceeded = rep.Score.Exceeds(f.maxExcess)
 	}
-	if *asJSON {
+	if f.json {
 		writeJSON(stdout, rep)
 	} else {
 		writeScore(stdout, rep, job.Host)

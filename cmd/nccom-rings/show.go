@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -33,32 +34,49 @@ type shownChannel struct {
 // userRanksHead is how many userRanks the table prints.
 const userRanksHead = 8
 
-func runShow(args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("show")
-	channel := fs.Int("channel", 0, "")
-	asJSON := fs.Bool("json", false, "")
-	asDot := fs.Bool("dot", false, "")
-	operands, code, ok := parseArgs(fs, showHelp, args, stdout, stderr)
-	if !ok {
-		return code
-	}
-	if *asJSON && *asDot {
-		fmt.Fprintf(stderr, "nccom-rings show: --json and --dot exclude each other\n")
+var showCommand = &cli.Command{
+	Name:    "show",
+	Summary: "one channel across ranks: a table, JSON, or Graphviz (--dot)",
+	Usage:   []string{"[--channel C] [--json | --dot] DIR"},
+	Doc: `Shows channel C (default 0) across the ranks of DIR: each rank's node, prev,
+next, NIC (from its ncclTopoGetNetDev answers, - when none) and the head of
+its userRanks. It does not verify (see verify); a failed rank is shown with
+its WARN, a missing rank not at all.
+`,
+	Exits: cli.Exits("the channel was shown", "", "unusable input or usage: no such directory, no dump files in it, a file that is not a dump (named, with the byte offset), a bad flag or channel"),
+	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
+		var f showFlags
+		fs.IntVar(&f.channel, "channel", 0, "the channel `C` to show")
+		fs.BoolVar(&f.json, "json", false, `the same as JSON: {"channel", "nChannels", "ranks": [{"rank", "node", "host", "prev", "next", "dev", "userRanks", "result", "warn"}]}`)
+		fs.BoolVar(&f.dot, "dot", false, "Graphviz for plain dot: one box per node (index and host), its ranks in ring order in rows, the boxes in a grid; the edges between nodes blue, with the sender's and receiver's NIC index (nccom-rings show --dot DIR | dot -Tsvg > ring.svg)")
+		return func(inv *cli.Invocation) int { return runShow(inv, &f) }
+	},
+}
+
+type showFlags struct {
+	channel   int
+	json, dot bool
+}
+
+func runShow(inv *cli.Invocation, f *showFlags) int {
+	stdout, stderr := inv.Stdout, inv.Stderr
+	if f.json && f.dot {
+		inv.Errorf("--json and --dot exclude each other")
 		return cli.ExitUnusable
 	}
-	_, files, unusable, ok := readDumps("show", showHelp, operands, stderr)
+	_, files, unusable, ok := readDumps(inv, inv.Operands)
 	if !ok {
 		return cli.ExitUnusable
 	}
-	shown, err := channelOf(files, *channel)
+	shown, err := channelOf(files, f.channel)
 	if err != nil {
 		fmt.Fprintf(stderr, "nccom-rings show: %v\n", err)
 		return cli.ExitUnusable
 	}
 	switch {
-	case *asJSON:
+	case f.json:
 		writeJSON(stdout, shown)
-	case *asDot:
+	case f.dot:
 		writeDot(stdout, shown)
 	default:
 		writeTable(stdout, shown)

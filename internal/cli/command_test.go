@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"bytes"
+	"flag"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// toy is a tool of two commands, one with flags of each kind.
+func toy() (*Tool, *[]string) {
+	var ran []string
+	t := &Tool{
+		Name:    "toy",
+		Summary: "a tool to test the table with",
+		About:   "DIR is a directory.\n",
+		Version: "toy 1",
+		Exits:   []Exit{{0, "fine"}, {2, "unusable input or usage: a bad flag, or anything else that is long enough to need a second line"}},
+	}
+	t.Commands = []*Command{
+		{
+			Name: "look", Summary: "look at DIR", Usage: []string{"[--json] [--depth N] -o FILE DIR"},
+			Doc: "Looks at DIR.\n",
+			Setup: func(fs *flag.FlagSet) func(*Invocation) int {
+				asJSON := fs.Bool("json", false, "as JSON")
+				depth := fs.Int("depth", 1, "look `N` levels down")
+				out := fs.String("o", "", "write to `FILE`")
+				return func(inv *Invocation) int {
+					if len(inv.Operands) != 1 {
+						return inv.UsageError("want one DIR, got %d", len(inv.Operands))
+					}
+					ran = append(ran, inv.Operands[0], *out)
+					if *asJSON && *depth == 3 && inv.Given("depth") && !inv.Given("json2") {
+						return 1
+					}
+					return 0
+				}
+			},
+		},
+		{
+			Name: "sum", Summary: "sum it", Usage: []string{"A | B"},
+			Exits: []Exit{{1, "a sum"}},
+			Setup: func(fs *flag.FlagSet) func(*Invocation) int {
+				return func(inv *Invocation) int { return 1 }
+			},
+		},
+	}
+	return t, &ran
+}
+
+const toyHelp = `toy: a tool to test the table with
+
+Usage: toy look [--json] [--depth N] -o FILE DIR
+       toy sum A | B
+       toy COMMAND --help
+       toy --version
+
+Commands:
+  look   look at DIR
+  sum    sum it
+
+DIR is a directory.
+
+Exit codes:
+  0  fine
+  2  unusable input or usage: a bad flag, or anything else that is long enough
+     to need a second line
+`
+
+const toyLookHelp = `Usage: toy look [--json] [--depth N] -o FILE DIR
+
+Looks at DIR.
+
+Flags:
+  --depth N    look N levels down
+  --json       as JSON
+  -o FILE      write to FILE
+
+Exit codes:
+  0  fine
+  2  unusable input or usage: a bad flag, or anything else that is long enough
+     to need a second line
+`
+
+func TestHelpComesFromTheTable(t *testing.T) {
+	tool, _ := toy()
+	var b bytes.Buffer
+	tool.Help(&b)
+	assert.Equal(t, toyHelp, b.String())
+	b.Reset()
+	tool.CommandHelp(&b, tool.Commands[0])
+	assert.Equal(t, toyLookHelp, b.String())
+	b.Reset()
+	tool.CommandHelp(&b, tool.Commands[1])
+	assert.Equal(t, "Usage: toy sum A | B\n\nExit codes:\n  1  a sum\n", b.String())
+	assert.Empty(t, tool.Problems())
+}
+
+func TestMainDispatches(t *testing.T) {
+	for _, tc := range []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{args: nil, code: 2, stderr: toyHelp},
+		{args: []string{"--help"}, code: 0, stdout: toyHelp},
+		{args: []string{"help"}, code: 0, stdout: toyHelp},
+		{args: []string{"help", "look"}, code: 0, stdout: toyLookHelp},
+		{args: []string{"look", "--help"}, code: 0, stdout: toyLookHelp},
+		{args: []string{"look", "-h"}, code: 0, stdout: toyLookHelp},
+		{args: []string{"--version"}, code: 0, stdout: "toy 1\n"},
+		{args: []string{"peek"}, code: 2, stderr: "toy: unknown command \"peek\"\n\n" + toyHelp},
+		{args: []string{"look", "--bogus", "D"}, code: 2, stderr: "toy look: flag provided but not defined: -bogus\n\n" + toyLookHelp},
+		{args: []string{"look"}, code: 2, stderr: "toy look: want one DIR, got 0\n\n" + toyLookHelp},
+		{args: []string{"look", "D", "--json", "--depth", "3"}, code: 1},
+		{args: []string{"look", "--json", "D", "-o", "F"}, code: 0},
+		{args: []string{"sum"}, code: 1},
+	} {
+		tool, _ := toy()
+		var stdout, stderr bytes.Buffer
+		assert.Equal(t, tc.code, tool.Main(tc.args, &stdout, &stderr), tc.args)
+		assert.Equal(t, tc.stdout, stdout.String(), tc.args)
+		assert.Equal(t, tc.stderr, stderr.String(), tc.args)
+	}
+	// Each run parses into flags of its own: nothing carries over.
+	tool, ran := toy()
+	var out bytes.Buffer
+	require.Equal(t, 0, tool.Main([]string{"look", "-o", "F", "D"}, &out, &out))
+	require.Equal(t, 0, tool.Main([]string{"look", "E"}, &out, &out))
+	assert.Equal(t, []string{"D", "F", "E", ""}, *ran)
+}
+
+func TestProblemsFindsWhatTheTableGetsWrong(t *testing.T) {
+	tool, _ := toy()
+	look := tool.Commands[0]
+	look.Usage = []string{"[--json] [--width W] DIR"}
+	setup := look.Setup
+	look.Setup = func(fs *flag.FlagSet) func(*Invocation) int {
+		fs.Bool("quiet", false, " ")
+		return setup(fs)
+	}
+	tool.Commands = append(tool.Commands, &Command{Name: "sum"}, &Command{Name: "bare", Usage: []string{"X"}})
+	assert.Equal(t, []string{
+		"look: usage does not show --depth N",
+		"look: usage does not show -o FILE",
+		"look --quiet: no help text",
+		"look: usage does not show --quiet",
+		"look: usage shows --width, which is no flag of it",
+		"sum: two commands",
+		"bare: no summary, usage or Setup",
+	}, tool.Problems())
+}
+
+func TestFlagSynopsis(t *testing.T) {
+	fs := NewFlagSet("x")
+	fs.Bool("json", false, "")
+	fs.String("o", "", "the `FILE`")
+	fs.Int("n", 0, "a count")
+	var got []string
+	fs.VisitAll(func(f *flag.Flag) { got = append(got, FlagSynopsis(f)) })
+	assert.Equal(t, []string{"--json", "-n int", "-o FILE"}, got)
+}
