@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -13,28 +12,10 @@ import (
 
 	"github.com/nccomring/libnccomring/abicheck"
 	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/internal/junit"
 	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/layout"
 )
-
-var checkCommand = &cli.Command{
-	Name:    "check",
-	Summary: "compare LIB's ring-stage structs with layout/ (D2, D3)",
-	Usage:   []string{"[--json] [--junit FILE] LIB"},
-	Doc: `Finds ncclRing, ncclChannel, ncclTopoRanks, ncclTopoGraph, ncclTopoSystem and
-ncclComm in LIB's DWARF (structs and classes, in namespaces or not, typedef'd
-anonymous structs, fields inside anonymous unions) and compares each struct's
-size and every field the ring stage reads or writes with layout/, the table
-of docs/abi-notes.md, "The ABI". Prints the offsets LIB has for the ASSUMED (D3)
-ncclComm fields. ncclComm may be larger than layout/'s prefix view, not
-smaller.
-`,
-	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
-		var f libraryFlags
-		f.declare(fs)
-		return func(inv *cli.Invocation) int { return runJudge(inv, &f, judgeCheck) }
-	},
-}
 
 // checkReport is everything `check` found; --json prints it as is.
 type checkReport struct {
@@ -109,14 +90,24 @@ func advice(rep *checkReport) string {
 		"do not preload libnccomring over it."
 }
 
-// judgeCheck is check's verdict on the library at path.
-func judgeCheck(path string) (verdict, error) {
-	rep, err := checkLibrary(path)
-	if err != nil {
-		return verdict{}, err
-	}
-	return verdict{report: rep, ok: rep.OK, cases: checkCases(rep), print: func(w io.Writer) { printCheck(w, rep) }}, nil
+var checkCommand = &cli.Command{
+	Name:    "check",
+	Summary: "compare LIB's ring-stage structs with layout/ (D2, D3)",
+	Usage:   []string{"[--json] [--junit FILE] LIB"},
+	Doc: `Finds ncclRing, ncclChannel, ncclTopoRanks, ncclTopoGraph, ncclTopoSystem and
+ncclComm in LIB's DWARF (structs and classes, in namespaces or not, typedef'd
+anonymous structs, fields inside anonymous unions) and compares each struct's
+size and every field the ring stage reads or writes with layout/, the table
+of docs/abi-notes.md, "The ABI". Prints the offsets LIB has for the ASSUMED (D3)
+ncclComm fields. ncclComm may be larger than layout/'s prefix view, not
+smaller.
+`,
+	Setup: judgeSetup(checkLibrary),
 }
+
+func (r *checkReport) passed() bool        { return r.OK }
+func (r *checkReport) cases() []junit.Case { return checkCases(r) }
+func (r *checkReport) print(w io.Writer)   { printCheck(w, r) }
 
 // checkLibrary opens path and compares its DWARF with layout/ (D3's
 // offsets: the tool checks a build against the documented ABI).

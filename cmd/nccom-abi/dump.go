@@ -15,29 +15,6 @@ import (
 	"github.com/nccomring/libnccomring/internal/cli"
 )
 
-var dumpCommand = &cli.Command{
-	Name:    "dump",
-	Summary: "pahole-style listing of structs from LIB's DWARF",
-	Usage:   []string{"[--json] LIB [STRUCT...]"},
-	Doc: `Lists structs from LIB's DWARF the way pahole does: each member's offset
-(from the start of the outermost struct) and size, its type and name, holes
-("/* XXX 4 bytes hole */") and the total size. Members of anonymous structs
-and unions, and of members whose struct type has no name, are listed inline,
-indented. STRUCT names a struct, class or typedef'd struct (any, not only
-the ring stage's); the default is the six the ring stage touches:
-` + "  ncclRing ncclChannel ncclTopoRanks ncclTopoGraph ncclTopoSystem ncclComm" + `
-
-In ncclTopoRanks (a fragment), the member over +832..+895 is followed by
-the words of the ring stage's record (D25, struct nccomRingRecord in
-include/nccom_ring.h) that this library keeps there, or by a note saying
-which member of LIB is there instead.
-`,
-	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
-		asJSON := fs.Bool("json", false, "the listing as JSON: per struct its rows (member, hole, padding) with depth, name, type, offset and size")
-		return func(inv *cli.Invocation) int { return runDump(inv, *asJSON) }
-	},
-}
-
 // dumpRow is one line of a listing.
 type dumpRow struct {
 	// "member", "hole" (before the next member), "padding" (at the end), or
@@ -66,6 +43,29 @@ type dumpedStruct struct {
 	Rows    []dumpRow `json:"rows"`
 
 	open, close string // the listing's first and last lines
+}
+
+var dumpCommand = &cli.Command{
+	Name:    "dump",
+	Summary: "pahole-style listing of structs from LIB's DWARF",
+	Usage:   []string{"[--json] LIB [STRUCT...]"},
+	Doc: `Lists structs from LIB's DWARF the way pahole does: each member's offset
+(from the start of the outermost struct) and size, its type and name, holes
+("/* XXX 4 bytes hole */") and the total size. Members of anonymous structs
+and unions, and of members whose struct type has no name, are listed inline,
+indented. STRUCT names a struct, class or typedef'd struct (any, not only
+the ring stage's); the default is the six the ring stage touches:
+` + "  ncclRing ncclChannel ncclTopoRanks ncclTopoGraph ncclTopoSystem ncclComm" + `
+
+In ncclTopoRanks (a fragment), the member over +832..+895 is followed by
+the words of the ring stage's record (D25, struct nccomRingRecord in
+include/nccom_ring.h) that this library keeps there, or by a note saying
+which member of LIB is there instead.
+`,
+	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
+		asJSON := fs.Bool("json", false, "the listing as JSON: per struct its rows (member, hole, padding) with depth, name, type, offset and size")
+		return func(inv *cli.Invocation) int { return runDump(inv, *asJSON) }
+	},
 }
 
 func runDump(inv *cli.Invocation, asJSON bool) int {

@@ -28,14 +28,9 @@ var tool = &cli.Tool{
 debug file. nccom-abi reads it with Go's debug/elf and debug/dwarf; it never
 loads or runs it.
 `,
-	Version: fmt.Sprintf("nccom-abi %s (libnccomring %s)", version.Library, version.Library),
-	Exits:   cli.Exits("no finding", "a finding (check: a size or field differs from layout/; preload: a function LD_PRELOAD cannot replace everywhere; profile: a field missing or a documented field that differs)", "unusable input or usage: not an ELF file, no DWARF, a struct missing entirely, a bad flag; the message says what to do. Also a file beyond the reader's limits (abicheck/limits.go: a DWARF section over 256 MiB, compressed or not, a type that contains itself, ...), on one line"),
-}
-
-// init fills the table: the commands print their help from it, which a
-// static initializer would make an initialization cycle.
-func init() {
-	tool.Commands = []*cli.Command{checkCommand, preloadCommand, dumpCommand, profileCommand}
+	Version:  fmt.Sprintf("nccom-abi %s (libnccomring %s)", version.Library, version.Library),
+	Exits:    cli.Exits("no finding", "a finding (check: a size or field differs from layout/; preload: a function LD_PRELOAD cannot replace everywhere; profile: a field missing or a documented field that differs)", "unusable input or usage: not an ELF file, no DWARF, a struct missing entirely, a bad flag; the message says what to do. Also a file beyond the reader's limits (abicheck/limits.go: a DWARF section over 256 MiB, compressed or not, a type that contains itself, ...), on one line"),
+	Commands: []*cli.Command{checkCommand, preloadCommand, dumpCommand, profileCommand},
 }
 
 func main() {
@@ -53,23 +48,31 @@ type libraryFlags struct {
 	junit string
 }
 
-func (f *libraryFlags) declare(fs *flag.FlagSet) {
-	fs.BoolVar(&f.json, "json", false, `one JSON object on stdout instead of the tables (on unusable input: {"library", "error", "hint"})`)
-	fs.StringVar(&f.junit, "junit", "", "also write `FILE` as JUnit XML for CI: one testcase per check, a failure with the finding, an error (one testcase) on unusable input; a FILE that cannot be written is exit 2")
+// judgeSetup is the Setup of check and preload: their flags, then
+// runJudge with judge.
+func judgeSetup[R judged](judge func(path string) (R, error)) func(*flag.FlagSet) func(*cli.Invocation) int {
+	return func(fs *flag.FlagSet) func(*cli.Invocation) int {
+		var f libraryFlags
+		fs.BoolVar(&f.json, "json", false, `one JSON object on stdout instead of the tables (on unusable input: {"library", "error", "hint"})`)
+		fs.StringVar(&f.junit, "junit", "", "also write `FILE` as JUnit XML for CI: one testcase per check, a failure with the finding, an error (one testcase) on unusable input; a FILE that cannot be written is exit 2")
+		return func(inv *cli.Invocation) int {
+			return runJudge(inv, &f, func(path string) (judged, error) { return judge(path) })
+		}
+	}
 }
 
-// verdict is what check or preload made of LIB.
-type verdict struct {
-	report any          // --json's document
-	ok     bool         // nothing found
-	cases  []junit.Case // --junit's testcases
-	print  func(io.Writer)
+// judged is what check or preload made of LIB: --json prints the value
+// itself.
+type judged interface {
+	passed() bool        // nothing found
+	cases() []junit.Case // --junit's testcases
+	print(w io.Writer)   // the text report
 }
 
 // runJudge is check and preload: judge LIB, the one operand, then print
 // the verdict as text or JSON and write it as JUnit; unusable input is
 // exit 2, a finding 1.
-func runJudge(inv *cli.Invocation, f *libraryFlags, judge func(path string) (verdict, error)) int {
+func runJudge(inv *cli.Invocation, f *libraryFlags, judge func(path string) (judged, error)) int {
 	if len(inv.Operands) != 1 {
 		return inv.UsageError("give exactly one LIB")
 	}
@@ -82,17 +85,17 @@ func runJudge(inv *cli.Invocation, f *libraryFlags, judge func(path string) (ver
 		return writeJUnit(inv.Stderr, f.junit, name, path, nil, err, reportError(inv.Stderr, name, err))
 	}
 	if f.json {
-		if err := writeJSON(inv.Stdout, v.report); err != nil {
+		if err := writeJSON(inv.Stdout, v); err != nil {
 			return reportError(inv.Stderr, name, err)
 		}
 	} else {
 		v.print(inv.Stdout)
 	}
 	code := cli.ExitOK
-	if !v.ok {
+	if !v.passed() {
 		code = cli.ExitFinding
 	}
-	return writeJUnit(inv.Stderr, f.junit, name, path, v.cases, nil, code)
+	return writeJUnit(inv.Stderr, f.junit, name, path, v.cases(), nil, code)
 }
 
 // reportError prints err for a subcommand and returns its exit code:

@@ -5,7 +5,6 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
-	"flag"
 	"fmt"
 	"github.com/nccomring/libnccomring/abicheck"
 	"io"
@@ -13,43 +12,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/internal/junit"
 	"github.com/nccomring/libnccomring/internal/quote"
 )
-
-var preloadCommand = &cli.Command{
-	Name:    "preload",
-	Summary: "can LD_PRELOAD replace LIB's four ring-stage functions?",
-	Usage:   []string{"[--json] [--junit FILE] LIB"},
-	Doc: `Tells whether LD_PRELOAD of libnccomring replaces LIB's ncclTopoPreset,
-ncclTopoPostset, ncclBuildRings and ncclTopoGetNetDev. For each function it
-looks up the C name and the C++ (Itanium) name in .dynsym and .symtab, with
-binding and visibility; reads DT_FLAGS (DF_SYMBOLIC) and DT_SYMBOLIC; and
-lists the dynamic relocations (.rela.plt, .rela.dyn) against the function's
-dynamic symbol, which is how LIB's own calls reach it through its PLT/GOT.
-
-Verdicts:
-  hosts and LIB  preloading replaces calls from hosts and from inside LIB:
-                 exported with default visibility, LIB's own calls go
-                 through its PLT/GOT, no -Bsymbolic.
-  hosts only     preloading replaces calls from hosts only: LIB binds its
-                 own calls to its own copy (-Bsymbolic, protected
-                 visibility, or no relocation: -Bsymbolic-functions,
-                 -fno-semantic-interposition, inlining, or LIB never
-                 calls it). libnccom's own ring stage then still runs.
-  nothing        not in .dynsym (hidden visibility, a version script's
-                 local:, static) or not in LIB at all: preloading replaces
-                 no call.
-Exit 1 unless every function is "hosts and LIB": libnccom calls the ring
-stage from inside itself (initTransportsRank), so that is what a preload
-over libnccom needs. A host that dlopens LIB with RTLD_DEEPBIND defeats
-preloading whatever the verdict.
-`,
-	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
-		var f libraryFlags
-		f.declare(fs)
-		return func(inv *cli.Invocation) int { return runJudge(inv, &f, judgePreload) }
-	},
-}
 
 // ringFunction is one of the four ring-stage functions under the names a C
 // and a C++ build of libnccom give it (cmd/libnccomring/exports.map).
@@ -123,14 +88,40 @@ type preloadReport struct {
 	OK         bool              `json:"ok"`      // every function "hosts and LIB"
 }
 
-// judgePreload is preload's verdict on the library at path.
-func judgePreload(path string) (verdict, error) {
-	rep, err := preloadLibrary(path)
-	if err != nil {
-		return verdict{}, err
-	}
-	return verdict{report: rep, ok: rep.OK, cases: preloadCases(rep), print: func(w io.Writer) { printPreload(w, rep) }}, nil
+var preloadCommand = &cli.Command{
+	Name:    "preload",
+	Summary: "can LD_PRELOAD replace LIB's four ring-stage functions?",
+	Usage:   []string{"[--json] [--junit FILE] LIB"},
+	Doc: `Tells whether LD_PRELOAD of libnccomring replaces LIB's ncclTopoPreset,
+ncclTopoPostset, ncclBuildRings and ncclTopoGetNetDev. For each function it
+looks up the C name and the C++ (Itanium) name in .dynsym and .symtab, with
+binding and visibility; reads DT_FLAGS (DF_SYMBOLIC) and DT_SYMBOLIC; and
+lists the dynamic relocations (.rela.plt, .rela.dyn) against the function's
+dynamic symbol, which is how LIB's own calls reach it through its PLT/GOT.
+
+Verdicts:
+  hosts and LIB  preloading replaces calls from hosts and from inside LIB:
+                 exported with default visibility, LIB's own calls go
+                 through its PLT/GOT, no -Bsymbolic.
+  hosts only     preloading replaces calls from hosts only: LIB binds its
+                 own calls to its own copy (-Bsymbolic, protected
+                 visibility, or no relocation: -Bsymbolic-functions,
+                 -fno-semantic-interposition, inlining, or LIB never
+                 calls it). libnccom's own ring stage then still runs.
+  nothing        not in .dynsym (hidden visibility, a version script's
+                 local:, static) or not in LIB at all: preloading replaces
+                 no call.
+Exit 1 unless every function is "hosts and LIB": libnccom calls the ring
+stage from inside itself (initTransportsRank), so that is what a preload
+over libnccom needs. A host that dlopens LIB with RTLD_DEEPBIND defeats
+preloading whatever the verdict.
+`,
+	Setup: judgeSetup(preloadLibrary),
 }
+
+func (r *preloadReport) passed() bool        { return r.OK }
+func (r *preloadReport) cases() []junit.Case { return preloadCases(r) }
+func (r *preloadReport) print(w io.Writer)   { printPreload(w, r) }
 
 func preloadLibrary(path string) (*preloadReport, error) {
 	lib, err := abicheck.Open(path)

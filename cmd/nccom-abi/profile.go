@@ -11,6 +11,19 @@ import (
 	"github.com/nccomring/libnccomring/layout"
 )
 
+// layoutProfile is the file NCCOM_RING_LAYOUT names.
+type layoutProfile struct {
+	Comm    offsets     `json:"ncclComm"`
+	Sizeof  structSizes `json:"sizeof"`
+	Source  string      `json:"source"`
+	BuildID string      `json:"buildId"`
+}
+
+// structSizes are the sizes of the structs a profile's offsets are in.
+type structSizes struct {
+	Comm int64 `json:"ncclComm"`
+}
+
 var profileCommand = &cli.Command{
 	Name:    "profile",
 	Summary: "the ASSUMED ncclComm offsets LIB has, as JSON (NCCOM_RING_LAYOUT)",
@@ -34,19 +47,6 @@ documented ncclComm field or its minimum size differs (no layout file can
 fix that; run nccom-abi check LIB).
 `,
 	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int { return runProfile },
-}
-
-// layoutProfile is the file NCCOM_RING_LAYOUT names.
-type layoutProfile struct {
-	Comm    offsets     `json:"ncclComm"`
-	Sizeof  structSizes `json:"sizeof"`
-	Source  string      `json:"source"`
-	BuildID string      `json:"buildId"`
-}
-
-// structSizes are the sizes of the structs a profile's offsets are in.
-type structSizes struct {
-	Comm int64 `json:"ncclComm"`
 }
 
 func runProfile(inv *cli.Invocation) int {

@@ -9,6 +9,8 @@ import (
 	"github.com/nccomring/libnccomring/internal/quote"
 )
 
+type diffFlags struct{ json bool }
+
 var diffCommand = &cli.Command{
 	Name:    "diff",
 	Summary: "what changed between two jobs' dumps: placement, channel count, node sequence, rings, NIC indices; one line per kind",
@@ -29,8 +31,6 @@ rank, the rings of its lowest rank; diff does not verify (verify does).
 		return func(inv *cli.Invocation) int { return runDiff(inv, &f) }
 	},
 }
-
-type diffFlags struct{ json bool }
 
 type diffReport struct {
 	A       string         `json:"a"`

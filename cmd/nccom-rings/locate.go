@@ -12,6 +12,11 @@ import (
 	"github.com/nccomring/libnccomring/internal/cli"
 )
 
+type locateFlags struct {
+	host, instance string
+	all, json      bool
+}
+
 var locateCommand = &cli.Command{
 	Name:    "locate",
 	Summary: "a host's NCCOM_RING_LOCATION (or every host's) from an EC2 instance-topology JSON or a Slurm topology.conf",
@@ -58,11 +63,6 @@ pair (both names, the level, the hash); the exit code does not change.
 		fs.BoolVar(&f.json, "json", false, `{"host", "from", "location", "source", "file", "line"}, with "reason" in place of "location" when the host has none; with --all {"source", "file", "hosts": [{"host", "location", "line"}], "unlocated": [{"host", "line", "reason"}], "truncated", "collisions": [{"level", "hash", "names"}]}`)
 		return func(inv *cli.Invocation) int { return runLocate(inv, &f) }
 	},
-}
-
-type locateFlags struct {
-	host, instance string
-	all, json      bool
 }
 
 // dmiAssetTag is where locate reads this instance's id; hostname is how

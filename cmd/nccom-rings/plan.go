@@ -20,6 +20,13 @@ import (
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
+type planFlags struct {
+	locations, hosts, graph, dump, emit string
+	local                               int
+	orders                              orders
+	json                                bool
+}
+
 var planCommand = &cli.Command{
 	Name:    "plan",
 	Summary: "what a described cluster's job would build, each --order's score side by side, its dumps, a hostfile in network order",
@@ -57,13 +64,6 @@ said, one line each pair.
 		fs.BoolVar(&f.json, "json", false, `{"hosts", "ranksPerNode", "nRanks", "graph", "locations", "unlocated", "collisions": [{"level", "hash", "names"}], "emittedHostfile", "plans": [{"order", "networkApplied", "note", "sequence", "graphChannels", "nChannels", "dump", "score"}]} ("score" as score --json's)`)
 		return func(inv *cli.Invocation) int { return runPlan(inv, &f) }
 	},
-}
-
-type planFlags struct {
-	locations, hosts, graph, dump, emit string
-	local                               int
-	orders                              orders
-	json                                bool
 }
 
 // orders is --order, repeatable.

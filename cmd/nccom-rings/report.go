@@ -14,6 +14,11 @@ import (
 	"github.com/nccomring/libnccomring/internal/safefile"
 )
 
+type reportFlags struct {
+	out, locations string
+	redact         bool
+}
+
 var reportCommand = &cli.Command{
 	Name:    "report",
 	Summary: "one self-contained HTML page: the rings drawn by location, one channel at a time, every userRanks, the score, verify's findings",
@@ -43,11 +48,6 @@ holds verify's findings and says why.
 		fs.BoolVar(&f.redact, "redact", false, "host names, EC2 instance ids and location names replaced by tokens (host-1, instance-1, loc-1: one name, one token in the page), the dump directory by DIR")
 		return func(inv *cli.Invocation) int { return runReport(inv, &f) }
 	},
-}
-
-type reportFlags struct {
-	out, locations string
-	redact         bool
 }
 
 func runReport(inv *cli.Invocation, f *reportFlags) int {

@@ -12,6 +12,12 @@ import (
 	"github.com/nccomring/libnccomring/internal/quote"
 )
 
+type scoreFlags struct {
+	locations string
+	maxExcess int
+	json      bool
+}
+
 var scoreCommand = &cli.Command{
 	Name:    "score",
 	Summary: "each channel's crossings of each network level against the fewest a ring can have, NIC-index mismatches, channels per NIC index",
@@ -47,12 +53,6 @@ name to the library: score says so, one line each pair.
 		fs.BoolVar(&f.json, "json", false, `{"dir", "locationsFrom", "unlocated", "collisions": [{"level", "hash", "names"}], "maxExcessAllowed", "exceeded", "score": {"nRanks", "nNodes", "depth", "located", "arranged", "channels": [{"channel", "sequence", "interNodeEdges", "levels": [{"level", "groups", "crossings", "minimum", "excess"}], "nicMismatches", "nicUnknown"}], "maxExcess", "mismatches": [{"channel", "from", "to", "fromDev", "toDev"}], "nics": [[{"dev", "channels"}]]}}; on unusable input a document with "error" and no "score" (exit 2)`)
 		return func(inv *cli.Invocation) int { return runScore(inv, &f) }
 	},
-}
-
-type scoreFlags struct {
-	locations string
-	maxExcess int
-	json      bool
 }
 
 // scoreReport is score's --json document.

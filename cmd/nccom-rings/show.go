@@ -34,6 +34,11 @@ type shownChannel struct {
 // userRanksHead is how many userRanks the table prints.
 const userRanksHead = 8
 
+type showFlags struct {
+	channel   int
+	json, dot bool
+}
+
 var showCommand = &cli.Command{
 	Name:    "show",
 	Summary: "one channel across ranks: a table, JSON, or Graphviz (--dot)",
@@ -51,11 +56,6 @@ its WARN, a missing rank not at all.
 		fs.BoolVar(&f.dot, "dot", false, "Graphviz for plain dot: one box per node (index and host), its ranks in ring order in rows, the boxes in a grid; the edges between nodes blue, with the sender's and receiver's NIC index (nccom-rings show --dot DIR | dot -Tsvg > ring.svg)")
 		return func(inv *cli.Invocation) int { return runShow(inv, &f) }
 	},
-}
-
-type showFlags struct {
-	channel   int
-	json, dot bool
 }
 
 func runShow(inv *cli.Invocation, f *showFlags) int {
