@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/nccomring/libnccomring/abicheck"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,11 +14,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nccomring/libnccomring/abicheck"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/nccomring/libnccomring/internal/abifixture"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/layout"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // These tests read the stand-in libnccom builds of tests/c/abi, which

@@ -11,9 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nccomring/libnccomring/internal/elfcraft"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/internal/asuser"
+	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/internal/elfcraft"
+	"github.com/nccomring/libnccomring/internal/hiddentext"
+	"github.com/nccomring/libnccomring/internal/junit"
 )
 
 // Issue 21: build/nccom-abi on crafted files, as CI would run it on a
@@ -129,4 +134,139 @@ func runLimited(t *testing.T, tool string, args ...string) (code int, stdout, st
 		require.NoError(t, err)
 	}
 	return code, out.String(), errOut.String(), cpu
+}
+
+// hiddenChars is what every name of these tests carries.
+const hiddenChars = hiddentext.Chars
+
+// Issue 34, F7: a build whose DWARF names (a struct, its members, a base
+// type) carry C1 controls and bidirectional overrides. Every command's
+// text, --json and --junit output, stdout and stderr, holds none of them as
+// itself: the text quotes such a name (\xc2\x9b...), --json writes them
+// as \u escapes. Before, dump printed the member names as they were, and
+// --json every name.
+func TestNamesWithHiddenCharactersAreEscapedInEveryOutput(t *testing.T) {
+	evil := func(s string) string { return s + hiddenChars + "31m" }
+	base := elfcraft.Base(evil("int"), 4)
+	comm := elfcraft.Struct(evil("ncclComm_s"), 19216,
+		elfcraft.Member(evil("rank"), base, 0), elfcraft.Member(evil("nRanks"), base, 4),
+		elfcraft.Member("topo", base, 17552))
+	cu := elfcraft.CU(append(elfcraft.RingStageStubs(), base, comm, elfcraft.Typedef("ncclComm", comm))...)
+	b, err := elfcraft.WithDWARF(nil, cu)
+	require.NoError(t, err)
+	lib, junit := filepath.Join(t.TempDir(), "libnccom.so.2"), filepath.Join(t.TempDir(), "junit.xml")
+	require.NoError(t, os.WriteFile(lib, b, 0o644))
+
+	for _, args := range [][]string{
+		{"dump", lib}, {"dump", "--json", lib}, {"dump", lib, "ncclComm"}, {"dump", "--json", lib, "ncclComm"},
+		{"check", lib}, {"check", "--json", lib}, {"profile", lib},
+		{"preload", lib}, {"preload", "--json", lib},
+		{"check", "--junit", junit, lib}, {"preload", "--junit", junit, lib},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(args, &out, &errOut)
+		outputs := map[string]string{"stdout": out.String(), "stderr": errOut.String()}
+		if args[1] == "--junit" {
+			b, err := os.ReadFile(junit)
+			require.NoError(t, err)
+			outputs["--junit"] = string(b)
+		}
+		for what, s := range outputs {
+			if r, found := hiddentext.Raw(s); found {
+				t.Errorf("%s: %s holds %U as itself (exit %d):\n%.2000s", strings.Join(args[:len(args)-1], " "), what, r, code, s)
+			}
+		}
+		if args[0] == "dump" {
+			want := `"rank\xc2\x9b\xe2\x80\xae\xe2\x81\xa631m"`
+			if args[1] == "--json" {
+				want = `"\"rank\\xc2\\x9b\\xe2\\x80\\xae\\xe2\\x81\\xa631m\""`
+			}
+			assert.Equal(t, 0, code, args)
+			assert.Contains(t, out.String(), want, "%s: the name, quoted", args)
+		}
+	}
+
+	// A path given on the command line (a file name from a vendor drop,
+	// say) shows with its hidden characters as \u text in the text
+	// output and escaped in --json, on stdout and stderr alike.
+	odd := filepath.Join(t.TempDir(), "lib"+hiddenChars+".so")
+	require.NoError(t, os.WriteFile(odd, b, 0o644))
+	for _, args := range [][]string{
+		{"dump", "--json", odd, "ncclComm"}, {"check", "--json", odd}, {"preload", "--json", odd},
+		{"check", "--json", odd + ".missing"},
+		{"dump", odd, "ncclComm"}, {"check", odd}, {"preload", odd}, {"profile", odd},
+		{"check", odd + ".missing"}, {"dump", odd + ".missing"},
+		{"check", "--junit", filepath.Join(odd+".missing", "junit.xml"), odd},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(args, &out, &errOut)
+		for what, s := range map[string]string{"stdout": out.String(), "stderr": errOut.String()} {
+			if r, found := hiddentext.Raw(s); found {
+				t.Errorf("%s: %s holds %U as itself (exit %d):\n%.2000s", strings.Join(args, " "), what, r, code, s)
+			}
+		}
+		if args[0] != "dump" || strings.HasSuffix(args[1], ".missing") { // dump's output names no library, but for an error
+			assert.Contains(t, out.String()+errOut.String(), `lib\u009b\u202e\u2066.so`, args)
+		}
+	}
+}
+
+// F8 of issue 34 for nccom-abi's --junit: the job's user (asuser.Victim)
+// writes the file into a directory another user (asuser.Attacker) can
+// write into, where they planted a link to a file of the victim's (before:
+// written through) or a FIFO (before: the tool waited to open it for
+// ever). The library judged is not one (no fixture needed): the run
+// exits 2 and the JUnit file says why, as a CI step would see it.
+func TestJUnitFileFollowsNoLinkAndWaitsOnNoFIFO(t *testing.T) {
+	asuser.Require(t)
+	base := asuser.Dir(t)
+	self := asuser.Self(t, base)
+	lib := filepath.Join(base, "libnccom.so.2")
+	require.NoError(t, os.WriteFile(lib, []byte("not an ELF file\n"), 0o644))
+	_, precious, shared := asuser.Share(t, base)
+
+	for _, command := range []string{"check", "preload"} {
+		t.Run(command+" over a link", func(t *testing.T) {
+			target := filepath.Join(shared, command+"-link.xml")
+			require.NoError(t, os.Symlink(precious, target))
+			asuser.Chown(t, asuser.Attacker, target)
+			r := asuser.Tool(t, self, asuser.Victim, command, "--junit", target, lib)
+			assert.Equal(t, cli.ExitUnusable, r.Code)
+			assert.NotContains(t, r.Stderr, "--junit")
+			b, err := os.ReadFile(precious)
+			require.NoError(t, err)
+			assert.Equal(t, "precious\n", string(b), "the victim's file, which the planted link names, was written through it")
+			fi, err := os.Lstat(target)
+			require.NoError(t, err)
+			require.True(t, fi.Mode().IsRegular(), "%s is %v, want the JUnit file as a regular file in the link's place", target, fi.Mode())
+			b, err = os.ReadFile(target)
+			require.NoError(t, err)
+			s, err := junit.Parse(b)
+			require.NoError(t, err, "%s", b)
+			_, _, errs := s.Counts()
+			assert.Equal(t, 1, errs, "the errored testcase saying why %s could not be read", lib)
+		})
+		t.Run(command+" over a FIFO", func(t *testing.T) {
+			target := filepath.Join(shared, command+"-fifo.xml")
+			asuser.PlantFIFO(t, target)
+			// No reader ever comes: an open for writing would wait for
+			// ever (asuser.Tool's minute ends it, and fails).
+			r := asuser.Tool(t, self, asuser.Victim, command, "--junit", target, lib)
+			assert.Equal(t, cli.ExitUnusable, r.Code)
+			assert.Contains(t, r.Stderr, "--junit "+target+": JUnit XML: write "+target+": is a FIFO, not a regular file")
+			fi, err := os.Lstat(target)
+			require.NoError(t, err)
+			assert.Equal(t, os.ModeNamedPipe, fi.Mode().Type(), "the FIFO was replaced")
+		})
+	}
+}
+
+// TestHelperTool is the tool's process of the tests that run it as
+// another user (asuser.Tool).
+func TestHelperTool(t *testing.T) {
+	args, ok := asuser.HelperArgs()
+	if !ok {
+		t.Skip("the tool's process of tests that run it as another user")
+	}
+	os.Exit(run(args, os.Stdout, os.Stderr))
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,44 +29,43 @@ func runJUnit(t *testing.T, args ...string) (int, junit.Suite, [3]int) {
 
 // check: one testcase per size and field (6 + 43 on the documented
 // layout), the moved build's two ASSUMED fields failing with their
-// mismatch lines, the stripped build one errored testcase; the exit codes
-// are the ones without --junit.
-func TestCheckJUnit(t *testing.T) {
-	code, _, counts := runJUnit(t, "check", fixture(t, "libnccom-match.so"))
-	assert.Equal(t, 0, code)
-	assert.Equal(t, [3]int{49, 0, 0}, counts)
-
-	code, s, counts := runJUnit(t, "check", fixture(t, "libnccom-moved.so"))
-	assert.Equal(t, 1, code)
-	assert.Equal(t, [3]int{49, 2, 0}, counts)
-	var failed []string
-	for _, c := range s.Cases {
-		if c.Failure != "" {
-			failed = append(failed, c.Failure)
+// mismatch lines, the stripped build one errored testcase. preload: one
+// testcase per function; -Bsymbolic fails all four. The exit codes are
+// the ones without --junit.
+func TestJUnitOfCheckAndPreload(t *testing.T) {
+	hostsOnly := ": preloading replaces calls from hosts only: "
+	for _, tc := range []struct {
+		command, lib string
+		code         int
+		counts       [3]int   // tests, failures, errors
+		problems     []string // what each failed or errored testcase says, in order
+	}{
+		{"check", "libnccom-match.so", 0, [3]int{49, 0, 0}, nil},
+		{"check", "libnccom-moved.so", 1, [3]int{49, 2, 0}, []string{
+			"ncclComm.rank (ASSUMED): LIB has +17612 (4 bytes), layout/ has +17616 (4 bytes)",
+			"ncclComm.nRanks (ASSUMED): LIB has +17616 (4 bytes), layout/ has +17620 (4 bytes)",
+		}},
+		{"check", "libnccom-stripped.so", 2, [3]int{1, 0, 1}, []string{"has no DWARF"}},
+		{"preload", "libnccom-match.so", 0, [3]int{4, 0, 0}, nil},
+		{"preload", "libnccom-symbolic.so", 1, [3]int{4, 4, 0}, []string{
+			"ncclTopoPreset" + hostsOnly, "ncclTopoPostset" + hostsOnly, "ncclBuildRings" + hostsOnly, "ncclTopoGetNetDev" + hostsOnly,
+		}},
+	} {
+		code, s, counts := runJUnit(t, tc.command, fixture(t, tc.lib))
+		assert.Equal(t, tc.code, code, tc.lib)
+		assert.Equal(t, tc.counts, counts, tc.lib)
+		var problems []string
+		for _, c := range s.Cases {
+			if c.Failure+c.Error != "" {
+				problems = append(problems, c.Failure+c.Error)
+			}
+		}
+		if assert.Len(t, problems, len(tc.problems), tc.lib) {
+			for i, p := range tc.problems {
+				assert.Contains(t, problems[i], p, tc.lib)
+			}
 		}
 	}
-	assert.Equal(t, []string{
-		"ncclComm.rank (ASSUMED): LIB has +17612 (4 bytes), layout/ has +17616 (4 bytes)",
-		"ncclComm.nRanks (ASSUMED): LIB has +17616 (4 bytes), layout/ has +17620 (4 bytes)",
-	}, failed)
-
-	code, s, counts = runJUnit(t, "check", fixture(t, "libnccom-stripped.so"))
-	assert.Equal(t, 2, code)
-	assert.Equal(t, [3]int{1, 0, 1}, counts)
-	assert.Contains(t, s.Cases[0].Error, "has no DWARF")
-}
-
-// preload: one testcase per function; -Bsymbolic fails all four.
-func TestPreloadJUnit(t *testing.T) {
-	code, _, counts := runJUnit(t, "preload", fixture(t, "libnccom-match.so"))
-	assert.Equal(t, 0, code)
-	assert.Equal(t, [3]int{4, 0, 0}, counts)
-
-	code, s, counts := runJUnit(t, "preload", fixture(t, "libnccom-symbolic.so"))
-	assert.Equal(t, 1, code)
-	assert.Equal(t, [3]int{4, 4, 0}, counts)
-	assert.True(t, strings.HasPrefix(s.Cases[0].Failure, "ncclTopoPreset: preloading replaces calls from hosts only: "),
-		s.Cases[0].Failure)
 }
 
 // A --junit file that cannot be written fails the run, whatever the verdict.

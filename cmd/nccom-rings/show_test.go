@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"html"
 	"os/exec"
 	"regexp"
@@ -98,4 +99,51 @@ func TestShowDotHostileHost(t *testing.T) {
 	}
 	assert.Contains(t, texts, want, "the quoted host on one line")
 	assert.Contains(t, texts, `node 1 "host"`)
+}
+
+func TestShowTableJSONAndDot(t *testing.T) {
+	dir, _ := identityJob(t)
+	code, out, _ := runTool("show", dir)
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Contains(t, out, "     1     0      0      2    1  1 2 3 0\n")
+
+	code, out, _ = runTool("show", "--json", "--channel", "1", dir)
+	assert.Equal(t, cli.ExitOK, code)
+	var shown shownChannel
+	require.NoError(t, json.Unmarshal([]byte(out), &shown))
+	assert.Equal(t, 1, shown.Channel)
+	require.Len(t, shown.Ranks, 4)
+	assert.Equal(t, 3, shown.Ranks[2].Next)
+	assert.Nil(t, shown.Ranks[2].Dev, "no GetNetDev answer for channel 1")
+
+	// Two nodes of one row each; the two inter-node edges carry the NICs
+	// of channel 0's netDevs (rank r's is r%2).
+	code, out, _ = runTool("show", dir, "--dot")
+	assert.Equal(t, cli.ExitOK, code)
+	inter := `color=blue, fontcolor=blue, penwidth=2, constraint=false`
+	assert.Equal(t, `digraph "channel 0" {
+  label="channel 0 of 2";
+  newrank=true;
+  node [shape=circle];
+  subgraph cluster_node0 {
+    label="node 0 \"host\"";
+    { rank=same; "0"; "1"; }
+  }
+  subgraph cluster_node1 {
+    label="node 1 \"host\"";
+    { rank=same; "2"; "3"; }
+  }
+  "0" -> "1";
+  "1" -> "2" [`+inter+`, taillabel="NIC 1", headlabel="NIC 0"];
+  "2" -> "3";
+  "3" -> "0" [`+inter+`, taillabel="NIC 1", headlabel="NIC 0"];
+}
+`, out)
+	code, out, _ = runTool("show", dir, "--dot", "--channel", "1")
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Contains(t, out, "  \"3\" -> \"0\" ["+inter+"];\n", "no netDevs for channel 1: no NIC labels")
+
+	code, _, errOut := runTool("show", "--channel", "2", dir)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, "channel 2 is outside [0, 2)")
 }

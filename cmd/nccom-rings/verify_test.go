@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/verify"
 	"github.com/nccomring/libnccomring/internal/cli"
+	"github.com/nccomring/libnccomring/internal/junit"
+	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
@@ -256,4 +259,259 @@ func messages(rep verify.Report) []string {
 		m = append(m, f.Message)
 	}
 	return m
+}
+
+// runVerifyJUnit runs verify --junit FILE DIR and reads FILE back: the
+// exit code, the suite, its counts (tests, failures, errors) and the
+// testcases that did not pass.
+func runVerifyJUnit(t *testing.T, dir string) (int, junit.Suite, [3]int, []string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "verify.xml")
+	code, _, errOut := runTool("verify", "--junit", path, dir)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err, errOut)
+	s, err := junit.Parse(b)
+	require.NoError(t, err, "%s", b)
+	var bad []string
+	for _, c := range s.Cases {
+		if c.Failure != "" || c.Error != "" {
+			bad = append(bad, c.Name)
+		}
+	}
+	tests, failures, errors := s.Counts()
+	return code, s, [3]int{tests, failures, errors}, bad
+}
+
+// "job", then one testcase per rank; a changed next fails its rank, a cut
+// file is an error on its rank and the others are still testcases; the
+// exit codes are verify's.
+func TestVerifyJUnit(t *testing.T) {
+	dir, paths := ringJob(t, 2, 4)
+	code, _, counts, bad := runVerifyJUnit(t, dir)
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Equal(t, [3]int{9, 0, 0}, counts)
+	assert.Empty(t, bad)
+
+	edit(t, paths[3], func(d *ringdump.Dump) { d.Channels[0].Next = 5 })
+	code, _, counts, bad = runVerifyJUnit(t, dir)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Equal(t, [3]int{9, 1, 0}, counts)
+	assert.Equal(t, []string{"rank 3"}, bad)
+
+	data, err := os.ReadFile(paths[5])
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(paths[5], data[:100], 0o644))
+	code, s, counts, bad := runVerifyJUnit(t, dir)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Equal(t, [3]int{9, 1, 1}, counts)
+	assert.Equal(t, []string{"rank 3", "rank 5"}, bad)
+	assert.Contains(t, s.Cases[6].Error, "not a ring dump: at byte 100")
+
+	// No dumps at all: the one "job" testcase, errored.
+	code, _, counts, bad = runVerifyJUnit(t, t.TempDir())
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Equal(t, [3]int{1, 0, 1}, counts)
+	assert.Equal(t, []string{"job"}, bad)
+}
+
+// identityJob with the order every rank recorded (D25): both asked for the
+// network order with their node's location, and the sequence 0 1 (what the
+// identity rings visit).
+func orderedJob(t *testing.T) (string, []string) {
+	t.Helper()
+	dir, paths := identityJob(t)
+	for r, p := range paths {
+		edit(t, p, func(d *ringdump.Dump) {
+			d.Order = &ringdump.Order{Asked: "network", Location: []string{"s/a", "s/b"}[r/2], Network: true, Sequence: []int{0, 1}}
+		})
+	}
+	return dir, paths
+}
+
+func TestVerifyChecksTheNodeOrder(t *testing.T) {
+	dir, _ := orderedJob(t)
+	code, out, errOut := runTool("verify", dir)
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Equal(t, "nccom-rings: 4 ranks, 2 channels, 2 nodes: every rank agrees\n", out)
+
+	for _, tc := range []struct {
+		name  string
+		rank  int
+		edit  func(d *ringdump.Dump)
+		first string
+		kind  string // its hint is the second line
+	}{
+		{"a rank that decided another sequence", 3, func(d *ringdump.Dump) { d.Order.Sequence = []int{1, 0} },
+			"nccom-rings: rank 3: its Postset decided the network order [1 0], but 3 of 4 ranks decided the network order [0 1]", verify.KindDecision},
+		// Rank 0 is no reference: the decision most ranks reached is, so
+		// rank 0 is named, not rank 1 (as before issue 23).
+		{"rank 0 decided another sequence", 0, func(d *ringdump.Dump) { d.Order.Sequence = []int{1, 0} },
+			"nccom-rings: rank 0: its Postset decided the network order [1 0], but 3 of 4 ranks decided the network order [0 1]", verify.KindDecision},
+		{"a rank that fell back", 1, func(d *ringdump.Dump) { d.Order.Network, d.Order.Sequence, d.Order.Note = false, nil, "fell\nback" },
+			`nccom-rings: rank 1: its Postset decided rank order ("fell\nback"), but 3 of 4 ranks decided the network order [0 1]`, verify.KindDecision},
+		{"a rank that asked for rank order", 2, func(d *ringdump.Dump) { d.Order.Asked = "rank" },
+			"nccom-rings: rank 2 asked NCCOM_RING_NODE_ORDER=rank, but 3 of 4 ranks asked network", verify.KindAsked},
+		{"a rank whose location is not its node's", 1, func(d *ringdump.Dump) { d.Order.Location = "s/b" },
+			`nccom-rings: rank 1: its record carries the location "s/b", but its node 0 is placed at the location "s/a" (the value most of its ranks carry; D28)`, verify.KindLocation},
+		// D28: a tie (one rank each) goes to the head's value, rank 2's
+		// of node 1 (ranks 2, 3), so rank 3 is named.
+		{"a tie goes to the head", 3, func(d *ringdump.Dump) { d.Order.Location = "s/c" },
+			`nccom-rings: rank 3: its record carries the location "s/c", but its node 1 is placed at the location "s/b" (the value most of its ranks carry; D28)`, verify.KindLocation},
+		// "No location" is a value: rank 0 without one ties with rank 1,
+		// and rank 0 is the head, so node 0 has none; rank 1 is named,
+		// and the sequence the ranks decided is not the placement's.
+		{"no location counts", 0, func(d *ringdump.Dump) { d.Order.Location = "" },
+			"nccom-rings: every rank decided the network order [0 1], but the locations their records carry give [1 0] (D28's placement, which the library and the tools share)", verify.KindSequence},
+		// The hashes place a rank, whatever its name says.
+		{"the hashes decide", 1, func(d *ringdump.Dump) {
+			d.Order.FromRecord, d.Order.LocationHashes = true, []uint32{nodeorder.Hash("s"), nodeorder.Hash("z")}
+		}, fmt.Sprintf(`nccom-rings: rank 1: its record carries the location "#%08x/#%08x", but its node 0 is placed at the location "s/a" (the value most of its ranks carry; D28)`, nodeorder.Hash("s"), nodeorder.Hash("z")), verify.KindLocation},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, paths := orderedJob(t)
+			edit(t, paths[tc.rank], tc.edit)
+			code, out, _ := runTool("verify", dir)
+			assert.Equal(t, cli.ExitFinding, code)
+			assert.Equal(t, tc.first+"\n", firstLine(out))
+			assert.Equal(t, tc.first+"\n  check: "+verify.Hint(tc.kind)+"\n", firstFinding(out))
+		})
+	}
+
+	// Rings that do not follow the sequence every rank decided.
+	dir, paths := orderedJob(t)
+	for _, p := range paths {
+		edit(t, p, func(d *ringdump.Dump) { d.Order.Sequence = []int{0, 1, 0} })
+	}
+	code, out, _ = runTool("verify", dir)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Equal(t, "nccom-rings: channel 0: the ring visits the nodes [0 1], not in the sequence [0 1 0] every rank decided\n  check: "+verify.Hint(verify.KindSequence)+"\n", firstFinding(out))
+}
+
+// firstFinding is the first finding of verify's text output: its line and
+// its hint's.
+func firstFinding(s string) string {
+	line := firstLine(s)
+	return line + firstLine(s[len(line):])
+}
+
+func firstLine(s string) string {
+	for i, c := range s {
+		if c == '\n' {
+			return s[:i+1]
+		}
+	}
+	return s
+}
+
+func TestVerifyPassesOnHandComputedRings(t *testing.T) {
+	dir, _ := identityJob(t)
+	code, out, errOut := runTool("verify", dir)
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Equal(t, "nccom-rings: 4 ranks, 2 channels, 2 nodes: every rank agrees\n", out)
+}
+
+func TestVerifyNamesTheRankWhoseNextChanged(t *testing.T) {
+	dir, paths := identityJob(t)
+	edit(t, paths[1], func(d *ringdump.Dump) { d.Channels[0].Next = 3 })
+	code, out, _ := runTool("verify", dir)
+	assert.Equal(t, cli.ExitFinding, code)
+	// Succ(1) has 6 views: rank 1's next (3), rank 2's prev (1: 2 follows
+	// 1) and the 4 userRanks (2 follows 1): 5 hold 2.
+	first, _, _ := bytes.Cut([]byte(out), []byte("\n"))
+	assert.Equal(t, "nccom-rings: rank 1: channel 0 next is 3, but rank 3's prev is 2; 5 of 6 views have 2 after 1", string(first))
+
+	code, out, _ = runTool("verify", "--json", dir)
+	assert.Equal(t, cli.ExitFinding, code)
+	var rep verify.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.False(t, rep.OK)
+	require.NotEmpty(t, rep.Findings)
+	assert.Equal(t, verify.Finding{Kind: verify.KindNext, Rank: 1, Channel: 0, Other: 3, Message: "rank 1: channel 0 next is 3, but rank 3's prev is 2; 5 of 6 views have 2 after 1", Hint: verify.Hint(verify.KindNext)}, rep.Findings[0])
+}
+
+func TestVerifyNamesTheMissingRank(t *testing.T) {
+	dir, paths := identityJob(t)
+	require.NoError(t, os.Remove(paths[2]))
+	code, out, _ := runTool("verify", dir)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Contains(t, out, "nccom-rings: missing rank 2 (of 4)\n")
+}
+
+func TestVerifyReportsAFailedRankWithItsWarn(t *testing.T) {
+	dir, paths := identityJob(t)
+	edit(t, paths[3], func(d *ringdump.Dump) {
+		d.Result, d.ResultName, d.Warn, d.Wiring, d.NetDevs = 4, "ncclInvalidArgument", "ncclTopoPostset: allTopoRanks[2] is NULL", nil, nil
+	})
+	code, out, _ := runTool("verify", dir)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Contains(t, out, `rank 3: ncclTopoPostset failed with "ncclInvalidArgument" (4): "ncclTopoPostset: allTopoRanks[2] is NULL"`+"\n")
+}
+
+func TestVerifyNamesBothFilesOfADuplicatedRank(t *testing.T) {
+	dir, paths := identityJob(t)
+	d, err := ringdump.Read(paths[0])
+	require.NoError(t, err)
+	d.PID = 200 // a second run into the same directory
+	second, err := ringdump.Write(dir, d)
+	require.NoError(t, err)
+	code, out, _ := runTool("verify", dir)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Contains(t, out, `rank 0: 2 files, "`+paths[0]+`", "`+second+`"`)
+}
+
+func TestVerifyChecksUserRanksAndDoubling(t *testing.T) {
+	dir, paths := identityJob(t)
+	edit(t, paths[2], func(d *ringdump.Dump) { d.Channels[0].UserRanks = []int{2, 3, 1, 0} })
+	code, out, _ := runTool("verify", dir)
+	assert.Equal(t, cli.ExitFinding, code)
+	// Succ(3): rank 3's next, rank 0's prev, 3 userRanks say 0; rank 2's
+	// userRanks says 1.
+	assert.Contains(t, out, "rank 2: channel 0 userRanks[2] is 1, but 5 of 6 views have 0 after 3 (stale userRanks)\n")
+	assert.Contains(t, out, "rank 2: channel 1 userRanks[2] is 0, but channel 0's, which it repeats (D10), is 1\n")
+}
+
+func TestVerifyFindsTwoCycles(t *testing.T) {
+	dir, paths := identityJob(t)
+	// 0 <-> 1 and 2 <-> 3 on channel 0 in every view: prev and next agree,
+	// and each userRanks is what BuildRings walks along them (0 1 0 1 from
+	// rank 0), so the ring every rank agrees on misses two ranks. (Before
+	// issue 23 the userRanks were left 0 1 2 3: those 4 views now outvote
+	// the 2 of each next, and each rank's next is the finding.)
+	for r, path := range paths {
+		edit(t, path, func(d *ringdump.Dump) {
+			for c := range 2 { // channel 1 repeats channel 0 (D10)
+				d.Channels[c].Next, d.Channels[c].Prev = r^1, r^1
+				d.Channels[c].UserRanks = []int{r, r ^ 1, r, r ^ 1}
+			}
+		})
+	}
+	code, out, _ := runTool("verify", dir)
+	assert.Equal(t, cli.ExitFinding, code)
+	cycle := func(c int) string {
+		return fmt.Sprintf("nccom-rings: rank 0: channel %d is a ring of 2 ranks, not of all 4: following next from rank 0 comes back after 2\n  check: %s\n", c, verify.Hint(verify.KindCycle))
+	}
+	assert.Equal(t, cycle(0)+cycle(1)+"nccom-rings: \""+dir+"\": 2 findings\n", out)
+}
+
+func TestVerifyRefusesUnusableInput(t *testing.T) {
+	dir, paths := identityJob(t)
+	require.NoError(t, os.WriteFile(paths[1], []byte(`{"format":1,"rank":1,"nRanks":4,,}`), 0o644))
+	code, out, errOut := runTool("verify", dir)
+	assert.Equal(t, cli.ExitUnusable, code)
+	// A finding on stdout since issue 23, no longer a line on stderr.
+	assert.Empty(t, errOut)
+	assert.Contains(t, out, `nccom-rings: rank 1: "`+paths[1]+`": not a ring dump: at byte 33:`, "the second comma is the 33rd byte")
+
+	code, _, errOut = runTool("verify", filepath.Join(dir, "nonexistent"))
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, "no such file or directory")
+
+	code, _, errOut = runTool("verify", t.TempDir())
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, "holds no rank-NNNNNN.HOST.PID.json dump files")
+
+	code, _, _ = runTool("verify")
+	assert.Equal(t, cli.ExitUnusable, code)
+	code, _, _ = runTool("verify", "--bogus", dir)
+	assert.Equal(t, cli.ExitUnusable, code)
 }
