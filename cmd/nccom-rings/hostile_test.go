@@ -29,11 +29,7 @@ import (
 // memory": now it is a finding naming the missing ranks, without
 // allocating for them.
 func TestVerifySizesItsWorkByTheFilesPresent(t *testing.T) {
-	dir := t.TempDir()
-	d := &ringdump.Dump{Rank: 0, NRanks: 1<<31 - 1, ResultName: "ncclSuccess", Version: "x", Host: "h", PID: 1,
-		Wiring: &ringdump.Wiring{NNodes: 1, NodesFirstRank: []int{0}, GraphChannels: 1, NChannels: 2}}
-	_, err := ringdump.Write(dir, d)
-	require.NoError(t, err)
+	dir := hugeJobDump(t)
 	cpu := cputime.Process()
 	code, out, _ := runTool("verify", dir)
 	assert.Equal(t, cli.ExitFinding, code)

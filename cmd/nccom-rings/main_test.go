@@ -88,3 +88,14 @@ func TestCommandTable(t *testing.T) {
 	assert.Equal(t, cli.ExitOK, code)
 	assert.Regexp(t, `^nccom-rings \S+ \(libnccomring \S+, dump format \d+\)\n$`, out)
 }
+
+// hugeJobDump writes one rank's dump of a job that claims 2^31-1 ranks
+// (115 bytes of JSON) and returns its directory.
+func hugeJobDump(t *testing.T) string {
+	dir := t.TempDir()
+	d := &ringdump.Dump{Rank: 0, NRanks: 1<<31 - 1, ResultName: "ncclSuccess", Version: "x", Host: "h", PID: 1,
+		Wiring: &ringdump.Wiring{NNodes: 1, NodesFirstRank: []int{0}, GraphChannels: 1, NChannels: 2}}
+	_, err := ringdump.Write(dir, d)
+	require.NoError(t, err)
+	return dir
+}

@@ -181,11 +181,7 @@ func TestPlanRefusesUnusableInput(t *testing.T) {
 // refused before anything is sized by it, and a host name with a
 // terminal escape is printed quoted.
 func TestScoreAndDiffOfCraftedDumps(t *testing.T) {
-	dir := t.TempDir()
-	d := &ringdump.Dump{Rank: 0, NRanks: 1<<31 - 1, ResultName: "ncclSuccess", Version: "x", Host: "h", PID: 1,
-		Wiring: &ringdump.Wiring{NNodes: 1, NodesFirstRank: []int{0}, GraphChannels: 1, NChannels: 2}}
-	_, err := ringdump.Write(dir, d)
-	require.NoError(t, err)
+	dir := hugeJobDump(t)
 	code, _, errOut := runTool("score", dir)
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Contains(t, errOut, "rank 0's dump says 2147483647 ranks: outside [1, 262144]")
