@@ -190,9 +190,7 @@ func mustSymlink(t *testing.T, target, link string) {
 // victim's 0700 directory, swaps the parent for a link to it at the seam
 // (the victim's process stops there until the swap is done).
 func TestCreateDirSwappedByAnotherUser(t *testing.T) {
-	asuser.Require(t)
-	base := asuser.Dir(t)
-	self := asuser.Self(t, base)
+	base, self := asuser.Prepare(t)
 	home := filepath.Join(base, "home")
 	victim := victimDir(t, home)
 	asuser.Chown(t, asuser.Victim, home, victim, filepath.Join(victim, "secret"))
@@ -229,9 +227,7 @@ func TestCreateDirSwappedByAnotherUser(t *testing.T) {
 // job's user may pass through but not list (0711, as some homes are) is
 // no obstacle, as it is none to a path lookup.
 func TestCreateDirPassesAnExecuteOnlyDirectory(t *testing.T) {
-	asuser.Require(t)
-	base := asuser.Dir(t)
-	self := asuser.Self(t, base)
+	base, self := asuser.Prepare(t)
 	x := filepath.Join(base, "x")
 	require.NoError(t, os.Mkdir(x, 0o711))
 	require.NoError(t, os.Chmod(x, 0o711))
