@@ -5,7 +5,6 @@
 package hosts
 
 import (
-	"github.com/nccomring/libnccomring/version"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/version"
 )
 
 func buildDir(t *testing.T) string {
