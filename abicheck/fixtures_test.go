@@ -14,11 +14,6 @@ import (
 // build/abi/*.so (make test-abi-tool) and build/abi/selfcheck/*/
 // libnccom.so.2 (make test-abi-check). Without them they skip.
 
-func fixture(t *testing.T, name string) string {
-	t.Helper()
-	return abifixture.Path(t, name)
-}
-
 // movedOffsets is the moved fixture's layout profile: rank and nRanks 4
 // bytes below D3.
 var movedOffsets = layout.CommOffsets{Topo: 17552, Rank: 17612, NRanks: 17616, Node: 17640, NNodes: 17644, NChannels: 17704}
@@ -27,7 +22,7 @@ var movedOffsets = layout.CommOffsets{Topo: 17552, Rank: 17612, NRanks: 17616, N
 // find what elf.File.DWARF, which reads every .debug_* section, finds.
 func TestTypeSectionsFindWhatAllSectionsFind(t *testing.T) {
 	for _, name := range []string{"libnccom-match.so", "libnccom-cxx-ns.so", "libnccom-moved.so"} {
-		lib, err := Open(fixture(t, name))
+		lib, err := Open(abifixture.Path(t, name))
 		require.NoError(t, err)
 		lean, err := lib.DWARF()
 		require.NoError(t, err)
@@ -48,7 +43,7 @@ func TestTypeSectionsFindWhatAllSectionsFind(t *testing.T) {
 
 // What was read stays valid after Close unmaps the file.
 func TestStructsOutliveTheMapping(t *testing.T) {
-	defs, _, err := ReadStructs(fixture(t, "libnccom-match.so"), RingStageStructs)
+	defs, _, err := ReadStructs(abifixture.Path(t, "libnccom-match.so"), RingStageStructs)
 	require.NoError(t, err)
 	loc, err := LookupField(defs["ncclComm"].Type, "nNodes")
 	require.NoError(t, err)
@@ -58,16 +53,16 @@ func TestStructsOutliveTheMapping(t *testing.T) {
 
 // The comparison takes the ASSUMED offsets in use as a parameter.
 func TestCompareTakesTheOffsetsInUse(t *testing.T) {
-	moved, err := CheckFile(fixture(t, "libnccom-moved.so"), layout.D3Offsets)
+	moved, err := CheckFile(abifixture.Path(t, "libnccom-moved.so"), layout.D3Offsets)
 	require.NoError(t, err)
 	assert.False(t, moved.OK)
 	assert.Len(t, moved.Mismatches, 2)
 
-	moved, err = CheckFile(fixture(t, "libnccom-moved.so"), movedOffsets)
+	moved, err = CheckFile(abifixture.Path(t, "libnccom-moved.so"), movedOffsets)
 	require.NoError(t, err)
 	assert.True(t, moved.OK, "%v", moved.Mismatches)
 
-	match, err := CheckFile(fixture(t, "libnccom-match.so"), movedOffsets)
+	match, err := CheckFile(abifixture.Path(t, "libnccom-match.so"), movedOffsets)
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		"ncclComm.rank (ASSUMED): LIB has +17616 (4 bytes), layout/ has +17612 (4 bytes)",
@@ -82,8 +77,8 @@ func TestCompareTakesTheOffsetsInUse(t *testing.T) {
 }
 
 func TestFindBySONAME(t *testing.T) {
-	standin := fixture(t, "selfcheck/match/libnccom.so.2")
-	paths := []string{"linux-vdso.so.1", fixture(t, "not-elf.so"), fixture(t, "libnccom-match.so"), standin}
+	standin := abifixture.Path(t, "selfcheck/match/libnccom.so.2")
+	paths := []string{"linux-vdso.so.1", abifixture.Path(t, "not-elf.so"), abifixture.Path(t, "libnccom-match.so"), standin}
 	got, ok := FindBySONAME(paths, LibnccomSONAME)
 	assert.True(t, ok)
 	assert.Equal(t, standin, got)
@@ -103,19 +98,19 @@ func asMapped(t *testing.T, path string) MappedObject {
 
 func TestCheckMapped(t *testing.T) {
 	ctx := context.Background()
-	sc := CheckMapped(ctx, []MappedObject{asMapped(t, fixture(t, "libnccom-match.so"))}, layout.D3Offsets, "D3")
+	sc := CheckMapped(ctx, []MappedObject{asMapped(t, abifixture.Path(t, "libnccom-match.so"))}, layout.D3Offsets, "D3")
 	assert.Nil(t, sc.Report)
 	assert.Equal(t, "no libnccom.so.2 is mapped in this process", sc.Why)
 	assert.False(t, sc.Warn)
 
-	stripped := fixture(t, "selfcheck/stripped/libnccom.so.2")
+	stripped := abifixture.Path(t, "selfcheck/stripped/libnccom.so.2")
 	sc = CheckMapped(ctx, []MappedObject{asMapped(t, stripped)}, layout.D3Offsets, "D3")
 	assert.Nil(t, sc.Report)
 	assert.Contains(t, sc.Why, stripped+" has no DWARF (.debug_info): it is stripped or was built without -g; build libnccom with -g")
 	assert.NotContains(t, sc.Why, "\n", "one log line")
 	assert.False(t, sc.Warn)
 
-	match := fixture(t, "selfcheck/match/libnccom.so.2")
+	match := abifixture.Path(t, "selfcheck/match/libnccom.so.2")
 	sc = CheckMapped(ctx, []MappedObject{asMapped(t, match)}, layout.D3Offsets, "D3")
 	require.NotNil(t, sc.Report)
 	assert.True(t, sc.Report.OK)
@@ -127,7 +122,7 @@ func TestCheckMapped(t *testing.T) {
 	assert.Equal(t, "no libnccom.so.2 is mapped in this process", sc.Why)
 
 	// The mapped object is not the file at its path now: not verified, a WARN.
-	moved := asMapped(t, fixture(t, "selfcheck/moved/libnccom.so.2"))
+	moved := asMapped(t, abifixture.Path(t, "selfcheck/moved/libnccom.so.2"))
 	sc = CheckMapped(ctx, []MappedObject{{Path: match, SONAME: LibnccomSONAME, SONAMEKnown: true, BuildID: moved.BuildID}}, layout.D3Offsets, "D3")
 	assert.Nil(t, sc.Report)
 	assert.True(t, sc.Warn)
@@ -148,7 +143,7 @@ func TestRefusals(t *testing.T) {
 	preset := []string{"ncclComm", "ncclTopoGraph", "ncclTopoRanks", "ncclChannel", "ncclRing"}
 	getNetDev := []string{"ncclTopoGraph", "ncclTopoSystem"}
 	check := func(name string, assumed layout.CommOffsets, source string) *SelfCheck {
-		path := fixture(t, name)
+		path := abifixture.Path(t, name)
 		rep, err := CheckFile(path, assumed)
 		require.NoError(t, err)
 		return &SelfCheck{Library: path, Report: rep, assumedSource: source}

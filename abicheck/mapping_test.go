@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nccomring/libnccomring/internal/abifixture"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -63,7 +64,7 @@ func withMaps(t *testing.T, text string, err error, overlay bool) {
 // check says it is weaker; another file put at the path is refused even
 // with the mapped build ID.
 func TestReadMappedReadsOnlyTheFileMapped(t *testing.T) {
-	path := fixture(t, "selfcheck/match/libnccom.so.2")
+	path := abifixture.Path(t, "selfcheck/match/libnccom.so.2")
 	lib, err := Open(path)
 	require.NoError(t, err)
 	id, err := openedID(lib.file)

@@ -218,29 +218,27 @@ func (rs *resolver) chain(i int, off dwarf.Offset) string {
 	return strings.Join(append(steps, fmt.Sprintf("the entry at %#x", off)), " -> ")
 }
 
+// tagWords are the words of the tags messages, struct kinds and
+// qualifiers name; another tag is spelt as dwarf.Tag prints it, less "Tag".
+var tagWords = map[dwarf.Tag]string{
+	dwarf.TagTypedef:      "typedef",
+	dwarf.TagPointerType:  "pointer",
+	dwarf.TagStructType:   "struct",
+	dwarf.TagUnionType:    "union",
+	dwarf.TagClassType:    "class",
+	dwarf.TagArrayType:    "array",
+	dwarf.TagConstType:    "const",
+	dwarf.TagVolatileType: "volatile",
+	dwarf.TagRestrictType: "restrict",
+	dwarf.TagMember:       "member",
+}
+
 // describeEntry names an entry for messages: "typedef ncclComm",
 // "pointer", "anonymous struct".
 func describeEntry(e *dwarf.Entry) string {
-	word := strings.TrimPrefix(e.Tag.String(), "Tag")
-	switch e.Tag {
-	case dwarf.TagTypedef:
-		word = "typedef"
-	case dwarf.TagPointerType:
-		word = "pointer"
-	case dwarf.TagStructType:
-		word = "struct"
-	case dwarf.TagUnionType:
-		word = "union"
-	case dwarf.TagClassType:
-		word = "class"
-	case dwarf.TagArrayType:
-		word = "array"
-	case dwarf.TagConstType:
-		word = "const"
-	case dwarf.TagVolatileType:
-		word = "volatile"
-	case dwarf.TagMember:
-		word = "member"
+	word, ok := tagWords[e.Tag]
+	if !ok {
+		word = strings.TrimPrefix(e.Tag.String(), "Tag")
 	}
 	name, _ := e.Val(dwarf.AttrName).(string)
 	switch {
@@ -325,62 +323,31 @@ func (rs *resolver) build(e *dwarf.Entry, shallow bool, addrSize int) (resolved,
 		if !ok {
 			return resolved{}, fmt.Errorf("DWARF base type at .debug_info+%#x has no encoding", e.Offset)
 		}
-		var b *dwarf.BasicType
-		switch enc {
-		case 0x01: // DW_ATE_address
-			t := new(dwarf.AddrType)
-			typ, b = t, &t.BasicType
-		case 0x02: // DW_ATE_boolean
-			t := new(dwarf.BoolType)
-			typ, b = t, &t.BasicType
-		case 0x03: // DW_ATE_complex_float
-			t := new(dwarf.ComplexType)
-			typ, b = t, &t.BasicType
-			if name == "complex" {
-				switch size, _ := e.Val(dwarf.AttrByteSize).(int64); size {
-				case 8:
-					name = "complex float"
-				case 16:
-					name = "complex double"
-				}
-			}
-		case 0x04: // DW_ATE_float
-			t := new(dwarf.FloatType)
-			typ, b = t, &t.BasicType
-		case 0x05: // DW_ATE_signed
-			t := new(dwarf.IntType)
-			typ, b = t, &t.BasicType
-		case 0x07: // DW_ATE_unsigned
-			t := new(dwarf.UintType)
-			typ, b = t, &t.BasicType
-		case 0x06: // DW_ATE_signed_char
-			t := new(dwarf.CharType)
-			typ, b = t, &t.BasicType
-		case 0x08: // DW_ATE_unsigned_char
-			t := new(dwarf.UcharType)
-			typ, b = t, &t.BasicType
-		default:
+		newType, ok := baseTypes[enc]
+		if !ok {
 			return resolved{}, fmt.Errorf("DWARF base type at .debug_info+%#x has unrecognized encoding %d", e.Offset, enc)
 		}
+		t := newType()
+		if enc == ateComplexFloat && name == "complex" {
+			switch size, _ := e.Val(dwarf.AttrByteSize).(int64); size {
+			case 8:
+				name = "complex float"
+			case 16:
+				name = "complex double"
+			}
+		}
+		typ = t
+		b := t.Basic()
 		b.Name = name
 		b.BitSize, _ = e.Val(dwarf.AttrBitSize).(int64)
-		var haveBit, haveDataBit bool
-		b.BitOffset, haveBit = e.Val(dwarf.AttrBitOffset).(int64)
-		b.DataBitOffset, haveDataBit = e.Val(dwarf.AttrDataBitOffset).(int64)
-		if haveBit && haveDataBit {
-			return resolved{}, fmt.Errorf("DWARF base type at .debug_info+%#x has duplicate bit offset attributes", e.Offset)
+		var err error
+		if b.BitOffset, b.DataBitOffset, err = bitOffsets(e, "base type"); err != nil {
+			return resolved{}, err
 		}
 
 	case dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
 		t := new(dwarf.StructType)
-		switch e.Tag {
-		case dwarf.TagClassType:
-			t.Kind = "class"
-		case dwarf.TagStructType:
-			t.Kind = "struct"
-		case dwarf.TagUnionType:
-			t.Kind = "union"
-		}
+		t.Kind = tagWords[e.Tag]
 		t.StructName, _ = e.Val(dwarf.AttrName).(string)
 		t.Incomplete = e.Val(dwarf.AttrDeclaration) != nil
 		t.Field = []*dwarf.StructField{}
@@ -414,11 +381,8 @@ func (rs *resolver) build(e *dwarf.Entry, shallow bool, addrSize int) (resolved,
 			}
 			f.Name, _ = kid.Val(dwarf.AttrName).(string)
 			f.ByteSize, _ = kid.Val(dwarf.AttrByteSize).(int64)
-			var haveBit, haveDataBit bool
-			f.BitOffset, haveBit = kid.Val(dwarf.AttrBitOffset).(int64)
-			f.DataBitOffset, haveDataBit = kid.Val(dwarf.AttrDataBitOffset).(int64)
-			if haveBit && haveDataBit {
-				return resolved{}, fmt.Errorf("DWARF member at .debug_info+%#x has duplicate bit offset attributes", kid.Offset)
+			if f.BitOffset, f.DataBitOffset, err = bitOffsets(kid, "member"); err != nil {
+				return resolved{}, err
 			}
 			f.BitSize, _ = kid.Val(dwarf.AttrBitSize).(int64)
 			t.Field = append(t.Field, f)
@@ -440,16 +404,7 @@ func (rs *resolver) build(e *dwarf.Entry, shallow bool, addrSize int) (resolved,
 			return resolved{}, err
 		}
 		sub(r)
-		t := &dwarf.QualType{Type: r.t}
-		switch e.Tag {
-		case dwarf.TagConstType:
-			t.Qual = "const"
-		case dwarf.TagRestrictType:
-			t.Qual = "restrict"
-		case dwarf.TagVolatileType:
-			t.Qual = "volatile"
-		}
-		typ = t
+		typ = &dwarf.QualType{Type: r.t, Qual: tagWords[e.Tag]}
 
 	case dwarf.TagEnumerationType:
 		// The enumerators are not read: nothing here prints them.
@@ -505,6 +460,38 @@ func (rs *resolver) build(e *dwarf.Entry, shallow bool, addrSize int) (resolved,
 	}
 	typ.Common().ByteSize = size
 	return resolved{typ, height}, nil
+}
+
+// basicType is a base type: each embeds dwarf.BasicType, whose Basic
+// method they share.
+type basicType interface {
+	dwarf.Type
+	Basic() *dwarf.BasicType
+}
+
+const ateComplexFloat = 0x03 // DW_ATE_complex_float
+
+// baseTypes makes the type of each base type encoding (DW_ATE_*) read here.
+var baseTypes = map[int64]func() basicType{
+	0x01:            func() basicType { return new(dwarf.AddrType) },    // DW_ATE_address
+	0x02:            func() basicType { return new(dwarf.BoolType) },    // DW_ATE_boolean
+	ateComplexFloat: func() basicType { return new(dwarf.ComplexType) }, // DW_ATE_complex_float
+	0x04:            func() basicType { return new(dwarf.FloatType) },   // DW_ATE_float
+	0x05:            func() basicType { return new(dwarf.IntType) },     // DW_ATE_signed
+	0x06:            func() basicType { return new(dwarf.CharType) },    // DW_ATE_signed_char
+	0x07:            func() basicType { return new(dwarf.UintType) },    // DW_ATE_unsigned
+	0x08:            func() basicType { return new(dwarf.UcharType) },   // DW_ATE_unsigned_char
+}
+
+// bitOffsets reads e's bit offset, DWARF 2's or DWARF 4's: at most one of
+// them is there. what names e in the error.
+func bitOffsets(e *dwarf.Entry, what string) (bitOffset, dataBitOffset int64, err error) {
+	bitOffset, haveBit := e.Val(dwarf.AttrBitOffset).(int64)
+	dataBitOffset, haveDataBit := e.Val(dwarf.AttrDataBitOffset).(int64)
+	if haveBit && haveDataBit {
+		return 0, 0, fmt.Errorf("DWARF %s at .debug_info+%#x has duplicate bit offset attributes", what, e.Offset)
+	}
+	return bitOffset, dataBitOffset, nil
 }
 
 // plusUconst reads a DWARF 2 member location, DW_OP_plus_uconst N.

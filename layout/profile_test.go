@@ -36,38 +36,46 @@ func profile(offsets, sizeof string) string {
 	return fmt.Sprintf(`{"ncclComm": {%s}, "sizeof": %s, "buildId": ""}`, offsets, sizeof)
 }
 
+// comm is the members of a valid profile's ncclComm object, in this order,
+// but for the changes: name, value pairs, where "" drops the member and a
+// name not there is added last.
+func comm(changes ...string) string {
+	names := []string{"topo", "rank", "nRanks", "node", "nNodes", "nChannels"}
+	values := map[string]string{"topo": "17552", "rank": "17616", "nRanks": "17620", "node": "17640", "nNodes": "17644", "nChannels": "17704"}
+	for i := 0; i+1 < len(changes); i += 2 {
+		if _, ok := values[changes[i]]; !ok {
+			names = append(names, changes[i])
+		}
+		values[changes[i]] = changes[i+1]
+	}
+	var members []string
+	for _, name := range names {
+		if v := values[name]; v != "" {
+			members = append(members, fmt.Sprintf("%q: %s", name, v))
+		}
+	}
+	return strings.Join(members, ", ")
+}
+
 func TestParseProfileRefusesBadFiles(t *testing.T) {
 	const size = `{"ncclComm": 19216}`
 	for _, tc := range []struct{ name, json, err string }{
 		{"not JSON", `rank=1`, "not a layout profile: invalid character 'r' looking for beginning of value"},
 		{"no ncclComm", `{"source": "x"}`, `no "ncclComm" object`},
-		{"a field missing", profile(`"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644`, size),
-			"ncclComm.nChannels is missing"},
-		{"an unknown field", profile(`"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704, "localRanks": 17648`, size),
-			`ncclComm: json: unknown field "localRanks"`},
-		{"negative", profile(`"topo": 17552, "rank": -8, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, size),
-			"ncclComm.rank at +-8 is outside [0, 19216), the sizeof(ncclComm) as the profile declares it"},
-		{"misaligned", profile(`"topo": 17556, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, size),
-			"ncclComm.topo at +17556 is not aligned to its 8 bytes"},
-		{"on a documented field", profile(`"topo": 17552, "rank": 17648, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, size),
-			"ncclComm.rank at +17648 overlaps the documented ncclComm.localRanks (+17648, 4 bytes), which no profile can move"},
-		{"inside channels", profile(`"topo": 17552, "rank": 100, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, size),
-			"ncclComm.rank at +100 overlaps the documented ncclComm.channels (+0, 16384 bytes), which no profile can move"},
-		{"two on one int", profile(`"topo": 17552, "rank": 17616, "nRanks": 17616, "node": 17640, "nNodes": 17644, "nChannels": 17704`, size),
-			"ncclComm.nRanks at +17616 overlaps ncclComm.rank at +17616"},
+		{"a field missing", profile(comm("nChannels", ""), size), "ncclComm.nChannels is missing"},
+		{"an unknown field", profile(comm("localRanks", "17648"), size), `ncclComm: json: unknown field "localRanks"`},
+		{"negative", profile(comm("rank", "-8"), size), "ncclComm.rank at +-8 is outside [0, 19216), the sizeof(ncclComm) as the profile declares it"},
+		{"misaligned", profile(comm("topo", "17556"), size), "ncclComm.topo at +17556 is not aligned to its 8 bytes"},
+		{"on a documented field", profile(comm("rank", "17648"), size), "ncclComm.rank at +17648 overlaps the documented ncclComm.localRanks (+17648, 4 bytes), which no profile can move"},
+		{"inside channels", profile(comm("rank", "100"), size), "ncclComm.rank at +100 overlaps the documented ncclComm.channels (+0, 16384 bytes), which no profile can move"},
+		{"two on one int", profile(comm("nRanks", "17616"), size), "ncclComm.nRanks at +17616 overlaps ncclComm.rank at +17616"},
 		// Issue 21: Validate overflowed at 2^63-4 and took it.
-		{"2^63-4", profile(`"topo": 17552, "rank": 9223372036854775804, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, size),
-			"ncclComm.rank at +9223372036854775804 is outside [0, 19216), the sizeof(ncclComm) as the profile declares it"},
-		{"past its own sizeof", profile(`"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 19216`, size),
-			"ncclComm.nChannels at +19216 is outside [0, 19216), the sizeof(ncclComm) as the profile declares it"},
-		{"no sizeof", `{"ncclComm": {"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704}}`,
-			`no "sizeof" object: the profile must say the build's sizeof(ncclComm) (profiles from before issue 21 do not)`},
-		{"sizeof below the prefix", profile(`"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, `{"ncclComm": 4096}`),
-			"sizeof.ncclComm 4096 is outside [19212, 1048576]: the documented prefix (D3) and the bound on any ncclComm"},
-		{"sizeof huge", profile(`"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, `{"ncclComm": 9223372036854775807}`),
-			"sizeof.ncclComm 9223372036854775807 is outside [19212, 1048576]: the documented prefix (D3) and the bound on any ncclComm"},
-		{"sizeof of another struct", profile(`"topo": 17552, "rank": 17616, "nRanks": 17620, "node": 17640, "nNodes": 17644, "nChannels": 17704`, `{"ncclComm": 19216, "ncclRing": 24}`),
-			`sizeof: json: unknown field "ncclRing"`},
+		{"2^63-4", profile(comm("rank", "9223372036854775804"), size), "ncclComm.rank at +9223372036854775804 is outside [0, 19216), the sizeof(ncclComm) as the profile declares it"},
+		{"past its own sizeof", profile(comm("nChannels", "19216"), size), "ncclComm.nChannels at +19216 is outside [0, 19216), the sizeof(ncclComm) as the profile declares it"},
+		{"no sizeof", fmt.Sprintf(`{"ncclComm": {%s}}`, comm()), `no "sizeof" object: the profile must say the build's sizeof(ncclComm) (profiles from before issue 21 do not)`},
+		{"sizeof below the prefix", profile(comm(), `{"ncclComm": 4096}`), "sizeof.ncclComm 4096 is outside [19212, 1048576]: the documented prefix (D3) and the bound on any ncclComm"},
+		{"sizeof huge", profile(comm(), `{"ncclComm": 9223372036854775807}`), "sizeof.ncclComm 9223372036854775807 is outside [19212, 1048576]: the documented prefix (D3) and the bound on any ncclComm"},
+		{"sizeof of another struct", profile(comm(), `{"ncclComm": 19216, "ncclRing": 24}`), `sizeof: json: unknown field "ncclRing"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := layout.ParseProfile([]byte(tc.json))

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/nccomring/libnccomring/internal/asuser"
 )
 
@@ -22,15 +24,9 @@ import (
 func victimDir(t *testing.T, home string) string {
 	t.Helper()
 	victim := filepath.Join(home, "dumps")
-	if err := os.MkdirAll(victim, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(victim, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(victim, "secret"), []byte("key\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(victim, 0o700))
+	require.NoError(t, os.Chmod(victim, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(victim, "secret"), []byte("key\n"), 0o600))
 	return victim
 }
 
@@ -104,13 +100,9 @@ func TestCreateDirChangesTheModeOfNoDirectoryItDidNotCreate(t *testing.T) {
 			base := t.TempDir()
 			victim := victimDir(t, filepath.Join(base, "home"))
 			for _, d := range []string{"att", "shared"} {
-				if err := os.Mkdir(filepath.Join(base, d), 0o755); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.Mkdir(filepath.Join(base, d), 0o755))
 			}
-			if err := os.Chmod(filepath.Join(base, "shared"), 0o777); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Chmod(filepath.Join(base, "shared"), 0o777))
 			dir := filepath.Join(base, c.dir)
 			var seen []string
 			afterMkdir = func(path string) {
@@ -153,9 +145,7 @@ func TestCreateDirChangesTheModeOfNoDirectoryItDidNotCreate(t *testing.T) {
 func TestOpenDirRefusesALinkOnThePath(t *testing.T) {
 	base := t.TempDir()
 	real := filepath.Join(base, "real")
-	if err := os.MkdirAll(filepath.Join(real, "dumps"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Join(real, "dumps"), 0o755))
 	mustSymlink(t, real, filepath.Join(base, "link"))
 	_, err := Write(filepath.Join(base, "link", "dumps"), sample())
 	want := `"` + filepath.Join(base, "link") + `" is a symbolic link on the dump directory's path: links there are not followed; name the directory without them`
@@ -186,16 +176,12 @@ func TestOpenDirRefusesALinkOnThePath(t *testing.T) {
 
 func mustRename(t *testing.T, from, to string) {
 	t.Helper()
-	if err := os.Rename(from, to); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Rename(from, to))
 }
 
 func mustSymlink(t *testing.T, target, link string) {
 	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink(target, link))
 }
 
 // The attack of the first case above between two real users: the job's
@@ -204,26 +190,18 @@ func mustSymlink(t *testing.T, target, link string) {
 // victim's 0700 directory, swaps the parent for a link to it at the seam
 // (the victim's process stops there until the swap is done).
 func TestCreateDirSwappedByAnotherUser(t *testing.T) {
-	asuser.Require(t)
-	base := asuser.Dir(t)
-	self := asuser.Self(t, base)
+	base, self := asuser.Prepare(t)
 	home := filepath.Join(base, "home")
 	victim := victimDir(t, home)
 	asuser.Chown(t, asuser.Victim, home, victim, filepath.Join(victim, "secret"))
-	if err := os.Chmod(home, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chmod(home, 0o755))
 	att := filepath.Join(base, "att")
-	if err := os.Mkdir(att, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(att, 0o755))
 	asuser.Chown(t, asuser.Attacker, att)
 	// A scratch directory the attacker offers to all (1777, as /tmp): the
 	// sticky bit keeps others from renaming the victim's entries, but not
 	// the directory's owner.
-	if err := os.Chmod(att, 0o777|os.ModeSticky); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chmod(att, 0o777|os.ModeSticky))
 	dir := filepath.Join(att, "d", "dumps")
 
 	var swapped bool
@@ -249,20 +227,12 @@ func TestCreateDirSwappedByAnotherUser(t *testing.T) {
 // job's user may pass through but not list (0711, as some homes are) is
 // no obstacle, as it is none to a path lookup.
 func TestCreateDirPassesAnExecuteOnlyDirectory(t *testing.T) {
-	asuser.Require(t)
-	base := asuser.Dir(t)
-	self := asuser.Self(t, base)
+	base, self := asuser.Prepare(t)
 	x := filepath.Join(base, "x")
-	if err := os.Mkdir(x, 0o711); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(x, 0o711); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(x, 0o711))
+	require.NoError(t, os.Chmod(x, 0o711))
 	home := filepath.Join(x, "home")
-	if err := os.Mkdir(home, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(home, 0o755))
 	asuser.Chown(t, asuser.Victim, home)
 	if got := runVictim(t, self, filepath.Join(home, "dumps"), nil); got != "<nil>" {
 		t.Fatalf("the victim's Write through a 0711 directory: %s", got)
@@ -289,9 +259,7 @@ func runVictim(t *testing.T, self, dir string, atMkdir func(path string)) string
 	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Start())
 	go func() { <-ctx.Done(); cmd.Process.Kill() }()
 	result := ""
 	lines := bufio.NewScanner(stdout)
@@ -352,12 +320,8 @@ func TestCreatedDirectoryModes(t *testing.T) {
 		}
 	}
 	shared := filepath.Join(base, "shared")
-	if err := os.Mkdir(shared, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(shared, 0o777); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(shared, 0o700))
+	require.NoError(t, os.Chmod(shared, 0o777))
 	if _, err := Write(filepath.Join(shared, "dumps"), sample()); err != nil {
 		t.Fatal(err)
 	}

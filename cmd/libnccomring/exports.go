@@ -2,7 +2,7 @@
 // C entry points of libnccom 2.31.24's ring stage (include/nccom_ring.h).
 // shim.c defines the public symbols and refuses calls from a forked child;
 // the functions here recover panics (D20), run the prologue every export
-// shares (enter, support.go: the first call's notes, a bad layout profile
+// shares (enter, entry.go: the first call's notes, a bad layout profile
 // (E4), a layout that differs from the host's libnccom (selfcheck.go, E5)),
 // check NULL pointers, view C memory through package abi and call the pure
 // packages, and with NCCOM_RING_DUMP set hand what Postset committed to

@@ -150,6 +150,15 @@ static int refuse(const char *fn, const struct ncclComm *comm, int rank, void *c
   return 1;
 }
 
+/* Enters Go for a call of fn (enter_go), unless refuse says it cannot; then
+ * returns nonzero, and Go is not entered. */
+static int enter_call(const char *fn, const struct ncclComm *comm, int rank, void *caller,
+                      sigset_t *saved) {
+  if (refuse(fn, comm, rank, caller)) return 1;
+  enter_go(saved);
+  return 0;
+}
+
 /*
  * The entry points. Each public function passes its own return address, a
  * point inside the object that called it, for the hook lookups (P18). The
@@ -161,9 +170,8 @@ static int refuse(const char *fn, const struct ncclComm *comm, int rank, void *c
 ncclResult_t nccomring_topo_preset_from(void *caller, struct ncclComm *comm,
                                         struct ncclTopoGraph *graph,
                                         struct ncclTopoRanks *topoRanks) {
-  if (refuse("ncclTopoPreset", comm, -1, caller)) return ncclInvalidUsage;
   sigset_t mask;
-  enter_go(&mask);
+  if (enter_call("ncclTopoPreset", comm, -1, caller, &mask)) return ncclInvalidUsage;
   ncclResult_t res = (ncclResult_t)goTopoPreset(comm, graph, topoRanks, caller);
   leave_go(&mask);
   return res;
@@ -173,9 +181,8 @@ ncclResult_t nccomring_topo_postset_from(void *caller, struct ncclComm *comm,
                                          int *nodesFirstRank,
                                          struct ncclTopoRanks **allTopoRanks, int *nChannels,
                                          int *nNodes) {
-  if (refuse("ncclTopoPostset", comm, -1, caller)) return ncclInvalidUsage;
   sigset_t mask;
-  enter_go(&mask);
+  if (enter_call("ncclTopoPostset", comm, -1, caller, &mask)) return ncclInvalidUsage;
   ncclResult_t res =
       (ncclResult_t)goTopoPostset(comm, nodesFirstRank, allTopoRanks, nChannels, nNodes, caller);
   leave_go(&mask);
@@ -184,9 +191,8 @@ ncclResult_t nccomring_topo_postset_from(void *caller, struct ncclComm *comm,
 
 ncclResult_t nccomring_build_rings_from(void *caller, int nrings, int *rings, int rank,
                                         int nranks, int *prev, int *next) {
-  if (refuse("ncclBuildRings", NULL, rank, caller)) return ncclInvalidUsage;
   sigset_t mask;
-  enter_go(&mask);
+  if (enter_call("ncclBuildRings", NULL, rank, caller, &mask)) return ncclInvalidUsage;
   ncclResult_t res = (ncclResult_t)goBuildRings(nrings, rings, rank, nranks, prev, next);
   leave_go(&mask);
   return res;
@@ -195,9 +201,8 @@ ncclResult_t nccomring_build_rings_from(void *caller, int nrings, int *rings, in
 ncclResult_t nccomring_topo_get_net_dev_from(void *caller, struct ncclTopoSystem *sys, int rank,
                                              struct ncclTopoGraph *graph, int channelId,
                                              int *dev) {
-  if (refuse("ncclTopoGetNetDev", NULL, rank, caller)) return ncclInvalidUsage;
   sigset_t mask;
-  enter_go(&mask);
+  if (enter_call("ncclTopoGetNetDev", NULL, rank, caller, &mask)) return ncclInvalidUsage;
   ncclResult_t res = (ncclResult_t)goTopoGetNetDev(sys, rank, graph, channelId, dev, caller);
   leave_go(&mask);
   return res;

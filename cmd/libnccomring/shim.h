@@ -44,7 +44,7 @@
  *                what it read (selfcheck.go); each rank's dump as encoded,
  *                in C memory (dump.go); the runtime's GOMAXPROCS and the threads
  *                retired (footprint.go);
- *                whether the first call started (support.go, enter) and
+ *                whether the first call started (entry.go, enter) and
  *                the flags that keep a line to one per process
  *                (platformWarned, assumedGeneric, abiWarned); the pool of
  *                hostPlatforms.

@@ -38,6 +38,15 @@ func Require(t testing.TB) {
 	}
 }
 
+// Prepare is how a test as other users starts: Require, then a Dir and
+// the test binary's Self copy in it.
+func Prepare(t testing.TB) (dir, self string) {
+	t.Helper()
+	Require(t)
+	dir = Dir(t)
+	return dir, Self(t, dir)
+}
+
 // Command is exec.Command(name, args...) run as uid, with gid uid and no
 // supplementary groups, in the root directory (the caller's working
 // directory may not be open to uid).

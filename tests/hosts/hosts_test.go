@@ -5,7 +5,6 @@
 package hosts
 
 import (
-	"github.com/nccomring/libnccomring/version"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/version"
 )
 
 func buildDir(t *testing.T) string {
@@ -214,20 +215,30 @@ func TestEveryRankLogsTheChannelCountOnce(t *testing.T) {
 	r := ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT"}, "--quiet")
 	require.Zero(t, r.exit)
 	const want = "ncclTopoPostset: 8 channels, the smallest channel count of any fragment, first held by rank 0 (D23)"
+	onceOnEveryRank(t, r.log, 128, want, func(text string) bool {
+		return strings.HasPrefix(text, "ncclTopoPostset: ") && strings.Contains(text, "(D23)")
+	})
+	assert.Empty(t, lines(t, r.log, "WARN"))
+}
+
+// onceOnEveryRank checks that each of the nRanks ranks logs one INFO line
+// whose text matches, and that each is want; every line of log must be an
+// NCCL log line.
+func onceOnEveryRank(t *testing.T, log string, nRanks int, want string, match func(text string) bool) {
+	t.Helper()
 	seen := map[string]int{}
-	for _, l := range strings.Split(strings.TrimRight(r.log, "\n"), "\n") {
+	for _, l := range strings.Split(strings.TrimRight(log, "\n"), "\n") {
 		m := linePrefix.FindStringSubmatch(l)
 		require.NotNil(t, m, "not an NCCL log line: %q", l)
-		if m[2] == "INFO" && strings.HasPrefix(m[3], "ncclTopoPostset: ") && strings.Contains(m[3], "(D23)") {
+		if m[2] == "INFO" && match(m[3]) {
 			assert.Equal(t, want, m[3])
 			seen[m[1]]++
 		}
 	}
-	require.Len(t, seen, 128, "one count line per rank")
-	for rank := 0; rank < 128; rank++ {
+	require.Len(t, seen, nRanks, "one line per rank: %s", want)
+	for rank := range nRanks {
 		assert.Equal(t, 1, seen[strconv.Itoa(rank)], "rank %d", rank)
 	}
-	assert.Empty(t, lines(t, r.log, "WARN"))
 }
 
 func TestSubsysFilterHidesInitLines(t *testing.T) {
@@ -334,19 +345,9 @@ func TestPodsNeedNodeOrderAndSaySo(t *testing.T) {
 	r = ringstage(t, []string{"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT", "NCCOM_RING_POD_ORDER=node"}, "--quiet", "--pod")
 	require.Zero(t, r.exit)
 	const want = "ncclTopoPostset: enablePod set on 4 nodes: stitching in node order (NCCOM_RING_POD_ORDER=node)"
-	seen := map[string]int{}
-	for _, l := range strings.Split(strings.TrimRight(r.log, "\n"), "\n") {
-		m := linePrefix.FindStringSubmatch(l)
-		require.NotNil(t, m, "not an NCCL log line: %q", l)
-		if m[2] == "INFO" && strings.Contains(m[3], "stitching in node order") {
-			assert.Equal(t, want, m[3])
-			seen[m[1]]++
-		}
-	}
-	require.Len(t, seen, 128, "one line per rank")
-	for rank := range 128 {
-		assert.Equal(t, 1, seen[strconv.Itoa(rank)], "rank %d", rank)
-	}
+	onceOnEveryRank(t, r.log, 128, want, func(text string) bool {
+		return strings.Contains(text, "stitching in node order")
+	})
 	assert.Empty(t, lines(t, r.log, "WARN"))
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 
 	"github.com/nccomring/libnccomring/nodeorder"
@@ -209,45 +210,67 @@ func (r *ec2Reader) skip(tok json.Token, at int) error {
 	}
 }
 
-// key reads the next key of an object; ok is false at its '}', which is
-// read.
-func (r *ec2Reader) key() (key string, at int, ok bool, err error) {
+// member is an object's member as far as its value's first token.
+type member struct {
+	key     string
+	at      int        // the key's byte
+	valueAt int        // the value's first byte
+	tok     json.Token // the value's first token
+}
+
+// members reads an object whose '{' has been read, up to and with its
+// '}': each member as far as its value's first token (the loop reads the
+// rest of the value), or the error that ends the loop.
+func (r *ec2Reader) members() iter.Seq2[member, error] {
+	return func(yield func(member, error) bool) {
+		for {
+			m, ok, err := r.member()
+			if err != nil {
+				yield(member{}, err)
+				return
+			}
+			if !ok || !yield(m, nil) {
+				return
+			}
+		}
+	}
+}
+
+// member reads the next member of an object as far as its value's first
+// token; ok is false at the object's '}', which is read.
+func (r *ec2Reader) member() (m member, ok bool, err error) {
 	if !r.dec.More() {
 		_, err := r.token() // '}'
-		return "", 0, false, err
+		return member{}, false, err
 	}
-	at = r.next()
+	m.at = r.next()
 	tok, err := r.token()
 	if err != nil {
-		return "", 0, false, err
+		return member{}, false, err
 	}
-	return tok.(string), at, true, nil // the decoder gives only strings as keys
+	m.key = tok.(string) // the decoder gives only strings as keys
+	m.valueAt = r.next()
+	if m.tok, err = r.token(); err != nil {
+		return member{}, false, err
+	}
+	return m, true, nil
 }
 
 // page reads a response whose '{' at start has been read.
 func (r *ec2Reader) page(t *Topology, start int) error {
 	var instances, nextToken bool
-	for {
-		key, at, ok, err := r.key()
+	for m, err := range r.members() {
 		if err != nil {
 			return err
 		}
-		if !ok {
-			break
-		}
-		vat := r.next()
-		tok, err := r.token()
-		if err != nil {
-			return err
-		}
-		switch key {
+		switch m.key {
 		case "Instances":
 			if instances {
-				return r.errAt(at, "\"Instances\" twice in one response")
+				return r.errAt(m.at, "\"Instances\" twice in one response")
 			}
 			instances = true
-			if tok != json.Delim('[') {
-				return r.errAt(vat, "\"Instances\" must be an array of instances, not %s", describe(tok))
+			if m.tok != json.Delim('[') {
+				return r.errAt(m.valueAt, "\"Instances\" must be an array of instances, not %s", describe(m.tok))
 			}
 			for r.dec.More() {
 				if err := r.instance(t); err != nil {
@@ -259,16 +282,16 @@ func (r *ec2Reader) page(t *Topology, start int) error {
 			}
 		case "NextToken":
 			if nextToken {
-				return r.errAt(at, "\"NextToken\" twice in one response")
+				return r.errAt(m.at, "\"NextToken\" twice in one response")
 			}
 			nextToken = true
-			s, isString := tok.(string)
-			if !isString && tok != nil {
-				return r.errAt(vat, "\"NextToken\" must be a string or null, not %s", describe(tok))
+			s, isString := m.tok.(string)
+			if !isString && m.tok != nil {
+				return r.errAt(m.valueAt, "\"NextToken\" must be a string or null, not %s", describe(m.tok))
 			}
 			t.Truncated = s != ""
 		default:
-			if err := r.skip(tok, vat); err != nil {
+			if err := r.skip(m.tok, m.valueAt); err != nil {
 				return err
 			}
 		}
@@ -296,42 +319,33 @@ func (r *ec2Reader) instance(t *Topology) error {
 	idAt := -1
 	var nodes []string
 	nodesAt := -1
-	for {
-		key, at, ok, err := r.key()
+	for m, err := range r.members() {
 		if err != nil {
 			return err
 		}
-		if !ok {
-			break
-		}
-		vat := r.next()
-		tok, err := r.token()
-		if err != nil {
-			return err
-		}
-		switch key {
+		switch m.key {
 		case "InstanceId":
 			if idAt >= 0 {
-				return r.errAt(at, "\"InstanceId\" twice in one instance")
+				return r.errAt(m.at, "\"InstanceId\" twice in one instance")
 			}
-			s, isString := tok.(string)
+			s, isString := m.tok.(string)
 			if !isString {
-				return r.errAt(vat, "\"InstanceId\" must be a string, not %s", describe(tok))
+				return r.errAt(m.valueAt, "\"InstanceId\" must be a string, not %s", describe(m.tok))
 			}
 			if err := checkHost(s); err != nil {
-				return r.errAt(vat, "\"InstanceId\": %v", err)
+				return r.errAt(m.valueAt, "\"InstanceId\": %v", err)
 			}
-			id, idAt = s, vat
+			id, idAt = s, m.valueAt
 		case "NetworkNodes":
 			if nodesAt >= 0 {
-				return r.errAt(at, "\"NetworkNodes\" twice in one instance")
+				return r.errAt(m.at, "\"NetworkNodes\" twice in one instance")
 			}
-			nodesAt = vat
-			if tok == nil {
+			nodesAt = m.valueAt
+			if m.tok == nil {
 				continue
 			}
-			if tok != json.Delim('[') {
-				return r.errAt(vat, "\"NetworkNodes\" must be an array of network node ids, top layer first, not %s", describe(tok))
+			if m.tok != json.Delim('[') {
+				return r.errAt(m.valueAt, "\"NetworkNodes\" must be an array of network node ids, top layer first, not %s", describe(m.tok))
 			}
 			for r.dec.More() {
 				nat := r.next()
@@ -344,7 +358,7 @@ func (r *ec2Reader) instance(t *Topology) error {
 					return r.errAt(nat, "a network node id (a string) expected, not %s", describe(tok))
 				}
 				if len(nodes) == nodeorder.MaxLevels {
-					return r.errAt(vat, "\"NetworkNodes\" has more than %d ids; a location holds at most %d names", nodeorder.MaxLevels, nodeorder.MaxLevels)
+					return r.errAt(m.valueAt, "\"NetworkNodes\" has more than %d ids; a location holds at most %d names", nodeorder.MaxLevels, nodeorder.MaxLevels)
 				}
 				if err := checkName("the network node id", s); err != nil {
 					return r.errAt(nat, "%v", err)
@@ -355,7 +369,7 @@ func (r *ec2Reader) instance(t *Topology) error {
 				return err
 			}
 		default:
-			if err := r.skip(tok, vat); err != nil {
+			if err := r.skip(m.tok, m.valueAt); err != nil {
 				return err
 			}
 		}

@@ -1,7 +1,6 @@
 package location_test
 
 import (
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,18 +11,8 @@ import (
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
 )
 
-func parseEC2(t *testing.T, text string) *location.Topology {
-	t.Helper()
-	topo, err := location.ParseEC2("topology.json", []byte(text))
-	require.NoError(t, err)
-	return topo
-}
-
 func TestEC2Fixture(t *testing.T) {
-	data, err := os.ReadFile("testdata/ec2-8.json")
-	require.NoError(t, err)
-	topo, err := location.ParseEC2("testdata/ec2-8.json", data)
-	require.NoError(t, err)
+	topo := parseFile(t, location.ParseEC2, "testdata/ec2-8.json")
 	assert.Equal(t, "ec2", topo.Source)
 	assert.False(t, topo.Truncated)
 	require.Len(t, topo.Hosts, 8)
@@ -77,9 +66,7 @@ func TestEC2Instances(t *testing.T) {
 
 func TestEC2Malformed(t *testing.T) {
 	deep := `{"Instances": [], "X": ` + strings.Repeat("[", 65) + strings.Repeat("]", 65) + "}"
-	cases := []struct {
-		name, text, want string
-	}{
+	cases := []malformed{
 		{"empty", "", "topology.json: no DescribeInstanceTopology response in the file"},
 		{"blank", " \n\t\n", "topology.json: no DescribeInstanceTopology response in the file"},
 		{"empty array", "[]", "topology.json: no DescribeInstanceTopology response in the file"},
@@ -108,15 +95,7 @@ func TestEC2Malformed(t *testing.T) {
 		{"bad escape", "{\"Instances\": [{\"InstanceId\": \"i-\\q\"}]}", "topology.json:1:31: not JSON: invalid character 'q' in string escape code"},
 		{"deep", deep, "topology.json:1:88: JSON nested more than 64 levels deep"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := location.ParseEC2("topology.json", []byte(c.text))
-			require.Error(t, err)
-			var le *location.Error
-			require.ErrorAs(t, err, &le)
-			assert.True(t, strings.HasPrefix(err.Error(), c.want), "got  %s\nwant %s", err, c.want)
-		})
-	}
+	checkMalformed(t, location.ParseEC2, "topology.json", cases)
 }
 
 // The JSON has no line limit: boto3's json.dumps and jq -c write one line.

@@ -48,18 +48,30 @@ func checkError(t *testing.T, err error, data []byte) {
 	}
 }
 
-func seedFile(f *testing.F, c *fuzzseed.Corpus, path string) {
+// fuzzParser fuzzes parse from the fixture at path and seeds: what it
+// gives must pass checkTopology, what it refuses checkError.
+func fuzzParser(f *testing.F, path string, seeds []string, parse func(name string, data []byte) (*Topology, error)) {
+	c := fuzzseed.New(f)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		f.Fatal(err)
 	}
 	c.Add(data)
+	for _, s := range seeds {
+		c.Add([]byte(s))
+	}
+	c.Fuzz(func(t *testing.T, data []byte) {
+		topo, err := parse("fuzz", data)
+		if err != nil {
+			checkError(t, err, data)
+			return
+		}
+		checkTopology(t, topo)
+	})
 }
 
 func FuzzParseEC2(f *testing.F) {
-	c := fuzzseed.New(f)
-	seedFile(f, c, "testdata/ec2-8.json")
-	for _, s := range []string{
+	fuzzParser(f, "testdata/ec2-8.json", []string{
 		`[{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["a", "b"]}], "NextToken": "x"}, {"Instances": []}]`,
 		`{"Instances": [{"InstanceId": "i-1", "NetworkNodes": null, "X": [[{"y": 1e9}]]}]}{"Instances": []}`,
 		`{"Instances": [{"InstanceId": "i-1"}, {"InstanceId": "I-1"}]}`,
@@ -67,23 +79,11 @@ func FuzzParseEC2(f *testing.F) {
 		`{"Instances": [{"InstanceId": "i-\u0041", "NetworkNodes": ["a/b"]}]}`,
 		"{\"Instances\": [\n{\"InstanceId\": \"i-1\",}]}",
 		`[[[[[[[[[[]]]]]]]]]]`, ``, `null`,
-	} {
-		c.Add([]byte(s))
-	}
-	c.Fuzz(func(t *testing.T, data []byte) {
-		topo, err := ParseEC2("fuzz", data)
-		if err != nil {
-			checkError(t, err, data)
-			return
-		}
-		checkTopology(t, topo)
-	})
+	}, ParseEC2)
 }
 
 func FuzzParseSlurm(f *testing.F) {
-	c := fuzzseed.New(f)
-	seedFile(f, c, "testdata/topology-8.conf")
-	for _, s := range []string{
+	fuzzParser(f, "testdata/topology-8.conf", []string{
 		"SwitchName=core Switches=agg[1-2]\nSwitchName=agg1 Switches=leaf1\nSwitchName=agg2 Nodes=n[01-04]\nSwitchName=leaf1 Nodes=n05,n[06-07]\n",
 		"switchname = \"s0\" NODES=a,b \\\n  LinkSpeed=1 # c\r\n",
 		"SwitchName=a Switches=b\nSwitchName=b Switches=a\n",
@@ -91,17 +91,7 @@ func FuzzParseSlurm(f *testing.F) {
 		"SwitchName=a Nodes=x\nSwitchName=b Nodes=x\n",
 		"SwitchName=s0 Nodes=a[0-999999]b[0-9]\n",
 		"BlockName=b Nodes=x\n", "Include x\n", "SwitchName=s\\#0\n", "SwitchName=s0 \\",
-	} {
-		c.Add([]byte(s))
-	}
-	c.Fuzz(func(t *testing.T, data []byte) {
-		topo, err := parseSlurm("fuzz", data, 10_000)
-		if err != nil {
-			checkError(t, err, data)
-			return
-		}
-		checkTopology(t, topo)
-	})
+	}, func(name string, data []byte) (*Topology, error) { return parseSlurm(name, data, 10_000) })
 }
 
 // FuzzHostlist checks the expansion against the count parseHostlist

@@ -2,7 +2,6 @@ package location_test
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -11,13 +10,6 @@ import (
 
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
 )
-
-func parseSlurm(t *testing.T, text string) *location.Topology {
-	t.Helper()
-	topo, err := location.ParseSlurm("topology.conf", []byte(text))
-	require.NoError(t, err)
-	return topo
-}
 
 // locationsOf is name=location (or name!reason-start) for every host.
 func locationsOf(topo *location.Topology) []string {
@@ -33,10 +25,7 @@ func locationsOf(topo *location.Topology) []string {
 }
 
 func TestSlurmFixture(t *testing.T) {
-	data, err := os.ReadFile("testdata/topology-8.conf")
-	require.NoError(t, err)
-	topo, err := location.ParseSlurm("testdata/topology-8.conf", data)
-	require.NoError(t, err)
+	topo := parseFile(t, location.ParseSlurm, "testdata/topology-8.conf")
 	assert.Equal(t, "slurm", topo.Source)
 	assert.Equal(t, []string{
 		"trn001=spine0/leaf1", "trn003=spine0/leaf1", "trn005=spine0/leaf1", "trn007=spine0/leaf1",
@@ -127,9 +116,7 @@ func TestSlurmChainOfEightIsTheLimit(t *testing.T) {
 // what was expected.
 func TestSlurmMalformed(t *testing.T) {
 	long := "SwitchName=s0 Nodes=" + strings.Repeat("n", 64<<10) + "\n"
-	cases := []struct {
-		name, text, want string
-	}{
+	cases := []malformed{
 		{"empty", "# nothing\n\n", "topology.conf: no SwitchName= line: not a topology.conf of the topology/tree plugin"},
 		{"both lists", "SwitchName=s1 Nodes=n1\nSwitchName=s0 Nodes=a Switches=s1\n",
 			`topology.conf:2:12: switch "s0" has both Switches= and Nodes= (Slurm refuses that too): a switch above others, or a leaf`},
@@ -173,15 +160,7 @@ func TestSlurmMalformed(t *testing.T) {
 			`topology.conf:2:21: Nodes="` + strings.Repeat("g", 40) + `"... gives 100000 names of up to 255 bytes: with the lists before it, up to 76500000 bytes of names (names times the longest), more than the 64 MiB a file's names may take (refused before it is expanded)`},
 		{"utf-8", "SwitchName=sw\u00e9 Nodes=a\n", `topology.conf:1:12: the switch name is not a location name: "sw\xc3\xa9": name 1 has "\xc3" at byte 3`},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := location.ParseSlurm("topology.conf", []byte(c.text))
-			require.Error(t, err)
-			var le *location.Error
-			require.ErrorAs(t, err, &le)
-			assert.True(t, strings.HasPrefix(err.Error(), c.want), "got  %s\nwant %s", err, c.want)
-		})
-	}
+	checkMalformed(t, location.ParseSlurm, "topology.conf", cases)
 }
 
 func TestSlurmRefusesAFileOver64MiB(t *testing.T) {

@@ -251,12 +251,19 @@ func d25Rings() *score.Job {
 	return j
 }
 
-func TestGroupLevelsD25(t *testing.T) {
-	j := d25Rings()
+// groupLevels is GroupLevels of j and its score.
+func groupLevels(t *testing.T, j *score.Job) []GroupLevel {
+	t.Helper()
 	s, err := score.Compute(j)
 	require.NoError(t, err)
 	tiers, err := GroupLevels(j, s)
 	require.NoError(t, err)
+	return tiers
+}
+
+func TestGroupLevelsD25(t *testing.T) {
+	j := d25Rings()
+	tiers := groupLevels(t, j)
 	// Level 1 is one group (spine0), so only level 2 is there: leafA
 	// (node 0's group, so first) and leafB, 4 nodes each. Rank order
 	// crosses at every edge, 4 each way; network order once each way,
@@ -284,10 +291,7 @@ func TestGroupLevelsFourNodes(t *testing.T) {
 	// without a location; level 2 has a, b, c and it. The ring 0 1 2 3
 	// crosses 1->2, 2->3, 3->0 at level 1 and every edge at level 2.
 	j := fourNodes()
-	s, err := score.Compute(j)
-	require.NoError(t, err)
-	tiers, err := GroupLevels(j, s)
-	require.NoError(t, err)
+	tiers := groupLevels(t, j)
 	require.Len(t, tiers, 2)
 	assert.Equal(t, []string{"s0", "s1", ""}, tiers[0].Names)
 	assert.Equal(t, []int{2, 1, 1}, tiers[0].Nodes)
@@ -300,10 +304,7 @@ func TestGroupLevelsFourNodes(t *testing.T) {
 	// the node without a location) and s1, the unlocated group once
 	// each: 4 crossings, 3 the fewest, s0's two pairs over.
 	j.Rings = [][]int{{0, 2, 1, 3}}
-	s, err = score.Compute(j)
-	require.NoError(t, err)
-	tiers, err = GroupLevels(j, s)
-	require.NoError(t, err)
+	tiers = groupLevels(t, j)
 	assert.Equal(t, [][]int{{0, 1, 1, 1, 0, 2, 1, 1, 1, 0, 1, 0, 2, 0, 1, 0}}, tiers[0].Pairs)
 	assert.Equal(t, []int{4}, tiers[0].Crossings)
 	assert.Equal(t, []int{3}, tiers[0].Minimum)

@@ -211,62 +211,40 @@ func TestFromDumps(t *testing.T) {
 	j.RankLocation = nil
 	assert.Equal(t, want, j)
 
-	// Ranks 10 and 11 carry no location: none has 2 votes, leafA and
-	// leafB 1 each, so node 2 has none (as Postset places it).
-	files[10].Dump.Order = recordOrder("")
-	files[11].Dump.Order = nil // no order at all: no location either
-	j, err = score.FromDumps(files)
-	require.NoError(t, err)
-	assert.Equal(t, "", j.Location[2])
-
-	// leafB 2 (ranks 8, 9), none 2: the head (rank 8) holds leafB.
-	files[8].Dump.Order = recordOrder("spine0/leafB")
-	j, err = score.FromDumps(files)
-	require.NoError(t, err)
-	assert.Equal(t, "spine0/leafB", j.Location[2])
-	// With rank 10 the head, none.
-	for _, f := range files {
-		f.Dump.NodesFirstRank = []int{0, 4, 10, 12, 16, 20, 24, 28}
+	// Node 2's vote (ranks 8-11): each row gives their orders (nil: no
+	// order at all, no location either) and the node's head rank.
+	at := func(leaf string) *ringdump.Order {
+		if leaf == "" {
+			return recordOrder("")
+		}
+		return recordOrder("spine0/" + leaf)
 	}
-	j, err = score.FromDumps(files)
-	require.NoError(t, err)
-	assert.Equal(t, "", j.Location[2])
-	// leafB (8), leafC (9), leafA (10), none (11), each once, the head
-	// rank 11: its value, none.
-	files[9].Dump.Order = recordOrder("spine0/leafC")
-	files[10].Dump.Order = recordOrder("spine0/leafA")
-	for _, f := range files {
-		f.Dump.NodesFirstRank = []int{0, 4, 11, 12, 16, 20, 24, 28}
+	for _, c := range []struct {
+		why    string
+		orders [4]*ringdump.Order
+		head   int
+		want   string
+	}{
+		{"none 2 (one rank with no order at all), leafA and leafB 1 each: none, as Postset places it",
+			[4]*ringdump.Order{at("leafA"), at("leafB"), at(""), nil}, 8, ""},
+		{"leafB 2, none 2: the head's, leafB", [4]*ringdump.Order{at("leafB"), at("leafB"), at(""), nil}, 8, "spine0/leafB"},
+		{"leafB 2, none 2: the head's, none", [4]*ringdump.Order{at("leafB"), at("leafB"), at(""), nil}, 10, ""},
+		{"each once: the head's, none", [4]*ringdump.Order{at("leafB"), at("leafC"), at("leafA"), nil}, 11, ""},
+		{"leafB 2 of 4 wins", [4]*ringdump.Order{at("leafB"), at("leafC"), at("leafA"), at("leafB")}, 11, "spine0/leafB"},
+		{"leafA 2 wins", [4]*ringdump.Order{at("leafB"), at("leafC"), at("leafA"), at("leafA")}, 11, "spine0/leafA"},
+		{"each once: the head's (none) wins, though leafB's rank is lower", [4]*ringdump.Order{at("leafB"), at("leafC"), at("leafA"), at("")}, 11, ""},
+		{"leafC and leafA tie: the head's, leafA, though rank 8 is lower", [4]*ringdump.Order{at("leafC"), at("leafA"), at("leafC"), at("leafA")}, 9, "spine0/leafA"},
+	} {
+		for i, o := range c.orders {
+			files[8+i].Dump.Order = o
+		}
+		for _, f := range files {
+			f.Dump.NodesFirstRank = []int{0, 4, c.head, 12, 16, 20, 24, 28}
+		}
+		j, err = score.FromDumps(files)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, j.Location[2], c.why)
 	}
-	j, err = score.FromDumps(files)
-	require.NoError(t, err)
-	assert.Equal(t, "", j.Location[2])
-	// Rank 11 at leafB too: leafB 2 of 4 wins.
-	files[11].Dump.Order = recordOrder("spine0/leafB")
-	j, err = score.FromDumps(files)
-	require.NoError(t, err)
-	assert.Equal(t, "spine0/leafB", j.Location[2])
-	// leafB 1 (rank 8), leafC 1 (9), leafA 2 (10, 11): leafA.
-	files[11].Dump.Order = recordOrder("spine0/leafA")
-	j, err = score.FromDumps(files)
-	require.NoError(t, err)
-	assert.Equal(t, "spine0/leafA", j.Location[2])
-	// Rank 11 back to none: each value once, the head's (none) wins,
-	// though leafB's rank is lower.
-	files[11].Dump.Order = recordOrder("")
-	j, err = score.FromDumps(files)
-	require.NoError(t, err)
-	assert.Equal(t, "", j.Location[2])
-	// leafC (8, 10) and leafA (9, 11) tie, the head rank 9: leafA,
-	// though rank 8 is lower.
-	files[8].Dump.Order, files[10].Dump.Order = recordOrder("spine0/leafC"), recordOrder("spine0/leafC")
-	files[9].Dump.Order, files[11].Dump.Order = recordOrder("spine0/leafA"), recordOrder("spine0/leafA")
-	for _, f := range files {
-		f.Dump.NodesFirstRank = []int{0, 4, 9, 12, 16, 20, 24, 28}
-	}
-	j, err = score.FromDumps(files)
-	require.NoError(t, err)
-	assert.Equal(t, "spine0/leafA", j.Location[2])
 
 	// The hashes place a rank; a name that is not theirs is not shown.
 	// Node 2's ranks all carry a location whose name no dump gives: it is
