@@ -28,15 +28,10 @@ import (
 // `make test-abi-tool` builds into $NCCOMRING_BUILD/abi; without them they
 // skip, as the tests of tests/hosts do.
 
-func fixture(t *testing.T, name string) string {
-	t.Helper()
-	return abifixture.Path(t, name)
-}
-
 // structsOf finds the ring-stage structs (and extra names) in a fixture.
 func structsOf(t *testing.T, name string, extra ...string) map[string]*abicheck.StructDef {
 	t.Helper()
-	lib, err := abicheck.Open(fixture(t, name))
+	lib, err := abicheck.Open(abifixture.Path(t, name))
 	require.NoError(t, err)
 	t.Cleanup(func() { lib.Close() })
 	d, err := lib.DWARF()
@@ -151,7 +146,7 @@ func TestCheckExitCodesAndJSON(t *testing.T) {
 		"libnccom-renamed.so": cli.ExitFinding, "libnccom-stripped.so": cli.ExitUnusable, "not-elf.so": cli.ExitUnusable,
 	} {
 		var out, errOut bytes.Buffer
-		assert.Equal(t, code, run([]string{"check", "--json", fixture(t, lib)}, &out, &errOut), lib)
+		assert.Equal(t, code, run([]string{"check", "--json", abifixture.Path(t, lib)}, &out, &errOut), lib)
 		var rep map[string]any
 		require.NoError(t, json.Unmarshal(out.Bytes(), &rep), "%s: --json prints JSON, even on unusable input", lib)
 		if code == cli.ExitUnusable {
@@ -164,25 +159,25 @@ func TestCheckExitCodesAndJSON(t *testing.T) {
 }
 
 func TestUnusableInputSaysWhatToDo(t *testing.T) {
-	_, err := checkLibrary(fixture(t, "libnccom-stripped.so"))
+	_, err := checkLibrary(abifixture.Path(t, "libnccom-stripped.so"))
 	var ue *abicheck.UnusableError
 	require.True(t, errors.As(err, &ue), "%v", err)
 	assert.Contains(t, ue.What, "has no DWARF")
 	assert.Contains(t, ue.Hint, "build libnccom with -g")
 	assert.Contains(t, ue.Hint, "/usr/lib/debug/.build-id/")
 
-	_, err = checkLibrary(fixture(t, "not-elf.so"))
+	_, err = checkLibrary(abifixture.Path(t, "not-elf.so"))
 	require.True(t, errors.As(err, &ue), "%v", err)
 	assert.Contains(t, ue.What, "is not an ELF file")
 
-	_, err = dumpLibrary(fixture(t, "libnccom-match.so"), []string{"ncclNoSuchStruct"})
+	_, err = dumpLibrary(abifixture.Path(t, "libnccom-match.so"), []string{"ncclNoSuchStruct"})
 	require.True(t, errors.As(err, &ue), "%v", err)
 	assert.Contains(t, ue.What, "no definition of ncclNoSuchStruct")
 }
 
 func TestProfile(t *testing.T) {
 	var out, errOut bytes.Buffer
-	require.Equal(t, cli.ExitOK, run([]string{"profile", fixture(t, "libnccom-moved.so")}, &out, &errOut), errOut.String())
+	require.Equal(t, cli.ExitOK, run([]string{"profile", abifixture.Path(t, "libnccom-moved.so")}, &out, &errOut), errOut.String())
 	var prof struct {
 		Comm    map[string]int64 `json:"ncclComm"`
 		Sizeof  map[string]int64 `json:"sizeof"`
@@ -204,7 +199,7 @@ func TestProfile(t *testing.T) {
 
 	out.Reset()
 	errOut.Reset()
-	assert.Equal(t, cli.ExitFinding, run([]string{"profile", fixture(t, "libnccom-renamed.so")}, &out, &errOut))
+	assert.Equal(t, cli.ExitFinding, run([]string{"profile", abifixture.Path(t, "libnccom-renamed.so")}, &out, &errOut))
 	assert.Empty(t, out.String(), "no profile on stdout when a field is missing")
 	assert.Contains(t, errOut.String(), "ncclComm.nChannels (ASSUMED): not in LIB's ncclComm")
 }
@@ -221,7 +216,7 @@ func TestPreloadVerdicts(t *testing.T) {
 		{"libnccom-protected.so", verdictHostsOnly, "protected visibility"},
 		{"libnccom-nosemantic.so", verdictHostsOnly, "no relocation in LIB refers to it"},
 	} {
-		rep, err := preloadLibrary(fixture(t, tc.lib))
+		rep, err := preloadLibrary(abifixture.Path(t, tc.lib))
 		require.NoError(t, err, tc.lib)
 		assert.Equal(t, tc.verdict, rep.Verdict, tc.lib)
 		assert.Equal(t, tc.verdict == verdictFull, rep.OK, tc.lib)
@@ -231,11 +226,11 @@ func TestPreloadVerdicts(t *testing.T) {
 			assert.Equal(t, tc.verdict, fv.Verdict, "%s %s", tc.lib, fv.Function)
 		}
 	}
-	sym, err := preloadLibrary(fixture(t, "libnccom-symbolic.so"))
+	sym, err := preloadLibrary(abifixture.Path(t, "libnccom-symbolic.so"))
 	require.NoError(t, err)
 	assert.True(t, sym.DFSymbolic)
 	assert.True(t, sym.DTSymbolic)
-	prot, err := preloadLibrary(fixture(t, "libnccom-protected.so"))
+	prot, err := preloadLibrary(abifixture.Path(t, "libnccom-protected.so"))
 	require.NoError(t, err)
 	for _, s := range prot.Symbols {
 		assert.Equal(t, "PROTECTED", s.Visibility, s.Symbol)
@@ -335,7 +330,7 @@ func TestDumpAgreesWithPahole(t *testing.T) {
 	}
 	extra := []string{"ncclTopoNode", "ncclTopoNodeSet", "ncclTree", "ncclTopoLink"}
 	for _, lib := range []string{"libnccom-match.so", "libnccom-cxx.so"} {
-		path := fixture(t, lib)
+		path := abifixture.Path(t, lib)
 		dumps, err := dumpLibrary(path, append(append([]string(nil), abicheck.RingStageStructs...), extra...))
 		require.NoError(t, err)
 		for _, ds := range dumps {
@@ -366,7 +361,7 @@ func TestDumpAgreesWithPahole(t *testing.T) {
 // dump shows the record (D25) over treeToChild1's slots 16..31 in a
 // fragment of libnccom 2.31.24's shape, and says so in the listing.
 func TestDumpShowsTheRecordInAFragment(t *testing.T) {
-	dumps, err := dumpLibrary(fixture(t, "libnccom-match.so"), []string{"ncclTopoRanks"})
+	dumps, err := dumpLibrary(abifixture.Path(t, "libnccom-match.so"), []string{"ncclTopoRanks"})
 	require.NoError(t, err)
 	rows := dumps[0].Rows
 	at := -1

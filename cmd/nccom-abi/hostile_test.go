@@ -218,9 +218,7 @@ func TestNamesWithHiddenCharactersAreEscapedInEveryOutput(t *testing.T) {
 // ever). The library judged is not one (no fixture needed): the run
 // exits 2 and the JUnit file says why, as a CI step would see it.
 func TestJUnitFileFollowsNoLinkAndWaitsOnNoFIFO(t *testing.T) {
-	asuser.Require(t)
-	base := asuser.Dir(t)
-	self := asuser.Self(t, base)
+	base, self := asuser.Prepare(t)
 	lib := filepath.Join(base, "libnccom.so.2")
 	require.NoError(t, os.WriteFile(lib, []byte("not an ELF file\n"), 0o644))
 	_, precious, shared := asuser.Share(t, base)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nccomring/libnccomring/internal/abifixture"
 	"github.com/nccomring/libnccomring/internal/junit"
 )
 
@@ -51,7 +52,7 @@ func TestJUnitOfCheckAndPreload(t *testing.T) {
 			"ncclTopoPreset" + hostsOnly, "ncclTopoPostset" + hostsOnly, "ncclBuildRings" + hostsOnly, "ncclTopoGetNetDev" + hostsOnly,
 		}},
 	} {
-		code, s, counts := runJUnit(t, tc.command, fixture(t, tc.lib))
+		code, s, counts := runJUnit(t, tc.command, abifixture.Path(t, tc.lib))
 		assert.Equal(t, tc.code, code, tc.lib)
 		assert.Equal(t, tc.counts, counts, tc.lib)
 		var problems []string
@@ -72,7 +73,7 @@ func TestJUnitOfCheckAndPreload(t *testing.T) {
 func TestJUnitUnwritable(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	bad := filepath.Join(t.TempDir(), "no-such-dir", "out.xml")
-	code := run([]string{"check", "--junit", bad, fixture(t, "libnccom-match.so")}, &stdout, &stderr)
+	code := run([]string{"check", "--junit", bad, abifixture.Path(t, "libnccom-match.so")}, &stdout, &stderr)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr.String(), "--junit "+bad)
 }

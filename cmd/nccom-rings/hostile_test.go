@@ -271,9 +271,7 @@ func TestHiddenCharactersAreEscapedInEveryOutput(t *testing.T) {
 // file of the victim's (before: written through) or a FIFO (before: the
 // tool waited to open it for ever).
 func TestOutputFilesFollowNoLinkAndWaitOnNoFIFO(t *testing.T) {
-	asuser.Require(t)
-	base := asuser.Dir(t)
-	self := asuser.Self(t, base)
+	base, self := asuser.Prepare(t)
 	in := filepath.Join(base, "in")
 	require.NoError(t, os.Mkdir(in, 0o755))
 	for _, f := range []string{d25Hosts, d25Locations} {
