@@ -217,3 +217,14 @@ func TestTheBuiltLibraryHoldsNoToolSymbol(t *testing.T) {
 		}
 	}
 }
+
+// A package at the repository root is the library's: one that only a tool
+// uses lives under that tool (cmd/nccom-rings/location, ...), so the root
+// shows what libnccomring.so is made of (issue 35).
+func TestEveryRootPackageIsTheLibrarys(t *testing.T) {
+	for rel := range listModule(t) {
+		if !strings.Contains(rel, "/") && !slices.Contains(library, rel) {
+			t.Errorf("%s sits at the repository root but libnccomring.so does not link it: move it under the tool that uses it", rel)
+		}
+	}
+}
