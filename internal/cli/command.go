@@ -207,7 +207,7 @@ func (t *Tool) Markdown() string {
 	t.Help(&b)
 	b.WriteString("```\n")
 	for _, c := range t.Commands {
-		fmt.Fprintf(&b, "\n## %s %s\n\n%s.\n\n```\n$ %s %s --help\n", t.Name, c.Name, strings.TrimSuffix(c.Summary, "."), t.Name, c.Name)
+		fmt.Fprintf(&b, "\n## %s %s\n\n%s\n\n```\n$ %s %s --help\n", t.Name, c.Name, sentence(c.Summary), t.Name, c.Name)
 		t.CommandHelp(&b, c)
 		b.WriteString("```\n")
 	}
@@ -253,6 +253,19 @@ func (t *Tool) Problems() []string {
 		}
 	}
 	return problems
+}
+
+// sentence is a summary as a sentence of the docs: its first letter
+// upper case, ending in a full stop unless it ends in "?" or ".".
+func sentence(summary string) string {
+	if summary == "" {
+		return ""
+	}
+	s := strings.ToUpper(summary[:1]) + summary[1:]
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") {
+		s += "."
+	}
+	return s
 }
 
 // FlagSynopsis is how a flag is written in help: "--json", "--junit FILE"

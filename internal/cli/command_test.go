@@ -153,6 +153,18 @@ func TestProblemsFindsWhatTheTableGetsWrong(t *testing.T) {
 	}, tool.Problems())
 }
 
+func TestMarkdownIsEachHelpInTurn(t *testing.T) {
+	tool, _ := toy()
+	tool.Commands[1].Summary = "does it sum?"
+	var top, look bytes.Buffer
+	tool.Help(&top)
+	tool.CommandHelp(&look, tool.Commands[0])
+	assert.Equal(t, "# toy\n\n<!-- Generated from the command table in cmd/toy (internal/cli.Tool) by `make generate`; do not edit. -->\n\n"+
+		"```\n$ toy --help\n"+top.String()+"```\n"+
+		"\n## toy look\n\nLook at DIR.\n\n```\n$ toy look --help\n"+look.String()+"```\n"+
+		"\n## toy sum\n\nDoes it sum?\n\n```\n$ toy sum --help\nUsage: toy sum A | B\n\nExit codes:\n  1  a sum\n```\n", tool.Markdown())
+}
+
 func TestFlagSynopsis(t *testing.T) {
 	fs := NewFlagSet("x")
 	fs.Bool("json", false, "")
