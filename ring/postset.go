@@ -11,16 +11,6 @@ import (
 	"github.com/nccomring/libnccomring/record"
 )
 
-// Allocator provides the userRanks buffers Postset allocates for channels
-// whose ring.userRanks is NULL (D12). The export layer uses C malloc/free, so
-// the host frees them with free(); tests use Go memory they keep alive.
-type Allocator interface {
-	// AllocInts returns the address of n ints, or 0 when out of memory.
-	AllocInts(n int) uintptr
-	// Free releases an address AllocInts returned.
-	Free(p uintptr)
-}
-
 // PostsetOptions carries what Postset reads from outside its arguments.
 type PostsetOptions struct {
 	Platforms kanga.Resolver
