@@ -20,9 +20,9 @@ import "sync/atomic"
 // The walk that checks a ring also records it, into the caller's working
 // memory: the caller copies the rings out only once every one is whole, so
 // nothing of the caller's is written unless all are (validate, then
-// commit), and each ring is walked once. (A second walk to write them cost
-// ncclBuildRings 1.8x as much on rings in random order, where every step
-// is a cache miss.)
+// commit), and each ring is walked once: on rings in random order every
+// step is a cache miss, and a second walk to write them would pay each
+// miss again (BENCHMARKS.md, "Where the time goes").
 //
 // Rings are walked four at a time (lanes): their chains of dependent loads
 // are independent, so four lookups are in flight at once instead of one.
