@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/nodeorder"
 )
 
 // This file is Postset's failure path (D24, docs/errors.md "Diagnosis").
@@ -133,8 +134,8 @@ func firstRangeError(all []*abi.TopoRanks, n int) *abi.Error {
 }
 
 // newDiagnosis finds the nodes (D8, nodeFinder) and groups the ranks by
-// node with a counting sort. Every value is in range (firstRangeError
-// passed).
+// node (nodeorder.GroupRanks, the counting sort Arrange groups them by).
+// Every value is in range (firstRangeError passed).
 func newDiagnosis(all []*abi.TopoRanks, n int, stitchHeads []int32, mem *scratch) (*diagnosis, *abi.Error) {
 	nRanks := len(all)
 	block := mem.ints(14*nRanks + 1)
@@ -149,23 +150,10 @@ func newDiagnosis(all []*abi.TopoRanks, n int, stitchHeads []int32, mem *scratch
 	d.recv, d.send, d.next, d.prev = take(nRanks), take(nRanks), take(nRanks), take(nRanks)
 	d.counts, d.marks, d.votes = take(nRanks), take(nRanks), take(nRanks)
 	for r, f := range all {
-		m, _ := d.nodes.node(f.RingRecv[0])
-		d.nodeOf[r] = m
-		d.start[m+1]++
+		d.nodeOf[r], _ = d.nodes.node(f.RingRecv[0])
 	}
-	nNodes := len(d.nodes.heads)
-	d.start = d.start[:nNodes+1]
-	for m := range nNodes {
-		d.start[m+1] += d.start[m]
-	}
-	fill := d.counts[:nNodes] // borrowed: the next free slot of each node
-	copy(fill, d.start[:nNodes])
-	for r := range nRanks {
-		m := d.nodeOf[r]
-		d.order[fill[m]] = int32(r)
-		fill[m]++
-	}
-	clear(fill)
+	d.start = d.start[:len(d.nodes.heads)+1]
+	nodeorder.GroupRanks(d.nodeOf, d.order, d.start)
 	d.stitchHeads = stitchHeads
 	if stitchHeads == nil {
 		d.stitchHeads = d.nodes.heads
