@@ -382,12 +382,12 @@ var (
 	prevKinds = [4]kind{prevIsEnd, prevInOtherNode, prevIsTail, prevNotBack}
 )
 
-// linkContradiction checks rank s's link b = links[s] one way (s is not the
+// linkContradiction checks rank s's link b = forth[s] one way (s is not the
 // end of its node's segment that way, toward): b must be a rank of its
 // node other than the end it comes from (from), whose link the other way
 // (back) is s. kinds names each failure that way (nextKinds, prevKinds).
-func (d *diagnosis) linkContradiction(s, node, toward, from int32, links, back []int32, kinds *[4]kind) (contradiction, bool) {
-	switch b := links[s]; {
+func (d *diagnosis) linkContradiction(s, node, toward, from int32, forth, back []int32, kinds *[4]kind) (contradiction, bool) {
+	switch b := forth[s]; {
 	case b == -1:
 		return contradiction{s, -1, kinds[0], [5]int32{node, toward}}, true
 	case d.nodeOf[b] != node:
@@ -462,12 +462,12 @@ func (d *diagnosis) stitchedContradictions(c int, visit func(contradiction) bool
 	}
 	nRanks := int32(len(d.all))
 	directions := [2]struct {
-		links, back []int32
+		forth, back []int32
 		broken      kind
 	}{{d.next, d.prev, stitchedNextBroken}, {d.prev, d.next, stitchedPrevBroken}}
 	for s := range nRanks {
 		for _, way := range directions {
-			if b := way.links[s]; b < 0 || way.back[b] != s {
+			if b := way.forth[s]; b < 0 || way.back[b] != s {
 				back := int32(-1)
 				if b >= 0 {
 					back = way.back[b]

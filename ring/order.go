@@ -36,10 +36,10 @@ const maxSummaryNodes = 16
 
 // nodeOrder decides D25's node order after gather has found the nodes
 // and counted the records, and returns it with the heads in the order the
-// stitch is to take them: D8's (w.nodes.heads), or the location order, in
+// stitch is to take them: D8's (g.nodes.heads), or the location order, in
 // working memory from sc. job is the records' facts (D28).
-func (w *links) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch, keepSequence bool) (Order, []int32, *abi.Error) {
-	heads, c := w.nodes.heads, &w.census
+func (g *gathered) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch, keepSequence bool) (Order, []int32, *abi.Error) {
+	heads, c := g.nodes.heads, &g.census
 	var o Order
 	if c.asking == 0 { // no valid record asks: nothing to read
 		return o, heads, nil
@@ -54,11 +54,11 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch, k
 		o.Info = "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied on TRN3-SwitchV1: stitching in rank order"
 		return o, heads, nil
 	case c.asking < len(all):
-		o.Warn = w.policyWarning(all)
+		o.Warn = g.policyWarning(all)
 		return o, heads, nil
 	case c.fingerprints:
 		var err *abi.Error
-		o.Warn, err = w.graphWarning(all, sc)
+		o.Warn, err = g.graphWarning(all, sc)
 		return o, heads, err
 	}
 
@@ -66,17 +66,17 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch, k
 	// each), so each is decoded without a second check. When every rank
 	// carries its head's location (the census saw), a node's location is
 	// its head's (nodeorder.NodeLocation's rule, without reading the
-	// others), which gather kept in w.places as it opened the node; else
+	// others), which gather kept in g.places as it opened the node; else
 	// every rank's is read and each node placed.
-	// (w.places is there: rank 0's record asks.)
+	// (g.places is there: rank 0's record asks.)
 	var arr nodeorder.Arrangement
 	if !c.elsewhere {
 		mem := sc.ints(nodeorder.NodesInts(nNodes) - nodeorder.CompactInts(nNodes))
 		if mem == nil {
 			return o, nil, sc.err("ncclTopoPostset", len(all), n)
 		}
-		arr = nodeorder.ArrangeCompact(w.places.Nodes(nNodes), mem)
-	} else if arr = w.arrangeRanks(all, sc); arr.Sequence == nil {
+		arr = nodeorder.ArrangeCompact(g.places.Nodes(nNodes), mem)
+	} else if arr = g.arrangeRanks(all, sc); arr.Sequence == nil {
 		return o, nil, sc.err("ncclTopoPostset", len(all), n)
 	}
 	seq, groups, unplaced := arr.Sequence, arr.Groups, arr.Unplaced
@@ -103,8 +103,8 @@ func (w *links) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch, k
 // arrangeRanks places every node from its ranks' locations and orders
 // them (nodeorder.Arrange), in working memory from sc; a zero Arrangement
 // when there is none.
-func (w *links) arrangeRanks(all []*abi.TopoRanks, sc *scratch) nodeorder.Arrangement {
-	heads := w.nodes.heads
+func (g *gathered) arrangeRanks(all []*abi.TopoRanks, sc *scratch) nodeorder.Arrangement {
+	heads := g.nodes.heads
 	block := sc.ints(nodeorder.LocationInts(len(all)))
 	if block == nil {
 		return nodeorder.Arrangement{}
@@ -117,7 +117,7 @@ func (w *links) arrangeRanks(all []*abi.TopoRanks, sc *scratch) nodeorder.Arrang
 	nodeOf := mem[:len(all)]
 	for r, f := range all {
 		rankLoc[r] = record.LocationOf(f)
-		nodeOf[r] = w.nodes.byHead[f.RingRecv[0]]
+		nodeOf[r] = g.nodes.byHead[f.RingRecv[0]]
 	}
 	return nodeorder.Arrange(rankLoc, nodeOf, heads, mem[len(all):])
 }
@@ -126,8 +126,8 @@ func (w *links) arrangeRanks(all []*abi.TopoRanks, sc *scratch) nodeorder.Arrang
 // (D25, D28): the reference is the policy most valid records carry (ties:
 // the lowest such rank's), the odd one out the lowest rank that differs
 // from it, a rank without a valid record differing from "network".
-func (w *links) policyWarning(all []*abi.TopoRanks) string {
-	c := &w.census
+func (g *gathered) policyWarning(all []*abi.TopoRanks) string {
+	c := &g.census
 	rankOrder := c.valid - c.asking
 	refNetwork := c.asking > rankOrder || c.asking == rankOrder && c.flags&abi.RecordNetwork != 0
 	const noRecord, asksRank, asksNetwork = 0, 1, 2
@@ -165,12 +165,12 @@ func (w *links) policyWarning(all []*abi.TopoRanks) string {
 // graphWarning is the WARN of valid records whose graph fingerprints
 // differ (D25 over every record, D28): reordering nodes would change their
 // NICs.
-func (w *links) graphWarning(all []*abi.TopoRanks, sc *scratch) (string, *abi.Error) {
+func (g *gathered) graphWarning(all []*abi.TopoRanks, sc *scratch) (string, *abi.Error) {
 	t, err := tallyValid(all, sc, func(f record.Fields) int64 { return int64(f.Fingerprint) })
 	if err != nil {
 		return "", err
 	}
-	node := func(r int32) int32 { return w.nodes.byHead[all[r].RingRecv[0]] }
+	node := func(r int32) int32 { return g.nodes.byHead[all[r].RingRecv[0]] }
 	ref := t.values[0]
 	show := func(v int64) string { return fmt.Sprintf("0x%08x", v) }
 	return fmt.Sprintf("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank %d (node %d) has graph fingerprint %s, unlike rank %d (node %d; %s, the most common): %s; reordering nodes would change their NICs: stitching in rank order (D9) on every rank",

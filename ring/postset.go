@@ -121,7 +121,7 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	n := ownChannels(all[0])
 	sc := newScratch(opt.Scratch)
 	defer sc.release()
-	w, ok := newLinks(sc, nRanks, n)
+	g, ok := newGathered(sc, nRanks, n)
 	if !ok {
 		return res, sc.err("ncclTopoPostset", nRanks, n)
 	}
@@ -130,22 +130,22 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		if places == nil {
 			return res, sc.err("ncclTopoPostset", nRanks, n)
 		}
-		w.places = nodeorder.NewCompact(nRanks, places)
+		g.places = nodeorder.NewCompact(nRanks, places)
 	}
 	res.Own, res.OwnValid = record.Read(all[rank], rank)
 	res.OwnChannels = int(comm.NChannels)
-	n, self, job, failure := w.rings(all, rank, &res, sc, opt.Sequence, func() (facts, *abi.Error) { return ownFacts(comm, opt.Platforms) })
+	n, self, job, failure := g.rings(all, rank, &res, sc, opt.Sequence, func() (facts, *abi.Error) { return ownFacts(comm, opt.Platforms) })
 	if failure != nil {
 		return res, failure
 	}
 	// Only now the verdicts over the records (D28's order): fragments that
 	// contradict each other fail first, on every rank alike.
-	nNodes := len(w.nodes.heads)
-	if err := w.census.verdict(all, nNodes, job, sc); err != nil {
+	nNodes := len(g.nodes.heads)
+	if err := g.census.verdict(all, nNodes, job, sc); err != nil {
 		return res, err
 	}
 	res.PodFallback = job.pods
-	res.RecordsWarn, res.RecordsInfo = w.census.notes(len(all))
+	res.RecordsWarn, res.RecordsInfo = g.census.notes(len(all))
 
 	// D10: double, then clamp to ncclMaxNchannels() = 32; ncclMinNchannels()
 	// is 0, so no cyclic copies are ever added.
@@ -178,12 +178,12 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		probeWritable(out[c])
 	}
 	for c := range total { // the doubled half repeats the first (D10)
-		copy(out[c], w.walks[(c%n)*nRanks:])
+		copy(out[c], g.walks[(c%n)*nRanks:])
 	}
-	copy(nodesFirstRank, w.nodes.heads)
+	copy(nodesFirstRank, g.nodes.heads)
 	for c := range total {
 		ch := &comm.Channels[c].Ring
-		p := w.pairs[(c%n)*nRanks+int(rank)]
+		p := g.pairs[(c%n)*nRanks+int(rank)]
 		ch.Prev, ch.Next, ch.UserRanks = prevOf(p), nextOf(p), buffers[c]
 	}
 	committed = true
@@ -199,15 +199,15 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 // rings is Postset over the fragments alone: the job's channel count n
 // (D27), the nodes (D8), the job's facts from the records (D28; own gives
 // the calling rank's own when no fragment holds a valid record), their
-// order (D25, order.go) and every channel's stitched links (D9) in w,
+// order (D25, order.go) and every channel's stitched links (D9) in g,
 // each ring checked whole with every rank's prev (D24), or the failure
-// every rank reports. n starts as rank 0's count (the bound newLinks
-// sized w for); only when the first gather fails is every fragment
+// every rank reports. n starts as rank 0's count (the bound newGathered
+// sized g for); only when the first gather fails is every fragment
 // counted.
-func (w *links) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *scratch, keepSequence bool, own func() (facts, *abi.Error)) (n int, self int32, job facts, failure *RingsError) {
+func (g *gathered) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *scratch, keepSequence bool, own func() (facts, *abi.Error)) (n int, self int32, job facts, failure *RingsError) {
 	n, nRanks := ownChannels(all[0]), len(all)
 	res.CountRank = 0
-	self, ok := w.gather(all, n, rank)
+	self, ok := g.gather(all, n, rank)
 	if !ok {
 		count, first := channelCount(all)
 		if count == 0 {
@@ -215,31 +215,31 @@ func (w *links) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *
 		}
 		if count < n {
 			n = count
-			self, ok = w.gather(all, n, rank)
+			self, ok = g.gather(all, n, rank)
 		}
 		res.CountRank = first
 	}
 	res.GraphChannels = n
 	var heads []int32                 // the nodes in stitch order; nil: D8's
-	if ok && !w.census.settled(all) { // a quick count that must be made whole
-		w.census.reset(all[0], true)
+	if ok && !g.census.settled(all) { // a quick count that must be made whole
+		g.census.reset(all[0], true)
 		for r, f := range all {
-			w.census.add(f, all[f.RingRecv[0]], int32(r), n)
+			g.census.add(f, all[f.RingRecv[0]], int32(r), n)
 		}
 	}
 	if ok {
 		var err *abi.Error
-		if job = w.census.factsOf(all, len(w.nodes.heads)); !job.records {
+		if job = g.census.factsOf(all, len(g.nodes.heads)); !job.records {
 			job, err = own()
 		}
 		if err == nil {
-			res.Order, heads, err = w.nodeOrder(all, n, job, sc, keepSequence)
+			res.Order, heads, err = g.nodeOrder(all, n, job, sc, keepSequence)
 		}
 		if err != nil {
 			return n, self, job, &RingsError{Err: err}
 		}
 	}
-	ok = ok && stitch(all, heads, 0, n, w.pairs)
+	ok = ok && stitch(all, heads, 0, n, g.pairs)
 	// In the network order the walk is told the nodes ahead (walk.go's
 	// lookahead); not when a node holds less than a cache line of pairs,
 	// as at one rank a node: every step then crosses a node, and the
@@ -247,10 +247,10 @@ func (w *links) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *
 	var hint lookahead
 	var ahead *lookahead
 	if ok && res.Order.Network && nRanks/len(heads) >= pairsPerLine {
-		hint = lookahead{heads: heads, from: slices.Index(heads, w.nodes.heads[self]), span: nRanks / len(heads)}
+		hint = lookahead{heads: heads, from: slices.Index(heads, g.nodes.heads[self]), span: nRanks / len(heads)}
 		ahead = &hint
 	}
-	if !ok || !(ringTable[uint64]{w.pairs[:n*nRanks], nRanks}).whole(n, rank, w.walks, ahead) {
+	if !ok || !(ringTable[uint64]{g.pairs[:n*nRanks], nRanks}).whole(n, rank, g.walks, ahead) {
 		failure = &RingsError{Err: diagnose(all, n, heads, sc)}
 		if rank == 0 && failure.Err.Code == abi.InternalError {
 			failure.Walks = walkLines(all, n, heads, sc)
