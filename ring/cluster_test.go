@@ -1,6 +1,7 @@
 package ring_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -106,7 +107,16 @@ type stage struct {
 // run drives Preset on every rank, the AllGather and Postset on every rank,
 // failing the test on any error.
 func (cl *cluster) run(t *testing.T, platform kanga.Resolver) *stage {
-	return runStage(t, cl.nRanks, platform, cl.comm, func(r int) *abi.TopoGraph { return cl.graphs[cl.nodeOf(r)] })
+	t.Helper()
+	st, err := cl.stage(platform)
+	require.NoError(t, err)
+	return st
+}
+
+// stage is run without a test: it returns the first error instead, so a
+// worker goroutine can call it and leave failing to the test's own.
+func (cl *cluster) stage(platform kanga.Resolver) (*stage, error) {
+	return buildStage(cl.nRanks, platform, cl.comm, func(r int) *abi.TopoGraph { return cl.graphs[cl.nodeOf(r)] })
 }
 
 // runStage is a job of nRanks ranks, each with the communicator comm(r)
@@ -115,23 +125,35 @@ func (cl *cluster) run(t *testing.T, platform kanga.Resolver) *stage {
 // the test on any error.
 func runStage(t *testing.T, nRanks int, platform kanga.Resolver, comm func(r int) *abi.Comm, graph func(r int) *abi.TopoGraph) *stage {
 	t.Helper()
+	st, err := buildStage(nRanks, platform, comm, graph)
+	require.NoError(t, err)
+	return st
+}
+
+// buildStage is runStage returning its first error (the stage so far with
+// it).
+func buildStage(nRanks int, platform kanga.Resolver, comm func(r int) *abi.Comm, graph func(r int) *abi.TopoGraph) (*stage, error) {
 	st := &stage{alloc: newGoAlloc(), fragments: make([]abi.TopoRanks, nRanks)}
 	for r := range nRanks {
 		c := comm(r)
 		// Every rank says NCCOM_RING_POD_ORDER=node: the stage stitches pods
 		// in node order (D27).
-		require.NoError(t, ring.Preset(c, graph(r), &st.fragments[r], ring.PresetOptions{Platforms: platform, PodNode: true}), "Preset rank %d", r)
+		if err := ring.Preset(c, graph(r), &st.fragments[r], ring.PresetOptions{Platforms: platform, PodNode: true}); err != nil {
+			return st, fmt.Errorf("Preset rank %d: %w", r, err)
+		}
 		st.comms = append(st.comms, c)
 		st.all = append(st.all, &st.fragments[r])
 	}
 	for r, c := range st.comms {
 		heads := make([]int32, nRanks)
 		res, err := ring.Postset(c, heads, st.all, ring.PostsetOptions{Platforms: platform, Alloc: st.alloc})
-		require.NoError(t, err, "Postset rank %d", r)
+		if err != nil {
+			return st, fmt.Errorf("Postset rank %d: %w", r, err)
+		}
 		st.heads = append(st.heads, heads)
 		st.results = append(st.results, res)
 	}
-	return st
+	return st, nil
 }
 
 func (st *stage) userRanks(rank, c int) []int32 {

@@ -376,23 +376,26 @@ func TestConcurrentStagesAgree(t *testing.T) {
 		return cl.channels(6)
 	}
 	want := build().run(t, generic)
+	// The workers only report: FailNow (require) must run on the test's
+	// own goroutine, so each sends its stage and error back.
 	const workers = 8
-	got := make([]*stage, workers)
-	done := make(chan int)
-	for w := range workers {
+	type report struct {
+		st  *stage
+		err error
+	}
+	done := make(chan report, workers)
+	for range workers {
 		go func() {
-			defer func() { done <- w }()
-			got[w] = build().run(t, generic)
+			st, err := build().stage(generic)
+			done <- report{st, err}
 		}()
 	}
-	for range workers {
-		<-done
-	}
-	for w, st := range got {
-		require.NotNil(t, st)
+	for i := range workers {
+		got := <-done
+		require.NoError(t, got.err, "report %d", i)
 		for r := range want.comms {
 			for ch := range 12 {
-				require.Equal(t, want.userRanks(r, ch), st.userRanks(r, ch), "worker %d rank %d ch %d", w, r, ch)
+				require.Equal(t, want.userRanks(r, ch), got.st.userRanks(r, ch), "report %d rank %d ch %d", i, r, ch)
 			}
 		}
 	}
