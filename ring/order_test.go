@@ -23,40 +23,6 @@ import (
 // into the record, on every rank of jobs of nodes of 4 ranks with two
 // channels: channel 0 runs each node forwards, channel 1 backwards.
 
-const orderLocal = 4
-
-// orderCluster is nodes nodes of 4 ranks, NICs (2c, 2c+1) on channel c.
-func orderCluster(nodes int) *cluster {
-	sizes := make([]int, nodes)
-	for m := range sizes {
-		sizes[m] = orderLocal
-	}
-	return newCluster(sizes...).channel(0, []int{0, 1, 2, 3}, 0, 1).channel(1, []int{3, 2, 1, 0}, 2, 3).channels(2)
-}
-
-// orderJob gathers cl with each rank's Preset options: network on the
-// ranks network says, the location loc gives its node ("" none).
-func orderJob(t *testing.T, cl *cluster, network func(r int) bool, loc func(m int) string) *job {
-	t.Helper()
-	return gatherWith(t, cl.nRanks, func(r int) int { return cl.local[cl.nodeOf(r)] },
-		func(r int) *abi.TopoGraph { return cl.graphs[cl.nodeOf(r)] },
-		func(r int) ring.PresetOptions {
-			opt := ring.PresetOptions{Platforms: generic, Network: network(r)}
-			if v := loc(cl.nodeOf(r)); v != "" {
-				l, err := nodeorder.Parse(v)
-				require.NoError(t, err)
-				opt.Location = l
-			}
-			return opt
-		}, 0)
-}
-
-func everyRank(int) bool { return true }
-func noRank(int) bool    { return false }
-
-// alternating puts even nodes under leafA and odd ones under leafB.
-func alternating(m int) string { return []string{"spine0/leafA", "spine0/leafB"}[m%2] }
-
 // nodeRing is a ring (from rank 0) as its sequence of nodes, one entry per
 // run of ranks of one node.
 func nodeRing(ring []int32) []int {
@@ -561,4 +527,25 @@ func TestNetworkOrderOfUnequalNodesIsTheModels(t *testing.T) {
 	for c, r := range v.rings {
 		assert.Equal(t, [][]int32{forwards, backwards}[c%2], r, "channel %d", c)
 	}
+}
+
+// A one-node job with the network order and no location prints no WARN:
+// there is nothing to order (D28).
+func TestOneNodeWithoutLocationIsQuiet(t *testing.T) {
+	one := newCluster(4).channel(0, []int{0, 1, 2, 3}, 0, 0).channels(1)
+	j := d28Job(t, one, func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic, Network: true} }, nil)
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+	assert.Empty(t, v.order.Warn)
+}
+
+// The policy's odd one out against "rank": the lowest rank that asks for
+// network, not a rank of another ring stage (which cannot differ from the
+// rank order it follows anyway).
+func TestPolicyOddOneOutAgainstRank(t *testing.T) {
+	j := orderJob(t, orderCluster(2), func(r int) bool { return r == 6 }, alternating)
+	*record.Of(&j.fragments[0]) = abi.Record{}
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+	assert.Equal(t, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 6 asks for network, unlike rank 1 (asks for rank, the most common): network on 1 rank, rank on 6, no valid record on 1: stitching in rank order (D9) on every rank", v.order.Warn)
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/kanga"
-	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/record"
 	"github.com/nccomring/libnccomring/ring"
 )
@@ -19,42 +18,6 @@ import (
 // variables, then Postset on every rank over the same fragments, and
 // requires one outcome (oneVerdict): the same code and WARN, or the same
 // rings.
-
-// d28Job is cl's job, each rank's Preset given opt(r) and its comm edited
-// by edit (before Preset: what Preset sees is what it records).
-func d28Job(t *testing.T, cl *cluster, opt func(r int) ring.PresetOptions, edit func(r int, c *abi.Comm)) *job {
-	t.Helper()
-	j := &job{fragments: make([]abi.TopoRanks, cl.nRanks)}
-	for r := range cl.nRanks {
-		c := &abi.Comm{Rank: int32(r), NRanks: int32(cl.nRanks), LocalRanks: int32(cl.local[cl.nodeOf(r)])}
-		if edit != nil {
-			edit(r, c)
-		}
-		require.NoError(t, ring.Preset(c, cl.graphs[cl.nodeOf(r)], &j.fragments[r], opt(r)), "Preset rank %d", r)
-		j.comms = append(j.comms, c)
-	}
-	return j
-}
-
-// platformsOf gives each rank the platform p(r) answers, the network order
-// asked everywhere (so a split would show in the stitch too).
-func platformsOf(p func(r int) kanga.Resolver) func(r int) ring.PresetOptions {
-	return func(r int) ring.PresetOptions {
-		loc, _ := nodeorder.Parse([]string{"s/b", "s/a"}[r/orderLocal%2])
-		return ring.PresetOptions{Platforms: p(r), Network: true, Location: loc}
-	}
-}
-
-func switchV1On(ranks ...int) func(r int) kanga.Resolver {
-	return func(r int) kanga.Resolver {
-		for _, s := range ranks {
-			if r == s {
-				return kanga.Fixed(kanga.SwitchV1)
-			}
-		}
-		return generic
-	}
-}
 
 // The trial: NCCOM_RING_PLATFORM=trn3-switchv1 on one node's
 // processes only (ranks 4-7 of 8), the network order on every rank.
@@ -246,16 +209,6 @@ func TestNoValidRecordIsOneWarning(t *testing.T) {
 	assert.Empty(t, res.Order.Warn, "the one WARN says it all")
 }
 
-// A one-node job with the network order and no location prints no WARN:
-// there is nothing to order (D28).
-func TestOneNodeWithoutLocationIsQuiet(t *testing.T) {
-	one := newCluster(4).channel(0, []int{0, 1, 2, 3}, 0, 0).channels(1)
-	j := d28Job(t, one, func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic, Network: true} }, nil)
-	v := oneVerdict(t, postsetEveryRank(t, j))
-	require.Equal(t, abi.Success, v.code, v.text)
-	assert.Empty(t, v.order.Warn)
-}
-
 // What the calling rank holds at Postset changes nothing: comm->enablePod,
 // nKangaRingChannels and nChannels differ on every rank, the verdict and
 // rings do not (only the own-count WARN, D27, is the rank's).
@@ -277,13 +230,6 @@ func postsetOne(t *testing.T, j *job, r int, platform kanga.Resolver) ring.Posts
 	res, err := ring.Postset(&comm, make([]int32, len(all)), all, ring.PostsetOptions{Platforms: platform, Alloc: newGoAlloc()})
 	require.NoError(t, err)
 	return res
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // D27's own-count WARN in either direction (D28): a rank whose
@@ -379,17 +325,6 @@ func TestNoValidRecordUnreadableEverywhereIsOneVerdict(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []int32{0, 1, 2, 3, 4, 5, 6, 7}, rings[0], "D9's ring from rank 0")
-}
-
-// The policy's odd one out against "rank": the lowest rank that asks for
-// network, not a rank of another ring stage (which cannot differ from the
-// rank order it follows anyway).
-func TestPolicyOddOneOutAgainstRank(t *testing.T) {
-	j := orderJob(t, orderCluster(2), func(r int) bool { return r == 6 }, alternating)
-	*record.Of(&j.fragments[0]) = abi.Record{}
-	v := oneVerdict(t, postsetEveryRank(t, j))
-	require.Equal(t, abi.Success, v.code, v.text)
-	assert.Equal(t, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 6 asks for network, unlike rank 1 (asks for rank, the most common): network on 1 rank, rank on 6, no valid record on 1: stitching in rank order (D9) on every rank", v.order.Warn)
 }
 
 // A pod job in which some fragments are another ring stage's: they are not

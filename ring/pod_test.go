@@ -1,0 +1,32 @@
+package ring_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/nccomring/libnccomring/ring"
+)
+
+func TestParsePodOrder(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		set   bool
+		want  ring.PodOrder
+		err   string
+	}{
+		{"", false, ring.PodOrderRefuse, ""},
+		{"", true, ring.PodOrderRefuse, ""},
+		{"node", true, ring.PodOrderNode, ""},
+		{"NODE", true, ring.PodOrderNode, ""},
+		{"pod", true, ring.PodOrderRefuse, "NCCOM_RING_POD_ORDER=\"pod\" is not 'node'; pods are refused"},
+	} {
+		got, err := ring.ParsePodOrder(tc.value, tc.set)
+		assert.Equal(t, tc.want, got, "%q", tc.value)
+		if tc.err == "" {
+			assert.NoError(t, err)
+		} else {
+			assert.EqualError(t, err, tc.err)
+		}
+	}
+}
