@@ -616,23 +616,3 @@ func d28Job(t *testing.T, cl *cluster, opt func(r int) ring.PresetOptions, edit 
 	}
 	return j
 }
-
-// platformsOf gives each rank the platform p(r) answers, the network order
-// asked everywhere (so a split would show in the stitch too).
-func platformsOf(p func(r int) kanga.Resolver) func(r int) ring.PresetOptions {
-	return func(r int) ring.PresetOptions {
-		loc, _ := nodeorder.Parse([]string{"s/b", "s/a"}[r/orderLocal%2])
-		return ring.PresetOptions{Platforms: p(r), Network: true, Location: loc}
-	}
-}
-
-func switchV1On(ranks ...int) func(r int) kanga.Resolver {
-	return func(r int) kanga.Resolver {
-		for _, s := range ranks {
-			if r == s {
-				return kanga.Fixed(kanga.SwitchV1)
-			}
-		}
-		return generic
-	}
-}

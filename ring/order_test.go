@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nccomring/libnccomring/abi"
-	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/record"
 	"github.com/nccomring/libnccomring/ring"
@@ -254,26 +253,6 @@ func TestNetworkOrderIsNotAppliedToPodsOrOnSwitchV1(t *testing.T) {
 	require.Equal(t, abi.Success, v.code, v.text)
 	assert.Equal(t, ring.Order{Asked: true, Network: true, Sequence: []int32{0},
 		Summary: "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0; per ring, level 1: 0 crossings of 1 groups, level 2: 0 crossings of 1 groups"}, v.order)
-}
-
-// D27: on TRN3-SwitchV1, a node whose JBOG id is 4 fails every rank, the
-// WARN naming its first rank (before, ranks 0-7 succeeded and 8-15 failed).
-func TestSwitchV1PreconditionOfOneNodeFailsEveryRank(t *testing.T) {
-	cl := orderCluster(4)
-	jbog := func(r int) int32 {
-		if r/orderLocal == 2 {
-			return 4
-		}
-		return 1 + int32(r%3)
-	}
-	j := gatherWith(t, cl.nRanks, func(int) int { return orderLocal }, func(r int) *abi.TopoGraph { return cl.graphs[r/orderLocal] },
-		func(r int) ring.PresetOptions {
-			return ring.PresetOptions{Platforms: kanga.Fixed{SwitchV1: true, JbogID: jbog(r)}}
-		}, 0)
-	j.platform = kanga.Fixed(kanga.SwitchV1)
-	v := oneVerdict(t, postsetEveryRank(t, j))
-	assert.Equal(t, abi.InternalError, v.code)
-	assert.Equal(t, "ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 8 is 4, expected 1, 2 or 3", v.text)
 }
 
 // The decision depends on the gathered bytes alone: fragments at shuffled

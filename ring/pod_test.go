@@ -8,8 +8,11 @@ import (
 	"github.com/nccomring/libnccomring/ring"
 )
 
+// NCCOM_RING_POD_ORDER: unset or empty refuses pods, "node" in any case
+// stitches them in node order, anything else refuses them with the WARN of
+// docs/errors.md (Environment).
 func TestParsePodOrder(t *testing.T) {
-	for _, tc := range []struct {
+	cases := []struct {
 		value string
 		set   bool
 		want  ring.PodOrder
@@ -20,7 +23,8 @@ func TestParsePodOrder(t *testing.T) {
 		{"node", true, ring.PodOrderNode, ""},
 		{"NODE", true, ring.PodOrderNode, ""},
 		{"pod", true, ring.PodOrderRefuse, "NCCOM_RING_POD_ORDER=\"pod\" is not 'node'; pods are refused"},
-	} {
+	}
+	for _, tc := range cases {
 		got, err := ring.ParsePodOrder(tc.value, tc.set)
 		assert.Equal(t, tc.want, got, "%q", tc.value)
 		if tc.err == "" {

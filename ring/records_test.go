@@ -9,6 +9,7 @@ import (
 
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/kanga"
+	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/record"
 	"github.com/nccomring/libnccomring/ring"
 )
@@ -18,6 +19,26 @@ import (
 // variables, then Postset on every rank over the same fragments, and
 // requires one outcome (oneVerdict): the same code and WARN, or the same
 // rings.
+
+// platformsOf gives each rank the platform p(r) answers, the network order
+// asked everywhere (so a split would show in the stitch too).
+func platformsOf(p func(r int) kanga.Resolver) func(r int) ring.PresetOptions {
+	return func(r int) ring.PresetOptions {
+		loc, _ := nodeorder.Parse([]string{"s/b", "s/a"}[r/orderLocal%2])
+		return ring.PresetOptions{Platforms: p(r), Network: true, Location: loc}
+	}
+}
+
+func switchV1On(ranks ...int) func(r int) kanga.Resolver {
+	return func(r int) kanga.Resolver {
+		for _, s := range ranks {
+			if r == s {
+				return kanga.Fixed(kanga.SwitchV1)
+			}
+		}
+		return generic
+	}
+}
 
 // The trial: NCCOM_RING_PLATFORM=trn3-switchv1 on one node's
 // processes only (ranks 4-7 of 8), the network order on every rank.
@@ -354,4 +375,24 @@ func TestAnotherVersionInAGenericJobIsNamed(t *testing.T) {
 		assert.Equal(t, "ncclTopoPostset: rank 5's record is of version 3, this library reads version 2 (1 of 8 records are of another version): those ranks run another version of this library; this job needs nothing they carry, so every rank goes on (D28)",
 			res.RecordsWarn, "rank %d", r)
 	}
+}
+
+// D27: on TRN3-SwitchV1, a node whose JBOG id is 4 fails every rank, the
+// WARN naming its first rank (before, ranks 0-7 succeeded and 8-15 failed).
+func TestSwitchV1PreconditionOfOneNodeFailsEveryRank(t *testing.T) {
+	cl := orderCluster(4)
+	jbog := func(r int) int32 {
+		if r/orderLocal == 2 {
+			return 4
+		}
+		return 1 + int32(r%3)
+	}
+	j := gatherWith(t, cl.nRanks, func(int) int { return orderLocal }, func(r int) *abi.TopoGraph { return cl.graphs[r/orderLocal] },
+		func(r int) ring.PresetOptions {
+			return ring.PresetOptions{Platforms: kanga.Fixed{SwitchV1: true, JbogID: jbog(r)}}
+		}, 0)
+	j.platform = kanga.Fixed(kanga.SwitchV1)
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	assert.Equal(t, abi.InternalError, v.code)
+	assert.Equal(t, "ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 8 is 4, expected 1, 2 or 3", v.text)
 }
