@@ -202,8 +202,9 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 // every rank (D24, D27).
 type jobRings struct {
 	// n is the job's channel count (D27), 0 when some fragment has no
-	// channel; countRank the first rank whose fragment has it, counted
-	// only when gather fails at rank 0's count (else 0).
+	// channel; countRank the first rank whose fragment has n channels,
+	// counted only when gather fails at rank 0's count (else 0, as it is
+	// when n is 0).
 	n, countRank int
 	self         int32 // the calling rank's node (D8)
 	job          facts // the job's facts from the records (D28)
