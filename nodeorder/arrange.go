@@ -51,7 +51,7 @@ func Arrange(rank []Location, nodeOf, heads []int32, mem []int32) Arrangement {
 	var a Arrangement
 	a.Node = Locations(take(LocationInts(nNodes)))
 	members, start, work := take(nRanks), take(nNodes+1), take(2*nRanks)
-	groupRanks(nodeOf, members, start)
+	GroupRanks(nodeOf, members, start)
 	for m := range nNodes {
 		ranks := members[start[m]:start[m+1]]
 		a.Node[m] = NodeLocation(rank, ranks, heads[m], work)
@@ -90,24 +90,6 @@ func ArrangeCompact(c Compact, mem []int32) Arrangement {
 	a := Arrangement{Sequence: mem[:n:n]}
 	a.Groups, a.Unplaced = arrange(c, a.Sequence, mem[n:])
 	return a
-}
-
-// groupRanks lists the ranks of each node, in rank order: node m's are
-// members[start[m]:start[m+1]]. start has room for nNodes+1 ints.
-func groupRanks(nodeOf, members, start []int32) {
-	clear(start)
-	for _, m := range nodeOf {
-		start[m+1]++
-	}
-	for m := 1; m < len(start); m++ {
-		start[m] += start[m-1]
-	}
-	for r, m := range nodeOf { // start[m] moves to node m+1's start
-		members[start[m]] = int32(r)
-		start[m]++
-	}
-	copy(start[1:], start[:len(start)-1])
-	start[0] = 0
 }
 
 // NodeLocation is the placement rule (D28): the location most of a node's

@@ -23,27 +23,6 @@ const (
 
 var benchSizes = []int{64, 1024, 16384, 65536, 131072}
 
-// benchGraph is the graph of the node whose first rank is first: channel c
-// runs the node's 32 ranks rotated by c, reversed on odd channels.
-func benchGraph(first int) *abi.TopoGraph {
-	g := &abi.TopoGraph{NChannels: benchChannels}
-	for c := range benchChannels {
-		for i := range benchLocal {
-			v := (c + i) % benchLocal
-			if c%2 == 1 {
-				v = (c + benchLocal - i) % benchLocal
-			}
-			g.Intra[c*benchLocal+i] = int32(first + v)
-		}
-	}
-	return g
-}
-
-// benchRecords is what every rank's record carries in a benchmark: located
-// gives it a location (NCCOM_RING_LOCATION, its spine and leaf), network
-// asks for the network order too (NCCOM_RING_NODE_ORDER=network, D25).
-type benchRecords struct{ located, network bool }
-
 // benchCluster returns every rank's fragment for nRanks/32 nodes, each
 // record carrying what rec says.
 func benchCluster(b testing.TB, nRanks int, rec benchRecords) []abi.TopoRanks {
@@ -85,36 +64,6 @@ func BenchmarkPreset(b *testing.B) {
 			}
 		})
 	}
-}
-
-// benchPostset is the bench's stage of n ranks ready for rank 0's Postset:
-// the communicator fresh from Preset with its 32 userRanks buffers held
-// (copy it into a scratch comm before each call), every fragment, room for
-// nodesFirstRank, and options whose scratch is reused across calls.
-type benchPostset struct {
-	preset *abi.Comm
-	all    []*abi.TopoRanks
-	heads  []int32
-	opt    ring.PostsetOptions
-}
-
-func newBenchPostset(tb testing.TB, n int, rec benchRecords) benchPostset {
-	tb.Helper()
-	frags := benchCluster(tb, n, rec)
-	all := make([]*abi.TopoRanks, n)
-	for r := range frags {
-		all[r] = &frags[r]
-	}
-	preset := &abi.Comm{Rank: 0, NRanks: int32(n), LocalRanks: benchLocal}
-	if err := ring.Preset(preset, benchGraph(0), new(abi.TopoRanks), ring.PresetOptions{Platforms: generic}); err != nil {
-		tb.Fatal(err)
-	}
-	alloc := newGoAlloc()
-	for c := range preset.Channels {
-		preset.Channels[c].Ring.UserRanks = alloc.AllocInts(n)
-	}
-	return benchPostset{preset: preset, all: all, heads: make([]int32, n),
-		opt: ring.PostsetOptions{Platforms: generic, Alloc: alloc, Scratch: &reusedBlock{}}}
 }
 
 func BenchmarkPostset(b *testing.B) {
@@ -191,32 +140,4 @@ func BenchmarkGetNetDev(b *testing.B) {
 		sink += d
 	}
 	_ = sink
-}
-
-// reusedBlock is a scratch Allocator that hands out its Go buffers again
-// and again, as the C malloc of the library reuses freed blocks: it keeps Go
-// allocation out of the measured calls. Blocks live at the same time are
-// distinct buffers (the network order takes three).
-type reusedBlock struct {
-	bufs [][]int32
-	live []bool
-}
-
-func (r *reusedBlock) AllocInts(n int) uintptr {
-	for i, b := range r.bufs {
-		if !r.live[i] && cap(b) >= n {
-			r.live[i] = true
-			return abi.Address(b[:n])
-		}
-	}
-	r.bufs, r.live = append(r.bufs, make([]int32, n)), append(r.live, true)
-	return abi.Address(r.bufs[len(r.bufs)-1])
-}
-
-func (r *reusedBlock) Free(p uintptr) {
-	for i, b := range r.bufs {
-		if abi.Address(b) == p {
-			r.live[i] = false
-		}
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nccomring/libnccomring/abi"
+	"github.com/nccomring/libnccomring/nodeorder"
 )
 
 // This file is Postset's failure path (D24, docs/errors.md "Diagnosis").
@@ -133,8 +134,8 @@ func firstRangeError(all []*abi.TopoRanks, n int) *abi.Error {
 }
 
 // newDiagnosis finds the nodes (D8, nodeFinder) and groups the ranks by
-// node with a counting sort. Every value is in range (firstRangeError
-// passed).
+// node (nodeorder.GroupRanks, the counting sort Arrange groups them by).
+// Every value is in range (firstRangeError passed).
 func newDiagnosis(all []*abi.TopoRanks, n int, stitchHeads []int32, mem *scratch) (*diagnosis, *abi.Error) {
 	nRanks := len(all)
 	block := mem.ints(14*nRanks + 1)
@@ -149,23 +150,10 @@ func newDiagnosis(all []*abi.TopoRanks, n int, stitchHeads []int32, mem *scratch
 	d.recv, d.send, d.next, d.prev = take(nRanks), take(nRanks), take(nRanks), take(nRanks)
 	d.counts, d.marks, d.votes = take(nRanks), take(nRanks), take(nRanks)
 	for r, f := range all {
-		m, _ := d.nodes.node(f.RingRecv[0])
-		d.nodeOf[r] = m
-		d.start[m+1]++
+		d.nodeOf[r], _ = d.nodes.node(f.RingRecv[0])
 	}
-	nNodes := len(d.nodes.heads)
-	d.start = d.start[:nNodes+1]
-	for m := range nNodes {
-		d.start[m+1] += d.start[m]
-	}
-	fill := d.counts[:nNodes] // borrowed: the next free slot of each node
-	copy(fill, d.start[:nNodes])
-	for r := range nRanks {
-		m := d.nodeOf[r]
-		d.order[fill[m]] = int32(r)
-		fill[m]++
-	}
-	clear(fill)
+	d.start = d.start[:len(d.nodes.heads)+1]
+	nodeorder.GroupRanks(d.nodeOf, d.order, d.start)
 	d.stitchHeads = stitchHeads
 	if stitchHeads == nil {
 		d.stitchHeads = d.nodes.heads
@@ -394,12 +382,12 @@ var (
 	prevKinds = [4]kind{prevIsEnd, prevInOtherNode, prevIsTail, prevNotBack}
 )
 
-// linkContradiction checks rank s's link b = links[s] one way (s is not the
+// linkContradiction checks rank s's link b = forth[s] one way (s is not the
 // end of its node's segment that way, toward): b must be a rank of its
 // node other than the end it comes from (from), whose link the other way
 // (back) is s. kinds names each failure that way (nextKinds, prevKinds).
-func (d *diagnosis) linkContradiction(s, node, toward, from int32, links, back []int32, kinds *[4]kind) (contradiction, bool) {
-	switch b := links[s]; {
+func (d *diagnosis) linkContradiction(s, node, toward, from int32, forth, back []int32, kinds *[4]kind) (contradiction, bool) {
+	switch b := forth[s]; {
 	case b == -1:
 		return contradiction{s, -1, kinds[0], [5]int32{node, toward}}, true
 	case d.nodeOf[b] != node:
@@ -474,12 +462,12 @@ func (d *diagnosis) stitchedContradictions(c int, visit func(contradiction) bool
 	}
 	nRanks := int32(len(d.all))
 	directions := [2]struct {
-		links, back []int32
+		forth, back []int32
 		broken      kind
 	}{{d.next, d.prev, stitchedNextBroken}, {d.prev, d.next, stitchedPrevBroken}}
 	for s := range nRanks {
 		for _, way := range directions {
-			if b := way.links[s]; b < 0 || way.back[b] != s {
+			if b := way.forth[s]; b < 0 || way.back[b] != s {
 				back := int32(-1)
 				if b >= 0 {
 					back = way.back[b]

@@ -15,13 +15,6 @@ import (
 // case is about them. Channel 0 is always clean, so channel 1 decides, and
 // the nodes are the ones channel 0 makes.
 
-// edit sets rank's ring field (ringField's order: 0 ringRecv, 1 ringSend,
-// 2 ringPrev, 3 ringNext) on channel 1 to v.
-type edit struct {
-	rank, field int
-	v           int32
-}
-
 // nodesJob gathers a job of nodes of the given sizes, ranks numbered
 // node-major, on two channels: channel 0 runs every node in rank order,
 // channel 1 runs node m in the local order ch1[m].

@@ -2,16 +2,15 @@ package ring_test
 
 import (
 	"bytes"
-	"github.com/nccomring/libnccomring/record"
 	"runtime"
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/kanga"
+	"github.com/nccomring/libnccomring/record"
 	"github.com/nccomring/libnccomring/ring"
 )
 
@@ -19,24 +18,6 @@ import (
 // leaves caller memory byte-identical (D11): the tests below fill the
 // communicator, fragment and nodesFirstRank with a canary before the call
 // and compare every byte after it.
-
-func bytesOf[T any](p *T) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(p)), unsafe.Sizeof(*p))
-}
-
-func canary[T any](p *T) {
-	b := bytesOf(p)
-	for i := range b {
-		b[i] = 0xA5
-	}
-}
-
-type failingPlatform struct{ err error }
-
-func (f failingPlatform) IsSwitchV1() (bool, error) { return false, f.err }
-func (f failingPlatform) Preconditions(int32) (int32, int32) {
-	panic("asked the preconditions of an unknown platform")
-}
 
 // presetCase builds a valid 2-node x 4-rank Preset for rank 1 and lets the
 // case break one thing.
@@ -91,30 +72,6 @@ func TestPresetErrors(t *testing.T) {
 			assert.Equal(t, fragBefore, bytesOf(&frag), "fragment changed on error")
 		})
 	}
-}
-
-// postsetFixture is a valid 2-node x 4-rank stage after Preset; each case
-// breaks one fragment or comm field before rank 1's Postset.
-type postsetFixture struct {
-	comm  *abi.Comm
-	frags []abi.TopoRanks
-	all   []*abi.TopoRanks
-}
-
-func newPostsetFixture(t *testing.T) *postsetFixture {
-	cl := newCluster(4, 4).channel(0, []int{0, 1, 2, 3}, 0, 0).channel(1, []int{3, 2, 1, 0}, 1, 1).channels(2)
-	f := &postsetFixture{frags: make([]abi.TopoRanks, 8)}
-	for r := range 8 {
-		c := cl.comm(r)
-		require.NoError(t, ring.Preset(c, cl.graphs[r/4], &f.frags[r], ring.PresetOptions{Platforms: generic}))
-		if r == 1 {
-			f.comm = c
-		}
-	}
-	for r := range f.frags {
-		f.all = append(f.all, &f.frags[r])
-	}
-	return f
 }
 
 // setField breaks a fixture by setting rank's ring field k (ringField's
@@ -255,21 +212,6 @@ func TestPostsetMallocFailureFreesAndWritesNothing(t *testing.T) {
 	assert.Empty(t, alloc.live)
 }
 
-type failAfter struct {
-	inner *goAlloc
-	after int
-}
-
-func (a *failAfter) AllocInts(n int) uintptr {
-	if a.after == 0 {
-		return 0
-	}
-	a.after--
-	return a.inner.AllocInts(n)
-}
-
-func (a *failAfter) Free(p uintptr) { a.inner.Free(p) }
-
 // D27: pods are stitched in node order when every rank's record says
 // NCCOM_RING_POD_ORDER=node.
 func TestPostsetPodNodeOrder(t *testing.T) {
@@ -336,12 +278,6 @@ func TestPostsetCatchesHeadDisagreementMaskedByTail(t *testing.T) {
 	requireNCCLError(t, err, abi.InternalError,
 		"ncclTopoPostset: rank 6, channel 1: ringRecv (head) is 5 but node 1's head is 4 (held by 3 of its 4 ranks)")
 }
-
-// noMemory is an Allocator with nothing to give.
-type noMemory struct{}
-
-func (noMemory) AllocInts(int) uintptr { return 0 }
-func (noMemory) Free(uintptr)          {}
 
 // P7b: working memory that cannot be had is ncclSystemError, and nothing is
 // written (the library's Scratch is C malloc, so this is the path a large

@@ -44,13 +44,14 @@ func (f *nodeFinder) node(h int32) (m int32, opened bool) {
 // lines = 16 KiB, which stays in L1/L2 until the checks reach them.
 const touchBlock = 32
 
-// links is Postset's working memory, one block from the call's Allocator:
-// ring-major for n channels (walk.go's layout), the pairs of every rank on
-// every channel, pairs[c*nRanks + r] (its ringNext and ringPrev, then
-// stitched), the node finder's two tables, and the walk of each channel's
-// ring from the calling rank, walks[c*nRanks + i] (the userRanks the call
-// commits).
-type links struct {
+// gathered is what Postset builds from the fragments, in one block of
+// working memory from the call's Allocator: ring-major for n channels
+// (walk.go's layout), the pairs of every rank on every channel,
+// pairs[c*nRanks + r] (its ringNext and ringPrev, then stitched), the
+// node finder's two tables, and the walk of each channel's ring from the
+// calling rank, walks[c*nRanks + i] (the userRanks the call commits); and
+// what gather counts and keeps as it passes the records.
+type gathered struct {
 	pairs []uint64
 	nodes nodeFinder
 	walks []int32
@@ -64,19 +65,19 @@ type links struct {
 	places nodeorder.Compact
 }
 
-// newLinks takes the block for nRanks ranks and up to n channels from sc;
+// newGathered takes the block for nRanks ranks and up to n channels from sc;
 // false when there is none. Returned by value: nothing of the call's
 // bookkeeping goes to the Go heap.
-func newLinks(sc *scratch, nRanks, n int) (links, bool) {
+func newGathered(sc *scratch, nRanks, n int) (gathered, bool) {
 	block := sc.ints((2 + 3*n) * nRanks)
 	if block == nil {
-		return links{}, false
+		return gathered{}, false
 	}
 	take := func(k int) []int32 { s := block[:k:k]; block = block[k:]; return s }
-	w := links{pairs: pairsOf(take(2 * n * nRanks))} // first: the block's alignment
-	w.nodes = nodeFinder{byHead: take(nRanks), heads: take(nRanks)}
-	w.walks = take(n * nRanks)
-	return w, true
+	g := gathered{pairs: pairsOf(take(2 * n * nRanks))} // first: the block's alignment
+	g.nodes = nodeFinder{byHead: take(nRanks), heads: take(nRanks)}
+	g.walks = take(n * nRanks)
+	return g, true
 }
 
 // gather is Postset's one pass over the fragments, in rank order, for n
@@ -90,14 +91,14 @@ func newLinks(sc *scratch, nRanks, n int) (links, bool) {
 //
 // The range of ringNext and ringPrev (P9) is checked by stitch for the
 // values it overwrites and by the walk for every other.
-func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok bool) {
+func (g *gathered) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok bool) {
 	if n == 0 { // rank 0's fragment has no channel (P7a)
 		return -1, false
 	}
 	nRanks := len(all)
 	size := uint32(nRanks)
-	w.nodes = newNodeFinder(w.nodes.byHead, w.nodes.heads)
-	w.census.reset(all[0], false)
+	g.nodes = newNodeFinder(g.nodes.byHead, g.nodes.heads)
+	g.census.reset(all[0], false)
 	last := n - 1
 	for lo := 0; lo < nRanks; lo += touchBlock {
 		block := all[lo:min(lo+touchBlock, nRanks)]
@@ -108,7 +109,7 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 		// array's used part: a fragment that is not 64-byte aligned (a
 		// malloc'd AllGather buffer) spreads each over two cache lines.
 		for _, a := range block {
-			w.sink |= a.RingRecv[0] | a.RingSend[0] | a.RingPrev[0] | a.RingNext[0] |
+			g.sink |= a.RingRecv[0] | a.RingSend[0] | a.RingPrev[0] | a.RingNext[0] |
 				a.RingRecv[last] | a.RingSend[last] | a.RingPrev[last] | a.RingNext[last] | record.Of(a).Magic
 		}
 		for i, f := range block {
@@ -116,14 +117,14 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 			if uint32(h) >= size {
 				return -1, false
 			}
-			m, opened := w.nodes.node(h)
+			m, opened := g.nodes.node(h)
 			first := all[h]
 			if opened && !endsInRange(first, n, size) {
 				return -1, false
 			}
-			if opened && w.places.Levels != nil {
+			if opened && g.places.Levels != nil {
 				r := record.Of(first)
-				w.places.Set(int(m), record.Levels(r.Flags), &r.Location)
+				g.places.Set(int(m), record.Levels(r.Flags), &r.Location)
 			}
 			if int32(lo+i) == rank {
 				self = m
@@ -131,14 +132,14 @@ func (w *links) gather(all []*abi.TopoRanks, n int, rank int32) (self int32, ok 
 			if !sameEnds(f, first, n) {
 				return -1, false
 			}
-			w.census.add(f, first, int32(lo+i), n)
+			g.census.add(f, first, int32(lo+i), n)
 		}
 		// The block's pairs, channel by channel: each row gets a run of
 		// whole cache lines at once. (Rank by rank, the n rows, nRanks
 		// pairs apart, would share a few cache sets and evict each other
 		// on every store.)
 		for c := range n {
-			row := w.pairs[c*nRanks+lo:][:len(block)]
+			row := g.pairs[c*nRanks+lo:][:len(block)]
 			for i, f := range block {
 				row[i] = pair(f.RingNext[c], f.RingPrev[c])
 			}
@@ -165,7 +166,8 @@ func sameEnds(f, first *abi.TopoRanks, n int) bool {
 
 // asBytes views the bytes of s as a string, without copying (they do not
 // change while it is in use), so that comparing two is the runtime's
-// vector compare: half the time of a loop over 16 ints, 0.96x Postset.
+// vector compare, not a loop over the ints (BENCHMARKS.md, "Where the time
+// goes", has what it saves).
 func asBytes(s []int32) string {
 	return unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 4*len(s))
 }

@@ -3,10 +3,11 @@ package ring_test
 import (
 	"bytes"
 	"errors"
-	"github.com/nccomring/libnccomring/record"
 	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/nccomring/libnccomring/record"
 
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/internal/fuzzseed"
@@ -23,41 +24,6 @@ import (
 // follow each target's decoding below). Plain `go test` (and so `make
 // test`) runs the corpus and a fixed set of inputs derived from it
 // (internal/fuzzseed); `make fuzz` fuzzes.
-
-// reader hands out bytes, then zeros.
-type reader struct{ b []byte }
-
-func (r *reader) byte() int {
-	if len(r.b) == 0 {
-		return 0
-	}
-	v := r.b[0]
-	r.b = r.b[1:]
-	return int(v)
-}
-
-// in returns a value in [lo, hi].
-func (r *reader) in(lo, hi int) int { return lo + r.byte()%(hi-lo+1) }
-
-// fuzzCluster decodes a cluster: 1-4 nodes of 1-6 ranks, 1-8 channels, each
-// node's channel orders shuffled by the bytes.
-func fuzzCluster(r *reader) *cluster {
-	nodes, local, channels := r.in(1, 4), r.in(1, 6), r.in(1, 8)
-	sizes := make([]int, nodes)
-	for i := range sizes {
-		sizes[i] = local
-	}
-	cl := newCluster(sizes...)
-	for c := range channels {
-		order := seq(0, local)
-		for i := local - 1; i > 0; i-- {
-			j := r.byte() % (i + 1)
-			order[i], order[j] = order[j], order[i]
-		}
-		cl.channel(c, order, int32(r.in(-1, 7)), int32(r.in(-1, 7)))
-	}
-	return cl.channels(channels)
-}
 
 func FuzzPreset(f *testing.F) {
 	fuzzseed.New(f).Fuzz(func(t *testing.T, data []byte) {

@@ -36,98 +36,61 @@ const maxSummaryNodes = 16
 
 // nodeOrder decides D25's node order after gather has found the nodes
 // and counted the records, and returns it with the heads in the order the
-// stitch is to take them: D8's (w.nodes.heads), or the location order, in
-// working memory from sc. job is the records' facts (D28).
-func (w *links) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch, keepSequence bool) (Order, []int32, *abi.Error) {
-	heads, c := w.nodes.heads, &w.census
-	var o Order
-	if c.asking == 0 { // no valid record asks: nothing to read
-		return o, heads, nil
-	}
-	o.Asked = true
-	nNodes := len(heads)
-	switch {
-	case job.pods:
-		o.Info = fmt.Sprintf("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied with comm->enablePod on %d nodes (D15): stitching in rank order", nNodes)
-		return o, heads, nil
-	case job.switchV1:
-		o.Info = "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied on TRN3-SwitchV1: stitching in rank order"
-		return o, heads, nil
-	case c.asking < len(all):
-		o.Warn = w.policyWarning(all)
-		return o, heads, nil
-	case c.fingerprints:
-		var err *abi.Error
-		o.Warn, err = w.graphWarning(all, sc)
+// stitch is to take them: D8's (g.nodes.heads), or the location order, in
+// working memory from sc. job is the records' facts (D28). Its stages:
+// the policy (orderPolicy), the nodes' places and sequence (placeNodes),
+// the heads in that sequence (orderedHeads) and the Order that says so
+// (appliedOrder).
+func (g *gathered) nodeOrder(all []*abi.TopoRanks, n int, job facts, sc *scratch, keepSequence bool) (Order, []int32, *abi.Error) {
+	heads := g.nodes.heads
+	o, apply, err := g.orderPolicy(all, job, sc)
+	if !apply {
 		return o, heads, err
 	}
-
-	// Every fragment holds a valid record that asks (the census checked
-	// each), so each is decoded without a second check. When every rank
-	// carries its head's location (the census saw), a node's location is
-	// its head's (nodeorder.NodeLocation's rule, without reading the
-	// others), which gather kept in w.places as it opened the node; else
-	// every rank's is read and each node placed.
-	// (w.places is there: rank 0's record asks.)
-	var arr nodeorder.Arrangement
-	if !c.elsewhere {
-		mem := sc.ints(nodeorder.NodesInts(nNodes) - nodeorder.CompactInts(nNodes))
-		if mem == nil {
-			return o, nil, sc.err("ncclTopoPostset", len(all), n)
-		}
-		arr = nodeorder.ArrangeCompact(w.places.Nodes(nNodes), mem)
-	} else if arr = w.arrangeRanks(all, sc); arr.Sequence == nil {
+	arr, ok := g.placeNodes(all, sc)
+	if !ok {
 		return o, nil, sc.err("ncclTopoPostset", len(all), n)
 	}
-	seq, groups, unplaced := arr.Sequence, arr.Groups, arr.Unplaced
-	ordered := sc.ints(nNodes)
+	ordered := orderedHeads(arr.Sequence, heads, sc)
 	if ordered == nil {
 		return o, nil, sc.err("ncclTopoPostset", len(all), n)
 	}
-	for i, m := range seq {
-		ordered[i] = heads[m]
-	}
-	o.Network = true
-	if keepSequence {
-		o.Sequence = slices.Clone(seq)
-	}
-	if unplaced > 0 && nNodes > 1 { // one node has nowhere to go (D28)
-		m := seq[nNodes-unplaced]
-		o.Warn = fmt.Sprintf("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: node %d (head rank %d) has no location (%d of %d nodes have none, NCCOM_RING_LOCATION unset or invalid on most of their ranks): they come after all others, in rank order",
-			m, heads[m], unplaced, nNodes)
-	}
-	o.Summary = summary(seq, heads, groups)
-	return o, ordered, nil
+	return appliedOrder(arr, heads, keepSequence), ordered, nil
 }
 
-// arrangeRanks places every node from its ranks' locations and orders
-// them (nodeorder.Arrange), in working memory from sc; a zero Arrangement
-// when there is none.
-func (w *links) arrangeRanks(all []*abi.TopoRanks, sc *scratch) nodeorder.Arrangement {
-	heads := w.nodes.heads
-	block := sc.ints(nodeorder.LocationInts(len(all)))
-	if block == nil {
-		return nodeorder.Arrangement{}
+// orderPolicy decides whether the network order applies (D25, D28): some
+// valid record asks for it, the job is neither a pod job (D15) nor on
+// TRN3-SwitchV1, every fragment asks, and every valid record has the
+// graph fingerprint of the first. When it does not, o says why (nothing
+// when no record asks); err is only a failure to take working memory for
+// the fingerprints' WARN.
+func (g *gathered) orderPolicy(all []*abi.TopoRanks, job facts, sc *scratch) (o Order, apply bool, err *abi.Error) {
+	c := &g.census
+	if c.asking == 0 { // no valid record asks: nothing to read
+		return o, false, nil
 	}
-	rankLoc := nodeorder.Locations(block)
-	mem := sc.ints(nodeorder.ArrangeInts(len(all), len(heads)) + len(all))
-	if mem == nil {
-		return nodeorder.Arrangement{}
+	o.Asked = true
+	switch {
+	case job.pods:
+		o.Info = fmt.Sprintf("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied with comm->enablePod on %d nodes (D15): stitching in rank order", len(g.nodes.heads))
+	case job.switchV1:
+		o.Info = "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied on TRN3-SwitchV1: stitching in rank order"
+	case c.asking < len(all):
+		o.Warn = g.policyWarning(all)
+	case c.fingerprints:
+		o.Warn, err = g.graphWarning(all, sc)
+	default:
+		return o, true, nil
 	}
-	nodeOf := mem[:len(all)]
-	for r, f := range all {
-		rankLoc[r] = record.LocationOf(f)
-		nodeOf[r] = w.nodes.byHead[f.RingRecv[0]]
-	}
-	return nodeorder.Arrange(rankLoc, nodeOf, heads, mem[len(all):])
+	return o, false, err
 }
 
 // policyWarning is the WARN of a policy some fragments do not ask for
 // (D25, D28): the reference is the policy most valid records carry (ties:
 // the lowest such rank's), the odd one out the lowest rank that differs
 // from it, a rank without a valid record differing from "network".
-func (w *links) policyWarning(all []*abi.TopoRanks) string {
-	c := &w.census
+func (g *gathered) policyWarning(all []*abi.TopoRanks) string {
+	c := &g.census
 	rankOrder := c.valid - c.asking
 	refNetwork := c.asking > rankOrder || c.asking == rankOrder && c.flags&abi.RecordNetwork != 0
 	const noRecord, asksRank, asksNetwork = 0, 1, 2
@@ -165,16 +128,90 @@ func (w *links) policyWarning(all []*abi.TopoRanks) string {
 // graphWarning is the WARN of valid records whose graph fingerprints
 // differ (D25 over every record, D28): reordering nodes would change their
 // NICs.
-func (w *links) graphWarning(all []*abi.TopoRanks, sc *scratch) (string, *abi.Error) {
+func (g *gathered) graphWarning(all []*abi.TopoRanks, sc *scratch) (string, *abi.Error) {
 	t, err := tallyValid(all, sc, func(f record.Fields) int64 { return int64(f.Fingerprint) })
 	if err != nil {
 		return "", err
 	}
-	node := func(r int32) int32 { return w.nodes.byHead[all[r].RingRecv[0]] }
+	node := func(r int32) int32 { return g.nodes.byHead[all[r].RingRecv[0]] }
 	ref := t.values[0]
 	show := func(v int64) string { return fmt.Sprintf("0x%08x", v) }
 	return fmt.Sprintf("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank %d (node %d) has graph fingerprint %s, unlike rank %d (node %d; %s, the most common): %s; reordering nodes would change their NICs: stitching in rank order (D9) on every rank",
 		t.oddRank, node(t.oddRank), show(t.oddVal), ref.first, node(ref.first), show(ref.value), t.counts(show)), nil
+}
+
+// placeNodes places every node and orders them (nodeorder's Arrangement),
+// in working memory from sc; false when there is none. Every fragment
+// holds a valid record that asks (orderPolicy), so each is decoded without
+// a second check. When every rank carries its head's location (the census
+// saw), a node's location is its head's (nodeorder.NodeLocation's rule,
+// without reading the others), which gather kept in g.places as it opened
+// the node (g.places is there: rank 0's record asks); else every rank's is
+// read and each node placed (arrangeRanks).
+func (g *gathered) placeNodes(all []*abi.TopoRanks, sc *scratch) (nodeorder.Arrangement, bool) {
+	if g.census.elsewhere {
+		arr := g.arrangeRanks(all, sc)
+		return arr, arr.Sequence != nil
+	}
+	nNodes := len(g.nodes.heads)
+	mem := sc.ints(nodeorder.NodesInts(nNodes) - nodeorder.CompactInts(nNodes))
+	if mem == nil {
+		return nodeorder.Arrangement{}, false
+	}
+	return nodeorder.ArrangeCompact(g.places.Nodes(nNodes), mem), true
+}
+
+// arrangeRanks places every node from its ranks' locations and orders
+// them (nodeorder.Arrange), in working memory from sc; a zero Arrangement
+// when there is none.
+func (g *gathered) arrangeRanks(all []*abi.TopoRanks, sc *scratch) nodeorder.Arrangement {
+	heads := g.nodes.heads
+	block := sc.ints(nodeorder.LocationInts(len(all)))
+	if block == nil {
+		return nodeorder.Arrangement{}
+	}
+	rankLoc := nodeorder.Locations(block)
+	mem := sc.ints(nodeorder.ArrangeInts(len(all), len(heads)) + len(all))
+	if mem == nil {
+		return nodeorder.Arrangement{}
+	}
+	nodeOf := mem[:len(all)]
+	for r, f := range all {
+		rankLoc[r] = record.LocationOf(f)
+		nodeOf[r] = g.nodes.byHead[f.RingRecv[0]]
+	}
+	return nodeorder.Arrange(rankLoc, nodeOf, heads, mem[len(all):])
+}
+
+// orderedHeads is the nodes' heads in the order of seq (node indices),
+// in working memory from sc; nil when there is none.
+func orderedHeads(seq, heads []int32, sc *scratch) []int32 {
+	ordered := sc.ints(len(heads))
+	if ordered == nil {
+		return nil
+	}
+	for i, m := range seq {
+		ordered[i] = heads[m]
+	}
+	return ordered
+}
+
+// appliedOrder is the Order of a network order applied as arr says: the
+// sequence (a copy, when the caller keeps it), the WARN of nodes without a
+// location and rank 0's summary.
+func appliedOrder(arr nodeorder.Arrangement, heads []int32, keepSequence bool) Order {
+	seq, nNodes, unplaced := arr.Sequence, len(heads), arr.Unplaced
+	o := Order{Asked: true, Network: true}
+	if keepSequence {
+		o.Sequence = slices.Clone(seq)
+	}
+	if unplaced > 0 && nNodes > 1 { // one node has nowhere to go (D28)
+		m := seq[nNodes-unplaced]
+		o.Warn = fmt.Sprintf("ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: node %d (head rank %d) has no location (%d of %d nodes have none, NCCOM_RING_LOCATION unset or invalid on most of their ranks): they come after all others, in rank order",
+			m, heads[m], unplaced, nNodes)
+	}
+	o.Summary = summary(seq, heads, arr.Groups)
+	return o
 }
 
 // summary is rank 0's INFO line of a sequence: its first nodes as

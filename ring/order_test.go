@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nccomring/libnccomring/abi"
-	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/nodeorder"
 	"github.com/nccomring/libnccomring/record"
 	"github.com/nccomring/libnccomring/ring"
@@ -22,40 +21,6 @@ import (
 // Issue 22: the inter-node order policy (D25) and the verdicts D27 moved
 // into the record, on every rank of jobs of nodes of 4 ranks with two
 // channels: channel 0 runs each node forwards, channel 1 backwards.
-
-const orderLocal = 4
-
-// orderCluster is nodes nodes of 4 ranks, NICs (2c, 2c+1) on channel c.
-func orderCluster(nodes int) *cluster {
-	sizes := make([]int, nodes)
-	for m := range sizes {
-		sizes[m] = orderLocal
-	}
-	return newCluster(sizes...).channel(0, []int{0, 1, 2, 3}, 0, 1).channel(1, []int{3, 2, 1, 0}, 2, 3).channels(2)
-}
-
-// orderJob gathers cl with each rank's Preset options: network on the
-// ranks network says, the location loc gives its node ("" none).
-func orderJob(t *testing.T, cl *cluster, network func(r int) bool, loc func(m int) string) *job {
-	t.Helper()
-	return gatherWith(t, cl.nRanks, func(r int) int { return cl.local[cl.nodeOf(r)] },
-		func(r int) *abi.TopoGraph { return cl.graphs[cl.nodeOf(r)] },
-		func(r int) ring.PresetOptions {
-			opt := ring.PresetOptions{Platforms: generic, Network: network(r)}
-			if v := loc(cl.nodeOf(r)); v != "" {
-				l, err := nodeorder.Parse(v)
-				require.NoError(t, err)
-				opt.Location = l
-			}
-			return opt
-		}, 0)
-}
-
-func everyRank(int) bool { return true }
-func noRank(int) bool    { return false }
-
-// alternating puts even nodes under leafA and odd ones under leafB.
-func alternating(m int) string { return []string{"spine0/leafA", "spine0/leafB"}[m%2] }
 
 // nodeRing is a ring (from rank 0) as its sequence of nodes, one entry per
 // run of ranks of one node.
@@ -288,26 +253,6 @@ func TestNetworkOrderIsNotAppliedToPodsOrOnSwitchV1(t *testing.T) {
 	require.Equal(t, abi.Success, v.code, v.text)
 	assert.Equal(t, ring.Order{Asked: true, Network: true, Sequence: []int32{0},
 		Summary: "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network: nodes 0:0; per ring, level 1: 0 crossings of 1 groups, level 2: 0 crossings of 1 groups"}, v.order)
-}
-
-// D27: on TRN3-SwitchV1, a node whose JBOG id is 4 fails every rank, the
-// WARN naming its first rank (before, ranks 0-7 succeeded and 8-15 failed).
-func TestSwitchV1PreconditionOfOneNodeFailsEveryRank(t *testing.T) {
-	cl := orderCluster(4)
-	jbog := func(r int) int32 {
-		if r/orderLocal == 2 {
-			return 4
-		}
-		return 1 + int32(r%3)
-	}
-	j := gatherWith(t, cl.nRanks, func(int) int { return orderLocal }, func(r int) *abi.TopoGraph { return cl.graphs[r/orderLocal] },
-		func(r int) ring.PresetOptions {
-			return ring.PresetOptions{Platforms: kanga.Fixed{SwitchV1: true, JbogID: jbog(r)}}
-		}, 0)
-	j.platform = kanga.Fixed(kanga.SwitchV1)
-	v := oneVerdict(t, postsetEveryRank(t, j))
-	assert.Equal(t, abi.InternalError, v.code)
-	assert.Equal(t, "ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 8 is 4, expected 1, 2 or 3", v.text)
 }
 
 // The decision depends on the gathered bytes alone: fragments at shuffled
@@ -561,4 +506,25 @@ func TestNetworkOrderOfUnequalNodesIsTheModels(t *testing.T) {
 	for c, r := range v.rings {
 		assert.Equal(t, [][]int32{forwards, backwards}[c%2], r, "channel %d", c)
 	}
+}
+
+// A one-node job with the network order and no location prints no WARN:
+// there is nothing to order (D28).
+func TestOneNodeWithoutLocationIsQuiet(t *testing.T) {
+	one := newCluster(4).channel(0, []int{0, 1, 2, 3}, 0, 0).channels(1)
+	j := d28Job(t, one, func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic, Network: true} }, nil)
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+	assert.Empty(t, v.order.Warn)
+}
+
+// The policy's odd one out against "rank": the lowest rank that asks for
+// network, not a rank of another ring stage (which cannot differ from the
+// rank order it follows anyway).
+func TestPolicyOddOneOutAgainstRank(t *testing.T) {
+	j := orderJob(t, orderCluster(2), func(r int) bool { return r == 6 }, alternating)
+	*record.Of(&j.fragments[0]) = abi.Record{}
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	require.Equal(t, abi.Success, v.code, v.text)
+	assert.Equal(t, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 6 asks for network, unlike rank 1 (asks for rank, the most common): network on 1 rank, rank on 6, no valid record on 1: stitching in rank order (D9) on every rank", v.order.Warn)
 }

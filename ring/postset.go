@@ -11,16 +11,6 @@ import (
 	"github.com/nccomring/libnccomring/record"
 )
 
-// Allocator provides the userRanks buffers Postset allocates for channels
-// whose ring.userRanks is NULL (D12). The export layer uses C malloc/free, so
-// the host frees them with free(); tests use Go memory they keep alive.
-type Allocator interface {
-	// AllocInts returns the address of n ints, or 0 when out of memory.
-	AllocInts(n int) uintptr
-	// Free releases an address AllocInts returned.
-	Free(p uintptr)
-}
-
 // PostsetOptions carries what Postset reads from outside its arguments.
 type PostsetOptions struct {
 	Platforms kanga.Resolver
@@ -131,7 +121,7 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	n := ownChannels(all[0])
 	sc := newScratch(opt.Scratch)
 	defer sc.release()
-	w, ok := newLinks(sc, nRanks, n)
+	g, ok := newGathered(sc, nRanks, n)
 	if !ok {
 		return res, sc.err("ncclTopoPostset", nRanks, n)
 	}
@@ -140,22 +130,24 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		if places == nil {
 			return res, sc.err("ncclTopoPostset", nRanks, n)
 		}
-		w.places = nodeorder.NewCompact(nRanks, places)
+		g.places = nodeorder.NewCompact(nRanks, places)
 	}
 	res.Own, res.OwnValid = record.Read(all[rank], rank)
 	res.OwnChannels = int(comm.NChannels)
-	n, self, job, failure := w.rings(all, rank, &res, sc, opt.Sequence, func() (facts, *abi.Error) { return ownFacts(comm, opt.Platforms) })
-	if failure != nil {
-		return res, failure
+	built := g.rings(all, rank, sc, opt.Sequence, func() (facts, *abi.Error) { return ownFacts(comm, opt.Platforms) })
+	res.GraphChannels, res.CountRank, res.Order = built.n, built.countRank, built.order
+	if built.failure != nil {
+		return res, built.failure
 	}
+	n, self, job := built.n, built.self, built.job
 	// Only now the verdicts over the records (D28's order): fragments that
 	// contradict each other fail first, on every rank alike.
-	nNodes := len(w.nodes.heads)
-	if err := w.census.verdict(all, nNodes, job, sc); err != nil {
+	nNodes := len(g.nodes.heads)
+	if err := g.census.verdict(all, nNodes, job, sc); err != nil {
 		return res, err
 	}
 	res.PodFallback = job.pods
-	res.RecordsWarn, res.RecordsInfo = w.census.notes(len(all))
+	res.RecordsWarn, res.RecordsInfo = g.census.notes(len(all))
 
 	// D10: double, then clamp to ncclMaxNchannels() = 32; ncclMinNchannels()
 	// is 0, so no cyclic copies are ever added.
@@ -188,12 +180,12 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 		probeWritable(out[c])
 	}
 	for c := range total { // the doubled half repeats the first (D10)
-		copy(out[c], w.walks[(c%n)*nRanks:])
+		copy(out[c], g.walks[(c%n)*nRanks:])
 	}
-	copy(nodesFirstRank, w.nodes.heads)
+	copy(nodesFirstRank, g.nodes.heads)
 	for c := range total {
 		ch := &comm.Channels[c].Ring
-		p := w.pairs[(c%n)*nRanks+int(rank)]
+		p := g.pairs[(c%n)*nRanks+int(rank)]
 		ch.Prev, ch.Next, ch.UserRanks = prevOf(p), nextOf(p), buffers[c]
 	}
 	committed = true
@@ -206,67 +198,115 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	return res, nil
 }
 
-// rings is Postset over the fragments alone: the job's channel count n
-// (D27), the nodes (D8), the job's facts from the records (D28; own gives
-// the calling rank's own when no fragment holds a valid record), their
-// order (D25, order.go) and every channel's stitched links (D9) in w,
-// each ring checked whole with every rank's prev (D24), or the failure
-// every rank reports. n starts as rank 0's count (the bound newLinks
-// sized w for); only when the first gather fails is every fragment
-// counted.
-func (w *links) rings(all []*abi.TopoRanks, rank int32, res *PostsetResult, sc *scratch, keepSequence bool, own func() (facts, *abi.Error)) (n int, self int32, job facts, failure *RingsError) {
-	n, nRanks := ownChannels(all[0]), len(all)
-	res.CountRank = 0
-	self, ok := w.gather(all, n, rank)
-	if !ok {
-		count, first := channelCount(all)
-		if count == 0 {
-			return n, -1, job, &RingsError{Err: abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d: ringRecv[0] is %d, so its fragment has no channel", first, all[first].RingRecv[0])}
-		}
-		if count < n {
-			n = count
-			self, ok = w.gather(all, n, rank)
-		}
-		res.CountRank = first
+// jobRings is what rings decides over the fragments alone, the same on
+// every rank (D24, D27).
+type jobRings struct {
+	// n is the job's channel count (D27), 0 when some fragment has no
+	// channel; countRank the first rank whose fragment has n channels,
+	// counted only when gather fails at rank 0's count (else 0, as it is
+	// when n is 0).
+	n, countRank int
+	self         int32 // the calling rank's node (D8)
+	job          facts // the job's facts from the records (D28)
+	order        Order // the inter-node order the stitch followed (D25)
+	failure      *RingsError
+}
+
+// rings is Postset over the fragments alone, one stage after the other:
+// gather at the job's channel count (D27, D8, P8, P10), the census of the
+// records made whole, the job's facts (D28; own gives the calling rank's
+// own when no fragment holds a valid record), the node order (D25,
+// order.go), the stitch of every channel (D9) in g.pairs, and the walk of
+// each ring from rank, checked whole with every rank's prev (D24) and
+// recorded in g.walks; or the failure every rank reports.
+func (g *gathered) rings(all []*abi.TopoRanks, rank int32, sc *scratch, keepSequence bool, own func() (facts, *abi.Error)) jobRings {
+	n, countRank, self, ok := g.gatherJob(all, rank)
+	if n == 0 {
+		return jobRings{failure: &RingsError{Err: abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d: ringRecv[0] is %d, so its fragment has no channel", countRank, all[countRank].RingRecv[0])}}
 	}
-	res.GraphChannels = n
-	var heads []int32                 // the nodes in stitch order; nil: D8's
-	if ok && !w.census.settled(all) { // a quick count that must be made whole
-		w.census.reset(all[0], true)
-		for r, f := range all {
-			w.census.add(f, all[f.RingRecv[0]], int32(r), n)
-		}
-	}
+	r := jobRings{n: n, countRank: countRank, self: self}
+	var heads []int32 // the nodes in stitch order; nil: D8's
 	if ok {
+		g.countInFull(all, n)
 		var err *abi.Error
-		if job = w.census.factsOf(all, len(w.nodes.heads)); !job.records {
-			job, err = own()
+		if r.job = g.census.factsOf(all, len(g.nodes.heads)); !r.job.records {
+			r.job, err = own()
 		}
 		if err == nil {
-			res.Order, heads, err = w.nodeOrder(all, n, job, sc, keepSequence)
+			r.order, heads, err = g.nodeOrder(all, n, r.job, sc, keepSequence)
 		}
 		if err != nil {
-			return n, self, job, &RingsError{Err: err}
+			r.failure = &RingsError{Err: err}
+			return r
 		}
 	}
-	ok = ok && stitch(all, heads, 0, n, w.pairs)
-	// In the network order the walk is told the nodes ahead (walk.go's
-	// lookahead); not when a node holds less than a cache line of pairs,
-	// as at one rank a node: every step then crosses a node, and the
-	// lanes' own loads already ask for it as early as a hint could.
+	ok = ok && stitch(all, heads, 0, n, g.pairs)
+	if !ok || !g.walk(n, rank, self, heads, r.order.Network) {
+		r.failure = ringsFailure(all, n, heads, rank, sc)
+	}
+	return r
+}
+
+// gatherJob gathers at the job's channel count (D27): rank 0's, the
+// bound newGathered sized g for, unless gather fails at it and some
+// fragment has fewer channels; only then is every fragment counted, and
+// gather runs again at the smallest count, first held by countRank. n is
+// 0 when some fragment has no channel (countRank is then the first such
+// rank). self is rank's node, ok whether gather's checks passed.
+func (g *gathered) gatherJob(all []*abi.TopoRanks, rank int32) (n, countRank int, self int32, ok bool) {
+	n = ownChannels(all[0])
+	if self, ok = g.gather(all, n, rank); ok {
+		return n, 0, self, true
+	}
+	count, first := channelCount(all)
+	if count == 0 {
+		return 0, first, -1, false
+	}
+	if count < n {
+		n = count
+		self, ok = g.gather(all, n, rank)
+	}
+	return n, first, self, ok
+}
+
+// countInFull makes a quick count of the records whole (census.settled):
+// every fragment counted again, in full.
+func (g *gathered) countInFull(all []*abi.TopoRanks, n int) {
+	if g.census.settled(all) {
+		return
+	}
+	g.census.reset(all[0], true)
+	for r, f := range all {
+		g.census.add(f, all[f.RingRecv[0]], int32(r), n)
+	}
+}
+
+// walk checks every stitched ring whole from rank and records it in
+// g.walks (walk.go). In the network order the walk is told the nodes
+// ahead (walk.go's lookahead); not when a node holds less than a cache
+// line of pairs, as at one rank a node: every step then crosses a node,
+// and the lanes' own loads already ask for it as early as a hint could.
+// self is rank's node, heads the nodes in stitch order.
+func (g *gathered) walk(n int, rank, self int32, heads []int32, network bool) bool {
+	nRanks := len(g.nodes.byHead)
 	var hint lookahead
 	var ahead *lookahead
-	if ok && res.Order.Network && nRanks/len(heads) >= pairsPerLine {
-		hint = lookahead{heads: heads, from: slices.Index(heads, w.nodes.heads[self]), span: nRanks / len(heads)}
+	if network && nRanks/len(heads) >= pairsPerLine {
+		hint = lookahead{heads: heads, from: slices.Index(heads, g.nodes.heads[self]), span: nRanks / len(heads)}
 		ahead = &hint
 	}
-	if !ok || !(ringTable[uint64]{w.pairs[:n*nRanks], nRanks}).whole(n, rank, w.walks, ahead) {
-		failure = &RingsError{Err: diagnose(all, n, heads, sc)}
-		if rank == 0 && failure.Err.Code == abi.InternalError {
-			failure.Walks = walkLines(all, n, heads, sc)
-		}
+	return (ringTable[uint64]{g.pairs[:n*nRanks], nRanks}).whole(n, rank, g.walks, ahead)
+}
+
+// ringsFailure is the failure of fragments that failed a check of gather,
+// the stitch or the walk: the diagnosis's WARN (diagnose.go), and on rank
+// 0 the walks of the failing rings.
+func ringsFailure(all []*abi.TopoRanks, n int, heads []int32, rank int32, sc *scratch) *RingsError {
+	failure := &RingsError{Err: diagnose(all, n, heads, sc)}
+	if rank == 0 && failure.Err.Code == abi.InternalError {
+		failure.Walks = walkLines(all, n, heads, sc)
 	}
-	return n, self, job, failure
+	return failure
 }
 
 // ownFacts is the one case where a per-rank input decides (D28): no

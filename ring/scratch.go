@@ -35,19 +35,6 @@ func newScratch(a Allocator) *scratch {
 	return &scratch{alloc: a}
 }
 
-// goHeap is an Allocator over the Go heap, for callers without C memory
-// (tests): it keeps each block alive until it is freed.
-type goHeap struct{ live map[uintptr][]int32 }
-
-func (g *goHeap) AllocInts(n int) uintptr {
-	buf := make([]int32, n)
-	p := abi.Address(buf)
-	g.live[p] = buf
-	return p
-}
-
-func (g *goHeap) Free(p uintptr) { delete(g.live, p) }
-
 // ints returns n ints of working memory, not cleared, or nil when the
 // allocator has none.
 func (s *scratch) ints(n int) []int32 {

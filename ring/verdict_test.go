@@ -1,13 +1,11 @@
 package ring_test
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"runtime"
 	"sort"
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,9 +13,7 @@ import (
 
 	"github.com/nccomring/libnccomring/abi"
 	"github.com/nccomring/libnccomring/internal/fuzzseed"
-	"github.com/nccomring/libnccomring/kanga"
 	"github.com/nccomring/libnccomring/layout"
-	"github.com/nccomring/libnccomring/record"
 	"github.com/nccomring/libnccomring/ring"
 )
 
@@ -25,157 +21,6 @@ import (
 // on the same gathered fragments; the tests below call it for every rank
 // and require one result, one WARN text, one channel count and one set of
 // rings.
-
-// job is the gathered fragments of one job, and each rank's own view of
-// the graph (its comm after Preset).
-type job struct {
-	comms     []*abi.Comm
-	fragments []abi.TopoRanks
-	all       []*abi.TopoRanks // the AllGather's pointers; nil: &fragments[r]
-	platform  kanga.Resolver   // Postset's; nil: generic
-}
-
-// rewriteRecords changes every valid record of j as edit says and writes
-// it back, as each rank's Preset would have written it with those settings
-// (the comm fields a record carries, D28: enablePod, nKangaRingChannels,
-// the platform).
-func rewriteRecords(j *job, edit func(r int, f *record.Fields)) {
-	for r := range j.fragments {
-		if f, ok := record.Read(&j.fragments[r], int32(r)); ok {
-			edit(r, &f)
-			record.Write(&j.fragments[r], &f)
-		}
-	}
-}
-
-// gather runs Preset for every rank with its own graph (graphOf), into
-// fragments pre-filled with fill (what the AllGather buffer held before).
-func gather(t *testing.T, nRanks int, localRanks func(r int) int, graphOf func(r int) *abi.TopoGraph, fill byte) *job {
-	return gatherWith(t, nRanks, localRanks, graphOf, func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic} }, fill)
-}
-
-// gatherWith is gather with each rank's Preset options.
-func gatherWith(t *testing.T, nRanks int, localRanks func(r int) int, graphOf func(r int) *abi.TopoGraph, opts func(r int) ring.PresetOptions, fill byte) *job {
-	t.Helper()
-	j := &job{fragments: make([]abi.TopoRanks, nRanks)}
-	for r := range nRanks {
-		b := bytesOf(&j.fragments[r])
-		for i := range b {
-			b[i] = fill
-		}
-		c := &abi.Comm{Rank: int32(r), NRanks: int32(nRanks), LocalRanks: int32(localRanks(r))}
-		require.NoError(t, ring.Preset(c, graphOf(r), &j.fragments[r], opts(r)), "Preset rank %d", r)
-		j.comms = append(j.comms, c)
-	}
-	return j
-}
-
-// gatherCluster gathers a cluster whose ranks share their node's graph.
-func gatherCluster(t *testing.T, cl *cluster) *job {
-	return gather(t, cl.nRanks, func(r int) int { return cl.local[cl.nodeOf(r)] },
-		func(r int) *abi.TopoGraph { return cl.graphs[cl.nodeOf(r)] }, 0)
-}
-
-// outcome is one rank's Postset.
-type outcome struct {
-	code      abi.Result
-	text      string
-	walks     []string
-	nChannels int
-	nNodes    int
-	rings     [][]int32 // each channel's userRanks, rotated to start at rank 0
-	order     ring.Order
-}
-
-// inputs are j's Postset arguments: the gathered pointers (j.all, or one
-// to each fragment) and the platform (j.platform, or generic).
-func (j *job) inputs() ([]*abi.TopoRanks, kanga.Resolver) {
-	all, platform := j.all, j.platform
-	if all == nil {
-		for r := range j.fragments {
-			all = append(all, &j.fragments[r])
-		}
-	}
-	if platform == nil {
-		platform = generic
-	}
-	return all, platform
-}
-
-// postsetEveryRank runs Postset for every rank on the same fragments, each
-// on a copy of its own comm.
-func postsetEveryRank(t *testing.T, j *job) []outcome {
-	t.Helper()
-	all, platform := j.inputs()
-	out := make([]outcome, len(j.comms))
-	for r, own := range j.comms {
-		comm := *own
-		alloc := newGoAlloc()
-		res, err := ring.Postset(&comm, make([]int32, len(all)), all, ring.PostsetOptions{Platforms: platform, Alloc: alloc, Sequence: true})
-		o := &out[r]
-		if err != nil {
-			var e *abi.Error
-			require.True(t, errors.As(err, &e), "rank %d: %v is not an *abi.Error", r, err)
-			o.code, o.text = e.Code, e.Text
-			var re *ring.RingsError
-			if errors.As(err, &re) {
-				o.walks = re.Walks
-			}
-			continue
-		}
-		o.nChannels, o.nNodes, o.order = res.NChannels, res.NNodes, res.Order
-		n := len(all)
-		for c := range res.NChannels {
-			ranks := abi.Ints(comm.Channels[c].Ring.UserRanks, n)
-			at := 0
-			for i, v := range ranks {
-				if v == 0 {
-					at = i
-				}
-			}
-			o.rings = append(o.rings, append(append([]int32{}, ranks[at:]...), ranks[:at]...))
-			require.EqualValues(t, ranks[n-1], comm.Channels[c].Ring.Prev, "rank %d ch %d prev", r, c)
-			require.EqualValues(t, ranks[1%n], comm.Channels[c].Ring.Next, "rank %d ch %d next", r, c)
-			require.EqualValues(t, r, ranks[0], "rank %d ch %d starts at the rank", r, c)
-		}
-		// The userRanks buffers are Go memory the allocator holds and the
-		// comm knows only by address: it must outlive the reads above.
-		runtime.KeepAlive(alloc)
-	}
-	return out
-}
-
-// oneVerdict requires every rank's outcome to equal rank 0's (walks are
-// rank 0's alone) and returns it.
-func oneVerdict(t *testing.T, out []outcome) outcome {
-	t.Helper()
-	first := out[0]
-	for r, o := range out[1:] {
-		o.walks = first.walks
-		require.Equal(t, first, o, "rank %d disagrees with rank 0", r+1)
-	}
-	return first
-}
-
-// requireNamesRank checks a failed verdict: ncclInternalError and a WARN
-// that names rank S first.
-func requireNamesRank(t *testing.T, v outcome, rank int) {
-	t.Helper()
-	require.Equal(t, abi.InternalError, v.code, v.text)
-	require.Equal(t, rank, namedRank(v.text), "the WARN names rank %d: %s", rank, v.text)
-}
-
-var namedRankPattern = regexp.MustCompile(`^ncclTopoPostset: rank (\d+)`)
-
-// namedRank is the rank a diagnosis WARN names, or -1.
-func namedRank(text string) int {
-	m := namedRankPattern.FindStringSubmatch(text)
-	if m == nil {
-		return -1
-	}
-	r, _ := strconv.Atoi(m[1])
-	return r
-}
 
 // Input 1: 2x4, one channel, identity order; rank 2's fragment says
 // ringPrev[0] = 0 (its predecessor is 1).

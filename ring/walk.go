@@ -3,7 +3,7 @@ package ring
 import "sync/atomic"
 
 // The one ring walker (spec §3, D16, D24), used by ncclBuildRings and by
-// Postset. A ring table is ring-major: links[r*nRanks + v] is rank v's
+// Postset. A ring table is ring-major: entries[r*nRanks + v] is rank v's
 // entry on ring r. ncclBuildRings' entries are the next alone (int32, the
 // caller's table); Postset's are a link pair (uint64, pair): the next and
 // the prev of the rank side by side, so the one load that finds a rank's
@@ -20,9 +20,9 @@ import "sync/atomic"
 // The walk that checks a ring also records it, into the caller's working
 // memory: the caller copies the rings out only once every one is whole, so
 // nothing of the caller's is written unless all are (validate, then
-// commit), and each ring is walked once. (A second walk to write them cost
-// ncclBuildRings 1.8x as much on rings in random order, where every step
-// is a cache miss.)
+// commit), and each ring is walked once: on rings in random order every
+// step is a cache miss, and a second walk to write them would pay each
+// miss again (BENCHMARKS.md, "Where the time goes").
 //
 // Rings are walked four at a time (lanes): their chains of dependent loads
 // are independent, so four lookups are in flight at once instead of one.
@@ -60,34 +60,34 @@ const aheadNodes = 2
 // a hint's loads. (On 128-byte lines a line is loaded twice.)
 const pairsPerLine = 8
 
-// link is a ring table's entry: the next alone, or a pair.
-type link interface{ int32 | uint64 }
+// entry is a ring table's entry: the next alone, or a pair.
+type entry interface{ int32 | uint64 }
 
 // pair is a rank's next (low 32 bits) and prev (high 32 bits) on one ring.
 func pair(next, prev int32) uint64 { return uint64(uint32(next)) | uint64(uint32(prev))<<32 }
 
 // nextOf and prevOf take an entry apart (prevOf is meaningful for pairs
 // only).
-func nextOf[L link](x L) int32 { return int32(x) }
-func prevOf[L link](x L) int32 { return int32(uint64(x) >> 32) }
+func nextOf[E entry](x E) int32 { return int32(x) }
+func prevOf[E entry](x E) int32 { return int32(uint64(x) >> 32) }
 
-// ringTable is a ring-major table of links over nRanks ranks.
-type ringTable[L link] struct {
-	links  []L
-	nRanks int
+// ringTable is a ring-major table of entries over nRanks ranks.
+type ringTable[E entry] struct {
+	entries []E
+	nRanks  int
 }
 
 // withPrev reports whether the table's entries are pairs, whose prevs the
 // walk checks (ncclBuildRings' nexts have none).
-func (ringTable[L]) withPrev() bool {
-	var x L
+func (ringTable[E]) withPrev() bool {
+	var x E
 	_, pairs := any(x).(uint64)
 	return pairs
 }
 
 // laneRows returns the rows of rings first..first+3 of table (rows of
 // nRanks entries), the last ring < end repeated in the lanes past it.
-func laneRows[E link](table []E, nRanks, first, end int) (rows [lanes][]E) {
+func laneRows[E entry](table []E, nRanks, first, end int) (rows [lanes][]E) {
 	for k := range rows {
 		r := min(first+k, end-1)
 		rows[k] = table[r*nRanks:][:nRanks:nRanks]
@@ -101,9 +101,9 @@ func laneRows[E link](table []E, nRanks, first, end int) (rows [lanes][]E) {
 // when whole returns true). nRanks >= 1 and start in [0, nRanks) are the
 // caller's; ahead is nil or tells the walk what it needs next (a hint
 // only: whether a ring is whole never depends on it).
-func (t ringTable[L]) whole(nRings int, start int32, walks []int32, ahead *lookahead) bool {
+func (t ringTable[E]) whole(nRings int, start int32, walks []int32, ahead *lookahead) bool {
 	for r := 0; r < nRings; r += lanes {
-		if !t.whole4(laneRows(t.links, t.nRanks, r, nRings), laneRows(walks, t.nRanks, r, nRings), start, ahead) {
+		if !t.whole4(laneRows(t.entries, t.nRanks, r, nRings), laneRows(walks, t.nRanks, r, nRings), start, ahead) {
 			return false
 		}
 	}
@@ -113,11 +113,11 @@ func (t ringTable[L]) whole(nRings int, start int32, walks []int32, ahead *looka
 // whole4 is whole for one set of lanes. x is the entry of the rank a lane
 // stands on: its next is where the lane goes, and the entry loaded there
 // holds the prev to check against the rank the lane came from.
-func (t ringTable[L]) whole4(links [lanes][]L, walks [lanes][]int32, start int32, ahead *lookahead) bool {
+func (t ringTable[E]) whole4(rows [lanes][]E, walks [lanes][]int32, start int32, ahead *lookahead) bool {
 	// Every row is nRanks long: reslicing each to the first's length lets
 	// the compiler drop most bounds checks inside the loop.
-	la := links[0]
-	lb, lc, ld := links[1][:len(la)], links[2][:len(la)], links[3][:len(la)]
+	la := rows[0]
+	lb, lc, ld := rows[1][:len(la)], rows[2][:len(la)], rows[3][:len(la)]
 	wa := walks[0][:len(la)]
 	wb, wc, wd := walks[1][:len(wa)], walks[2][:len(wa)], walks[3][:len(wa)]
 	size, withPrev := uint32(len(la)), t.withPrev()
@@ -130,7 +130,7 @@ func (t ringTable[L]) whole4(links [lanes][]L, walks [lanes][]int32, start int32
 	}
 	for i := 1; i < len(wa); i++ {
 		if i == hintAt {
-			var loaded L
+			var loaded E
 			h := int(ahead.heads[node%len(ahead.heads)])
 			for k := h; k < min(h+ahead.span, len(la)); k += pairsPerLine {
 				loaded |= la[k] | lb[k] | lc[k] | ld[k]

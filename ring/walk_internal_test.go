@@ -2,6 +2,7 @@ package ring
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -60,6 +61,54 @@ func TestLookaheadChangesNoWalk(t *testing.T) {
 		// are not both rank 0).
 		if hint.loaded == 0 {
 			t.Fatalf("trial %d: the lookahead %+v loaded nothing", trial, hint)
+		}
+	}
+}
+
+// The walker's fourth lane by hand: four rings of four ranks walked from
+// rank 0, so ring 3 is lane 3 of whole4's one pass. Each row gives every
+// rank's next and prev on ring 3 (rings 0-2 are whole and the same in
+// every row) and what the walk must answer; a walker that dropped the
+// fourth lane's checks would call the broken ring 3 whole, and one that
+// dropped its record would not write ring 3's walk.
+func TestWalkFourthLaneByHand(t *testing.T) {
+	// {next, prev} of ranks 0..3 on rings 0-2: 0→1→2→3, 0→3→2→1, 0→2→1→3.
+	first := [3][4][2]int32{
+		{{1, 3}, {2, 0}, {3, 1}, {0, 2}},
+		{{3, 1}, {0, 2}, {1, 3}, {2, 0}},
+		{{2, 3}, {3, 2}, {1, 0}, {0, 1}},
+	}
+	firstWalks := []int32{0, 1, 2, 3, 0, 3, 2, 1, 0, 2, 1, 3}
+	for _, tc := range []struct {
+		name  string
+		ring3 [4][2]int32 // {next, prev} of ranks 0..3 on ring 3
+		whole bool
+		walk3 []int32 // ring 3's recorded walk when whole
+	}{
+		{"0→1→3→2, whole", [4][2]int32{{1, 2}, {3, 0}, {0, 3}, {2, 1}}, true, []int32{0, 1, 3, 2}},
+		{"rank 3's next 4 is outside [0, 4)", [4][2]int32{{1, 2}, {3, 0}, {0, 3}, {4, 1}}, false, nil},
+		{"ranks 0 and 1 a cycle of two, 2 and 3 another: back at the start at step 2", [4][2]int32{{1, 1}, {0, 0}, {3, 3}, {2, 2}}, false, nil},
+		{"rank 3's prev is 0, but the walk came from 1", [4][2]int32{{1, 2}, {3, 0}, {0, 3}, {2, 0}}, false, nil},
+		{"rank 2's next is 1: not back at rank 0 after four steps", [4][2]int32{{1, 2}, {3, 0}, {1, 3}, {2, 1}}, false, nil},
+		{"rank 0's prev is 3, but the walk ends at 2", [4][2]int32{{1, 3}, {3, 0}, {0, 3}, {2, 1}}, false, nil},
+	} {
+		var pairs []uint64
+		for _, ring := range append(first[:], tc.ring3) {
+			for _, np := range ring {
+				pairs = append(pairs, pair(np[0], np[1]))
+			}
+		}
+		walks := make([]int32, 16)
+		for i := range walks {
+			walks[i] = -9
+		}
+		got := ringTable[uint64]{pairs, 4}.whole(4, 0, walks, nil)
+		if got != tc.whole {
+			t.Errorf("%s: whole is %v, want %v", tc.name, got, tc.whole)
+			continue
+		}
+		if tc.whole && !slices.Equal(walks, append(slices.Clone(firstWalks), tc.walk3...)) {
+			t.Errorf("%s: walks %v, want %v then %v", tc.name, walks, firstWalks, tc.walk3)
 		}
 	}
 }

@@ -20,22 +20,6 @@ import (
 // requires one outcome (oneVerdict): the same code and WARN, or the same
 // rings.
 
-// d28Job is cl's job, each rank's Preset given opt(r) and its comm edited
-// by edit (before Preset: what Preset sees is what it records).
-func d28Job(t *testing.T, cl *cluster, opt func(r int) ring.PresetOptions, edit func(r int, c *abi.Comm)) *job {
-	t.Helper()
-	j := &job{fragments: make([]abi.TopoRanks, cl.nRanks)}
-	for r := range cl.nRanks {
-		c := &abi.Comm{Rank: int32(r), NRanks: int32(cl.nRanks), LocalRanks: int32(cl.local[cl.nodeOf(r)])}
-		if edit != nil {
-			edit(r, c)
-		}
-		require.NoError(t, ring.Preset(c, cl.graphs[cl.nodeOf(r)], &j.fragments[r], opt(r)), "Preset rank %d", r)
-		j.comms = append(j.comms, c)
-	}
-	return j
-}
-
 // platformsOf gives each rank the platform p(r) answers, the network order
 // asked everywhere (so a split would show in the stitch too).
 func platformsOf(p func(r int) kanga.Resolver) func(r int) ring.PresetOptions {
@@ -246,16 +230,6 @@ func TestNoValidRecordIsOneWarning(t *testing.T) {
 	assert.Empty(t, res.Order.Warn, "the one WARN says it all")
 }
 
-// A one-node job with the network order and no location prints no WARN:
-// there is nothing to order (D28).
-func TestOneNodeWithoutLocationIsQuiet(t *testing.T) {
-	one := newCluster(4).channel(0, []int{0, 1, 2, 3}, 0, 0).channels(1)
-	j := d28Job(t, one, func(int) ring.PresetOptions { return ring.PresetOptions{Platforms: generic, Network: true} }, nil)
-	v := oneVerdict(t, postsetEveryRank(t, j))
-	require.Equal(t, abi.Success, v.code, v.text)
-	assert.Empty(t, v.order.Warn)
-}
-
 // What the calling rank holds at Postset changes nothing: comm->enablePod,
 // nKangaRingChannels and nChannels differ on every rank, the verdict and
 // rings do not (only the own-count WARN, D27, is the rank's).
@@ -277,13 +251,6 @@ func postsetOne(t *testing.T, j *job, r int, platform kanga.Resolver) ring.Posts
 	res, err := ring.Postset(&comm, make([]int32, len(all)), all, ring.PostsetOptions{Platforms: platform, Alloc: newGoAlloc()})
 	require.NoError(t, err)
 	return res
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // D27's own-count WARN in either direction (D28): a rank whose
@@ -381,17 +348,6 @@ func TestNoValidRecordUnreadableEverywhereIsOneVerdict(t *testing.T) {
 	assert.Equal(t, []int32{0, 1, 2, 3, 4, 5, 6, 7}, rings[0], "D9's ring from rank 0")
 }
 
-// The policy's odd one out against "rank": the lowest rank that asks for
-// network, not a rank of another ring stage (which cannot differ from the
-// rank order it follows anyway).
-func TestPolicyOddOneOutAgainstRank(t *testing.T) {
-	j := orderJob(t, orderCluster(2), func(r int) bool { return r == 6 }, alternating)
-	*record.Of(&j.fragments[0]) = abi.Record{}
-	v := oneVerdict(t, postsetEveryRank(t, j))
-	require.Equal(t, abi.Success, v.code, v.text)
-	assert.Equal(t, "ncclTopoPostset: NCCOM_RING_NODE_ORDER=network is not applied: rank 6 asks for network, unlike rank 1 (asks for rank, the most common): network on 1 rank, rank on 6, no valid record on 1: stitching in rank order (D9) on every rank", v.order.Warn)
-}
-
 // A pod job in which some fragments are another ring stage's: they are not
 // checked (D28), so the pod order of the valid records decides.
 func TestPodOrderSkipsOtherRingStages(t *testing.T) {
@@ -419,4 +375,24 @@ func TestAnotherVersionInAGenericJobIsNamed(t *testing.T) {
 		assert.Equal(t, "ncclTopoPostset: rank 5's record is of version 3, this library reads version 2 (1 of 8 records are of another version): those ranks run another version of this library; this job needs nothing they carry, so every rank goes on (D28)",
 			res.RecordsWarn, "rank %d", r)
 	}
+}
+
+// D27: on TRN3-SwitchV1, a node whose JBOG id is 4 fails every rank, the
+// WARN naming its first rank (before, ranks 0-7 succeeded and 8-15 failed).
+func TestSwitchV1PreconditionOfOneNodeFailsEveryRank(t *testing.T) {
+	cl := orderCluster(4)
+	jbog := func(r int) int32 {
+		if r/orderLocal == 2 {
+			return 4
+		}
+		return 1 + int32(r%3)
+	}
+	j := gatherWith(t, cl.nRanks, func(int) int { return orderLocal }, func(r int) *abi.TopoGraph { return cl.graphs[r/orderLocal] },
+		func(r int) ring.PresetOptions {
+			return ring.PresetOptions{Platforms: kanga.Fixed{SwitchV1: true, JbogID: jbog(r)}}
+		}, 0)
+	j.platform = kanga.Fixed(kanga.SwitchV1)
+	v := oneVerdict(t, postsetEveryRank(t, j))
+	assert.Equal(t, abi.InternalError, v.code)
+	assert.Equal(t, "ncclTopoPostset: kangaRing precondition failed: JBOG id of rank 8 is 4, expected 1, 2 or 3", v.text)
 }
