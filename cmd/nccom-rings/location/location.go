@@ -29,13 +29,14 @@
 //     long.
 //
 // Host names are compared by Key: in lowercase, up to the first dot, so
-// "trn001.ec2.internal" is "TRN001".
+// "trn001.ec2.internal" is "TRN001"; an IP address is compared whole.
 package location
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -105,8 +106,12 @@ func clip(s string) string {
 	return quote.String(s)
 }
 
-// Key is how host names are compared: lowercase, up to the first dot.
+// Key is how host names are compared: lowercase, up to the first dot;
+// an IP address whole, in its canonical form (10.0.0.5 is not host "10").
 func Key(name string) string {
+	if a, err := netip.ParseAddr(name); err == nil {
+		return a.String()
+	}
 	if i := strings.IndexByte(name, '.'); i >= 0 {
 		name = name[:i]
 	}
