@@ -210,7 +210,7 @@ func TestPlanWithAHostWithoutALocation(t *testing.T) {
 	data, err := os.ReadFile(d25Locations)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(locs, []byte(strings.Replace(string(data), "trn008 spine0/leafB\n", "", 1)), 0o644))
-	code, out, errOut := runTool("plan", "--locations", locs, "--hosts", d25Hosts, "--ranks-per-node", "4", "--order", "network", "--order", "network")
+	code, out, errOut := runTool("plan", "--locations", locs, "--hosts", d25Hosts, "--ranks-per-node", "4", "--order", "network", "--order", "network", "--allow-unlocated")
 	assert.Equal(t, cli.ExitOK, code, errOut)
 	assert.Contains(t, out, "  1 host without a location in \""+locs+"\" (first \"trn008\")\n")
 	assert.Contains(t, out, "network  8 -> 16   2 (fewest 2)            3 (fewest 3)            128 of 128 edges      0 2 4 6 1 3 5 7\n")
