@@ -174,3 +174,27 @@ func TestPlanOfASlurmHostList(t *testing.T) {
 	code, _, _ = runTool("plan", "--locations", locs, "--hosts-from-env", "--hosts", c16Hosts)
 	assert.Equal(t, cli.ExitUnusable, code)
 }
+
+// locate --instances: a host name located in the EC2 topology through
+// describe-instances, as a job script on the host would.
+func TestLocateJoinsAHost(t *testing.T) {
+	code, out, errOut := runTool("locate", "--host", "trn1-st-trn1-7", "--instances", c16Instances, "ec2:"+c16Topology)
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Equal(t, "nn-4a1b2c3d4e5f60718/nn-5c3d4e5f607182930/nn-6f60718293a4b5c63\n", out, "leaf 3, under the second spine")
+	// By address, through a map to the address's instance's DNS name.
+	joins := filepath.Join(t.TempDir(), "map")
+	require.NoError(t, os.WriteFile(joins, []byte("node-a ip-10-1-0-27\n"), 0o644))
+	code, out, _ = runTool("locate", "--host", "node-a", "--instances", joins, "--instances", c16Instances, "ec2:"+c16Topology)
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Equal(t, "nn-4a1b2c3d4e5f60718/nn-5c3d4e5f607182930/nn-6f60718293a4b5c63\n", out, "10.1.0.27 is trn1-st-trn1-7's")
+
+	code, _, errOut = runTool("locate", "--host", "trn1-st-trn1-77", "--instances", c16Instances, "ec2:"+c16Topology)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Contains(t, errOut, `"trn1-st-trn1-77" (from --host) is not in ec2:`)
+	code, _, errOut = runTool("locate", "--all", "--instances", c16Instances, "ec2:"+c16Topology)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, "--all lists the file's own names; --instances joins one host")
+	code, _, errOut = runTool("locate", "--host", "x", "--instances", "testdata/cluster16/no-such-file", "ec2:"+c16Topology)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Equal(t, "nccom-rings locate: --instances: testdata/cluster16/no-such-file: no such file\n", errOut)
+}
