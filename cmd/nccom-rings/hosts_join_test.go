@@ -198,3 +198,43 @@ func TestLocateJoinsAHost(t *testing.T) {
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Equal(t, "nccom-rings locate: --instances: testdata/cluster16/no-such-file: no such file\n", errOut)
 }
+
+// score and report of dumps without locations say how many nodes are
+// located, the first without, and the line that gives them one; plan
+// --emit-locations writes it by host name, joined once.
+func TestScoreAndReportSayWhatWouldLocateTheDumps(t *testing.T) {
+	locs := c16Locations(t)
+	dir := t.TempDir()
+	dumps := filepath.Join(dir, "dumps")
+	code, _, errOut := runTool("plan", "--locations", locs, "--hosts", c16Hosts, "--allow-unlocated", "--order", "rank", "--dump", dumps)
+	require.Equal(t, cli.ExitOK, code, errOut)
+
+	code, out, errOut := runTool("score", dumps)
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Contains(t, out, "locations from the dumps: 0 of 16 nodes located, 0 levels\n"+
+		`  without a location: nodes 0-15 (host "trn1-st-trn1-1" first): the job ran without NCCOM_RING_LOCATION; give --locations FILE (nccom-rings locate --all; by host name: nccom-rings plan --hosts HOSTFILE --locations FILE --instances FILE --emit-locations NEWFILE)`+"\n")
+	code, _, errOut = runTool("score", dumps, "--locations", locs)
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	code, out, _ = runTool("score", dumps, "--locations", locs)
+	assert.Contains(t, out, `  without a location: nodes 0-15 (host "trn1-st-trn1-1" first): not in "`+locs+`"; by the dumps' host names: nccom-rings plan`)
+	page := filepath.Join(dir, "page.html")
+	code, _, errOut = runTool("report", dumps, "-o", page)
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Equal(t, `nccom-rings report: 0 of 16 nodes located (host "trn1-st-trn1-1" first without): the job ran without NCCOM_RING_LOCATION; give --locations FILE (nccom-rings locate --all; by host name: nccom-rings plan --hosts HOSTFILE --locations FILE --instances FILE --emit-locations NEWFILE)`+"\n", errOut)
+
+	byName := filepath.Join(dir, "locations-by-host")
+	code, out, errOut = runTool("plan", "--locations", locs, "--hosts", c16Hosts, "--instances", c16Instances, "--order", "rank", "--emit-locations", byName)
+	require.Equal(t, cli.ExitOK, code, errOut)
+	assert.Contains(t, out, "  locations by host name written to \""+byName+"\": score and report take it as --locations\n")
+	data, err := os.ReadFile(byName)
+	require.NoError(t, err)
+	assert.Equal(t, 17, strings.Count(string(data), "\n"), "a comment and 16 hosts")
+	assert.Contains(t, string(data), "\ntrn1-st-trn1-7 nn-4a1b2c3d4e5f60718/nn-5c3d4e5f607182930/nn-6f60718293a4b5c63\n")
+	code, out, errOut = runTool("score", dumps, "--locations", byName)
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Contains(t, out, "16 of 16 nodes located, 3 levels\n")
+	assert.NotContains(t, out, "without a location")
+	code, _, errOut = runTool("report", dumps, "--locations", byName, "-o", page)
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Empty(t, errOut)
+}

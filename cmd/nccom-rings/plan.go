@@ -24,6 +24,7 @@ import (
 
 type planFlags struct {
 	locations, hosts, graph, dump, emit string
+	emitLocations                       string
 	local                               int
 	orders                              orders
 	instances                           files
@@ -34,8 +35,8 @@ var planCommand = &cli.Command{
 	Name:    "plan",
 	Summary: "what a described cluster's job would build, each --order's score side by side, its dumps, a hostfile in network order",
 	Usage: []string{
-		"--locations FILE --hosts HOSTFILE|HOSTLIST [--instances FILE]... [--allow-unlocated] [--ranks-per-node L] [--graph FILE] [--order rank|network]... [--dump DIR] [--emit-hostfile FILE] [--json]",
-		"--locations FILE --hosts-from-env [--instances FILE]... [--allow-unlocated] [--ranks-per-node L] [--graph FILE] [--order rank|network]... [--dump DIR] [--emit-hostfile FILE] [--json]",
+		"--locations FILE --hosts HOSTFILE|HOSTLIST [--instances FILE]... [--allow-unlocated] [--ranks-per-node L] [--graph FILE] [--order rank|network]... [--dump DIR] [--emit-hostfile FILE] [--emit-locations FILE] [--json]",
+		"--locations FILE --hosts-from-env [--instances FILE]... [--allow-unlocated] [--ranks-per-node L] [--graph FILE] [--order rank|network]... [--dump DIR] [--emit-hostfile FILE] [--emit-locations FILE] [--json]",
 	},
 	Doc: `What a job would build, without a job: runs the library's ring stage (its
 Go code, no cgo) for every rank of the described cluster, once per --order
@@ -82,7 +83,8 @@ said, one line each pair.
 		fs.Var(&f.orders, "order", "NCCOM_RING_NODE_ORDER for every rank, one of `rank|network`; repeatable (default: rank, then network)")
 		fs.StringVar(&f.dump, "dump", "", "write the dumps the job would (NCCOM_RING_DUMP=`DIR`); with two orders, into DIR/rank and DIR/network")
 		fs.StringVar(&f.emit, "emit-hostfile", "", "write HOSTFILE's lines in D25's network order to `FILE`: a launcher that keeps that order gets, in rank order, the rings the network order gives")
-		fs.BoolVar(&f.json, "json", false, `{"hosts", "ranksPerNode", "nRanks", "graph", "locations", "instances", "located", "unlocated", "collisions": [{"level", "hash", "names"}], "emittedHostfile", "plans": [{"order", "networkApplied", "note", "sequence", "graphChannels", "nChannels", "dump", "score"}]} ("score" as score --json's)`)
+		fs.StringVar(&f.emitLocations, "emit-locations", "", `write the located hosts' "HOST LOCATION" lines, by HOSTFILE's names, to `+"`FILE`"+`: the locations file score and report match a job's dumps by (their hosts' names), joined once here`)
+		fs.BoolVar(&f.json, "json", false, `{"hosts", "ranksPerNode", "nRanks", "graph", "locations", "instances", "located", "unlocated", "collisions": [{"level", "hash", "names"}], "emittedHostfile", "emittedLocations", "plans": [{"order", "networkApplied", "note", "sequence", "graphChannels", "nChannels", "dump", "score"}]} ("score" as score --json's)`)
 		return func(inv *cli.Invocation) int { return runPlan(inv, &f) }
 	},
 }
@@ -139,9 +141,10 @@ type planReport struct {
 	Unlocated    []string `json:"unlocated"`
 	// Collisions are the names of one level of the hosts' locations that
 	// share a hash (D28): the library takes them for one.
-	Collisions      []location.Collision `json:"collisions"`
-	EmittedHostfile string               `json:"emittedHostfile,omitempty"`
-	Plans           []planned            `json:"plans"`
+	Collisions       []location.Collision `json:"collisions"`
+	EmittedHostfile  string               `json:"emittedHostfile,omitempty"`
+	EmittedLocations string               `json:"emittedLocations,omitempty"`
+	Plans            []planned            `json:"plans"`
 }
 
 func runPlan(inv *cli.Invocation, f *planFlags) int {
@@ -275,6 +278,20 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 			return cli.ExitUnusable
 		}
 		rep.EmittedHostfile = f.emit
+	}
+	if f.emitLocations != "" {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# HOST LOCATION of the hosts of %s, from %s (nccom-rings plan --emit-locations)\n", quote.String(hostsName), quote.String(f.locations))
+		for m, h := range hosts {
+			if locs[m] != "" {
+				b.WriteString(h.Name + " " + locs[m] + "\n")
+			}
+		}
+		if err := safefile.WriteFile(f.emitLocations, []byte(b.String()), 0o644); err != nil {
+			fmt.Fprintf(stderr, "nccom-rings plan: --emit-locations: %v\n", err)
+			return cli.ExitUnusable
+		}
+		rep.EmittedLocations = f.emitLocations
 	}
 	if f.json {
 		writeJSON(stdout, rep)
@@ -416,6 +433,9 @@ func writePlan(w io.Writer, rep planReport) {
 	}
 	if rep.EmittedHostfile != "" {
 		fmt.Fprintf(w, "  hostfile in network order written to %s: plan it with --order rank to check\n", quote.String(rep.EmittedHostfile))
+	}
+	if rep.EmittedLocations != "" {
+		fmt.Fprintf(w, "  locations by host name written to %s: score and report take it as --locations\n", quote.String(rep.EmittedLocations))
 	}
 }
 

@@ -135,7 +135,7 @@ func TestScoreMaxExcessAndLocationsFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(locs, []byte("trn001 s/a\ntrn002 s/a\ntrn004 s/a\ntrn005 s/b\ntrn006 s/b\ntrn007 s/b\ntrn008 s/b\n"), 0o644))
 	code, out, _ = runTool("score", rankDir, "--locations", locs)
 	assert.Equal(t, cli.ExitOK, code)
-	assert.Contains(t, out, "  without a location: nodes 2 (host \"trn003\" first)\n")
+	assert.Contains(t, out, "  without a location: nodes 2 (host \"trn003\" first): not in \""+locs+"\"; by the dumps' host names: nccom-rings plan --hosts HOSTFILE --locations \""+locs+"\" --instances FILE --emit-locations NEWFILE, then --locations NEWFILE\n")
 	assert.Contains(t, out, "level 1: 2 crossings (2 groups: fewest 2); level 2: 4 crossings (3 groups: fewest 3; 1 over)")
 }
 
