@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -66,19 +67,27 @@ type keyRecords struct {
 	count         int32
 }
 
+// MaxInstances bounds the records of an instances file: each costs a
+// few hundred bytes of index (a million took 470 MB), and a cluster's
+// file, even a region's describe-instances, holds far fewer.
+const MaxInstances = 200_000
+
 // add adds r (its names checked by the caller); it refuses more than
-// MaxHosts records.
+// MaxInstances records.
 func (in *Instances) add(r Record) error {
-	if len(in.Records) == MaxHosts {
-		return &Error{File: in.File, Line: r.Line, Msg: fmt.Sprintf("more than %d hosts", MaxHosts)}
+	if len(in.Records) == MaxInstances {
+		return &Error{File: in.File, Line: r.Line, Msg: fmt.Sprintf("more than %d hosts: name only the cluster's (aws ec2 describe-instances --filters, kubectl get pods -l, scontrol show nodes NODELIST)", MaxInstances)}
 	}
 	if in.byKey == nil {
 		in.byKey = make(map[string]keyRecords)
 	}
 	i := int32(len(in.Records))
-	r.Names, r.Where = dedupe(r.Names, nil), dedupe(r.Where, r.Names)
-	for _, n := range r.Names {
-		k := Key(n)
+	var keys [8]string // of the names kept: a record has a few
+	n := 0
+	r.Names, n = keepNames(r.Names, &keys, n)
+	nNames := n
+	r.Where, _ = keepNames(r.Where, &keys, n)
+	for _, k := range keys[:nNames] {
 		kr, ok := in.byKey[k]
 		switch {
 		case !ok:
@@ -94,29 +103,24 @@ func (in *Instances) add(r Record) error {
 	return nil
 }
 
-// dedupe drops the empty names of names and those whose Key is another's
-// before it or in also.
-func dedupe(names, also []string) []string {
-	out := names[:0:0]
-	seen := func(k string) bool {
-		for _, n := range also {
-			if Key(n) == k {
-				return true
-			}
+// keepNames drops the empty names of list and those whose Key is among
+// keys[:n] or another's before it, and any past len(keys); it adds the
+// keys of those it keeps.
+func keepNames(list []string, keys *[8]string, n int) ([]string, int) {
+	kept := list[:0:0]
+	for _, name := range list {
+		if name == "" || n == len(keys) {
+			continue
 		}
-		for _, n := range out {
-			if Key(n) == k {
-				return true
-			}
+		k := Key(name)
+		if slices.Contains(keys[:n], k) {
+			continue
 		}
-		return false
+		keys[n] = k
+		n++
+		kept = append(kept, name)
 	}
-	for _, n := range names {
-		if n != "" && !seen(Key(n)) {
-			out = append(out, n)
-		}
-	}
-	return out
+	return kept, n
 }
 
 // Find is the record whose Names give name (by Key): its index and how
@@ -261,7 +265,6 @@ func ParseInstances(file string, data []byte) (*Instances, error) {
 // on two lines is an error.
 func ParseInstanceMap(file string, data []byte) (*Instances, error) {
 	in := &Instances{Kind: KindMap, File: file}
-	first := map[string]int{}
 	br := bytes.NewReader(data)
 	lines := newLineReader(br)
 	for line := 1; ; line++ {
@@ -290,12 +293,12 @@ func ParseInstanceMap(file string, data []byte) (*Instances, error) {
 				if err := checkHost(f); err != nil {
 					return nil, &Error{File: file, Line: line, Col: cols[i], Msg: err.Error()}
 				}
-				if at, dup := first[Key(f)]; dup {
-					return nil, &Error{File: file, Line: line, Col: cols[i], Msg: fmt.Sprintf("%s again; first on line %d", clip(f), at)}
+				if j, n := in.Find(f); n > 0 {
+					return nil, &Error{File: file, Line: line, Col: cols[i], Msg: fmt.Sprintf("%s again; first on line %d", clip(f), in.Records[j].Line)}
 				}
-			}
-			for _, f := range fields {
-				first[Key(f)] = line
+				if i == 1 && Key(f) == Key(fields[0]) {
+					return nil, &Error{File: file, Line: line, Col: cols[i], Msg: fmt.Sprintf("%s again; first on line %d", clip(f), line)}
+				}
 			}
 			if err := in.add(Record{Names: fields, Line: line}); err != nil {
 				return nil, err

@@ -250,3 +250,14 @@ func TestHostnames(t *testing.T) {
 	assert.True(t, location.IsHostlist("a,b"))
 	assert.False(t, location.IsHostlist("trn001"))
 }
+
+// An instances file of more records than a cluster's is refused at the
+// first past the bound, named with its line, before its index grows.
+func TestInstancesBounded(t *testing.T) {
+	var b strings.Builder
+	for i := range location.MaxInstances + 1 {
+		b.WriteString("h" + itoa(i) + " i-" + itoa(i) + "\n")
+	}
+	_, err := location.ParseInstances("big", []byte(b.String()))
+	assert.EqualError(t, err, "big:200001: more than 200000 hosts: name only the cluster's (aws ec2 describe-instances --filters, kubectl get pods -l, scontrol show nodes NODELIST)")
+}
