@@ -25,8 +25,8 @@ import (
 //     under the other, listed in another order than the hosts';
 //   - describe-instances.json: aws ec2 describe-instances' JSON for them,
 //     two reservations of 8, each instance's Name tag its host's name
-//     (ParallelCluster's own tag is "Compute": there scontrol show nodes
-//     joins, see the location package's tests).
+//     (where instances share one Name tag, scontrol show nodes joins:
+//     see the location package's tests).
 const (
 	c16Hosts     = "testdata/cluster16/hosts.txt"
 	c16Topology  = "testdata/cluster16/ec2-topology.json"

@@ -19,8 +19,8 @@ import (
 //     output of `aws ec2 describe-instances` (Reservations, Groups,
 //     Instances with InstanceId, PrivateDnsName, PrivateIpAddress, Tags,
 //     OwnerId, ReservationId), with the EC2 API reference's
-//     CapacityReservationId, and ParallelCluster's tags (every compute
-//     instance's Name is "Compute");
+//     CapacityReservationId, and a Name tag every compute instance shares
+//     ("Compute", as a cluster's launch template may give);
 //   - testdata/scontrol-nodes-4.txt: `scontrol show nodes` as Slurm
 //     24.05 prints it for ParallelCluster's nodes
 //     (aws/aws-parallelcluster-cookbook#2876: NodeName, NodeAddr the

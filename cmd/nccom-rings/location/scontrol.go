@@ -11,7 +11,7 @@ import (
 // after it, "KEY=VALUE" words separated by blanks (a value may hold
 // blanks, as OS= does: the words after it without '=' are its own). The
 // node is named by NodeName, NodeHostName, NodeAddr and, where slurmd was
-// given one (ParallelCluster 3.13 and later), InstanceId; the other keys
+// given one (as recent ParallelCluster releases do), InstanceId; the other keys
 // are skipped, and "(null)", "N/A" and "None" are no name. A node listed
 // twice, one of those keys twice in one record, or a line that is
 // neither a record's first nor indented is an error.
