@@ -212,7 +212,7 @@ func TestScoreAndReportSayWhatWouldLocateTheDumps(t *testing.T) {
 	code, out, errOut := runTool("score", dumps)
 	assert.Equal(t, cli.ExitOK, code, errOut)
 	assert.Contains(t, out, "locations from the dumps: 0 of 16 nodes located, 0 levels\n"+
-		`  without a location: nodes 0-15 (host "trn1-st-trn1-1" first): the job ran without NCCOM_RING_LOCATION; give --locations FILE (nccom-rings locate --all; by host name: nccom-rings plan --hosts HOSTFILE --locations FILE --instances FILE --emit-locations NEWFILE)`+"\n")
+		`  without a location: nodes 0-15 (host "trn1-st-trn1-1" first): their ranks ran without NCCOM_RING_LOCATION; give --locations FILE (nccom-rings locate --all; by host name: nccom-rings plan --hosts HOSTFILE --locations FILE --instances FILE --emit-locations NEWFILE)`+"\n")
 	code, _, errOut = runTool("score", dumps, "--locations", locs)
 	assert.Equal(t, cli.ExitOK, code, errOut)
 	code, out, _ = runTool("score", dumps, "--locations", locs)
@@ -220,7 +220,7 @@ func TestScoreAndReportSayWhatWouldLocateTheDumps(t *testing.T) {
 	page := filepath.Join(dir, "page.html")
 	code, _, errOut = runTool("report", dumps, "-o", page)
 	assert.Equal(t, cli.ExitOK, code, errOut)
-	assert.Equal(t, `nccom-rings report: 0 of 16 nodes located (host "trn1-st-trn1-1" first without): the job ran without NCCOM_RING_LOCATION; give --locations FILE (nccom-rings locate --all; by host name: nccom-rings plan --hosts HOSTFILE --locations FILE --instances FILE --emit-locations NEWFILE)`+"\n", errOut)
+	assert.Equal(t, `nccom-rings report: 0 of 16 nodes located (host "trn1-st-trn1-1" first without): their ranks ran without NCCOM_RING_LOCATION; give --locations FILE (nccom-rings locate --all; by host name: nccom-rings plan --hosts HOSTFILE --locations FILE --instances FILE --emit-locations NEWFILE)`+"\n", errOut)
 
 	byName := filepath.Join(dir, "locations-by-host")
 	code, out, errOut = runTool("plan", "--locations", locs, "--hosts", c16Hosts, "--instances", c16Instances, "--order", "rank", "--emit-locations", byName)

@@ -11,7 +11,7 @@ import (
 // give them one. from is "dumps" or the --locations file.
 func whyUnlocated(from string) string {
 	if from == "dumps" {
-		return "the job ran without NCCOM_RING_LOCATION; give --locations FILE (nccom-rings locate --all; by host name: nccom-rings plan --hosts HOSTFILE --locations FILE --instances FILE --emit-locations NEWFILE)"
+		return "their ranks ran without NCCOM_RING_LOCATION; give --locations FILE (nccom-rings locate --all; by host name: nccom-rings plan --hosts HOSTFILE --locations FILE --instances FILE --emit-locations NEWFILE)"
 	}
 	return fmt.Sprintf("not in %s; by the dumps' host names: nccom-rings plan --hosts HOSTFILE --locations %s --instances FILE --emit-locations NEWFILE, then --locations NEWFILE",
 		quote.String(from), quote.String(from))
