@@ -238,3 +238,15 @@ func TestScoreAndReportSayWhatWouldLocateTheDumps(t *testing.T) {
 	assert.Equal(t, cli.ExitOK, code)
 	assert.Empty(t, errOut)
 }
+
+// A capacity reservation's topology names reservations: a host reaches
+// its reservation's location through describe-instances' instance and
+// its CapacityReservationId (locations as locate --all gives them for
+// describe-capacity-reservation-topology, by reservation id).
+func TestPlanJoinsHostsToTheirReservation(t *testing.T) {
+	locs := filepath.Join(t.TempDir(), "locations")
+	require.NoError(t, os.WriteFile(locs, []byte("cr-0b7e2f4a9c1d3e508 nn-4a1b2c3d4e5f60718/nn-5b2c3d4e5f6071829\n"), 0o644))
+	rep := planJSON(t, cli.ExitOK, "--locations", locs, "--hosts", c16Hosts, "--instances", c16Instances, "--order", "rank")
+	assert.Equal(t, 16, rep.Located)
+	assert.Equal(t, 2, rep.Plans[0].Score.Depth)
+}

@@ -353,12 +353,16 @@ func writeUnlocated(w io.Writer, f *planFlags, hostsName string, hosts []plan.Ho
 	for _, in := range joins {
 		ec2 = ec2 && in.Kind != location.KindDescribeInstances
 	}
-	named := false
+	named := ""
 	for _, e := range entries {
-		k := location.Key(e.Host)
-		named = named || strings.HasPrefix(k, "i-") || strings.HasPrefix(k, "cr-")
+		switch k := location.Key(e.Host); {
+		case strings.HasPrefix(k, "i-"):
+			named = "EC2 instances"
+		case strings.HasPrefix(k, "cr-") && named == "":
+			named = "EC2 capacity reservations"
+		}
 	}
-	ec2 = ec2 && named
+	ec2 = ec2 && named != ""
 	for _, in := range joins {
 		if in.Truncated {
 			fmt.Fprintf(w, "nccom-rings plan: --instances %s: its last page has a NextToken, so the instances of the pages after it are missing\n", quote.String(in.File))
@@ -367,7 +371,7 @@ func writeUnlocated(w io.Writer, f *planFlags, hostsName string, hosts []plan.Ho
 	const allow = " (or --allow-unlocated, to plan them without a location)"
 	switch {
 	case ec2:
-		fmt.Fprintf(w, "nccom-rings plan: %s names EC2 instances; join the hosts to them: aws ec2 describe-instances --output json > instances.json and add --instances instances.json%s\n", quote.String(f.locations), allow)
+		fmt.Fprintf(w, "nccom-rings plan: %s names %s; join the hosts to them: aws ec2 describe-instances --output json > instances.json and add --instances instances.json%s\n", quote.String(f.locations), named, allow)
 	case len(joins) == 0:
 		fmt.Fprintf(w, "nccom-rings plan: join the hosts to the names %s gives with --instances FILE: scontrol show nodes > FILE (Slurm), kubectl get pods -o json > FILE (Kubernetes), aws ec2 describe-instances --output json > FILE (EC2), or HOST NAME lines%s\n", quote.String(f.locations), allow)
 	default:
