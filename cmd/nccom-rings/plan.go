@@ -60,9 +60,11 @@ name (see docs/operating.md for the files). When fewer hosts are located
 than listed, plan plans nothing: it says how many of how many, the first
 host without a location and why, and the line that would join them (exit
 1); --allow-unlocated plans them without a location, as the library
-would run them (the network order puts them last). Every node
-has the RING graph of --graph, or else the embedded default cluster's
-(ringstage's, said in the output): 8 ring channels, min(8, L) NICs; its
+would run them (the network order puts them last). --emit-locations
+writes the joined locations by host name, for score and report.
+
+Every node has the RING graph of --graph, or else the embedded default
+cluster's (ringstage's, said in the output): 8 ring channels, min(8, L) NICs; its
 channels leave a node on another NIC than they enter it on, so every
 inter-node edge is a NIC-index mismatch (see score --help). At most 4,096
 ranks. The score places nodes by the library's own rule (D28), and the
