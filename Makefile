@@ -371,6 +371,8 @@ FUZZ_TARGETS      := FuzzPreset FuzzPostset FuzzBuildRings FuzzPostsetEveryRank
 FUZZ_OTHER        := ./ringdump:FuzzDecode ./cmd/nccom-rings:FuzzVerify ./internal/quote:FuzzString \
   ./cmd/nccom-rings/location:FuzzParseEC2 ./cmd/nccom-rings/location:FuzzParseSlurm ./cmd/nccom-rings/location:FuzzHostlist ./cmd/nccom-rings/location:FuzzReadLocations \
   ./abicheck:FuzzDWARFWalk ./cmd/nccom-rings/score:FuzzFromDumps
+# Issue 36's instances files of --instances (package location).
+FUZZ_OTHER        += ./cmd/nccom-rings/location:FuzzParseInstances
 FUZZ_NAMES        := $(FUZZ_TARGETS) $(foreach pt,$(FUZZ_OTHER),$(lastword $(subst :, ,$(pt))))
 FUZZ_PKGS         := $(sort ./ring $(foreach pt,$(FUZZ_OTHER),$(firstword $(subst :, ,$(pt)))))
 FUZZTIME          ?= 600000x

@@ -207,6 +207,10 @@ func TestHiddenCharactersAreEscapedInEveryOutput(t *testing.T) {
 	hosts := write("hosts", "host"+hidden+"a slots=2\nhost"+hidden+"b slots=2\n")
 	slurm := write("topology.conf", "SwitchName=leaf"+hidden+" Nodes=trn"+hidden+"[1-2]\n")
 	ec2 := write("ec2.json", `{"Instances":[{"InstanceId":"i-1`+hidden+`","NetworkNodes":["nn-1`+hidden+`","nn-2"]}]}`)
+	// Issue 36: a host plan cannot locate, and an instances file.
+	clean, cleanHosts := write("locations-clean", "hosta leaf/x\n"), write("hosts-clean", "hosta slots=2\n")
+	unlocated := write("hosts-unlocated", "host"+hidden+"c slots=2\n")
+	instances := write("instances", "host"+hidden+"c i-1\n")
 
 	page, junit := filepath.Join(t.TempDir(), "page.html"), filepath.Join(t.TempDir(), "junit.xml")
 	// The values are there, escaped: as text (quote) or as \u escapes
@@ -225,6 +229,8 @@ func TestHiddenCharactersAreEscapedInEveryOutput(t *testing.T) {
 		"plan --locations " + locations: `host name "host` + text + `a"`,
 		"locate --all ec2:" + ec2:       `host name "i-1` + text + `"`,
 		"locate --all slurm:" + slurm:   `"leaf` + text + `"`,
+		"plan --locations " + clean + " --hosts " + unlocated:                                `"host` + text + `c" (line 1`,
+		"plan --locations " + clean + " --hosts " + cleanHosts + " --instances " + instances: `host name "host` + text + `c"`,
 	}
 	for _, args := range [][]string{
 		{"verify", good}, {"verify", "--json", good}, {"verify", bad}, {"verify", "--json", bad},
@@ -240,6 +246,7 @@ func TestHiddenCharactersAreEscapedInEveryOutput(t *testing.T) {
 		{"locate", "--host", "trn" + hidden + "1", "slurm:" + slurm}, {"locate", "--json", "--host", "trn" + hidden + "1", "slurm:" + slurm},
 		{"locate", "--all", "ec2:" + ec2}, {"locate", "--all", "--json", "ec2:" + ec2},
 		{"plan", "--locations", locations, "--hosts", hosts}, {"plan", "--json", "--locations", locations, "--hosts", hosts},
+		{"plan", "--locations", clean, "--hosts", unlocated}, {"plan", "--locations", clean, "--hosts", cleanHosts, "--instances", instances},
 	} {
 		code, out, errOut := runTool(args...)
 		name := strings.Join(args, " ")
@@ -297,6 +304,9 @@ func TestOutputFilesFollowNoLinkAndWaitOnNoFIFO(t *testing.T) {
 		{"verify --junit", func(target string) []string { return []string{"verify", "--junit", target, rank} }},
 		{"plan --emit-hostfile", func(target string) []string {
 			return []string{"plan", "--locations", locations, "--hosts", hosts, "--ranks-per-node", "4", "--emit-hostfile", target}
+		}},
+		{"plan --emit-locations", func(target string) []string {
+			return []string{"plan", "--locations", locations, "--hosts", hosts, "--ranks-per-node", "4", "--emit-locations", target}
 		}},
 	}
 	for i, o := range outputs {

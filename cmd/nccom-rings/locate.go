@@ -15,6 +15,7 @@ import (
 type locateFlags struct {
 	host, instance string
 	all, json      bool
+	instances      files
 }
 
 var locateCommand = &cli.Command{
@@ -23,6 +24,7 @@ var locateCommand = &cli.Command{
 	Usage: []string{
 		"[--host NAME | --instance ID] [--json] ec2:FILE | slurm:FILE",
 		"--all [--json] ec2:FILE | slurm:FILE",
+		"[--host NAME | --instance ID] --instances FILE... [--json] ec2:FILE | slurm:FILE",
 	},
 	Doc: `Prints one host's NCCOM_RING_LOCATION (D25): where FILE places it in the
 network, outermost name first, for a job script to export before the job
@@ -59,6 +61,7 @@ pair (both names, the level, the hash); the exit code does not change.
 		var f locateFlags
 		fs.StringVar(&f.host, "host", "", "the Slurm node `NAME` to locate")
 		fs.StringVar(&f.instance, "instance", "", "the EC2 instance `ID` to locate")
+		fs.Var(&f.instances, "instances", "join the host to the name FILE's topology knows it by (a host name to an EC2 instance id) through `FILE`, as plan --instances; repeatable. --host then names a host of an ec2: topology too")
 		fs.BoolVar(&f.all, "all", false, `every host of FILE instead, one "HOST LOCATION" line each, in file order, after a "#" comment naming FILE: the locations file every tool of this project reads ("#" comments and blank lines allowed there). HOST is the node name, or for ec2 the instance id: DescribeInstanceTopology gives no host names`)
 		fs.BoolVar(&f.json, "json", false, `{"host", "from", "location", "source", "file", "line"}, with "reason" in place of "location" when the host has none; with --all {"source", "file", "hosts": [{"host", "location", "line"}], "unlocated": [{"host", "line", "reason"}], "truncated", "collisions": [{"level", "hash", "names"}]}`)
 		return func(inv *cli.Invocation) int { return runLocate(inv, &f) }
@@ -119,9 +122,11 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 		return usage("--all lists every host of the file; --host and --instance name one")
 	case given("host") && given("instance"):
 		return usage("--host and --instance exclude each other")
-	case source == "ec2" && given("host"):
+	case f.all && len(f.instances) > 0:
+		return usage("--all lists the file's own names; --instances joins one host (plan --instances joins a hostfile's)")
+	case source == "ec2" && given("host") && len(f.instances) == 0:
 		return usage("an EC2 instance-topology file names instances, not hosts: use --instance ID")
-	case source == "slurm" && given("instance"):
+	case source == "slurm" && given("instance") && len(f.instances) == 0:
 		return usage("a topology.conf names hosts, not instances: use --host NAME")
 	case given("host") && f.host == "", given("instance") && f.instance == "":
 		return usage("--host and --instance need a name")
@@ -152,7 +157,12 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 	}
 	rep := located{Host: name, From: from, Source: source, File: path}
 	const truncated = "its last page has a NextToken, so the instances of the pages after it are missing (the AWS CLI fetches every page unless given --max-items or --no-paginate)"
-	h, found := topo.Lookup(name)
+	key, err := joinedName(f.instances, name, topo)
+	if err != nil {
+		fmt.Fprintf(stderr, "nccom-rings locate: --instances: %v\n", err)
+		return cli.ExitUnusable
+	}
+	h, found := topo.Lookup(key)
 	switch {
 	case !found:
 		rep.Reason = "not in the file"
@@ -195,9 +205,9 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 // from.
 func whichHost(source, host, instance string) (name, from string, err error) {
 	switch {
-	case source == "ec2" && instance != "":
+	case instance != "":
 		return instance, "--instance", nil
-	case source == "ec2":
+	case source == "ec2" && host == "":
 		id, err := location.ReadInstanceID(dmiAssetTag)
 		return id, "the DMI board asset tag", err
 	case host != "":

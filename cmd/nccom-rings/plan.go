@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -22,16 +24,19 @@ import (
 
 type planFlags struct {
 	locations, hosts, graph, dump, emit string
+	emitLocations                       string
 	local                               int
 	orders                              orders
-	json                                bool
+	instances                           files
+	json, hostsFromEnv, allowUnlocated  bool
 }
 
 var planCommand = &cli.Command{
 	Name:    "plan",
 	Summary: "what a described cluster's job would build, each --order's score side by side, its dumps, a hostfile in network order",
 	Usage: []string{
-		"--locations FILE --hosts HOSTFILE [--ranks-per-node L] [--graph FILE] [--order rank|network]... [--dump DIR] [--emit-hostfile FILE] [--json]",
+		"--locations FILE --hosts HOSTFILE|HOSTLIST [--instances FILE]... [--allow-unlocated] [--ranks-per-node L] [--graph FILE] [--order rank|network]... [--dump DIR] [--emit-hostfile FILE] [--emit-locations FILE] [--json]",
+		"--locations FILE --hosts-from-env [--instances FILE]... [--allow-unlocated] [--ranks-per-node L] [--graph FILE] [--order rank|network]... [--dump DIR] [--emit-hostfile FILE] [--emit-locations FILE] [--json]",
 	},
 	Doc: `What a job would build, without a job: runs the library's ring stage (its
 Go code, no cgo) for every rank of the described cluster, once per --order
@@ -41,9 +46,25 @@ the fewest a ring can have, the NIC-index mismatches and the node sequence.
 
 The cluster: the hosts of HOSTFILE in its order, L ranks each, numbered as a
 launcher that keeps the hostfile's order numbers them (the first host ranks
-0..L-1); each host's NCCOM_RING_LOCATION the one FILE gives it. Every node
-has the RING graph of --graph, or else the embedded default cluster's
-(ringstage's, said in the output): 8 ring channels, min(8, L) NICs; its
+0..L-1); each host's NCCOM_RING_LOCATION the one FILE gives it. A line of
+HOSTFILE may hold a Slurm host list (trn[001-016] slots=32), and --hosts
+may be one itself, or --hosts-from-env take this job's SLURM_JOB_NODELIST:
+each stands for its hosts in order, as "scontrol show hostnames" expands
+it.
+
+Host names are not what every topology names: DescribeInstanceTopology
+(locate --all ec2:FILE) names instances. --instances FILE joins them: a
+host matches the locations by its own name or, through FILE, by its
+instance id, DNS name (full or short), IP address, Name tag or Slurm node
+name (see docs/operating.md for the files). When fewer hosts are located
+than listed, plan plans nothing: it says how many of how many, the first
+host without a location and why, and the line that would join them (exit
+1); --allow-unlocated plans them without a location, as the library
+would run them (the network order puts them last). --emit-locations
+writes the joined locations by host name, for score and report.
+
+Every node has the RING graph of --graph, or else the embedded default
+cluster's (ringstage's, said in the output): 8 ring channels, min(8, L) NICs; its
 channels leave a node on another NIC than they enter it on, so every
 inter-node edge is a NIC-index mismatch (see score --help). At most 4,096
 ranks. The score places nodes by the library's own rule (D28), and the
@@ -51,17 +72,21 @@ network order is the library's own; two names of one level of the hosts'
 locations that share a 32-bit hash, which the library takes for one, are
 said, one line each pair.
 `,
-	Exits: cli.Exits("every order was planned", "an order the ring stage refused or did not apply (its WARN printed)", "unusable input or usage: a missing or bad hostfile, locations file or graph file, a bad --ranks-per-node or --order, more than 4,096 ranks, a dump directory that cannot be written, a bad flag"),
+	Exits: cli.Exits("every order was planned", "fewer hosts located than listed (nothing planned; --allow-unlocated plans them), or an order the ring stage refused or did not apply (its WARN printed)", "unusable input or usage: a missing or bad hostfile, host list, locations, instances or graph file, a bad --ranks-per-node or --order, more than 4,096 ranks, a dump directory that cannot be written, a bad flag"),
 	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
 		var f planFlags
 		fs.StringVar(&f.locations, "locations", "", `"HOST LOCATION" lines (nccom-rings locate --all) in `+"`FILE`"+`; a host it does not list has no location`)
-		fs.StringVar(&f.hosts, "hosts", "", "the hosts, one a line of `HOSTFILE`: its first field (\"host slots=4\" and MPICH's \"host:4\" read as host, with 4 slots); '#' comments. A host whose slots are not L is noted on stderr: a launcher filling slots numbers otherwise")
+		fs.StringVar(&f.hosts, "hosts", "", "the hosts, one a line of `HOSTFILE`: its first field (\"host slots=4\" and MPICH's \"host:4\" read as host, with 4 slots), or a Slurm host list standing for its hosts (trn[001-016] slots=4); '#' comments. A host whose slots are not L is noted on stderr: a launcher filling slots numbers otherwise. A value that is no file and holds '[' or ',' is a HOSTLIST itself")
+		fs.BoolVar(&f.hostsFromEnv, "hosts-from-env", false, "the hosts of this Slurm job: the host list in $SLURM_JOB_NODELIST; L from --ranks-per-node, --graph or $SLURM_NTASKS_PER_NODE")
+		fs.Var(&f.instances, "instances", "join host names to the names the locations give (EC2 instance ids, reservations, node names) through `FILE`: the JSON of aws ec2 describe-instances, the output of scontrol show nodes, the JSON of kubectl get pods -o json, or HOST INSTANCE lines, told apart by content; repeatable (a pod to its node in one, the node to its instance in another)")
+		fs.BoolVar(&f.allowUnlocated, "allow-unlocated", false, "plan even when some hosts have no location (the library runs them so: last in the network order); without it plan refuses, exit 1")
 		fs.IntVar(&f.local, "ranks-per-node", 0, "`L` ranks on each host, 1 to 256; when not given, --graph's ranks a node, else the slot count every host of HOSTFILE gives (the same on each)")
 		fs.StringVar(&f.graph, "graph", "", "an NCCL_GRAPH_FILE `FILE` (NCCL_GRAPH_DUMP_FILE's XML): its first pattern=\"4\" graph, read as ringstage --graph reads it, on every node. Read as a stream: a regular file of at most 64 MiB, elements nested at most 256 deep, at most 32 channels of 256 <gpu>")
 		fs.Var(&f.orders, "order", "NCCOM_RING_NODE_ORDER for every rank, one of `rank|network`; repeatable (default: rank, then network)")
 		fs.StringVar(&f.dump, "dump", "", "write the dumps the job would (NCCOM_RING_DUMP=`DIR`); with two orders, into DIR/rank and DIR/network")
 		fs.StringVar(&f.emit, "emit-hostfile", "", "write HOSTFILE's lines in D25's network order to `FILE`: a launcher that keeps that order gets, in rank order, the rings the network order gives")
-		fs.BoolVar(&f.json, "json", false, `{"hosts", "ranksPerNode", "nRanks", "graph", "locations", "unlocated", "collisions": [{"level", "hash", "names"}], "emittedHostfile", "plans": [{"order", "networkApplied", "note", "sequence", "graphChannels", "nChannels", "dump", "score"}]} ("score" as score --json's)`)
+		fs.StringVar(&f.emitLocations, "emit-locations", "", `write the located hosts' "HOST LOCATION" lines, by HOSTFILE's names, to `+"`FILE`"+`: the locations file score and report match a job's dumps by (their hosts' names), joined once here`)
+		fs.BoolVar(&f.json, "json", false, `{"hosts", "ranksPerNode", "nRanks", "graph", "locations", "instances", "located", "unlocated", "collisions": [{"level", "hash", "names"}], "emittedHostfile", "emittedLocations", "plans": [{"order", "networkApplied", "note", "sequence", "graphChannels", "nChannels", "dump", "score"}]} ("score" as score --json's)`)
 		return func(inv *cli.Invocation) int { return runPlan(inv, &f) }
 	},
 }
@@ -78,6 +103,19 @@ func (o *orders) Set(v string) error {
 	if !slices.Contains(*o, v) { // one plan, one dump directory, per order
 		*o = append(*o, v)
 	}
+	return nil
+}
+
+// files is a repeatable flag of files.
+type files []string
+
+func (f *files) String() string { return strings.Join(*f, ",") }
+
+func (f *files) Set(v string) error {
+	if v == "" {
+		return fmt.Errorf("an empty file name")
+	}
+	*f = append(*f, v)
 	return nil
 }
 
@@ -100,12 +138,15 @@ type planReport struct {
 	NRanks       int      `json:"nRanks"`
 	Graph        string   `json:"graph"`
 	Locations    string   `json:"locations"`
+	Instances    []string `json:"instances"` // the --instances files
+	Located      int      `json:"located"`   // hosts with a location
 	Unlocated    []string `json:"unlocated"`
 	// Collisions are the names of one level of the hosts' locations that
 	// share a hash (D28): the library takes them for one.
-	Collisions      []location.Collision `json:"collisions"`
-	EmittedHostfile string               `json:"emittedHostfile,omitempty"`
-	Plans           []planned            `json:"plans"`
+	Collisions       []location.Collision `json:"collisions"`
+	EmittedHostfile  string               `json:"emittedHostfile,omitempty"`
+	EmittedLocations string               `json:"emittedLocations,omitempty"`
+	Plans            []planned            `json:"plans"`
 }
 
 func runPlan(inv *cli.Invocation, f *planFlags) int {
@@ -114,8 +155,10 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 	switch {
 	case len(operands) > 0:
 		return usage("no operand expected, got %s", quote.String(operands[0]))
-	case f.locations == "" || f.hosts == "":
-		return usage("--locations and --hosts are needed")
+	case f.locations == "" || f.hosts == "" && !f.hostsFromEnv:
+		return usage("--locations and --hosts (or --hosts-from-env) are needed")
+	case f.hosts != "" && f.hostsFromEnv:
+		return usage("--hosts and --hosts-from-env exclude each other")
 	}
 	graphName := plan.DefaultGraphName
 	var graph *plan.GraphFile
@@ -133,7 +176,7 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 	if len(ords) == 0 {
 		ords = orders{"rank", "network"}
 	}
-	hosts, err := plan.ReadHostfile(f.hosts)
+	hosts, hostsName, err := readHosts(f)
 	if err != nil {
 		fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
 		return cli.ExitUnusable
@@ -141,10 +184,10 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 	if f.local == 0 { // neither --ranks-per-node nor --graph: the hosts' slots
 		n, ok := plan.CommonSlots(hosts)
 		if !ok {
-			return usage("--ranks-per-node is needed: neither --graph nor the same slot count on every host of %s gives it", quote.String(f.hosts))
+			return usage("--ranks-per-node is needed: neither --graph nor the same slot count on every host of %s gives it", quote.String(hostsName))
 		}
 		if n > layout.MaxLocalRanks {
-			return usage("every host of %s gives %d slots, but a plan puts 1 to %d ranks on a host: give --ranks-per-node", quote.String(f.hosts), n, layout.MaxLocalRanks)
+			return usage("every host of %s gives %d slots, but a plan puts 1 to %d ranks on a host: give --ranks-per-node", quote.String(hostsName), n, layout.MaxLocalRanks)
 		}
 		f.local = n
 	}
@@ -157,18 +200,39 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 		fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
 		return cli.ExitUnusable
 	}
-	locs, missing := plan.Locate(hosts, entries)
+	var joins []*location.Instances
+	for _, path := range f.instances {
+		in, err := location.ReadInstancesFile(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "nccom-rings plan: --instances: %v\n", err)
+			return cli.ExitUnusable
+		}
+		joins = append(joins, in)
+	}
+	locs, joined := plan.LocateJoined(hosts, entries, joins)
 	cl := plan.Cluster{RanksPerNode: f.local, Locations: locs, Graph: graph}
 	for _, h := range hosts {
 		cl.Hosts = append(cl.Hosts, h.Name)
 	}
-	rep := planReport{Hosts: f.hosts, RanksPerNode: f.local, NRanks: len(hosts) * f.local, Graph: graphName,
-		Locations: f.locations, Unlocated: []string{}, Plans: []planned{}, Collisions: location.Collisions(locs)}
+	rep := planReport{Hosts: hostsName, RanksPerNode: f.local, NRanks: len(hosts) * f.local, Graph: graphName,
+		Locations: f.locations, Instances: append([]string{}, f.instances...), Unlocated: []string{}, Plans: []planned{}, Collisions: location.Collisions(locs)}
 	if rep.Collisions == nil {
 		rep.Collisions = []location.Collision{}
 	}
-	for _, m := range missing {
+	first := -1
+	for m, l := range locs {
+		if l != "" {
+			rep.Located++
+			continue
+		}
+		if first < 0 {
+			first = m
+		}
 		rep.Unlocated = append(rep.Unlocated, hosts[m].Name)
+	}
+	if first >= 0 && !f.allowUnlocated {
+		writeUnlocated(stderr, f, hostsName, hosts, entries, joins, rep.Located, first, joined[first])
+		return cli.ExitFinding
 	}
 
 	finding := false
@@ -209,13 +273,27 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 	if f.emit != "" {
 		order, err := plan.NetworkOrder(locs)
 		if err == nil {
-			err = safefile.WriteFile(f.emit, plan.EmitHostfile(f.hosts, hosts, order), 0o644)
+			err = safefile.WriteFile(f.emit, plan.EmitHostfile(hostsName, hosts, order), 0o644)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "nccom-rings plan: --emit-hostfile: %v\n", err)
 			return cli.ExitUnusable
 		}
 		rep.EmittedHostfile = f.emit
+	}
+	if f.emitLocations != "" {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# HOST LOCATION of the hosts of %s, from %s (nccom-rings plan --emit-locations)\n", quote.String(hostsName), quote.String(f.locations))
+		for m, h := range hosts {
+			if locs[m] != "" {
+				b.WriteString(h.Name + " " + locs[m] + "\n")
+			}
+		}
+		if err := safefile.WriteFile(f.emitLocations, []byte(b.String()), 0o644); err != nil {
+			fmt.Fprintf(stderr, "nccom-rings plan: --emit-locations: %v\n", err)
+			return cli.ExitUnusable
+		}
+		rep.EmittedLocations = f.emitLocations
 	}
 	if f.json {
 		writeJSON(stdout, rep)
@@ -228,11 +306,89 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 	return cli.ExitOK
 }
 
+// readHosts reads the hosts of --hosts (a hostfile, or a host list when
+// it holds '[' or ',' and names no file) or of --hosts-from-env, and
+// names where they came from.
+func readHosts(f *planFlags) ([]plan.Host, string, error) {
+	if f.hostsFromEnv {
+		list := os.Getenv("SLURM_JOB_NODELIST")
+		if list == "" {
+			return nil, "", fmt.Errorf("--hosts-from-env: SLURM_JOB_NODELIST is not set (not in a Slurm job's environment): give --hosts")
+		}
+		hosts, err := plan.HostsOfList("SLURM_JOB_NODELIST", list)
+		if err != nil {
+			return nil, "", err
+		}
+		if n, err := strconv.Atoi(os.Getenv("SLURM_NTASKS_PER_NODE")); err == nil && n >= 1 && n <= plan.MaxRanks {
+			for i := range hosts {
+				hosts[i].Slots = n
+			}
+		}
+		return hosts, "SLURM_JOB_NODELIST=" + list, nil
+	}
+	if location.IsHostlist(f.hosts) {
+		if _, err := os.Stat(f.hosts); errors.Is(err, os.ErrNotExist) {
+			hosts, err := plan.HostsOfList("--hosts", f.hosts)
+			return hosts, f.hosts, err
+		}
+	}
+	hosts, err := plan.ReadHostfile(f.hosts)
+	return hosts, f.hosts, err
+}
+
+// writeUnlocated says why plan plans nothing: how many hosts of how many
+// have a location, the first without one and why, and the one line that
+// would join the hosts to the locations' names.
+func writeUnlocated(w io.Writer, f *planFlags, hostsName string, hosts []plan.Host, entries []location.Entry, joins []*location.Instances, located, first int, why location.Joined) {
+	h := hosts[first]
+	where := ""
+	if h.Line > 0 {
+		where = fmt.Sprintf(" (line %d of %s)", h.Line, quote.String(hostsName))
+	}
+	reason := why.Reason
+	if len(joins) == 0 {
+		reason = "not in " + quote.String(f.locations)
+	}
+	fmt.Fprintf(w, "nccom-rings plan: %d of %d hosts located, so nothing planned; the first without a location, %s%s: %s\n",
+		located, len(hosts), quote.String(h.Name), where, reason)
+	ec2 := true // the locations name instances, and no describe-instances joins them
+	for _, in := range joins {
+		ec2 = ec2 && in.Kind != location.KindDescribeInstances
+	}
+	named := ""
+	for _, e := range entries {
+		switch k := location.Key(e.Host); {
+		case strings.HasPrefix(k, "i-"):
+			named = "EC2 instances"
+		case strings.HasPrefix(k, "cr-") && named == "":
+			named = "EC2 capacity reservations"
+		}
+	}
+	ec2 = ec2 && named != ""
+	for _, in := range joins {
+		if in.Truncated {
+			fmt.Fprintf(w, "nccom-rings plan: --instances %s: its last page has a NextToken, so the instances of the pages after it are missing\n", quote.String(in.File))
+		}
+	}
+	const allow = " (or --allow-unlocated, to plan them without a location)"
+	switch {
+	case ec2:
+		fmt.Fprintf(w, "nccom-rings plan: %s names %s; join the hosts to them: aws ec2 describe-instances --output json > instances.json and add --instances instances.json%s\n", quote.String(f.locations), named, allow)
+	case len(joins) == 0:
+		fmt.Fprintf(w, "nccom-rings plan: join the hosts to the names %s gives with --instances FILE: scontrol show nodes > FILE (Slurm), kubectl get pods -o json > FILE (Kubernetes), aws ec2 describe-instances --output json > FILE (EC2), or HOST NAME lines%s\n", quote.String(f.locations), allow)
+	default:
+		fmt.Fprintf(w, "nccom-rings plan: add the --instances FILE that names them, or locations that list them%s\n", allow)
+	}
+}
+
 // writePlan prints the plans side by side: one row per order, one column
 // per level.
 func writePlan(w io.Writer, rep planReport) {
 	fmt.Fprintf(w, "nccom-rings plan: %s x %s = %s; graph: %s\n",
 		count(rep.NRanks/max(rep.RanksPerNode, 1), "host"), count(rep.RanksPerNode, "rank"), count(rep.NRanks, "rank"), rep.Graph)
+	if len(rep.Instances) > 0 {
+		fmt.Fprintf(w, "  %d of %d hosts located in %s, joined through --instances %s\n", rep.Located, rep.Located+len(rep.Unlocated), quote.String(rep.Locations), quoteAll(rep.Instances))
+	}
 	if len(rep.Unlocated) > 0 {
 		fmt.Fprintf(w, "  %s without a location in %s (first %s)\n", count(len(rep.Unlocated), "host"), quote.String(rep.Locations), quote.String(rep.Unlocated[0]))
 	}
@@ -284,6 +440,18 @@ func writePlan(w io.Writer, rep planReport) {
 	if rep.EmittedHostfile != "" {
 		fmt.Fprintf(w, "  hostfile in network order written to %s: plan it with --order rank to check\n", quote.String(rep.EmittedHostfile))
 	}
+	if rep.EmittedLocations != "" {
+		fmt.Fprintf(w, "  locations by host name written to %s: score and report take it as --locations\n", quote.String(rep.EmittedLocations))
+	}
+}
+
+// quoteAll quotes each of names, comma-separated.
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = quote.String(n)
+	}
+	return strings.Join(q, ", ")
 }
 
 // head is the first n of v, space-separated, then "..." when there are more.

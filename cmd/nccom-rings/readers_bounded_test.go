@@ -236,6 +236,9 @@ func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
 		assert.Equal(t, 40_677, count["full"])
 	})
 
+	// Issue 36: the instances files of --instances, each kind.
+	t.Run("instances files", func(t *testing.T) { checkInstancesBounded(t, dir, tool) })
+
 	// F9: a 60 MB graph file whose RING graph's first channel holds 8.6
 	// million small elements the reader skips (<skip/>); streamed, it is
 	// read in memory that does not grow with them, and planned (exit 0).

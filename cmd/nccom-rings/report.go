@@ -74,6 +74,16 @@ func runReport(inv *cli.Invocation, f *reportFlags) int {
 	if err == nil {
 		in.Score, err = score.Compute(job)
 	}
+	if err == nil && in.Score.Located < job.NNodes {
+		first := 0
+		for m, l := range job.Location {
+			if l == "" {
+				first = m
+				break
+			}
+		}
+		fmt.Fprintf(stderr, "nccom-rings report: %d of %d nodes located (host %s first without): %s\n", in.Score.Located, job.NNodes, quote.String(job.Host[first]), whyUnlocated(in.LocationsFrom))
+	}
 	if err != nil {
 		in.JobError = err.Error()
 	} else {

@@ -143,7 +143,7 @@ func writeScore(w io.Writer, rep scoreReport, hosts []string) {
 	fmt.Fprintf(w, "nccom-rings score: %s, %s, %s; locations from %s: %d of %d nodes located, %s\n",
 		count(s.NRanks, "rank"), count(s.NNodes, "node"), count(len(s.Channels), "channel"), from, s.Located, s.NNodes, count(s.Depth, "level"))
 	if len(rep.Unlocated) > 0 {
-		fmt.Fprintf(w, "  without a location: nodes %s (host %s first)\n", score.Spans(rep.Unlocated), quote.String(hosts[rep.Unlocated[0]]))
+		fmt.Fprintf(w, "  without a location: nodes %s (host %s first): %s\n", score.Spans(rep.Unlocated), quote.String(hosts[rep.Unlocated[0]]), whyUnlocated(rep.LocationsFrom))
 	}
 	for _, c := range rep.Collisions {
 		fmt.Fprintf(w, "  %s\n", c)

@@ -135,7 +135,7 @@ func TestScoreMaxExcessAndLocationsFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(locs, []byte("trn001 s/a\ntrn002 s/a\ntrn004 s/a\ntrn005 s/b\ntrn006 s/b\ntrn007 s/b\ntrn008 s/b\n"), 0o644))
 	code, out, _ = runTool("score", rankDir, "--locations", locs)
 	assert.Equal(t, cli.ExitOK, code)
-	assert.Contains(t, out, "  without a location: nodes 2 (host \"trn003\" first)\n")
+	assert.Contains(t, out, "  without a location: nodes 2 (host \"trn003\" first): not in \""+locs+"\"; by the dumps' host names: nccom-rings plan --hosts HOSTFILE --locations \""+locs+"\" --instances FILE --emit-locations NEWFILE, then --locations NEWFILE\n")
 	assert.Contains(t, out, "level 1: 2 crossings (2 groups: fewest 2); level 2: 4 crossings (3 groups: fewest 3; 1 over)")
 }
 
@@ -210,7 +210,7 @@ func TestPlanWithAHostWithoutALocation(t *testing.T) {
 	data, err := os.ReadFile(d25Locations)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(locs, []byte(strings.Replace(string(data), "trn008 spine0/leafB\n", "", 1)), 0o644))
-	code, out, errOut := runTool("plan", "--locations", locs, "--hosts", d25Hosts, "--ranks-per-node", "4", "--order", "network", "--order", "network")
+	code, out, errOut := runTool("plan", "--locations", locs, "--hosts", d25Hosts, "--ranks-per-node", "4", "--order", "network", "--order", "network", "--allow-unlocated")
 	assert.Equal(t, cli.ExitOK, code, errOut)
 	assert.Contains(t, out, "  1 host without a location in \""+locs+"\" (first \"trn008\")\n")
 	assert.Contains(t, out, "network  8 -> 16   2 (fewest 2)            3 (fewest 3)            128 of 128 edges      0 2 4 6 1 3 5 7\n")

@@ -151,6 +151,10 @@ func TestKey(t *testing.T) {
 	assert.Equal(t, "trn001", location.Key("trn001"))
 	assert.Equal(t, "", location.Key(".x"))
 	assert.Equal(t, "i-0abc", location.Key("I-0ABC"))
+	// An IP address is compared whole: hostfiles of addresses are common.
+	assert.Equal(t, "10.0.0.5", location.Key("10.0.0.5"))
+	assert.NotEqual(t, location.Key("10.0.0.5"), location.Key("10.0.0.6"))
+	assert.Equal(t, "fe80::1", location.Key("FE80:0::1"))
 }
 
 // Locate matches names by Key: case and the domain after the first dot do

@@ -29,13 +29,14 @@
 //     long.
 //
 // Host names are compared by Key: in lowercase, up to the first dot, so
-// "trn001.ec2.internal" is "TRN001".
+// "trn001.ec2.internal" is "TRN001"; an IP address is compared whole.
 package location
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -105,12 +106,25 @@ func clip(s string) string {
 	return quote.String(s)
 }
 
-// Key is how host names are compared: lowercase, up to the first dot.
+// Key is how host names are compared: lowercase, up to the first dot;
+// an IP address whole, in its canonical form (10.0.0.5 is not host "10").
 func Key(name string) string {
+	if maybeAddr(name) {
+		if a, err := netip.ParseAddr(name); err == nil {
+			return a.String()
+		}
+	}
 	if i := strings.IndexByte(name, '.'); i >= 0 {
 		name = name[:i]
 	}
 	return strings.ToLower(name)
+}
+
+// maybeAddr reports whether name may be an IP address: an IPv4 one
+// starts with a digit, an IPv6 one holds ':' (ParseAddr's error costs an
+// allocation, and Key is called for every name of every file).
+func maybeAddr(name string) bool {
+	return name != "" && ('0' <= name[0] && name[0] <= '9' || strings.IndexByte(name, ':') >= 0)
 }
 
 // checkHost reports what is wrong with a host name, or nil: 1 to

@@ -24,9 +24,12 @@ type Host struct {
 // blank-separated field, an MPICH "host:4" read as "host" with 4 slots, an
 // OpenMPI "slots=4" field read as 4 slots (a count that is not digits in
 // [1, MaxRanks] is refused), other fields ignored; '#' comments and blank
-// lines skipped. A host listed twice (location.Key) is refused: a plan
-// gives each host one node. The file is read under location.ReadFile's
-// limits; at most MaxRanks hosts.
+// lines skipped. A first field that is a Slurm host list ("trn[001-016]",
+// "a,b") stands for each of its hosts in order, as `scontrol show
+// hostnames` expands it, each with the line's slots (location.Hostnames;
+// a list is sized before it is expanded). A host listed twice
+// (location.Key) is refused: a plan gives each host one node. The file is
+// read under location.ReadFile's limits; at most MaxRanks hosts.
 func ReadHostfile(path string) ([]Host, error) {
 	data, err := location.ReadFile(path)
 	if err != nil {
@@ -54,19 +57,76 @@ func ReadHostfile(path string) ([]Host, error) {
 		if given != "" && count == 0 {
 			return nil, &location.Error{File: path, Line: line, Col: strings.Index(text, given) + 1, Msg: fmt.Sprintf("%s: the slot count is not a number in [1, %d]", quote.String(given), MaxRanks)}
 		}
-		if at, dup := first[location.Key(name)]; dup {
-			return nil, &location.Error{File: path, Line: line, Col: 1, Msg: fmt.Sprintf("host %s again; first on line %d", quote.String(name), at)}
+		// The first field begins at the line's first byte that is not
+		// blank: no earlier match.
+		at := strings.Index(text, fields[0])
+		names := []string{name}
+		if location.IsHostlist(name) {
+			if names, err = location.Hostnames(name, MaxRanks); err != nil {
+				e := err.(*location.Error)
+				e.File, e.Line, e.Col = path, line, at+e.Col
+				return nil, e
+			}
 		}
-		if len(hosts) == MaxRanks {
-			return nil, &location.Error{File: path, Line: line, Msg: fmt.Sprintf("more than %d hosts", MaxRanks)}
+		for _, n := range names {
+			if at, dup := first[location.Key(n)]; dup {
+				return nil, &location.Error{File: path, Line: line, Col: 1, Msg: fmt.Sprintf("host %s again; first on line %d", quote.String(n), at)}
+			}
+			if len(hosts) == MaxRanks {
+				return nil, &location.Error{File: path, Line: line, Msg: fmt.Sprintf("more than %d hosts", MaxRanks)}
+			}
+			first[location.Key(n)] = line
+			// A host of a list keeps the rest of the list's line.
+			hosts = append(hosts, Host{Name: n, Line: line, Text: text[:at] + n + text[at+len(name):], Slots: count})
 		}
-		first[location.Key(name)] = line
-		hosts = append(hosts, Host{Name: name, Line: line, Text: text, Slots: count})
 	}
 	if len(hosts) == 0 {
 		return nil, &location.Error{File: path, Msg: "no host in the file"}
 	}
 	return hosts, nil
+}
+
+// HostsOfList is the hosts of the Slurm host list (location.Hostnames),
+// named source in errors (SLURM_JOB_NODELIST, say): each without a line
+// or slots, its Text its name. At most MaxRanks hosts; a host listed
+// twice is refused.
+func HostsOfList(source, list string) ([]Host, error) {
+	names, err := location.Hostnames(list, MaxRanks)
+	if err != nil {
+		e := err.(*location.Error)
+		e.File = source
+		return nil, e
+	}
+	var hosts []Host
+	first := map[string]bool{}
+	for _, n := range names {
+		if first[location.Key(n)] {
+			return nil, &location.Error{File: source, Msg: fmt.Sprintf("host %s twice in the list", quote.String(n))}
+		}
+		first[location.Key(n)] = true
+		hosts = append(hosts, Host{Name: n, Text: n})
+	}
+	return hosts, nil
+}
+
+// LocateJoined gives each host the location entries give it: by its name,
+// or by the name the instances files join it to (location.Join), "" when
+// none; joined says how each was found, or why not.
+func LocateJoined(hosts []Host, entries []location.Entry, files []*location.Instances) (locations []string, joined []location.Joined) {
+	byKey := make(map[string]string, len(entries))
+	for _, e := range entries {
+		byKey[location.Key(e.Host)] = e.Location
+	}
+	has := func(name string) bool { _, ok := byKey[location.Key(name)]; return ok }
+	locations = make([]string, len(hosts))
+	joined = make([]location.Joined, len(hosts))
+	for i, h := range hosts {
+		joined[i] = location.Join(files, h.Name, has)
+		if joined[i].Name != "" {
+			locations[i] = byKey[location.Key(joined[i].Name)]
+		}
+	}
+	return locations, joined
 }
 
 // slotCount is a slot count's value, 0 when it is not one in [1, MaxRanks].
