@@ -133,10 +133,14 @@ $(BUILD)/expected: tests/c/expected/expected.c $(COMMON) $(COMMON_H) $(LIB) $(BU
 
 # The conformance harness dlopens both libraries by path; -rdynamic lets
 # them find its platform hooks and ncclTopoGetLocalNet (D14, D19).
-$(BUILD)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec.h tests/c/conformance/regressions.inc tests/c/conformance/crossrank.inc tests/c/common/cluster.c tests/c/common/graph_xml.c $(COMMON_H)
+# Its files, one a job (tests/c/conformance/conformance.h lists them).
+CONFORMANCE_SRC = $(addprefix tests/c/conformance/,main.c harness.c spec.c generate.c compare.c cases.c \
+  crossrank.c crossrank_expect.c report.c) tests/c/common/cluster.c tests/c/common/graph_xml.c
+CONFORMANCE_DEPS = $(CONFORMANCE_SRC) $(addprefix tests/c/conformance/,conformance.h spec.h regressions.inc \
+  crossrank.inc) $(COMMON_H)
+$(BUILD)/conformance: $(CONFORMANCE_DEPS)
 	@mkdir -p $(BUILD)
-	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) $(XML_CFLAGS) -rdynamic -o $@ tests/c/conformance/conformance.c \
-	  tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl -lpthread $(XML_LIBS)
+	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) $(XML_CFLAGS) -rdynamic -o $@ $(CONFORMANCE_SRC) -ldl -lpthread $(XML_LIBS)
 
 # X_ENV_PLATFORM runs a rank's Preset in this helper, a process without
 # the platform hooks (tests/c/conformance/preset_env.c); the harness finds
@@ -326,9 +330,9 @@ $(SAN)/faults: tests/c/faults/faults.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(S
 $(SAN)/ringstage: tests/c/ringstage/main.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(SONAME)
 	@mkdir -p $(SAN)
 	$(SAN_CC) -o $@ tests/c/ringstage/main.c $(COMMON) $(SAN_LINK) $(XML_LIBS)
-$(SAN)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec.h tests/c/conformance/regressions.inc tests/c/conformance/crossrank.inc tests/c/common/cluster.c tests/c/common/graph_xml.c $(COMMON_H)
+$(SAN)/conformance: $(CONFORMANCE_DEPS)
 	@mkdir -p $(SAN)
-	$(SAN_CC) -rdynamic -o $@ tests/c/conformance/conformance.c tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl -lpthread $(XML_LIBS)
+	$(SAN_CC) -rdynamic -o $@ $(CONFORMANCE_SRC) -ldl -lpthread $(XML_LIBS)
 $(SAN)/hostile: $(HOSTILE_SRC) $(COMMON_H) tests/c/common/stage_compare.h
 	@mkdir -p $(SAN)
 	$(SAN_CC) -o $@ $(HOSTILE_SRC) -ldl -lpthread $(XML_LIBS)
