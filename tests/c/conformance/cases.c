@@ -448,43 +448,36 @@ static long long spec_size(const struct spec *s) {
          s->nics;
 }
 
-/* Greedy shrinking: keep any smaller case that still differs. */
+/* The smaller cases shrinking tries, into tries[]; returns how many. */
+static int spec_smaller(const void *c, void *out) {
+  const struct spec *s = c;
+  struct spec *tries = out;
+  int n = 0;
+  SHRINK_CLUSTER(s, tries, n);
+  SHRINK_TRY(s, tries, n, platform, 0) SHRINK_TRY(s, tries, n, kanga, 0)
+  SHRINK_TRY(s, tries, n, kanga, s->kanga > 1 ? s->kanga - 1 : 0) SHRINK_TRY(s, tries, n, pod, 0)
+  SHRINK_TRY(s, tries, n, userBufs, 0) SHRINK_TRY(s, tries, n, fault, 0) SHRINK_TRY(s, tries, n, order, 0)
+  SHRINK_TRY(s, tries, n, order, s->order > 1 ? 1 : s->order) SHRINK_TRY(s, tries, n, oddRank, 0)
+  SHRINK_TRY(s, tries, n, locations, 0) SHRINK_TRY(s, tries, n, locations, s->locations > 1 ? 1 : s->locations)
+  SHRINK_TRY(s, tries, n, nics, 0) SHRINK_TRY(s, tries, n, nics, s->nics > 1 ? 1 : s->nics)
+  SHRINK_NUMBERING(s, tries, n);
+  /* fault coordinates: into the shrunk cluster, then toward 0 */
+  SHRINK_TRY(s, tries, n, faultRank, s->faultRank % (s->nodes * s->local))
+  SHRINK_TRY(s, tries, n, faultRank, s->faultRank / 2) SHRINK_TRY(s, tries, n, faultRank, 0)
+  SHRINK_TRY(s, tries, n, faultChannel, s->faultChannel % s->channels) SHRINK_TRY(s, tries, n, faultChannel, 0)
+  SHRINK_TRY(s, tries, n, faultValue, 0) SHRINK_TRY(s, tries, n, faultValue, -1)
+  SHRINK_TRY(s, tries, n, faultValue, s->faultValue / 2) SHRINK_TRY(s, tries, n, postRanks, 1)
+  return n;
+}
+
+static long long spec_size_of(const void *c) { return spec_size(c); }
+static int spec_fails(const void *c) { return run_case(c); }
+
+/* Shrinks a failing case, silently: the smallest case that still differs. */
 void shrink(struct spec *s) {
   silent = 1;
   sum.phase = "shrinking the failing case";
-  for (int progress = 1; progress;) {
-    progress = 0;
-    struct spec tries[48];
-    int n = 0;
-#define TRY(FIELD, VALUE)                         \
-  if (s->FIELD != (VALUE)) {                      \
-    tries[n] = *s;                                \
-    tries[n].FIELD = (VALUE);                     \
-    n++;                                          \
-  }
-    TRY(nodes, 1) TRY(nodes, s->nodes / 2 > 0 ? s->nodes / 2 : 1) TRY(nodes, s->nodes > 1 ? s->nodes - 1 : 1)
-    TRY(local, 1) TRY(local, s->local / 2 > 0 ? s->local / 2 : 1) TRY(local, s->local > 1 ? s->local - 1 : 1)
-    TRY(channels, 1) TRY(channels, s->channels / 2 > 0 ? s->channels / 2 : 1)
-    TRY(channels, s->channels > 1 ? s->channels - 1 : 1)
-    TRY(unequal, 0) TRY(platform, 0) TRY(kanga, 0) TRY(kanga, s->kanga > 1 ? s->kanga - 1 : 0)
-    TRY(pod, 0) TRY(userBufs, 0) TRY(fault, 0)
-    TRY(order, 0) TRY(order, s->order > 1 ? 1 : s->order) TRY(oddRank, 0) TRY(locations, 0)
-    TRY(locations, s->locations > 1 ? 1 : s->locations) TRY(nics, 0) TRY(nics, s->nics > 1 ? 1 : s->nics)
-    TRY(numbering, CLUSTER_NODE_MAJOR) TRY(numbering, s->numbering > 1 ? CLUSTER_ROUND_ROBIN : s->numbering)
-    /* fault coordinates: into the shrunk cluster, then toward 0 */
-    TRY(faultRank, s->faultRank % (s->nodes * s->local)) TRY(faultRank, s->faultRank / 2) TRY(faultRank, 0)
-    TRY(faultChannel, s->faultChannel % s->channels) TRY(faultChannel, 0)
-    TRY(faultValue, 0) TRY(faultValue, -1) TRY(faultValue, s->faultValue / 2) TRY(postRanks, 1)
-#undef TRY
-    for (int i = 0; i < n && !progress; i++) {
-      if (spec_size(&tries[i]) < spec_size(s) && run_case(&tries[i])) {
-        *s = tries[i];
-        progress = 1;
-      }
-      sum.shrinkTries++;
-      progress_tick();
-    }
-  }
+  shrink_case(s, sizeof *s, spec_smaller, spec_size_of, spec_fails);
   silent = 0;
 }
 

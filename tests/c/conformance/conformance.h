@@ -248,6 +248,26 @@ void random_spec(uint64_t seed, struct spec *s);
 int x_sizes(const struct xspec *s, struct rng *r, int *sizes);
 int x_nranks(const struct xspec *s);
 void random_xspec(uint64_t seed, struct xspec *s);
+/* Shrinking (generate.c's shrink_case, both modes): a kind's smaller()
+ * writes into tries[n++] case s with FIELD set to VALUE, when that changes
+ * it; SHRINK_CLUSTER and SHRINK_NUMBERING are the fields both kinds share
+ * (struct spec and struct xspec name them alike). At most SHRINK_TRIES. */
+enum { SHRINK_TRIES = 48 };
+#define SHRINK_TRY(s, tries, n, FIELD, VALUE) \
+  if ((s)->FIELD != (VALUE)) (tries)[n] = *(s), (tries)[n].FIELD = (VALUE), (n)++;
+#define SHRINK_CLUSTER(s, tries, n)                                                                        \
+  SHRINK_TRY(s, tries, n, nodes, 1) SHRINK_TRY(s, tries, n, nodes, (s)->nodes / 2 > 0 ? (s)->nodes / 2 : 1) \
+  SHRINK_TRY(s, tries, n, nodes, (s)->nodes > 1 ? (s)->nodes - 1 : 1) SHRINK_TRY(s, tries, n, local, 1)    \
+  SHRINK_TRY(s, tries, n, local, (s)->local / 2 > 0 ? (s)->local / 2 : 1)                                  \
+  SHRINK_TRY(s, tries, n, local, (s)->local > 1 ? (s)->local - 1 : 1) SHRINK_TRY(s, tries, n, channels, 1) \
+  SHRINK_TRY(s, tries, n, channels, (s)->channels / 2 > 0 ? (s)->channels / 2 : 1)                         \
+  SHRINK_TRY(s, tries, n, channels, (s)->channels > 1 ? (s)->channels - 1 : 1)                             \
+  SHRINK_TRY(s, tries, n, unequal, 0)
+#define SHRINK_NUMBERING(s, tries, n)                  \
+  SHRINK_TRY(s, tries, n, numbering, CLUSTER_NODE_MAJOR) \
+  SHRINK_TRY(s, tries, n, numbering, (s)->numbering > 1 ? CLUSTER_ROUND_ROBIN : (s)->numbering)
+void shrink_case(void *c, size_t caseSize, int (*smaller)(const void *c, void *tries),
+                 long long (*size)(const void *c), int (*fails)(const void *c));
 
 /* ---- compare.c ---- */
 extern int silent;

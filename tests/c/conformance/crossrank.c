@@ -690,38 +690,30 @@ static long long xspec_size(const struct xspec *s) {
          s->platform;
 }
 
-/* Greedy shrinking: keep any smaller case that still splits or differs. */
+/* The smaller cases shrinking tries, into tries[]; returns how many. */
+static int xspec_smaller(const void *c, void *out) {
+  const struct xspec *s = c;
+  struct xspec *tries = out;
+  int n = 0, ranks = x_nranks(s);
+  SHRINK_CLUSTER(s, tries, n);
+  SHRINK_TRY(s, tries, n, fill, 0)
+  SHRINK_NUMBERING(s, tries, n);
+  SHRINK_TRY(s, tries, n, rank, s->rank % ranks) SHRINK_TRY(s, tries, n, rank, s->rank / 2)
+  SHRINK_TRY(s, tries, n, rank, 0) SHRINK_TRY(s, tries, n, channel, s->channel % MAXCHANNELS)
+  SHRINK_TRY(s, tries, n, channel, s->channel / 2) SHRINK_TRY(s, tries, n, channel, 0)
+  SHRINK_TRY(s, tries, n, value, 0) SHRINK_TRY(s, tries, n, value, -1) SHRINK_TRY(s, tries, n, value, s->value / 2)
+  SHRINK_TRY(s, tries, n, policy, 0) SHRINK_TRY(s, tries, n, policy, s->policy > 1 ? 1 : s->policy)
+  SHRINK_TRY(s, tries, n, pod, 0) SHRINK_TRY(s, tries, n, platform, 0)
+  return n;
+}
+
+static long long xspec_size_of(const void *c) { return xspec_size(c); }
+static int xspec_fails(const void *c) { return x_spec_fails(c); }
+
+/* Shrinks a failing job: the smallest that still splits or differs. */
 static void x_shrink(struct xspec *s) {
   sum.phase = "shrinking the first failing case";
-  for (int progress = 1; progress;) {
-    progress = 0;
-    struct xspec tries[32];
-    int n = 0, ranks = x_nranks(s);
-#define TRY(FIELD, VALUE)                         \
-  if (s->FIELD != (VALUE)) {                      \
-    tries[n] = *s;                                \
-    tries[n].FIELD = (VALUE);                     \
-    n++;                                          \
-  }
-    TRY(nodes, 1) TRY(nodes, s->nodes / 2 > 0 ? s->nodes / 2 : 1) TRY(nodes, s->nodes > 1 ? s->nodes - 1 : 1)
-    TRY(local, 1) TRY(local, s->local / 2 > 0 ? s->local / 2 : 1) TRY(local, s->local > 1 ? s->local - 1 : 1)
-    TRY(channels, 1) TRY(channels, s->channels / 2 > 0 ? s->channels / 2 : 1)
-    TRY(channels, s->channels > 1 ? s->channels - 1 : 1) TRY(unequal, 0) TRY(fill, 0)
-    TRY(numbering, CLUSTER_NODE_MAJOR) TRY(numbering, s->numbering > 1 ? CLUSTER_ROUND_ROBIN : s->numbering)
-    TRY(rank, s->rank % ranks) TRY(rank, s->rank / 2) TRY(rank, 0)
-    TRY(channel, s->channel % MAXCHANNELS) TRY(channel, s->channel / 2) TRY(channel, 0)
-    TRY(value, 0) TRY(value, -1) TRY(value, s->value / 2) TRY(policy, 0) TRY(policy, s->policy > 1 ? 1 : s->policy)
-    TRY(pod, 0) TRY(platform, 0)
-#undef TRY
-    for (int i = 0; i < n && !progress; i++) {
-      if (xspec_size(&tries[i]) < xspec_size(s) && x_spec_fails(&tries[i])) {
-        *s = tries[i];
-        progress = 1;
-      }
-      sum.shrinkTries++;
-      progress_tick();
-    }
-  }
+  shrink_case(s, sizeof *s, xspec_smaller, xspec_size_of, xspec_fails);
 }
 /* --cross-rank: the named cases, the pasted cases of crossrank.inc, then
  * count random clusters from seed (or only oneCase). Returns the exit

@@ -219,3 +219,26 @@ void random_xspec(uint64_t seed, struct xspec *s) {
     s->platform = s->kind == X_KANGA ? below(&r, 4) != 0 : below(&r, 4) == 0;
   }
 }
+
+/* Greedy shrinking, both modes: keeps the first of smaller()'s candidates
+ * for case c that is smaller by size() and still fails, until none is.
+ * size() only ever falls, so it ends. */
+void shrink_case(void *c, size_t caseSize, int (*smaller)(const void *c, void *tries),
+                 long long (*size)(const void *c), int (*fails)(const void *c)) {
+  unsigned char *tries = malloc(SHRINK_TRIES * caseSize);
+  if (tries == NULL) return; /* the case as found */
+  for (int progress = 1; progress;) {
+    progress = 0;
+    int n = smaller(c, tries);
+    for (int i = 0; i < n && !progress; i++) {
+      void *t = tries + (size_t)i * caseSize;
+      if (size(t) < size(c) && fails(t)) {
+        memcpy(c, t, caseSize);
+        progress = 1;
+      }
+      sum.shrinkTries++;
+      progress_tick();
+    }
+  }
+  free(tries);
+}
