@@ -86,6 +86,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/host.h"
 #include "fixture.h"
 
 #define NRANKS 4
@@ -109,15 +110,7 @@ static char log_path[] = "/tmp/selfcheck-log-XXXXXX";
 static long log_seen;        /* bytes of the log already looked at */
 static int failures;
 
-#define CHECK(cond, ...)                                                         \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
-      fprintf(stderr, "selfcheck: FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                              \
-      fputc('\n', stderr);                                                       \
-      if (++failures >= 12) exit(1);                                             \
-    }                                                                            \
-  } while (0)
+#define CHECK(cond, ...) CHECK_AS("selfcheck", 12, cond, __VA_ARGS__)
 
 /* ---- the log ---- */
 

@@ -80,6 +80,7 @@
 #include <unistd.h>
 
 #include "nccom_ring.h"
+#include "../common/host.h"
 
 #define NODES 2
 #define LOCAL 2
@@ -94,15 +95,7 @@ static postset_fn postset;
 static netdev_fn get_net_dev;
 static int failures;
 
-#define CHECK(cond, ...)                                                   \
-  do {                                                                     \
-    if (!(cond)) {                                                         \
-      fprintf(stderr, "boundary: FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                        \
-      fputc('\n', stderr);                                                 \
-      if (++failures >= 8) exit(1); /* the first few say enough */         \
-    }                                                                      \
-  } while (0)
+#define CHECK(cond, ...) CHECK_AS("boundary", 8, cond, __VA_ARGS__) /* the first 8 say enough */
 
 static void *need(void *handle, const char *name) {
   void *p = dlsym(handle, name);
@@ -121,6 +114,16 @@ static void *load(const char *path, int scope) {
     exit(2);
   }
   return h;
+}
+
+/* lib loaded with RTLD_LOCAL, its Preset and Postset found, and its log
+ * (NCCL_DEBUG=WARN) sent to a new file made from the template logPath.
+ * Returns the handle, or NULL when the log file cannot be made. */
+static void *load_stage(const char *lib, char *logPath) {
+  void *h = load(lib, RTLD_LOCAL);
+  preset = (preset_fn)need(h, "ncclTopoPreset");
+  postset = (postset_fn)need(h, "ncclTopoPostset");
+  return log_to_temp_file(logPath, "WARN") == 0 ? h : NULL;
 }
 
 /* Every rank's Preset, then every rank's Postset, with enablePod set when
@@ -172,18 +175,11 @@ static int env_after_load(const char *lib) {
       fprintf(stderr, "boundary: unset %s first: this mode sets it after load\n", vars[i]);
       return 2;
     }
-  void *h = load(lib, RTLD_LOCAL);
-  preset = (preset_fn)need(h, "ncclTopoPreset");
-  postset = (postset_fn)need(h, "ncclTopoPostset");
   char logPath[] = "/tmp/boundary-log-XXXXXX";
-  int fd = mkstemp(logPath);
-  if (fd < 0) return 2;
-  close(fd);
+  if (load_stage(lib, logPath) == NULL) return 2;
   /* After load, before the first call: what a launcher does. */
   setenv("NCCOM_RING_PLATFORM", "trn3-switchv1", 1);
   setenv("NCCOM_RING_POD_ORDER", "node", 1);
-  setenv("NCCL_DEBUG", "WARN", 1);
-  setenv("NCCL_DEBUG_FILE", logPath, 1);
   run_stage(true, true);
   CHECK(preset(NULL, NULL, NULL) == ncclInvalidArgument, "Preset(NULL) is ncclInvalidArgument");
   FILE *f = fopen(logPath, "r");
@@ -288,17 +284,11 @@ static int address_limit(const char *lib) {
 }
 
 static int stale_pointer(const char *lib) {
-  void *h = load(lib, RTLD_LOCAL);
-  preset = (preset_fn)need(h, "ncclTopoPreset");
-  postset = (postset_fn)need(h, "ncclTopoPostset");
+  char logPath[] = "/tmp/boundary-log-XXXXXX";
+  void *h = load_stage(lib, logPath);
+  if (h == NULL) return 2;
   ncclResult_t (*build_rings)(int, int *, int, int, int *, int *) =
       (ncclResult_t (*)(int, int *, int, int, int *, int *))need(h, "ncclBuildRings");
-  char logPath[] = "/tmp/boundary-log-XXXXXX";
-  int fd = mkstemp(logPath);
-  if (fd < 0) return 2;
-  close(fd);
-  setenv("NCCL_DEBUG", "WARN", 1);
-  setenv("NCCL_DEBUG_FILE", logPath, 1);
 
   static struct ncclTopoGraph graph;
   graph.pattern = NCCL_TOPO_PATTERN_RING, graph.nChannels = 1;
@@ -476,16 +466,9 @@ static int layout_bad(const char *lib) {
 static int layout_overrun(const char *lib, const char *profile, const char *want, const char *standin) {
   enum { GUARD = 64, FILL = 0x5A };
   if (standin != NULL) load(standin, RTLD_LOCAL);
-  void *h = load(lib, RTLD_LOCAL);
-  preset = (preset_fn)need(h, "ncclTopoPreset");
-  postset = (postset_fn)need(h, "ncclTopoPostset");
   char logPath[] = "/tmp/boundary-log-XXXXXX";
-  int lfd = mkstemp(logPath);
-  if (lfd < 0) return 2;
-  close(lfd);
+  if (load_stage(lib, logPath) == NULL) return 2;
   setenv("NCCOM_RING_LAYOUT", profile, 1);
-  setenv("NCCL_DEBUG", "WARN", 1);
-  setenv("NCCL_DEBUG_FILE", logPath, 1);
 
   /* The struct ends GUARD bytes before a page no one may touch. */
   size_t page = (size_t)sysconf(_SC_PAGESIZE), body = sizeof(struct ncclComm) + GUARD;

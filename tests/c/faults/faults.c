@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "../common/cluster.h"
+#include "../common/host.h"
 #include "../common/stage_setup.h"
 
 static bool hookSwitchV1;
@@ -736,11 +737,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   char path[] = "/tmp/nccomring-faults-XXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) return 2;
-  close(fd);
-  setenv("NCCL_DEBUG", "WARN", 1);
-  setenv("NCCL_DEBUG_FILE", path, 1);
+  if (log_to_temp_file(path, "WARN") != 0) return 2;
   unsetenv("NCCOM_RING_PLATFORM");
   unsetenv("NCCOM_RING_POD_ORDER");
   unsetenv("NCCOM_RING_DUMP"); /* its INFO lines and files are not this test's */

@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "nccom_ring.h"
+#include "../common/host.h"
 
 #define RANKS 2
 
@@ -60,15 +61,7 @@ static postset_fn postset;
 static netdev_fn get_net_dev;
 static int failures;
 
-#define CHECK(cond, ...)                                                           \
-  do {                                                                             \
-    if (!(cond)) {                                                                 \
-      fprintf(stderr, "security-host: FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                                \
-      fputc('\n', stderr);                                                         \
-      failures++;                                                                  \
-    }                                                                              \
-  } while (0)
+#define CHECK(cond, ...) CHECK_AS("security-host", 0, cond, __VA_ARGS__)
 
 static void load(const char *path) {
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "../common/cluster.h"
+#include "../common/host.h"
 
 static int failures;
 static const char *current;
@@ -552,12 +553,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   char path[] = "/tmp/nccomring-verdict-XXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) return 2;
-  close(fd);
-  setenv("NCCL_DEBUG", "INFO", 1);
+  if (log_to_temp_file(path, "INFO") != 0) return 2;
   setenv("NCCL_DEBUG_SUBSYS", "INIT", 1);
-  setenv("NCCL_DEBUG_FILE", path, 1);
   unsetenv("NCCOM_RING_PLATFORM");
   unsetenv("NCCOM_RING_POD_ORDER");
   unsetenv("NCCOM_RING_DUMP"); /* its INFO lines and files are not this test's */
