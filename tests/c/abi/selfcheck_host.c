@@ -508,8 +508,11 @@ static void remove_replaced(void) {
 /* load_then_replace maps a copy of lib, then renames a copy of other over
  * the mapped file's path (replaced_lib) and calls Preset on rank 0: the
  * self-check then finds other at the path of the object mapped. 0, or 2
- * when the files cannot be made; *res is Preset's result. */
-static int load_then_replace(const char *lib, const char *other, ncclResult_t *res) {
+ * when the files cannot be made; *res is Preset's result, *n what it
+ * logged, want the start of the WARN that says the layout is unverified,
+ * up to the file's path and then (how the file differs). */
+static int load_then_replace(const char *lib, const char *other, ncclResult_t *res, struct news *n, char *want,
+                             size_t size, const char *then) {
   if (mkdtemp(replaced_dir) == NULL) return 2;
   snprintf(replaced_lib, sizeof replaced_lib, "%s/libnccom.so.2", replaced_dir);
   snprintf(replaced_tmp, sizeof replaced_tmp, "%s/libnccom.so.2.new", replaced_dir);
@@ -520,19 +523,18 @@ static int load_then_replace(const char *lib, const char *other, ncclResult_t *r
   start_log(NULL, NULL);
   init_cluster();
   *res = preset(&comms[0], &graph, &frags[0]);
+  read_news(n);
+  snprintf(want, size,
+           "ncclTopoPreset: the ring-stage layout in use was not verified against libnccom's DWARF: the file at %s %s",
+           replaced_lib, then);
   return 0;
 }
 
 static int replaced(const char *lib, const char *other) {
   ncclResult_t res;
-  if (load_then_replace(lib, other, &res) != 0) return 2;
   struct news n;
   char w[2048], want[1024];
-  read_news(&n);
-  snprintf(want, sizeof want,
-           "ncclTopoPreset: the ring-stage layout in use was not verified against libnccom's DWARF: the file at %s "
-           "(build ID ",
-           replaced_lib);
+  if (load_then_replace(lib, other, &res, &n, want, sizeof want, "(build ID ") != 0) return 2;
   CHECK(res == ncclSuccess, "Preset returned %d", res);
   CHECK(n.warns == 1 && strstr(first_warn(&n, w, sizeof w), want) == w &&
             strstr(w, ") is not the libnccom.so.2 mapped in this process (build ID ") != NULL &&
@@ -548,14 +550,9 @@ static int replaced(const char *lib, const char *other) {
  * path after load. */
 static int forged(const char *lib, const char *other) {
   ncclResult_t res;
-  if (load_then_replace(lib, other, &res) != 0) return 2;
   struct news n;
   char w[2048], want[1024];
-  read_news(&n);
-  snprintf(want, sizeof want,
-           "ncclTopoPreset: the ring-stage layout in use was not verified against libnccom's DWARF: the file at %s "
-           "(device ",
-           replaced_lib);
+  if (load_then_replace(lib, other, &res, &n, want, sizeof want, "(device ") != 0) return 2;
   CHECK(count(n.text, "(ASSUMED offsets from D3) matches") == 0, "the check said the file put at the path matches:\n%s", n.text);
   CHECK(strstr(first_warn(&n, w, sizeof w), want) == w && strstr(w, ") is not the file mapped (device ") != NULL &&
             strstr(w, "), though it carries the mapped libnccom.so.2's build ID ") != NULL &&
