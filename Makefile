@@ -236,7 +236,7 @@ $(BUILD)/libnccom-hooks.so: tests/c/boundary/hooklib.c include/nccom_ring.h
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -fPIC -shared -o $@ $<
 $(BUILD)/libnccom-hooks-cxx.so: tests/c/boundary/hooklib.c include/nccom_ring.h
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -DHOOKLIB_CXX_NAMES -fPIC -shared -o $@ $<
-$(BUILD)/boundary: tests/c/boundary/boundary.c tests/c/common/host.h include/nccom_ring.h
+$(BUILD)/boundary: tests/c/boundary/boundary.c tests/c/common/host.h tests/c/common/cluster.h include/nccom_ring.h
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ $< -ldl
 
 BOUNDARY_ENV := env -u NCCOM_RING_PLATFORM -u NCCOM_RING_POD_ORDER -u NCCOM_RING_DUMP -u NCCL_DEBUG -u NCCL_DEBUG_FILE -u NCCOM_RING_LAYOUT
@@ -712,7 +712,7 @@ test-report: $(WATCHDOG) $(RINGS_TOOL)
 # (skipped, saying why, where the machine forbids it), nccom-rings on
 # crafted dumps under ulimit -v 2000000.
 .PHONY: test-security
-$(BUILD)/security-host: tests/c/security/security.c tests/c/common/host.h include/nccom_ring.h
+$(BUILD)/security-host: tests/c/security/security.c tests/c/common/host.h tests/c/common/cluster.h include/nccom_ring.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ $< -ldl
 $(BUILD)/libnccomring-evil.so: tests/c/security/evil.c

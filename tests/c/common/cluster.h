@@ -18,12 +18,18 @@
 
 #include "nccom_ring.h"
 
+/* The four entry points' types, for a host that finds them with dlsym. */
+typedef ncclResult_t (*ring_preset_fn)(struct ncclComm *, struct ncclTopoGraph *, struct ncclTopoRanks *);
+typedef ncclResult_t (*ring_postset_fn)(struct ncclComm *, int *, struct ncclTopoRanks **, int *, int *);
+typedef ncclResult_t (*ring_build_rings_fn)(int, int *, int, int, int *, int *);
+typedef ncclResult_t (*ring_get_net_dev_fn)(struct ncclTopoSystem *, int, struct ncclTopoGraph *, int, int *);
+
 /* The four entry points of one library. */
 struct ring_api {
-  ncclResult_t (*preset)(struct ncclComm *, struct ncclTopoGraph *, struct ncclTopoRanks *);
-  ncclResult_t (*postset)(struct ncclComm *, int *, struct ncclTopoRanks **, int *, int *);
-  ncclResult_t (*build_rings)(int, int *, int, int, int *, int *);
-  ncclResult_t (*get_net_dev)(struct ncclTopoSystem *, int, struct ncclTopoGraph *, int, int *);
+  ring_preset_fn preset;
+  ring_postset_fn postset;
+  ring_build_rings_fn build_rings;
+  ring_get_net_dev_fn get_net_dev;
 };
 
 /* The entry points this program was linked against. */
