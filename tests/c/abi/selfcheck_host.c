@@ -135,6 +135,16 @@ static void read_news(struct news *n) {
   for (char *p = n->text; (p = strstr(p, " NCCL INFO ")) != NULL; p++) n->infos++;
 }
 
+/* The whole log, from its start (64 KB of it at most). */
+static const char *whole_log(void) {
+  static char whole[1 << 16];
+  FILE *f = fopen(log_path, "r");
+  size_t got = f ? fread(whole, 1, sizeof whole - 1, f) : 0;
+  whole[got] = '\0';
+  if (f) fclose(f);
+  return whole;
+}
+
 /* The text of the first WARN in n ("" when none), without the prefix. */
 static const char *first_warn(const struct news *n, char *out, size_t size) {
   const char *p = strstr(n->text, " NCCL WARN ");
@@ -373,11 +383,7 @@ static int run(const char *lib, const char *profile) {
   struct news n;
   read_news(&n);
   CHECK(n.warns == 0, "%s", n.text);
-  FILE *f = fopen(log_path, "r");
-  static char whole[1 << 16];
-  size_t got = f ? fread(whole, 1, sizeof whole - 1, f) : 0;
-  whole[got] = '\0';
-  if (f) fclose(f);
+  const char *whole = whole_log();
   char want[1024];
   snprintf(want, sizeof want, "NCCL INFO ncclTopoPreset: the ring-stage layout in use (ASSUMED offsets from %s) matches %s",
            profile ? "NCCOM_RING_LAYOUT" : "D3", lib);
@@ -430,11 +436,7 @@ static int unverified(const char *lib) {
   free_rings();
   run_stage(); /* later calls: no second line */
   free_rings();
-  FILE *f = fopen(log_path, "r");
-  static char whole[1 << 16];
-  size_t got = f ? fread(whole, 1, sizeof whole - 1, f) : 0;
-  whole[got] = '\0';
-  if (f) fclose(f);
+  const char *whole = whole_log();
   char want[1024];
   if (lib)
     snprintf(want, sizeof want,
