@@ -85,19 +85,12 @@ static int world_build(const struct spec *sp, struct world *w) {
   if (w->cl == NULL) return -1;
   w->nRanks = w->cl->nRanks;
   w->channels = sp->channels;
-  int perm[NCCL_TOPO_MAX_NODES];
   for (int m = 0; m < sp->nodes; m++) {
     struct ncclTopoGraph *g = w->cl->graphs[m];
     int L = w->cl->localRanks[m];
     int nc = sp->channels < 1 ? 1 : sp->channels > MAXCHANNELS ? MAXCHANNELS : sp->channels;
     for (int c = 0; c < nc && c * L + L <= NCCOM_RING_MAX_INTRA; c++) {
-      for (int i = 0; i < L; i++) perm[i] = i;
-      for (int i = L - 1; i > 0; i--) {
-        int j = below(&r, i + 1), t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
-      }
-      for (int i = 0; i < L; i++) g->intra[c * L + i] = cluster_rank(w->cl, m, perm[i]);
+      random_local_order(&r, w->cl, m, c, L);
       g->inter[2 * c] = below(&r, 9) - 1;
       g->inter[2 * c + 1] = below(&r, 9) - 1;
     }

@@ -243,6 +243,7 @@ uint64_t next_u64(struct rng *r);
 int below(struct rng *r, int n);
 unsigned long long numbering_seed(unsigned long long seed);
 const char *bad_order(struct rng *r);
+void random_local_order(struct rng *r, struct cluster *cl, int m, int c, int L);
 int spread_locations(struct rng *r, int mode, int nodes, int n, const int *nodeOf, struct rank_env *e);
 void random_spec(uint64_t seed, struct spec *s);
 int x_sizes(const struct xspec *s, struct rng *r, int *sizes);

@@ -106,19 +106,10 @@ static int x_job_from_spec(const struct xspec *s, struct xjob *j) {
   int n = x_sizes(s, &r, sizes);
   j->cl = cluster_new_numbered(s->nodes, sizes, s->numbering, numbering_seed(s->seed));
   if (j->cl == NULL || x_job_graphs(j) != 0) return -1;
-  int perm[NCCL_TOPO_MAX_NODES];
   for (int m = 0; m < s->nodes; m++) {
     struct ncclTopoGraph *g = j->cl->graphs[m];
     int L = sizes[m];
-    for (int c = 0; c < s->channels; c++) {
-      for (int i = 0; i < L; i++) perm[i] = i;
-      for (int i = L - 1; i > 0; i--) {
-        int k = below(&r, i + 1), t = perm[i];
-        perm[i] = perm[k];
-        perm[k] = t;
-      }
-      for (int i = 0; i < L; i++) g->intra[c * L + i] = cluster_rank(j->cl, m, perm[i]);
-    }
+    for (int c = 0; c < s->channels; c++) random_local_order(&r, j->cl, m, c, L);
     g->nChannels = s->channels;
   }
   j->fill = (unsigned char)s->fill;

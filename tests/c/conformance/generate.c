@@ -24,6 +24,19 @@ int below(struct rng *r, int n) { return n <= 1 ? 0 : (int)(next_u64(r) % (uint6
 /* The seed of a case's rank permutation (CLUSTER_PERMUTED): from the
  * case's seed, apart from the stream that draws its sizes and orders. */
 unsigned long long numbering_seed(unsigned long long seed) { return mix(seed ^ 0x6e756d62ULL); }
+/* Node m's channel c in a random local order (a Fisher-Yates shuffle from
+ * r): its L ranks into graphs[m]->intra[c * L, c * L + L). */
+void random_local_order(struct rng *r, struct cluster *cl, int m, int c, int L) {
+  int perm[NCCL_TOPO_MAX_NODES];
+  for (int i = 0; i < L; i++) perm[i] = i;
+  for (int i = L - 1; i > 0; i--) {
+    int k = below(r, i + 1), t = perm[i];
+    perm[i] = perm[k];
+    perm[k] = t;
+  }
+  for (int i = 0; i < L; i++) cl->graphs[m]->intra[c * L + i] = cluster_rank(cl, m, perm[i]);
+}
+
 /* A random numbering: a third of the clusters across nodes, half of those
  * round-robin, half permuted. */
 static int random_numbering(struct rng *r) {
