@@ -23,13 +23,20 @@ static int x_job_uniform(struct xjob *j, int nodes, int local, int nChannels, co
   return x_job_graphs(j);
 }
 
-/* 1: rank 2's fragment says its predecessor is 0 (it is 1). */
-static int x_case_wrong_prev(struct xjob *j) {
-  static const int order[] = {0, 1, 2, 3};
-  if (x_job_uniform(j, 2, 4, 1, order) != 0) return -1;
-  j->kind = X_PREV, j->rank = 2, j->channel = 0, j->value = 0;
+/* x_job_uniform with one corruption of the gathered buffer: kind at rank
+ * and channel, value. */
+static int x_job_corrupted(struct xjob *j, int nodes, int local, int nChannels, const int *order, int kind, int rank,
+                           int channel, int value) {
+  if (x_job_uniform(j, nodes, local, nChannels, order) != 0) return -1;
+  j->kind = kind, j->rank = rank, j->channel = channel, j->value = value;
   return 0;
 }
+
+/* 4 ranks in their own order. */
+static const int id4[] = {0, 1, 2, 3};
+
+/* 1: rank 2's fragment says its predecessor is 0 (it is 1). */
+static int x_case_wrong_prev(struct xjob *j) { return x_job_corrupted(j, 2, 4, 1, id4, X_PREV, 2, 0, 0); }
 
 /* 2: rank 2's own graph differs from its node's in rank 2's prev only
  * (same head, tail and next). */
@@ -45,9 +52,7 @@ static int x_case_own_graph(struct xjob *j) {
 /* 3: the AllGather delivers rank 0's fragment in rank 9's slot too. */
 static int x_case_wrong_slot(struct xjob *j) {
   static const int order[] = {0, 7, 6, 5, 4, 3, 2, 1};
-  if (x_job_uniform(j, 2, 8, 1, order) != 0) return -1;
-  j->kind = X_DUP, j->rank = 9, j->value = 0;
-  return 0;
+  return x_job_corrupted(j, 2, 8, 1, order, X_DUP, 9, 0, 0);
 }
 
 /* 4: ranks 0-2 are handed a 14-channel graph (odd channels reversed),
@@ -98,20 +103,10 @@ static int x_case_two_links(struct xjob *j) {
 }
 
 /* 6: channel 1's ring 4 -> 5 -> 4 ..., which rank 0 walks at INFO. */
-static int x_case_walk(struct xjob *j) {
-  static const int order[] = {0, 1, 2, 3};
-  if (x_job_uniform(j, 2, 4, 2, order) != 0) return -1;
-  j->kind = X_NEXT, j->rank = 5, j->channel = 1, j->value = 4;
-  return 0;
-}
+static int x_case_walk(struct xjob *j) { return x_job_corrupted(j, 2, 4, 2, id4, X_NEXT, 5, 1, 4); }
 
 /* D23: ringRecv[2] = -1 in one fragment says it has 2 channels. */
-static int x_case_fewer(struct xjob *j) {
-  static const int order[] = {0, 1, 2, 3};
-  if (x_job_uniform(j, 2, 4, 3, order) != 0) return -1;
-  j->kind = X_RECV, j->rank = 6, j->channel = 2, j->value = -1;
-  return 0;
-}
+static int x_case_fewer(struct xjob *j) { return x_job_corrupted(j, 2, 4, 3, id4, X_RECV, 6, 2, -1); }
 
 /* Input 4's rings: channel c is channel c % n of the graph, n = 12 or,
  * with the stale slots, 14; odd ones reversed. */
@@ -204,8 +199,7 @@ static int x_case_d25_ties(struct xjob *j) {
 
 /* D27: on TRN3-SwitchV1, node 2 (ranks 8-11) answers JBOG id 4. */
 static int x_case_jbog4(struct xjob *j) {
-  static const int order[] = {0, 1, 2, 3};
-  if (x_job_uniform(j, 4, 4, 1, order) != 0 || rank_env_alloc(&j->env, 16) != 0) return -1;
+  if (x_job_uniform(j, 4, 4, 1, id4) != 0 || rank_env_alloc(&j->env, 16) != 0) return -1;
   j->env.vcore = calloc(16, sizeof(int));
   j->env.jbog = calloc(16, sizeof(int));
   if (!j->env.vcore || !j->env.jbog) return -1;
@@ -221,8 +215,7 @@ static void x_corrupt_damaged_record(struct ncclTopoRanks *slots) {
   ((unsigned char *)&slots[5])[NCCOM_RING_RECORD_OFFSET + offsetof(struct nccomRingRecord, checksum)] ^= 1;
 }
 static int x_case_pod_record(struct xjob *j) {
-  static const int order[] = {0, 1, 2, 3};
-  if (x_job_uniform(j, 2, 4, 1, order) != 0) return -1;
+  if (x_job_uniform(j, 2, 4, 1, id4) != 0) return -1;
   j->pod = 1;
   j->corrupt = x_corrupt_damaged_record;
   j->carries = podOrderNode;
@@ -231,21 +224,19 @@ static int x_case_pod_record(struct xjob *j) {
 
 /* ---- named cases of D28: every per-rank input from the gathered bytes ---- */
 
-static const int d28Order[] = {0, 1, 2, 3};
+/* 2x4 in local order 0 1 2 3, with one corruption: kind at rank (and, with
+ * oddNode, every rank of its node), value. */
+static int x_job_d28(struct xjob *j, int kind, int rank, int value, int oddNode) {
+  if (x_job_corrupted(j, 2, 4, 1, id4, kind, rank, 0, value) != 0) return -1;
+  j->oddNode = oddNode;
+  return 0;
+}
 
 /* 2x4, node 1's family hook says TRN3-SwitchV1 to its Presets. */
-static int x_case_platform_node(struct xjob *j) {
-  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
-  j->kind = X_PLATFORM, j->rank = 4, j->oddNode = 1;
-  return 0;
-}
+static int x_case_platform_node(struct xjob *j) { return x_job_d28(j, X_PLATFORM, 4, 0, 1); }
 
 /* 2x4, rank 5's comm->enablePod is set for its Preset. */
-static int x_case_pod_one_rank(struct xjob *j) {
-  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
-  j->kind = X_ENABLEPOD, j->rank = 5;
-  return 0;
-}
+static int x_case_pod_one_rank(struct xjob *j) { return x_job_d28(j, X_ENABLEPOD, 5, 0, 0); }
 
 /* 2x4, rank 5's comm->enablePod set after its Preset, for Postset only:
  * Postset no longer reads it (D28). */
@@ -253,16 +244,16 @@ static void x_pod_for_postset(int rank, struct ncclComm *c) {
   if (rank == 5) c->enablePod = 1;
 }
 static int x_case_pod_postset_only(struct xjob *j) {
-  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
+  if (x_job_d28(j, X_NONE, 0, 0, 0) != 0) return -1;
   j->beforePostset = x_pod_for_postset;
   return 0;
 }
 
 /* 2x4 on TRN3-SwitchV1, nKangaRingChannels 2 but 3 on rank 1. */
 static int x_case_kanga_one_rank(struct xjob *j) {
-  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
+  if (x_job_d28(j, X_KANGA, 1, 0, 0) != 0) return -1;
   j->switchV1 = j->carries = 1;
-  j->kind = X_KANGA, j->rank = 1, j->kanga = 2, j->oddKanga = 3;
+  j->kanga = 2, j->oddKanga = 3;
   return 0;
 }
 
@@ -272,7 +263,7 @@ static void x_no_paths_for_postset(int rank, struct ncclComm *c) {
   if (rank == 2) c->nKangaRingChannels = 0;
 }
 static int x_case_kanga_paths(struct xjob *j) {
-  if (x_job_uniform(j, 1, 4, 1, d28Order) != 0) return -1;
+  if (x_job_uniform(j, 1, 4, 1, id4) != 0) return -1;
   j->switchV1 = j->carries = 1;
   j->kanga = 2;
   j->beforePostset = x_no_paths_for_postset;
@@ -281,43 +272,30 @@ static int x_case_kanga_paths(struct xjob *j) {
 
 /* 2x4 on TRN3-SwitchV1, rank 3's record as version 1 of the library writes it. */
 static int x_case_version1(struct xjob *j) {
-  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
+  if (x_job_d28(j, X_REC_VERSION, 3, 0, 0) != 0) return -1;
   j->switchV1 = j->carries = 1;
-  j->kind = X_REC_VERSION, j->rank = 3, j->value = 0;
   return 0;
 }
 
 /* 2x4, rank 6's fragment without the magic (another ring stage's). */
-static int x_case_no_magic(struct xjob *j) {
-  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
-  j->kind = X_REC_NONE, j->rank = 6, j->value = 0;
-  return 0;
-}
+static int x_case_no_magic(struct xjob *j) { return x_job_d28(j, X_REC_NONE, 6, 0, 0); }
 
 /* 2x4, a host that does not gather bytes +832...+895: every record zeroed. */
 static void x_corrupt_no_records(struct ncclTopoRanks *slots) {
   for (int r = 0; r < 8; r++) memset((unsigned char *)&slots[r] + NCCOM_RING_RECORD_OFFSET, 0, 64);
 }
 static int x_case_no_records(struct xjob *j) {
-  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
+  if (x_job_d28(j, X_NONE, 0, 0, 0) != 0) return -1;
   j->corrupt = x_corrupt_no_records;
   return 0;
 }
 
 /* 2x4, NCCOM_RING_PLATFORM="trn4\tswitchv2" for node 1's Presets only,
  * run in a process without the hooks (xEnvPlatforms[2]). */
-static int x_case_env_unknown_node(struct xjob *j) {
-  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
-  j->kind = X_ENV_PLATFORM, j->rank = 4, j->value = 5, j->oddNode = 1;
-  return 0;
-}
+static int x_case_env_unknown_node(struct xjob *j) { return x_job_d28(j, X_ENV_PLATFORM, 4, 5, 1); }
 
 /* 2x4, NCCOM_RING_PLATFORM=trn3-switchv1 for rank 6's Preset only. */
-static int x_case_env_switchv1_rank(struct xjob *j) {
-  if (x_job_uniform(j, 2, 4, 1, d28Order) != 0) return -1;
-  j->kind = X_ENV_PLATFORM, j->rank = 6, j->value = 0;
-  return 0;
-}
+static int x_case_env_switchv1_rank(struct xjob *j) { return x_job_d28(j, X_ENV_PLATFORM, 6, 0, 0); }
 
 /* D25's grouped 8x4 with network on every rank, and rank 9 (node 2)
  * handed its node's graph with another NIC: another fingerprint. */
