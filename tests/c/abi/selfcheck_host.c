@@ -165,14 +165,7 @@ static int count(const char *haystack, const char *needle) {
 
 /* ---- setup ---- */
 
-static void *need(void *handle, const char *name) {
-  void *p = dlsym(handle, name);
-  if (p == NULL) {
-    fprintf(stderr, "selfcheck: %s not found: %s\n", name, dlerror());
-    exit(2);
-  }
-  return p;
-}
+static void *need(void *handle, const char *name) { return need_symbol("selfcheck", handle, name); }
 
 /* The four from the global scope, where LD_PRELOAD put libnccomring. */
 static void find_library(void) {

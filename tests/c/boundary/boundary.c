@@ -94,14 +94,7 @@ static int failures;
 
 #define CHECK(cond, ...) CHECK_AS("boundary", 8, cond, __VA_ARGS__) /* the first 8 say enough */
 
-static void *need(void *handle, const char *name) {
-  void *p = dlsym(handle, name);
-  if (p == NULL) {
-    fprintf(stderr, "boundary: %s not found: %s\n", name, dlerror());
-    exit(2);
-  }
-  return p;
-}
+static void *need(void *handle, const char *name) { return need_symbol("boundary", handle, name); }
 
 /* dlopen(path, RTLD_NOW | scope), or exit 2 saying why. */
 static void *load(const char *path, int scope) {
