@@ -121,6 +121,12 @@ struct cluster *cluster_default(int nNodes);
  * cluster_default(n) is cluster_default_sized(n, 32). */
 struct cluster *cluster_default_sized(int nNodes, int cores);
 
+/* 2 nodes x 4 ranks with `channels` graph channels, channel c in the local
+ * order rotated by c (c, c + 1, ... mod 4), its NICs c % 8 in and
+ * (c + outStep) % 8 out: more channels than the 16 a graph usually has
+ * (the doubling past 32 of D6 and D10). */
+struct cluster *cluster_rotated_2x4(int channels, int outStep);
+
 /* Loads the RING graph (pattern 4) of an NCCL_GRAPH_FILE and applies it to
  * every one of nNodes nodes (graph_xml.c). Writes a message to err and
  * returns NULL on failure. */

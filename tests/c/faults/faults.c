@@ -517,13 +517,7 @@ static void postset_kanga_not_read(const struct row *row, struct fixture *f) {
 
 static void twenty_channel_graph(const struct row *row, struct fixture *f) {
   (void)f;
-  int local[2] = {4, 4}, order[4];
-  struct cluster *cl = cluster_new(2, local);
-  for (int c = 0; c < 20; c++) {
-    for (int i = 0; i < 4; i++) order[i] = (c + i) % 4;
-    cluster_set_channel(cl, c, order, 4, c % 8, (c + 3) % 8);
-  }
-  cluster_set_nchannels(cl, 20);
+  struct cluster *cl = cluster_rotated_2x4(20, 3);
   run_whole(row, cl, 32);
   cluster_free(cl);
 }
