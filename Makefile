@@ -30,7 +30,7 @@ LINK_LIB := $(LIB) -Wl,-rpath,'$$ORIGIN'
 # What the library is built from (not the tools under cmd/nccom-*).
 GO_SOURCES := go.mod go.sum $(shell find abi abicheck layout ring kanga netdev ringdump version cmd/libnccomring -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' -o -name '*.map') include/nccom_ring.h
 COMMON     := tests/c/common/cluster.c tests/c/common/graph_xml.c tests/c/common/linked.c
-COMMON_H   := tests/c/common/cluster.h tests/c/common/stage_setup.h include/nccom_ring.h
+COMMON_H   := tests/c/common/cluster.h tests/c/common/stage_setup.h tests/c/common/host.h include/nccom_ring.h
 
 # The watchdog (tests/watchdog, docs/testing.md "Limits"): runs make
 # test's steps, each in a make of its own, under limits that detect a hang
@@ -134,10 +134,14 @@ $(BUILD)/expected: tests/c/expected/expected.c $(COMMON) $(COMMON_H) $(LIB) $(BU
 
 # The conformance harness dlopens both libraries by path; -rdynamic lets
 # them find its platform hooks and ncclTopoGetLocalNet (D14, D19).
-$(BUILD)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec.h tests/c/conformance/regressions.inc tests/c/conformance/crossrank.inc tests/c/common/cluster.c tests/c/common/graph_xml.c $(COMMON_H)
+# Its files, one a job (tests/c/conformance/conformance.h lists them).
+CONFORMANCE_SRC = $(addprefix tests/c/conformance/,main.c harness.c spec.c generate.c compare.c cases.c \
+  crossrank.c crossrank_expect.c report.c) tests/c/common/cluster.c tests/c/common/graph_xml.c
+CONFORMANCE_DEPS = $(CONFORMANCE_SRC) $(addprefix tests/c/conformance/,conformance.h spec.h regressions.inc \
+  crossrank.inc) $(COMMON_H)
+$(BUILD)/conformance: $(CONFORMANCE_DEPS)
 	@mkdir -p $(BUILD)
-	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) $(XML_CFLAGS) -rdynamic -o $@ tests/c/conformance/conformance.c \
-	  tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl -lpthread $(XML_LIBS)
+	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) $(XML_CFLAGS) -rdynamic -o $@ $(CONFORMANCE_SRC) -ldl -lpthread $(XML_LIBS)
 
 # X_ENV_PLATFORM runs a rank's Preset in this helper, a process without
 # the platform hooks (tests/c/conformance/preset_env.c); the harness finds
@@ -233,7 +237,7 @@ $(BUILD)/libnccom-hooks.so: tests/c/boundary/hooklib.c include/nccom_ring.h
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -fPIC -shared -o $@ $<
 $(BUILD)/libnccom-hooks-cxx.so: tests/c/boundary/hooklib.c include/nccom_ring.h
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -DHOOKLIB_CXX_NAMES -fPIC -shared -o $@ $<
-$(BUILD)/boundary: tests/c/boundary/boundary.c include/nccom_ring.h
+$(BUILD)/boundary: tests/c/boundary/boundary.c tests/c/common/host.h tests/c/common/cluster.h include/nccom_ring.h
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ $< -ldl
 
 BOUNDARY_ENV := env -u NCCOM_RING_PLATFORM -u NCCOM_RING_POD_ORDER -u NCCOM_RING_DUMP -u NCCL_DEBUG -u NCCL_DEBUG_FILE -u NCCOM_RING_LAYOUT
@@ -327,9 +331,9 @@ $(SAN)/faults: tests/c/faults/faults.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(S
 $(SAN)/ringstage: tests/c/ringstage/main.c $(COMMON) $(COMMON_H) $(LIB) $(BUILD)/$(SONAME)
 	@mkdir -p $(SAN)
 	$(SAN_CC) -o $@ tests/c/ringstage/main.c $(COMMON) $(SAN_LINK) $(XML_LIBS)
-$(SAN)/conformance: tests/c/conformance/conformance.c tests/c/conformance/spec.h tests/c/conformance/regressions.inc tests/c/conformance/crossrank.inc tests/c/common/cluster.c tests/c/common/graph_xml.c $(COMMON_H)
+$(SAN)/conformance: $(CONFORMANCE_DEPS)
 	@mkdir -p $(SAN)
-	$(SAN_CC) -rdynamic -o $@ tests/c/conformance/conformance.c tests/c/common/cluster.c tests/c/common/graph_xml.c -ldl -lpthread $(XML_LIBS)
+	$(SAN_CC) -rdynamic -o $@ $(CONFORMANCE_SRC) -ldl -lpthread $(XML_LIBS)
 $(SAN)/hostile: $(HOSTILE_SRC) $(COMMON_H) tests/c/common/stage_compare.h
 	@mkdir -p $(SAN)
 	$(SAN_CC) -o $@ $(HOSTILE_SRC) -ldl -lpthread $(XML_LIBS)
@@ -465,7 +469,7 @@ test-bench: $(LIB) $(REFLIB) $(BUILD)/bench
 FOOTPRINT_MAX_THREADS := 6
 FOOTPRINT_ENV := env -u NCCL_DEBUG -u NCCL_DEBUG_FILE -u NCCL_DEBUG_SUBSYS -u NCCOM_RING_GOMAXPROCS -u GODEBUG \
   NCCOM_RING_LOG_STYLE=nccl
-$(BUILD)/footprint: tests/c/bench/footprint.c tests/c/bench/bench_shape.h include/nccom_ring.h
+$(BUILD)/footprint: tests/c/bench/footprint.c tests/c/bench/bench_shape.h tests/c/common/host.h include/nccom_ring.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ tests/c/bench/footprint.c -ldl
 
@@ -577,7 +581,7 @@ $(SELFCHECK)/stripped/libnccom.so.2: $(SELFCHECK)/match/libnccom.so.2
 $(SELFCHECK)/big/libnccom.so.2: $(ABI)/libnccom-big.so
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O0 -g -fno-eliminate-unused-debug-types -fPIC -shared -Wl,-soname,libnccom.so.2 -o $@ $(ABI)/big.c tests/c/abi/fixture.c
-$(SELFCHECK)/host-%: tests/c/abi/selfcheck_host.c $(ABI_SRC)
+$(SELFCHECK)/host-%: tests/c/abi/selfcheck_host.c tests/c/common/host.h $(ABI_SRC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) -D_GNU_SOURCE -Itests/c/abi $(ABI_FLAGS_$*) -o $@ $< -ldl
 
@@ -711,7 +715,7 @@ test-report: $(WATCHDOG) $(RINGS_TOOL)
 # (skipped, saying why, where the machine forbids it), nccom-rings on
 # crafted dumps under ulimit -v 2000000.
 .PHONY: test-security
-$(BUILD)/security-host: tests/c/security/security.c include/nccom_ring.h
+$(BUILD)/security-host: tests/c/security/security.c tests/c/common/host.h tests/c/common/cluster.h include/nccom_ring.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CSTD) -D_GNU_SOURCE $(INCLUDES) -o $@ $< -ldl
 $(BUILD)/libnccomring-evil.so: tests/c/security/evil.c

@@ -29,6 +29,25 @@ copy() {
   rm -rf "$tmp/$1"
   cp -r "$tmp/ok" "$tmp/$1"
 }
+# edit_channel0 NAME RANK FIELD EXPR: copy NAME, then rank RANK's channel-0
+# FIELD set to EXPR, a Python expression of d (that rank's dump).
+edit_channel0() {
+  copy "$1"
+  run "edit rank $2" python3 -c '
+import glob, json, sys
+path = glob.glob(sys.argv[1] + "/rank-%06d.*.json" % int(sys.argv[2]))[0]
+d = json.load(open(path))
+d["channels"][0][sys.argv[3]] = eval(sys.argv[4])
+json.dump(d, open(path, "w"))' "$tmp/$1" "$2" "$3" "$4"
+  want_rc 0
+}
+# want_first LINE: the last run's first line is LINE.
+want_first() {
+  if [ "$(head -1 "$out")" != "$1" ]; then
+    echo "FAIL: $desc: first line is '$(head -1 "$out")'"
+    fail=1
+  fi
+}
 
 run "ringstage with NCCOM_RING_DUMP" env NCCOM_RING_DUMP="$tmp/ok" "$ringstage" --quiet
 want_rc 0
@@ -61,38 +80,18 @@ want 'subgraph cluster_node3'
 # Rank 7's channel-0 next moved one rank on: rank 7 is named first (issue
 # 23: by the views of succ(7), rank 7's next, rank 8's prev and the 128
 # userRanks, 129 of which say 8).
-copy next
-run "edit rank 7" python3 -c '
-import glob, json, sys
-path = glob.glob(sys.argv[1] + "/rank-000007.*.json")[0]
-d = json.load(open(path))
-d["channels"][0]["next"] = (d["channels"][0]["next"] + 1) % d["nRanks"]
-json.dump(d, open(path, "w"))' "$tmp/next"
-want_rc 0
+edit_channel0 next 7 next '(d["channels"][0]["next"] + 1) % d["nRanks"]'
 run "verify, rank 7's next changed" "$tool" verify "$tmp/next"
 want_rc 1
-if [ "$(head -1 "$out")" != "nccom-rings: rank 7: channel 0 next is 9, but rank 9's prev is 8; 129 of 130 views have 8 after 7" ]; then
-  echo "FAIL: $desc: first line is '$(head -1 "$out")'"
-  fail=1
-fi
+want_first "nccom-rings: rank 7: channel 0 next is 9, but rank 9's prev is 8; 129 of 130 views have 8 after 7"
 
 # Rank 3's channel-0 prev changed: before issue 23 the first line blamed
 # rank 2, whose next disagrees with it; by plurality (129 of the 130 views
 # of pred(3) say 2) rank 3 is named first.
-copy prev
-run "edit rank 3" python3 -c '
-import glob, json, sys
-path = glob.glob(sys.argv[1] + "/rank-000003.*.json")[0]
-d = json.load(open(path))
-d["channels"][0]["prev"] = 1
-json.dump(d, open(path, "w"))' "$tmp/prev"
-want_rc 0
+edit_channel0 prev 3 prev 1
 run "verify, rank 3's prev changed" "$tool" verify "$tmp/prev"
 want_rc 1
-if [ "$(head -1 "$out")" != "nccom-rings: rank 3: channel 0 prev is 1, but rank 1's next is 2; 129 of 130 views have 2 before 3" ]; then
-  echo "FAIL: $desc: first line is '$(head -1 "$out")'"
-  fail=1
-fi
+want_first "nccom-rings: rank 3: channel 0 prev is 1, but rank 1's next is 2; 129 of 130 views have 2 before 3"
 
 copy missing
 rm "$tmp"/missing/rank-000009.*.json

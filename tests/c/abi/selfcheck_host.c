@@ -86,6 +86,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/host.h"
 #include "fixture.h"
 
 #define NRANKS 4
@@ -109,15 +110,7 @@ static char log_path[] = "/tmp/selfcheck-log-XXXXXX";
 static long log_seen;        /* bytes of the log already looked at */
 static int failures;
 
-#define CHECK(cond, ...)                                                         \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
-      fprintf(stderr, "selfcheck: FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                              \
-      fputc('\n', stderr);                                                       \
-      if (++failures >= 12) exit(1);                                             \
-    }                                                                            \
-  } while (0)
+#define CHECK(cond, ...) CHECK_AS("selfcheck", 12, cond, __VA_ARGS__)
 
 /* ---- the log ---- */
 
@@ -142,6 +135,16 @@ static void read_news(struct news *n) {
   for (char *p = n->text; (p = strstr(p, " NCCL INFO ")) != NULL; p++) n->infos++;
 }
 
+/* The whole log, from its start (64 KB of it at most). */
+static const char *whole_log(void) {
+  static char whole[1 << 16];
+  FILE *f = fopen(log_path, "r");
+  size_t got = f ? fread(whole, 1, sizeof whole - 1, f) : 0;
+  whole[got] = '\0';
+  if (f) fclose(f);
+  return whole;
+}
+
 /* The text of the first WARN in n ("" when none), without the prefix. */
 static const char *first_warn(const struct news *n, char *out, size_t size) {
   const char *p = strstr(n->text, " NCCL WARN ");
@@ -162,14 +165,7 @@ static int count(const char *haystack, const char *needle) {
 
 /* ---- setup ---- */
 
-static void *need(void *handle, const char *name) {
-  void *p = dlsym(handle, name);
-  if (p == NULL) {
-    fprintf(stderr, "selfcheck: %s not found: %s\n", name, dlerror());
-    exit(2);
-  }
-  return p;
-}
+static void *need(void *handle, const char *name) { return need_symbol("selfcheck", handle, name); }
 
 /* The four from the global scope, where LD_PRELOAD put libnccomring. */
 static void find_library(void) {
@@ -380,11 +376,7 @@ static int run(const char *lib, const char *profile) {
   struct news n;
   read_news(&n);
   CHECK(n.warns == 0, "%s", n.text);
-  FILE *f = fopen(log_path, "r");
-  static char whole[1 << 16];
-  size_t got = f ? fread(whole, 1, sizeof whole - 1, f) : 0;
-  whole[got] = '\0';
-  if (f) fclose(f);
+  const char *whole = whole_log();
   char want[1024];
   snprintf(want, sizeof want, "NCCL INFO ncclTopoPreset: the ring-stage layout in use (ASSUMED offsets from %s) matches %s",
            profile ? "NCCOM_RING_LAYOUT" : "D3", lib);
@@ -437,11 +429,7 @@ static int unverified(const char *lib) {
   free_rings();
   run_stage(); /* later calls: no second line */
   free_rings();
-  FILE *f = fopen(log_path, "r");
-  static char whole[1 << 16];
-  size_t got = f ? fread(whole, 1, sizeof whole - 1, f) : 0;
-  whole[got] = '\0';
-  if (f) fclose(f);
+  const char *whole = whole_log();
   char want[1024];
   if (lib)
     snprintf(want, sizeof want,
@@ -515,8 +503,11 @@ static void remove_replaced(void) {
 /* load_then_replace maps a copy of lib, then renames a copy of other over
  * the mapped file's path (replaced_lib) and calls Preset on rank 0: the
  * self-check then finds other at the path of the object mapped. 0, or 2
- * when the files cannot be made; *res is Preset's result. */
-static int load_then_replace(const char *lib, const char *other, ncclResult_t *res) {
+ * when the files cannot be made; *res is Preset's result, *n what it
+ * logged, want the start of the WARN that says the layout is unverified,
+ * up to the file's path and then (how the file differs). */
+static int load_then_replace(const char *lib, const char *other, ncclResult_t *res, struct news *n, char *want,
+                             size_t size, const char *then) {
   if (mkdtemp(replaced_dir) == NULL) return 2;
   snprintf(replaced_lib, sizeof replaced_lib, "%s/libnccom.so.2", replaced_dir);
   snprintf(replaced_tmp, sizeof replaced_tmp, "%s/libnccom.so.2.new", replaced_dir);
@@ -527,19 +518,18 @@ static int load_then_replace(const char *lib, const char *other, ncclResult_t *r
   start_log(NULL, NULL);
   init_cluster();
   *res = preset(&comms[0], &graph, &frags[0]);
+  read_news(n);
+  snprintf(want, size,
+           "ncclTopoPreset: the ring-stage layout in use was not verified against libnccom's DWARF: the file at %s %s",
+           replaced_lib, then);
   return 0;
 }
 
 static int replaced(const char *lib, const char *other) {
   ncclResult_t res;
-  if (load_then_replace(lib, other, &res) != 0) return 2;
   struct news n;
   char w[2048], want[1024];
-  read_news(&n);
-  snprintf(want, sizeof want,
-           "ncclTopoPreset: the ring-stage layout in use was not verified against libnccom's DWARF: the file at %s "
-           "(build ID ",
-           replaced_lib);
+  if (load_then_replace(lib, other, &res, &n, want, sizeof want, "(build ID ") != 0) return 2;
   CHECK(res == ncclSuccess, "Preset returned %d", res);
   CHECK(n.warns == 1 && strstr(first_warn(&n, w, sizeof w), want) == w &&
             strstr(w, ") is not the libnccom.so.2 mapped in this process (build ID ") != NULL &&
@@ -555,14 +545,9 @@ static int replaced(const char *lib, const char *other) {
  * path after load. */
 static int forged(const char *lib, const char *other) {
   ncclResult_t res;
-  if (load_then_replace(lib, other, &res) != 0) return 2;
   struct news n;
   char w[2048], want[1024];
-  read_news(&n);
-  snprintf(want, sizeof want,
-           "ncclTopoPreset: the ring-stage layout in use was not verified against libnccom's DWARF: the file at %s "
-           "(device ",
-           replaced_lib);
+  if (load_then_replace(lib, other, &res, &n, want, sizeof want, "(device ") != 0) return 2;
   CHECK(count(n.text, "(ASSUMED offsets from D3) matches") == 0, "the check said the file put at the path matches:\n%s", n.text);
   CHECK(strstr(first_warn(&n, w, sizeof w), want) == w && strstr(w, ") is not the file mapped (device ") != NULL &&
             strstr(w, "), though it carries the mapped libnccom.so.2's build ID ") != NULL &&

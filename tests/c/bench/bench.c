@@ -720,6 +720,25 @@ static FILE *run_self(const char *self, const char *args) {
   return popen(cmd, "r");
 }
 
+/* The JSON report: opened with its "machine" member (more members follow
+ * each with ",\n"), closed with its brace. NULL when it cannot be written
+ * (perror says why). */
+static FILE *open_report(const char *path) {
+  FILE *out = fopen(path, "w");
+  if (out == NULL) {
+    perror(path);
+    return NULL;
+  }
+  fprintf(out, "{\n  \"machine\": {\"cpus\": %ld}", sysconf(_SC_NPROCESSORS_ONLN));
+  return out;
+}
+
+static int close_report(FILE *out) {
+  fprintf(out, "\n}\n");
+  fclose(out);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *libPath = "build/libnccomring.so", *refPath = "build/libnccomref.so", *outPath = "build/bench.json",
              *vsPath = NULL;
@@ -751,38 +770,26 @@ int main(int argc, char **argv) {
   }
 
   if (onlyCompare) { /* only this build against OLDLIB, both orders (make bench-compare) */
-    FILE *out = fopen(outPath, "w");
-    if (out == NULL) {
-      perror(outPath);
-      return 2;
-    }
-    fprintf(out, "{\n  \"machine\": {\"cpus\": %ld}", sysconf(_SC_NPROCESSORS_ONLN));
+    FILE *out = open_report(outPath);
+    if (out == NULL) return 2;
     cpu_set_t saved;
     int pinned = pin_to_this_cpu(&saved);
     double rankRatio[ORDER_LOCALS];
     if (pinned) printf("all on one CPU (both children pinned to it)\n");
     bench_versus(libPath, vsPath, out, smoke, 0, rankRatio);
     if (pinned) sched_setaffinity(0, sizeof saved, &saved);
-    fprintf(out, "\n}\n");
-    fclose(out);
-    return 0;
+    return close_report(out);
   }
 
   if (onlyBuildRings || onlyNodeOrder) { /* only the ncclBuildRings comparison, or only issue 33's tables */
     struct api lib;
     load(libPath, &lib);
     scratchComm = calloc(1, sizeof *scratchComm);
-    FILE *out = fopen(outPath, "w");
-    if (out == NULL) {
-      perror(outPath);
-      return 2;
-    }
-    fprintf(out, "{\n  \"machine\": {\"cpus\": %ld}", sysconf(_SC_NPROCESSORS_ONLN));
+    FILE *out = open_report(outPath);
+    if (out == NULL) return 2;
     if (onlyBuildRings) bench_build_rings(&lib, out, smoke);
     if (onlyNodeOrder) bench_node_order(&lib, libPath, vsPath, out, smoke);
-    fprintf(out, "\n}\n");
-    fclose(out);
-    return 0;
+    return close_report(out);
   }
 
   /* The first call in a fresh process: a child per sample. */
@@ -801,13 +808,10 @@ int main(int argc, char **argv) {
   load(libPath, &lib);
   load(refPath, &ref);
   scratchComm = calloc(1, sizeof *scratchComm);
-  FILE *out = fopen(outPath, "w");
-  if (out == NULL) {
-    perror(outPath);
-    return 2;
-  }
-  fprintf(out, "{\n  \"machine\": {\"cpus\": %ld},\n  \"shape\": {\"ranksPerNode\": %d, \"graphChannels\": %d, \"channels\": %d},\n",
-          sysconf(_SC_NPROCESSORS_ONLN), LOCAL, CHANNELS, DOUBLED);
+  FILE *out = open_report(outPath);
+  if (out == NULL) return 2;
+  fprintf(out, ",\n  \"shape\": {\"ranksPerNode\": %d, \"graphChannels\": %d, \"channels\": %d},\n",
+          LOCAL, CHANNELS, DOUBLED);
   fprintf(out, "  \"firstCall\": {\"loadSeconds\": %.6f, \"firstCallSeconds\": %.6f},\n", firstLoad, firstCall);
 
   /* Steady-state call into Go: GetNetDev, ns per call. */
@@ -940,8 +944,7 @@ int main(int argc, char **argv) {
     }
     if (p) pclose(p);
   }
-  fprintf(out, "\n}\n");
-  fclose(out);
+  close_report(out);
   printf("\nresults: %s\n", outPath);
   return 0;
 }

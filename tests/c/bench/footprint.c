@@ -43,6 +43,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/host.h"
 #include "bench_shape.h"
 #include "nccom_ring.h"
 
@@ -128,12 +129,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   char logPath[] = "/tmp/footprint-log-XXXXXX";
-  int fd = mkstemp(logPath);
-  if (fd < 0) return 2;
-  close(fd);
-  setenv("NCCL_DEBUG", "TRACE", 1);
+  if (log_to_temp_file(logPath, "TRACE") != 0) return 2;
   setenv("NCCL_DEBUG_SUBSYS", "ALLOC", 1); /* only the footprint line: no INFO lines to format */
-  setenv("NCCL_DEBUG_FILE", logPath, 1);
 
   /* The host's own memory first, so that it is in every reading. */
   struct ncclTopoRanks *frags = malloc((size_t)n * sizeof *frags);

@@ -79,39 +79,22 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "nccom_ring.h"
+#include "../common/cluster.h"
+#include "../common/host.h"
 
 #define NODES 2
 #define LOCAL 2
 #define NRANKS (NODES * LOCAL)
 
-typedef ncclResult_t (*preset_fn)(struct ncclComm *, struct ncclTopoGraph *, struct ncclTopoRanks *);
-typedef ncclResult_t (*postset_fn)(struct ncclComm *, int *, struct ncclTopoRanks **, int *, int *);
-typedef ncclResult_t (*netdev_fn)(struct ncclTopoSystem *, int, struct ncclTopoGraph *, int, int *);
 
-static preset_fn preset;
-static postset_fn postset;
-static netdev_fn get_net_dev;
+static ring_preset_fn preset;
+static ring_postset_fn postset;
+static ring_get_net_dev_fn get_net_dev;
 static int failures;
 
-#define CHECK(cond, ...)                                                   \
-  do {                                                                     \
-    if (!(cond)) {                                                         \
-      fprintf(stderr, "boundary: FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                        \
-      fputc('\n', stderr);                                                 \
-      if (++failures >= 8) exit(1); /* the first few say enough */         \
-    }                                                                      \
-  } while (0)
+#define CHECK(cond, ...) CHECK_AS("boundary", 8, cond, __VA_ARGS__) /* the first 8 say enough */
 
-static void *need(void *handle, const char *name) {
-  void *p = dlsym(handle, name);
-  if (p == NULL) {
-    fprintf(stderr, "boundary: %s not found: %s\n", name, dlerror());
-    exit(2);
-  }
-  return p;
-}
+static void *need(void *handle, const char *name) { return need_symbol("boundary", handle, name); }
 
 /* dlopen(path, RTLD_NOW | scope), or exit 2 saying why. */
 static void *load(const char *path, int scope) {
@@ -121,6 +104,16 @@ static void *load(const char *path, int scope) {
     exit(2);
   }
   return h;
+}
+
+/* lib loaded with RTLD_LOCAL, its Preset and Postset found, and its log
+ * (NCCL_DEBUG=WARN) sent to a new file made from the template logPath.
+ * Returns the handle, or NULL when the log file cannot be made. */
+static void *load_stage(const char *lib, char *logPath) {
+  void *h = load(lib, RTLD_LOCAL);
+  preset = (ring_preset_fn)need(h, "ncclTopoPreset");
+  postset = (ring_postset_fn)need(h, "ncclTopoPostset");
+  return log_to_temp_file(logPath, "WARN") == 0 ? h : NULL;
 }
 
 /* Every rank's Preset, then every rank's Postset, with enablePod set when
@@ -172,18 +165,11 @@ static int env_after_load(const char *lib) {
       fprintf(stderr, "boundary: unset %s first: this mode sets it after load\n", vars[i]);
       return 2;
     }
-  void *h = load(lib, RTLD_LOCAL);
-  preset = (preset_fn)need(h, "ncclTopoPreset");
-  postset = (postset_fn)need(h, "ncclTopoPostset");
   char logPath[] = "/tmp/boundary-log-XXXXXX";
-  int fd = mkstemp(logPath);
-  if (fd < 0) return 2;
-  close(fd);
+  if (load_stage(lib, logPath) == NULL) return 2;
   /* After load, before the first call: what a launcher does. */
   setenv("NCCOM_RING_PLATFORM", "trn3-switchv1", 1);
   setenv("NCCOM_RING_POD_ORDER", "node", 1);
-  setenv("NCCL_DEBUG", "WARN", 1);
-  setenv("NCCL_DEBUG_FILE", logPath, 1);
   run_stage(true, true);
   CHECK(preset(NULL, NULL, NULL) == ncclInvalidArgument, "Preset(NULL) is ncclInvalidArgument");
   FILE *f = fopen(logPath, "r");
@@ -209,9 +195,9 @@ static int through_hooklib(const char *hooklib, bool switchV1) {
   bool global = dlsym(RTLD_DEFAULT, "neuronIsTrn3SwitchV1Family") || dlsym(RTLD_DEFAULT, "_Z26neuronIsTrn3SwitchV1Familyv");
   CHECK(global == !switchV1, "the stand-in's hooks are %s globally: the test would prove nothing", global ? "visible" : "invisible");
   void (*configure)(bool, int) = (void (*)(bool, int))need(h, "hooklib_configure");
-  preset = (preset_fn)need(h, "hooklib_preset");
-  postset = (postset_fn)need(h, "hooklib_postset");
-  get_net_dev = (netdev_fn)need(h, "hooklib_get_net_dev");
+  preset = (ring_preset_fn)need(h, "hooklib_preset");
+  postset = (ring_postset_fn)need(h, "hooklib_postset");
+  get_net_dev = (ring_get_net_dev_fn)need(h, "hooklib_get_net_dev");
   configure(switchV1, 2);
   run_stage(switchV1, false);
   int dev = -1;
@@ -234,8 +220,8 @@ static long vm_size_kb(void) {
 
 static int address_limit(const char *lib) {
   void *h = load(lib, RTLD_LOCAL);
-  postset = (postset_fn)need(h, "ncclTopoPostset");
-  get_net_dev = (netdev_fn)need(h, "ncclTopoGetNetDev");
+  postset = (ring_postset_fn)need(h, "ncclTopoPostset");
+  get_net_dev = (ring_get_net_dev_fn)need(h, "ncclTopoGetNetDev");
   const int nRanks = 1 << 24, nChannels = 16;
   static struct ncclTopoRanks one; /* every value 0: in range, a ring of one */
   struct ncclTopoRanks **all = malloc((size_t)nRanks * sizeof *all);
@@ -288,17 +274,10 @@ static int address_limit(const char *lib) {
 }
 
 static int stale_pointer(const char *lib) {
-  void *h = load(lib, RTLD_LOCAL);
-  preset = (preset_fn)need(h, "ncclTopoPreset");
-  postset = (postset_fn)need(h, "ncclTopoPostset");
-  ncclResult_t (*build_rings)(int, int *, int, int, int *, int *) =
-      (ncclResult_t (*)(int, int *, int, int, int *, int *))need(h, "ncclBuildRings");
   char logPath[] = "/tmp/boundary-log-XXXXXX";
-  int fd = mkstemp(logPath);
-  if (fd < 0) return 2;
-  close(fd);
-  setenv("NCCL_DEBUG", "WARN", 1);
-  setenv("NCCL_DEBUG_FILE", logPath, 1);
+  void *h = load_stage(lib, logPath);
+  if (h == NULL) return 2;
+  ring_build_rings_fn build_rings = (ring_build_rings_fn)need(h, "ncclBuildRings");
 
   static struct ncclTopoGraph graph;
   graph.pattern = NCCL_TOPO_PATTERN_RING, graph.nChannels = 1;
@@ -352,7 +331,7 @@ static int shared_log(const char *hooklib) {
   void *h = load(hooklib, RTLD_LOCAL);
   void (*open_log)(const char *) = (void (*)(const char *))need(h, "hooklib_open_log");
   void (*log_line)(const char *) = (void (*)(const char *))need(h, "hooklib_log");
-  preset = (preset_fn)need(h, "hooklib_preset");
+  preset = (ring_preset_fn)need(h, "hooklib_preset");
   char path[] = "/tmp/boundary-shared-XXXXXX";
   int fd = mkstemp(path);
   if (fd < 0) return 2;
@@ -381,8 +360,8 @@ static int shared_log(const char *hooklib) {
 static int layout_profile(const char *lib, const char *profile) {
   enum { MOVED_RANK = 17612, MOVED_NRANKS = 17616, D3_NRANKS = 17620, OTHER = 0x7777 };
   void *h = load(lib, RTLD_LOCAL);
-  preset = (preset_fn)need(h, "ncclTopoPreset");
-  postset = (postset_fn)need(h, "ncclTopoPostset");
+  preset = (ring_preset_fn)need(h, "ncclTopoPreset");
+  postset = (ring_postset_fn)need(h, "ncclTopoPostset");
   if (profile != NULL) setenv("NCCOM_RING_LAYOUT", profile, 1);
   static struct ncclTopoGraph graphs[NODES];
   struct ncclComm *comms = calloc(NRANKS, sizeof *comms);
@@ -433,8 +412,8 @@ static int layout_profile(const char *lib, const char *profile) {
 /* A profile that fails validation: every export refuses, naming it. */
 static int layout_bad(const char *lib) {
   void *h = load(lib, RTLD_LOCAL);
-  preset = (preset_fn)need(h, "ncclTopoPreset");
-  netdev_fn net = (netdev_fn)need(h, "ncclTopoGetNetDev");
+  preset = (ring_preset_fn)need(h, "ncclTopoPreset");
+  ring_get_net_dev_fn net = (ring_get_net_dev_fn)need(h, "ncclTopoGetNetDev");
   char path[] = "/tmp/boundary-layout-XXXXXX", logPath[] = "/tmp/boundary-log-XXXXXX";
   int fd = mkstemp(path), lfd = mkstemp(logPath);
   if (fd < 0 || lfd < 0) return 2;
@@ -476,16 +455,9 @@ static int layout_bad(const char *lib) {
 static int layout_overrun(const char *lib, const char *profile, const char *want, const char *standin) {
   enum { GUARD = 64, FILL = 0x5A };
   if (standin != NULL) load(standin, RTLD_LOCAL);
-  void *h = load(lib, RTLD_LOCAL);
-  preset = (preset_fn)need(h, "ncclTopoPreset");
-  postset = (postset_fn)need(h, "ncclTopoPostset");
   char logPath[] = "/tmp/boundary-log-XXXXXX";
-  int lfd = mkstemp(logPath);
-  if (lfd < 0) return 2;
-  close(lfd);
+  if (load_stage(lib, logPath) == NULL) return 2;
   setenv("NCCOM_RING_LAYOUT", profile, 1);
-  setenv("NCCL_DEBUG", "WARN", 1);
-  setenv("NCCL_DEBUG_FILE", logPath, 1);
 
   /* The struct ends GUARD bytes before a page no one may touch. */
   size_t page = (size_t)sysconf(_SC_PAGESIZE), body = sizeof(struct ncclComm) + GUARD;

@@ -167,6 +167,18 @@ struct cluster *cluster_default_sized(int nNodes, int cores) {
   return cl;
 }
 
+struct cluster *cluster_rotated_2x4(int channels, int outStep) {
+  int local[2] = {4, 4}, order[4];
+  struct cluster *cl = cluster_new(2, local);
+  if (cl == NULL) return NULL;
+  for (int c = 0; c < channels; c++) {
+    for (int i = 0; i < 4; i++) order[i] = (c + i) % 4;
+    cluster_set_channel(cl, c, order, 4, c % 8, (c + outStep) % 8);
+  }
+  cluster_set_nchannels(cl, channels);
+  return cl;
+}
+
 void stage_free(struct stage *st) {
   for (int r = 0; st->comms && r < st->nRanks; r++) {
     if (st->comms[r] == NULL) continue;

@@ -18,12 +18,18 @@
 
 #include "nccom_ring.h"
 
+/* The four entry points' types, for a host that finds them with dlsym. */
+typedef ncclResult_t (*ring_preset_fn)(struct ncclComm *, struct ncclTopoGraph *, struct ncclTopoRanks *);
+typedef ncclResult_t (*ring_postset_fn)(struct ncclComm *, int *, struct ncclTopoRanks **, int *, int *);
+typedef ncclResult_t (*ring_build_rings_fn)(int, int *, int, int, int *, int *);
+typedef ncclResult_t (*ring_get_net_dev_fn)(struct ncclTopoSystem *, int, struct ncclTopoGraph *, int, int *);
+
 /* The four entry points of one library. */
 struct ring_api {
-  ncclResult_t (*preset)(struct ncclComm *, struct ncclTopoGraph *, struct ncclTopoRanks *);
-  ncclResult_t (*postset)(struct ncclComm *, int *, struct ncclTopoRanks **, int *, int *);
-  ncclResult_t (*build_rings)(int, int *, int, int, int *, int *);
-  ncclResult_t (*get_net_dev)(struct ncclTopoSystem *, int, struct ncclTopoGraph *, int, int *);
+  ring_preset_fn preset;
+  ring_postset_fn postset;
+  ring_build_rings_fn build_rings;
+  ring_get_net_dev_fn get_net_dev;
 };
 
 /* The entry points this program was linked against. */
@@ -114,6 +120,12 @@ struct cluster *cluster_default(int nNodes);
  * NIC i * NICs / cores, channel c starting at core c * cores / 8.
  * cluster_default(n) is cluster_default_sized(n, 32). */
 struct cluster *cluster_default_sized(int nNodes, int cores);
+
+/* 2 nodes x 4 ranks with `channels` graph channels, channel c in the local
+ * order rotated by c (c, c + 1, ... mod 4), its NICs c % 8 in and
+ * (c + outStep) % 8 out: more channels than the 16 a graph usually has
+ * (the doubling past 32 of D6 and D10). */
+struct cluster *cluster_rotated_2x4(int channels, int outStep);
 
 /* Loads the RING graph (pattern 4) of an NCCL_GRAPH_FILE and applies it to
  * every one of nNodes nodes (graph_xml.c). Writes a message to err and

@@ -104,7 +104,7 @@ enum corruption {
                   * odd bytes from value (the first word never the magic) */
   X_ENV_PLATFORM, /* rank's Preset (value odd: every rank of its node) runs in a process of its own
                    * without the platform hooks, with NCCOM_RING_PLATFORM set to the value
-                   * ((value >> 1) % 5) of xEnvPlatforms in conformance.c (D28: the variable on one
+                   * ((value >> 1) % 5) of xEnvPlatforms in crossrank.c (D28: the variable on one
                    * node only); the other ranks keep the job's hooks */
   X_COUNT
 };

@@ -129,13 +129,10 @@ static void compare_stages(const char *what, struct cluster *cl, const struct ri
   cluster_free(cl);
 }
 
-typedef ncclResult_t (*build_rings_fn)(int, int *, int, int, int *, int *);
-typedef ncclResult_t (*get_net_dev_fn)(struct ncclTopoSystem *, int, struct ncclTopoGraph *, int,
-                                       int *);
 
 enum { MAXR = 16 };
 
-static void compare_build_rings(const char *what, build_rings_fn ref, build_rings_fn lib,
+static void compare_build_rings(const char *what, ring_build_rings_fn ref, ring_build_rings_fn lib,
                                 int nrings, int useRings, int rank, int nranks, const int *next) {
   static int ra[MAXCHANNELS * MAXR + 8], rb[MAXCHANNELS * MAXR + 8];
   for (size_t i = 0; i < sizeof ra / sizeof ra[0]; i++) ra[i] = rb[i] = -77;
@@ -147,7 +144,7 @@ static void compare_build_rings(const char *what, build_rings_fn ref, build_ring
     printf("ncclBuildRings %-25s %s: result %d\n", what, same ? "identical" : "DIFFERENT", (int)ca);
 }
 
-static void compare_get_net_dev(const char *what, get_net_dev_fn ref, get_net_dev_fn lib,
+static void compare_get_net_dev(const char *what, ring_get_net_dev_fn ref, ring_get_net_dev_fn lib,
                                 struct ncclTopoSystem *sys, int rank, struct ncclTopoGraph *graph,
                                 int channelId, int useDev) {
   int da = -77, db = -77;
@@ -191,8 +188,8 @@ int main(int argc, char **argv) {
                                 struct ncclTopoRanks *))dlsym(h, "ncclTopoPreset");
   lib.postset = (ncclResult_t(*)(struct ncclComm *, int *, struct ncclTopoRanks **, int *,
                                  int *))dlsym(h, "ncclTopoPostset");
-  lib.build_rings = (build_rings_fn)dlsym(h, "ncclBuildRings");
-  lib.get_net_dev = (get_net_dev_fn)dlsym(h, "ncclTopoGetNetDev");
+  lib.build_rings = (ring_build_rings_fn)dlsym(h, "ncclBuildRings");
+  lib.get_net_dev = (ring_get_net_dev_fn)dlsym(h, "ncclTopoGetNetDev");
   const void *syms[4] = {(const void *)lib.preset, (const void *)lib.postset,
                          (const void *)lib.build_rings, (const void *)lib.get_net_dev};
   const char *names[4] = {"ncclTopoPreset", "ncclTopoPostset", "ncclBuildRings", "ncclTopoGetNetDev"};

@@ -178,13 +178,7 @@ static void one_rank_per_node(void) {
  * channels[31] changes except the fields Postset owns (node, nNodes,
  * nChannels). */
 static void twenty_channels(void) {
-  int local[2] = {4, 4}, order[4];
-  struct cluster *cl = cluster_new(2, local);
-  for (int c = 0; c < 20; c++) {
-    for (int i = 0; i < 4; i++) order[i] = (c + i) % 4;
-    cluster_set_channel(cl, c, order, 4, c % 8, (c + 1) % 8);
-  }
-  cluster_set_nchannels(cl, 20);
+  struct cluster *cl = cluster_rotated_2x4(20, 1);
   struct stage st;
   if (stage_run(&linked_ring_api, cl, &st) == 0) {
     CHECK(stage_check(cl, &st) == 0, "invariants");

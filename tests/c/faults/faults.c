@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "../common/cluster.h"
+#include "../common/host.h"
 #include "../common/stage_setup.h"
 
 static bool hookSwitchV1;
@@ -516,13 +517,7 @@ static void postset_kanga_not_read(const struct row *row, struct fixture *f) {
 
 static void twenty_channel_graph(const struct row *row, struct fixture *f) {
   (void)f;
-  int local[2] = {4, 4}, order[4];
-  struct cluster *cl = cluster_new(2, local);
-  for (int c = 0; c < 20; c++) {
-    for (int i = 0; i < 4; i++) order[i] = (c + i) % 4;
-    cluster_set_channel(cl, c, order, 4, c % 8, (c + 3) % 8);
-  }
-  cluster_set_nchannels(cl, 20);
+  struct cluster *cl = cluster_rotated_2x4(20, 3);
   run_whole(row, cl, 32);
   cluster_free(cl);
 }
@@ -736,11 +731,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   char path[] = "/tmp/nccomring-faults-XXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) return 2;
-  close(fd);
-  setenv("NCCL_DEBUG", "WARN", 1);
-  setenv("NCCL_DEBUG_FILE", path, 1);
+  if (log_to_temp_file(path, "WARN") != 0) return 2;
   unsetenv("NCCOM_RING_PLATFORM");
   unsetenv("NCCOM_RING_POD_ORDER");
   unsetenv("NCCOM_RING_DUMP"); /* its INFO lines and files are not this test's */

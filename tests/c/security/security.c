@@ -47,28 +47,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nccom_ring.h"
+#include "../common/cluster.h"
+#include "../common/host.h"
 
 #define RANKS 2
 
-typedef ncclResult_t (*preset_fn)(struct ncclComm *, struct ncclTopoGraph *, struct ncclTopoRanks *);
-typedef ncclResult_t (*postset_fn)(struct ncclComm *, int *, struct ncclTopoRanks **, int *, int *);
-typedef ncclResult_t (*netdev_fn)(struct ncclTopoSystem *, int, struct ncclTopoGraph *, int, int *);
 
-static preset_fn preset;
-static postset_fn postset;
-static netdev_fn get_net_dev;
+static ring_preset_fn preset;
+static ring_postset_fn postset;
+static ring_get_net_dev_fn get_net_dev;
 static int failures;
 
-#define CHECK(cond, ...)                                                           \
-  do {                                                                             \
-    if (!(cond)) {                                                                 \
-      fprintf(stderr, "security-host: FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                                \
-      fputc('\n', stderr);                                                         \
-      failures++;                                                                  \
-    }                                                                              \
-  } while (0)
+#define CHECK(cond, ...) CHECK_AS("security-host", 0, cond, __VA_ARGS__)
 
 static void load(const char *path) {
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -76,9 +66,9 @@ static void load(const char *path) {
     fprintf(stderr, "security-host: %s\n", dlerror());
     exit(2);
   }
-  preset = (preset_fn)dlsym(h, "ncclTopoPreset");
-  postset = (postset_fn)dlsym(h, "ncclTopoPostset");
-  get_net_dev = (netdev_fn)dlsym(h, "ncclTopoGetNetDev");
+  preset = (ring_preset_fn)dlsym(h, "ncclTopoPreset");
+  postset = (ring_postset_fn)dlsym(h, "ncclTopoPostset");
+  get_net_dev = (ring_get_net_dev_fn)dlsym(h, "ncclTopoGetNetDev");
   if (!preset || !postset || !get_net_dev) {
     fprintf(stderr, "security-host: %s lacks the ring stage\n", path);
     exit(2);

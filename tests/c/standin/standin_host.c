@@ -107,15 +107,12 @@ static int load_reference(const char *path, struct ring_api *api) {
 
 /* ---- the paths ---- */
 
-typedef ncclResult_t (*build_rings_fn)(int, int *, int, int, int *, int *);
-typedef ncclResult_t (*get_net_dev_fn)(struct ncclTopoSystem *, int, struct ncclTopoGraph *, int,
-                                       int *);
 
 struct path {
   const char *name;
   int (*run)(const struct ring_api *ref, const struct cluster *cl, struct stage *st);
-  build_rings_fn build_rings;
-  get_net_dev_fn get_net_dev;
+  ring_build_rings_fn build_rings;
+  ring_get_net_dev_fn get_net_dev;
 };
 
 static int run_direct(const struct ring_api *ref, const struct cluster *cl, struct stage *st) {
@@ -146,7 +143,7 @@ struct rings_out {
   int broken[MAXCHANNELS * 64];
 };
 
-static void run_build_rings(build_rings_fn fn, const struct stage *refSt, struct rings_out *out) {
+static void run_build_rings(ring_build_rings_fn fn, const struct stage *refSt, struct rings_out *out) {
   int n = refSt->nRanks, nrings = refSt->comms[0]->nChannels;
   static int next[MAXCHANNELS * 64];
   memset(out, 0, sizeof *out);
@@ -348,7 +345,7 @@ int main(int argc, char **argv) {
         print_rings(&rings);
       }
       int dev = -5;
-      get_net_dev_fn gnd = paths[p].get_net_dev ? paths[p].get_net_dev : ref.get_net_dev;
+      ring_get_net_dev_fn gnd = paths[p].get_net_dev ? paths[p].get_net_dev : ref.get_net_dev;
       ncclResult_t rc = gnd(&cl->systems[sys], PROBE_RANK, NULL, 0, &dev);
       printf("ncclTopoGetNetDev(sys, %d, NULL, 0, &dev): result %d dev %d\n", PROBE_RANK, (int)rc, dev);
       stage_free(&st);

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "../common/cluster.h"
+#include "../common/host.h"
 
 static int failures;
 static const char *current;
@@ -304,6 +305,12 @@ static const char *walk_line(char *out, int c, int n, const int *ranks, int len,
   return out;
 }
 
+/* A test begins: its name, on stdout and in its failures. */
+static void begin(const char *name) {
+  current = name;
+  printf("%s\n", current);
+}
+
 /* ---- the six inputs of issue 8 ---- */
 
 /* Input 1. 2 nodes x 4, one channel 0 1 2 3 (node 1: 4 5 6 7); after
@@ -315,8 +322,7 @@ static const char *walk_line(char *out, int c, int n, const int *ranks, int len,
  * Stitched: next runs 0 1 2 3 | 4 5 6 7 | 0, a cycle, but prev[2] = 0, so
  * channel 0 fails and rank 0 prints its walk, all 8 ranks. */
 static void wrong_prev_of_one_rank_fails_every_rank_naming_it(void) {
-  current = "wrong_prev_of_one_rank_fails_every_rank_naming_it";
-  printf("%s\n", current);
+  begin(__func__);
   static const int id[4] = {0, 1, 2, 3};
   const int *orders[1] = {id};
   struct job *j = job_new(2, 4, 1, orders);
@@ -347,8 +353,7 @@ static struct ncclTopoGraph *own_graph_of_rank_2(struct job *j, int r) {
   return r == 2 ? rank2Graph : NULL;
 }
 static void rank_with_its_own_intra_order_fails_every_rank_naming_it(void) {
-  current = "rank_with_its_own_intra_order_fails_every_rank_naming_it";
-  printf("%s\n", current);
+  begin(__func__);
   static const int order[5] = {0, 1, 4, 2, 3};
   const int *orders[1] = {order};
   struct job *j = job_new(2, 5, 1, orders);
@@ -382,8 +387,7 @@ static void rank_with_its_own_intra_order_fails_every_rank_naming_it(void) {
  * Stitched next: 0 7 6 5 4 3 2 1, tail 1 to head 8, 8 15 14 ... 10 9, and
  * tail 9 to head 0: a cycle, but slot 9's prev is -1. */
 static void fragment_delivered_in_two_slots_fails_every_rank_naming_the_copy(void) {
-  current = "fragment_delivered_in_two_slots_fails_every_rank_naming_the_copy";
-  printf("%s\n", current);
+  begin(__func__);
   static const int order[8] = {0, 7, 6, 5, 4, 3, 2, 1};
   const int *orders[1] = {order};
   struct job *j = job_new(2, 8, 1, orders);
@@ -415,8 +419,7 @@ static struct ncclTopoGraph *prefix_graph_of_rank_3(struct job *j, int r) {
 static void graphs_with_different_channel_counts_agree_on_the_smallest(unsigned char fill) {
   static char name[128];
   snprintf(name, sizeof name, "graphs_with_different_channel_counts_agree_on_the_smallest (buffer 0x%02X)", fill);
-  current = name;
-  printf("%s\n", current);
+  begin(name);
   static const int fwd[4] = {0, 1, 2, 3}, rev[4] = {3, 2, 1, 0};
   const int *orders[14];
   for (int c = 0; c < 14; c++) orders[c] = c % 2 == 0 ? fwd : rev;
@@ -459,8 +462,7 @@ static void graphs_with_different_channel_counts_agree_on_the_smallest(unsigned 
  * 52). Votes: 52 has 4: rank 52, its first detail. Walk from 0 along the
  * stitched next: 0 .. 52, 54 .. 63, 0: 64 ranks, none left over. */
 static void wrong_prev_and_next_of_one_rank_name_it_and_the_rank_nobody_reaches(void) {
-  current = "wrong_prev_and_next_of_one_rank_name_it_and_the_rank_nobody_reaches";
-  printf("%s\n", current);
+  begin(__func__);
   static const int id[8] = {0, 1, 2, 3, 4, 5, 6, 7};
   const int *orders[1] = {id};
   struct job *j = job_new(8, 8, 1, orders);
@@ -490,8 +492,7 @@ static void wrong_prev_and_next_of_one_rank_name_it_and_the_rank_nobody_reaches(
  * (prev 40) is nobody's next; 41's prev 40, but 40's next is 42: (41, 40).
  * Votes: 40 has 2. */
 static void failing_ring_walk_is_printed_by_rank_zero_before_its_warn(void) {
-  current = "failing_ring_walk_is_printed_by_rank_zero_before_its_warn";
-  printf("%s\n", current);
+  begin(__func__);
   int id[32];
   for (int i = 0; i < 32; i++) id[i] = i;
   const int *orders[2] = {id, id};
@@ -523,8 +524,7 @@ static void failing_ring_walk_is_printed_by_rank_zero_before_its_warn(void) {
  * 5, but 5's next is -1: (4, 5); 5's next -1 but the tail is 4: (5).
  * Votes: 5 has 2. */
 static void walks_show_a_lost_next_and_a_short_cycle_of_failing_rings_only(void) {
-  current = "walks_show_a_lost_next_and_a_short_cycle_of_failing_rings_only";
-  printf("%s\n", current);
+  begin(__func__);
   static const int fwd[4] = {0, 1, 2, 3}, rev[4] = {3, 2, 1, 0};
   const int *orders[3] = {fwd, rev, fwd};
   struct job *j = job_new(2, 4, 3, orders);
@@ -552,12 +552,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   char path[] = "/tmp/nccomring-verdict-XXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) return 2;
-  close(fd);
-  setenv("NCCL_DEBUG", "INFO", 1);
+  if (log_to_temp_file(path, "INFO") != 0) return 2;
   setenv("NCCL_DEBUG_SUBSYS", "INIT", 1);
-  setenv("NCCL_DEBUG_FILE", path, 1);
   unsetenv("NCCOM_RING_PLATFORM");
   unsetenv("NCCOM_RING_POD_ORDER");
   unsetenv("NCCOM_RING_DUMP"); /* its INFO lines and files are not this test's */
