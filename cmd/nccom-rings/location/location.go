@@ -33,6 +33,7 @@
 package location
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -158,8 +159,12 @@ type Topology struct {
 	// Truncated: the last EC2 page has a NextToken, so the file lacks
 	// the instances of the pages after it.
 	Truncated bool
+	// Reason says why the file places no host, when it says so itself
+	// (a flat topology of a topology.yaml, a pattern of SLURM_TOPOLOGY_ADDR
+	// without switches).
+	Reason string
 
-	byKey map[string]int // Key(name) -> index in Hosts
+	byKey map[string]int // Key(name) -> index in Hosts, and of each alias
 }
 
 // Host is one host of a Topology.
@@ -192,6 +197,32 @@ func (t *Topology) add(h Host) (index int, added bool) {
 	t.byKey[k] = len(t.Hosts)
 	t.Hosts = append(t.Hosts, h)
 	return len(t.Hosts) - 1, true
+}
+
+// alias makes name find the host at index i too (a node's instance id, a
+// reservation's Capacity Block), unless a host or an alias has its key
+// already.
+func (t *Topology) alias(name string, i int) {
+	if _, ok := t.byKey[Key(name)]; !ok {
+		t.byKey[Key(name)] = i
+	}
+}
+
+// bom is the UTF-8 byte-order mark, which every reader accepts at the
+// start of a file (editors on Windows write it).
+var bom = []byte{0xef, 0xbb, 0xbf}
+
+// blankBOM is data with its byte-order mark, if any, made three blanks,
+// so that lines and bytes are counted as in the file: a copy then, never
+// data itself changed.
+func blankBOM(data []byte) []byte {
+	if !bytes.HasPrefix(data, bom) {
+		return data
+	}
+	c := make([]byte, len(data))
+	copy(c, data)
+	copy(c, "   ")
+	return c
 }
 
 // ReadFile reads the file at path whole: a regular file (or a pipe, for
