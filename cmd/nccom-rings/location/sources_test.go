@@ -178,7 +178,7 @@ func TestSlurmYAMLRefuses(t *testing.T) {
 			"t.yaml: no topology has cluster_default: true, so which one to read is not said: name one with --topology (a, b)"},
 		"unknown key": {"- topology: a\n  tree:\n    switches:\n      - switch: s1\n        node: n1\n",
 			"t.yaml:5:9: unknown key \"node\" in a switch; it takes switch, children, nodes"},
-		"two kinds": {"- topology: a\n  flat: true\n  tree: {}\n", "t.yaml:3:3: topology \"a\" has both flat and tree: a topology has one kind"},
+		"two kinds":  {"- topology: a\n  flat: true\n  tree: {}\n", "t.yaml:3:3: topology \"a\" has both flat and tree: a topology has one kind"},
 		"name first": {"- cluster_default: true\n  topology: a\n", "t.yaml:1:3: \"topology: NAME\" must be a topology's first key, not \"cluster_default\""},
 		"cycle": {"- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s2\n      - switch: s2\n        children: s1\n",
 			"is below itself"},
