@@ -48,7 +48,7 @@ func ParseSlurmYAML(file string, data []byte, name string) (*Topology, error) {
 }
 
 func parseSlurmYAML(file string, data []byte, name string, maxHosts uint64) (*Topology, error) {
-	y := yamlReader{p: slurmParser{file: file, byName: make(map[string]int), maxHosts: maxHosts}}
+	y := yamlReader{p: slurmParser{file: file, byName: make(map[string]int), maxHosts: maxHosts}, lines: bytes.Count(data, []byte{'\n'}) + 1}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -203,7 +203,8 @@ func looksLikeSlurmYAML(data []byte) bool {
 }
 
 type yamlReader struct {
-	p slurmParser
+	p     slurmParser
+	lines int // in the file, the last one's end counted as a line
 }
 
 func (y *yamlReader) at(n *yaml.Node, format string, args ...any) *Error {
@@ -217,7 +218,9 @@ func (y *yamlReader) syntax(err error) *Error {
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
 		if i := strings.IndexByte(rest, ':'); i > 0 {
 			if n, err := strconv.Atoi(rest[:i]); err == nil {
-				line, msg = n, strings.TrimSpace(rest[i+1:])
+				// The library counts the end of a file without a
+				// last newline as a line after the last.
+				line, msg = min(n, y.lines), strings.TrimSpace(rest[i+1:])
 			}
 		}
 	}
