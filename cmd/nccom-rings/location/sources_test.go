@@ -2,6 +2,7 @@ package location_test
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -221,4 +222,34 @@ func TestDetectRefuses(t *testing.T) {
 	assert.ErrorContains(t, err, "x: not a file locate knows")
 	_, err = location.Detect("x", []byte(`{"a": 1}`))
 	assert.ErrorContains(t, err, `x: JSON without "Instances"`)
+}
+
+// Issue 36, hostile inputs: each new reader refuses a huge node range, a
+// cycle, deep nesting and an oversized document, naming the file and,
+// where there is one, the line.
+func TestNewReadersRefuseHostileInputs(t *testing.T) {
+	deepJSON := func(head string) []byte {
+		return []byte(head + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + "}]}")
+	}
+	for _, c := range []struct {
+		name, source, text, want string
+	}{
+		{"yaml range", "slurm", "- topology: a\n  block:\n    blocks:\n      - block: b\n        nodes: n[0-999999999]\n", "t:5:17: nodes=\"n[0-999999999]\" gives more names than the file may have"},
+		{"scontrol range", "slurm", "SwitchName=s Level=0 LinkSpeed=1 Nodes=n[0-999999999]\n", "t:1:41: Nodes=\"n[0-999999999]\" gives more names than the file may have"},
+		{"block range", "slurm", "BlockName=b Nodes=n[0-999999999]\n", "t:1:20: Nodes=\"n[0-999999999]\" gives more names than the file may have"},
+		{"yaml cycle", "slurm", "- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s2\n      - switch: s2\n        children: s1\n", "t:4:17: switch \"s1\" is below itself"},
+		{"scontrol cycle", "slurm", "SwitchName=a Level=1 LinkSpeed=1 Switches=b\nSwitchName=b Level=1 LinkSpeed=1 Switches=a\n", "t:1:12: switch \"a\" is below itself"},
+		{"yaml nesting", "slurm", "- topology: a\n  tree: " + strings.Repeat("[", 20_000) + "\n", "t:2:"},
+		{"k8s nesting", "k8s", string(deepJSON(`{"items": [{"metadata": {"name": "n"}, "spec": {"x": `)), "t:1:"},
+		{"reservation nesting", "ec2-reservation", string(deepJSON(`{"CapacityReservations": [{"CapacityReservationId": "cr-1", "x": `)), "t:1:"},
+	} {
+		_, err := location.Parse(c.source, "t", []byte(c.text), location.Options{})
+		require.Error(t, err, c.name)
+		assert.Contains(t, err.Error(), c.want, c.name)
+	}
+	big := make([]byte, location.MaxFileSize+1)
+	for _, source := range []string{"ec2-reservation", "k8s", "slurm"} {
+		_, err := location.Parse(source, "t", big, location.Options{})
+		assert.ErrorContains(t, err, "t: has 67108865 bytes, more than the", source)
+	}
 }
