@@ -1,8 +1,12 @@
 // Package location finds where hosts sit in the network, as the
 // NCCOM_RING_LOCATION values of D25 (package nodeorder), from the files
 // operators already have: the JSON of EC2's DescribeInstanceTopology
-// (ParseEC2) and a Slurm topology.conf of the topology/tree plugin
-// (ParseSlurm). It also reads and defines the locations file every tool of
+// (ParseEC2) and DescribeCapacityReservationTopology
+// (ParseEC2Reservation), of kubectl get nodes (ParseK8s: EKS's and
+// Topograph's labels), what Slurm says (ParseSlurm: a topology.conf of
+// the topology/tree or topology/block plugin, a topology.yaml, scontrol
+// show topology's output) and a Slurm task's SLURM_TOPOLOGY_ADDR
+// (FromSlurmEnv); Detect tells the files apart by content. It also reads and defines the locations file every tool of
 // the project reads (ReadLocations): one "HOST LOCATION" line per host.
 // Pure Go; the library itself reads no file, only its tools use this.
 //
