@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/nodeorder"
 )
 
@@ -207,8 +208,15 @@ type yamlReader struct {
 	lines int // in the file, the last one's end counted as a line
 }
 
+// at is an error at n. A lone '\r' ends a line for the YAML library
+// and not for a file's reader (nor an editor, today): a line past the
+// file's last '\n' is its last.
 func (y *yamlReader) at(n *yaml.Node, format string, args ...any) *Error {
-	return &Error{File: y.p.file, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...)}
+	line, col := n.Line, n.Column
+	if line > y.lines {
+		line, col = y.lines, 0
+	}
+	return &Error{File: y.p.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
 }
 
 // syntax is the YAML library's error with its line, when it gives one.
@@ -222,6 +230,14 @@ func (y *yamlReader) syntax(err error) *Error {
 				// last newline as a line after the last.
 				line, msg = min(n, y.lines), strings.TrimSpace(rest[i+1:])
 			}
+		}
+	}
+	for i := range len(msg) {
+		if c := msg[i]; c < ' ' || c >= 0x7f {
+			// The library's words may hold the file's bytes (an
+			// anchor's name): shown escaped.
+			msg = quote.String(msg)
+			break
 		}
 	}
 	return &Error{File: y.p.file, Line: line, Msg: "not YAML: " + msg}
