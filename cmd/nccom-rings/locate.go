@@ -194,8 +194,11 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 		return usage("--topology names a topology of a Slurm topology.yaml")
 	}
 	opts := location.Options{K8s: location.K8sOptions{Accelerator: f.accelerator}, Slurm: location.SlurmOptions{Topology: f.topology}}
-	if f.labels != "" {
+	if given("labels") {
 		opts.K8s.Labels = strings.Split(f.labels, ",")
+		if slices.Contains(opts.K8s.Labels, "") {
+			return usage("--labels %s: want label keys separated by commas, outermost first", strconv.QuoteToASCII(f.labels))
+		}
 	}
 
 	var topo *location.Topology
