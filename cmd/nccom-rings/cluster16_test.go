@@ -169,3 +169,27 @@ func TestCluster16EverySourceGivesTheSameGroups(t *testing.T) {
 	require.Equal(t, cli.ExitOK, code, errOut)
 	assert.Equal(t, "nn-4f1c0a9b3d2e51000/nn-5a2b3c4d5e6f72002/nn-6c3d4e5f607183003\n", out)
 }
+
+// Before launch: the cluster's four Capacity Reservations, one a leaf,
+// each located where EKS later places its four nodes.
+func TestCluster16CapacityReservations(t *testing.T) {
+	noHostHints(t)
+	code, out, errOut := runTool("locate", "--all", filepath.Join(cluster16, "capacity-reservation-topology.json"))
+	require.Equal(t, cli.ExitOK, code, errOut)
+	_, eks, _ := runTool("locate", "--all", "k8s:"+filepath.Join(cluster16, "eks-nodes.json"))
+	leafOf := map[string]bool{}
+	for _, line := range strings.Split(eks, "\n") {
+		if f := strings.Fields(line); len(f) == 2 && !strings.HasPrefix(f[0], "#") {
+			leafOf[f[1]] = true
+		}
+	}
+	var got []string
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) == 2 && !strings.HasPrefix(f[0], "#") {
+			assert.True(t, leafOf[f[1]], "reservation %s at %s, where no node is", f[0], f[1])
+			got = append(got, f[0])
+		}
+	}
+	assert.Equal(t, []string{"cr-0c16b1c2d3e4f5001", "cr-0c16b1c2d3e4f5002", "cr-0c16b1c2d3e4f5003", "cr-0c16b1c2d3e4f5004"}, got)
+	assert.Len(t, leafOf, 4)
+}

@@ -268,6 +268,7 @@ func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
 			func(t *testing.T, which string, r boundedRun) {
 				assert.Equal(t, 0, r.code, "%s: %s", which, r.stderr)
 				assert.Equal(t, count[which]+1, strings.Count(r.stdout, "\n"), which) // a "#" line, then a host a line
+				assert.Less(t, r.heapMB, 512, "%s: the largest heap, in MB", which)
 			})
 	})
 
@@ -293,6 +294,7 @@ func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
 			func(t *testing.T, which string, r boundedRun) {
 				assert.Equal(t, 0, r.code, "%s: %s", which, r.stderr)
 				assert.Equal(t, map[string]int{"half": 18_001, "full": 36_001}[which], strings.Count(r.stdout, "\n"), which)
+				assert.Less(t, r.heapMB, 512, "%s: the largest heap, in MB", which)
 			})
 		huge := filepath.Join(dir, "huge-topology.yaml")
 		require.NoError(t, os.WriteFile(huge, []byte("- topology: t\n"), 0o644))
