@@ -46,7 +46,8 @@ var topographLevels = []string{topographPrefix + "core", topographPrefix + "spin
 //     outermost), when any node has layer 1;
 //   - else NVIDIA Topograph's network.topology.nvidia.com/core, spine and
 //     leaf, outermost first, when any node has one (and its accelerator
-//     label, innermost, only when opts.Accelerator);
+//     label, innermost, only when opts.Accelerator); of these, only the
+//     ones some node has (a provider of two tiers gives no core);
 //   - else Topograph's fabric.topograph.run/tier-N, whose tiers count
 //     from the node outward, so the highest tier comes first (and
 //     accelerator.topograph.run/domain, innermost, only when asked);
@@ -309,6 +310,22 @@ func hasAfter(labels map[string]string, levels []string, missing string) bool {
 	return false
 }
 
+// present is the labels of levels that some node has: Topograph writes
+// only the levels its provider reports (a cloud of two tiers has no
+// core), and EKS layer 4 only on instance types of four layers.
+func present(nodes []k8sNode, levels []string) []string {
+	var out []string
+	for _, l := range levels {
+		for _, n := range nodes {
+			if n.Metadata.Labels[l] != "" {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // k8sLevels is the labels of each level, outermost first, and which
 // scheme they are, for a message.
 func k8sLevels(nodes []k8sNode, opts K8sOptions) ([]string, string, error) {
@@ -336,7 +353,7 @@ func k8sLevels(nodes []k8sNode, opts K8sOptions) ([]string, string, error) {
 		for i := 1; i <= 4; i++ {
 			levels = append(levels, eksLayerPrefix+strconv.Itoa(i))
 		}
-		return levels, "EKS's " + eksLayerPrefix + "1..4", nil
+		return present(nodes, levels), "EKS's " + eksLayerPrefix + "1..4", nil
 	}
 	if has(func(k string) bool {
 		return k == topographLevels[0] || k == topographLevels[1] || k == topographLevels[2]
@@ -345,7 +362,7 @@ func k8sLevels(nodes []k8sNode, opts K8sOptions) ([]string, string, error) {
 		if opts.Accelerator {
 			levels = append(levels, topographAccelerator)
 		}
-		return levels, "Topograph's " + topographPrefix + "{core,spine,leaf}", nil
+		return present(nodes, levels), "Topograph's " + topographPrefix + "{core,spine,leaf}", nil
 	}
 	tiers := map[int]bool{}
 	for _, n := range nodes {

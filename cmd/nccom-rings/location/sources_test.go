@@ -111,9 +111,17 @@ func TestK8sTopographGolden(t *testing.T) {
 	// One Node (kubectl get node NAME -o json).
 	topo, err := location.ParseK8s("n.json", []byte(`{"kind": "Node", "metadata": {"name": "n1", "labels": {"network.topology.nvidia.com/leaf": "l1"}}, "spec": {"providerID": "aws:///us-east-1a/i-0123456789abcdef0"}}`), location.K8sOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"n1!"}, locationsOf(topo)) // no core: the outermost level
+	assert.Equal(t, []string{"n1=l1"}, locationsOf(topo)) // no node has a core or a spine: the leaf is the one level
 	_, ok := topo.Lookup("i-0123456789abcdef0")
 	assert.True(t, ok)
+
+	// A level some nodes lack, above one they have: no location.
+	topo, err = location.ParseK8s("n.json", []byte(`{"items": [`+
+		`{"metadata": {"name": "a", "labels": {"network.topology.nvidia.com/spine": "s1", "network.topology.nvidia.com/leaf": "l1"}}},`+
+		`{"metadata": {"name": "b", "labels": {"network.topology.nvidia.com/leaf": "l2"}}}]}`), location.K8sOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a=s1/l1", "b!"}, locationsOf(topo))
+	assert.Equal(t, "the node has no label network.topology.nvidia.com/spine (Topograph's network.topology.nvidia.com/{core,spine,leaf})", topo.Hosts[1].Reason)
 }
 
 // topology.conf(5)'s topology/block lines: BlockName= with Nodes=, and
