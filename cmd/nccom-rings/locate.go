@@ -70,9 +70,10 @@ auto, it is told from FILE's content:
   --from slurm-env
               no file: this task's SLURM_TOPOLOGY_ADDR (top switch first,
               then the node, period-separated) with
-              SLURM_TOPOLOGY_ADDR_PATTERN (switch.switch.node), which Slurm
-              sets in every task: the switches. A pattern of "node" alone
-              places the node nowhere (exit 1).
+              SLURM_TOPOLOGY_ADDR_PATTERN (switch.switch.node; block.node
+              under topology/block), which Slurm sets in every task: the
+              switches (the block). A pattern of "node" alone places the
+              node nowhere (exit 1).
 
 Every source gives the same --all lines, "HOST LOCATION". FILE "-" is
 standard input; a UTF-8 byte-order mark is skipped. Host names are

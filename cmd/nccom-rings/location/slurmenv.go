@@ -15,8 +15,11 @@ const (
 // SLURM_TOPOLOGY_ADDR and SLURM_TOPOLOGY_ADDR_PATTERN, which Slurm sets
 // in every task: the names from the top switch down to the leaf switch,
 // then the node's, separated by periods ("s2.s0.trn1-st-trn1-1"), and
-// what each is ("switch.switch.node"). The location is the names before
-// the node's, outermost first; the one host is the node. A pattern of
+// what each is ("switch.switch.node"; "block.node" under topology/block).
+// The location is the names before the node's, outermost first, a level
+// Slurm leaves empty (a branch that skips it) left out; the one host is
+// the node. A level naming several switches (s[1-2]) has no single
+// chain: no location, Reason says so. A pattern of
 // "node" alone (no topology plugin, or topology/flat) places the node
 // nowhere (Topology.Reason says so). No file is read; errors name the
 // variable. Names are read as location and host names, so a node name
@@ -56,18 +59,37 @@ func FromSlurmEnv(addr, pattern string) (*Topology, error) {
 	if err := checkHost(host); err != nil {
 		return nil, fail(SlurmTopologyAddr, "the node: %v", err)
 	}
-	levels := names[:len(names)-1]
-	if len(levels) > 8 {
-		return nil, fail(SlurmTopologyAddr, "%s has %d switches; a location holds at most 8 names", clip(addr), len(levels))
-	}
-	for _, l := range levels {
+	// Slurm writes, for each level of switches from the highest down,
+	// the switches of that level above the node, as a host list: none
+	// (an empty name) where the node's branch skips the level, several
+	// ("s[1-2]") where it hangs from two.
+	var levels []string
+	several := ""
+	for _, l := range names[:len(names)-1] {
+		switch {
+		case l == "":
+			continue
+		case strings.ContainsAny(l, "[],"):
+			if several == "" {
+				several = l
+			}
+			continue
+		}
 		if err := checkName("the switch name", l); err != nil {
 			return nil, fail(SlurmTopologyAddr, "%v", err)
 		}
+		levels = append(levels, l)
+	}
+	if len(levels) > 8 {
+		return nil, fail(SlurmTopologyAddr, "%s has %d switches; a location holds at most 8 names", clip(addr), len(levels))
 	}
 	t := &Topology{Source: "slurm-env", File: SlurmTopologyAddr}
 	h := Host{Name: host, Location: strings.Join(levels, "/")}
-	if len(levels) == 0 {
+	switch {
+	case several != "":
+		h.Location = ""
+		h.Reason = fmt.Sprintf("%s names %s at one level: the node is below more than one switch there, so it has no single chain of switches", SlurmTopologyAddr, clip(several))
+	case len(levels) == 0:
 		h.Reason = fmt.Sprintf("%s is %s, the node alone: this job's topology plugin places it under no switch", SlurmTopologyAddrPattern, clip(pattern))
 	}
 	t.add(h)
