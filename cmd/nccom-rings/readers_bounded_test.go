@@ -272,6 +272,24 @@ func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
 			})
 	})
 
+	// Issue 36: one node of 30 MB of labels none of which says where it
+	// sits: they are read and let go, not kept (a 64 MiB file of them
+	// kept would take gigabytes).
+	t.Run("issue 36 locate k8s: 30 MB of labels", func(t *testing.T) {
+		path := filepath.Join(dir, "labels-nodes.json")
+		writeGenerated(t, path, func(w *bufio.Writer) {
+			w.WriteString(`{"items":[{"metadata":{"name":"n1","labels":{"topology.k8s.aws/network-node-layer-1":"nn-1"`)
+			for i := 0; i < 1_500_000; i++ {
+				fmt.Fprintf(w, `,"l%07d":"v"`, i)
+			}
+			w.WriteString(`}}}]}`)
+		})
+		r := runBounded(t, tool, 10*time.Second, "locate", "--all", "k8s:"+path)
+		assert.Equal(t, 0, r.code, r.stderr)
+		assert.True(t, strings.HasSuffix(r.stdout, "\nn1 nn-1\n"), r.stdout)
+		assert.Less(t, r.heapMB, 100, "the largest heap, in MB: the file, 30 MB, and little more (200 MB with every label kept)")
+	})
+
 	// Issue 36: a topology.yaml of 0.5 and 1 MB (its limit), a tree of
 	// 9,000 and 18,000 leaves under one switch, read (exit 0) in CPU
 	// time linear in the file; one of 100 MB is refused from its size.

@@ -110,6 +110,8 @@ type ec2Reader struct {
 	depth int // of arrays and objects opened by skip
 	lines lineCursor
 	kind  *ec2Kind
+	// keepLabel: which of a Kubernetes node's labels ParseK8s keeps.
+	keepLabel func(string) bool
 }
 
 // lineCursor turns byte offsets of data into line and column by one scan
@@ -304,6 +306,9 @@ func (r *ec2Reader) page(t *Topology, start int) error {
 				return r.errAt(m.valueAt, "%q must be an array of %ss, not %s", r.kind.list, r.kind.what, describe(m.tok))
 			}
 			for r.dec.More() {
+				if len(t.Hosts) == MaxHosts {
+					return r.errAt(r.next(), "more than %d %ss in the file", MaxHosts, r.kind.what)
+				}
 				if err := r.instance(t); err != nil {
 					return err
 				}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,6 +71,16 @@ func ParseK8s(file string, data []byte, opts K8sOptions) (*Topology, error) {
 	data = blankBOM(data)
 	r := &ec2Reader{file: file, data: data, dec: json.NewDecoder(bytes.NewReader(data))}
 	r.dec.UseNumber()
+	// Only the labels that can say where a node sits are kept: a node may
+	// carry any number of others, and a file of 64 MiB of labels kept
+	// whole would take gigabytes.
+	r.keepLabel = func(k string) bool {
+		if slices.Contains(opts.Labels, k) {
+			return true
+		}
+		return len(opts.Labels) == 0 && (strings.HasPrefix(k, eksLayerPrefix) || strings.HasPrefix(k, topographPrefix) ||
+			strings.HasPrefix(k, fabricTierPrefix) || k == fabricAccelerator)
+	}
 	at := r.next()
 	tok, err := r.token()
 	if err != nil {
@@ -95,6 +106,9 @@ func ParseK8s(file string, data []byte, opts K8sOptions) (*Topology, error) {
 				return nil, r.errAt(m.valueAt, "\"items\" must be an array of Nodes, not %s", describe(m.tok))
 			}
 			for r.dec.More() {
+				if len(nodes) == MaxHosts {
+					return nil, r.errAt(r.next(), "more than %d nodes", MaxHosts)
+				}
 				n, err := r.k8sNode()
 				if err != nil {
 					return nil, err
@@ -214,7 +228,9 @@ func (r *ec2Reader) k8sPart(n *k8sNode, m member) error {
 				if err != nil {
 					return err
 				}
-				n.Metadata.Labels[l.key] = v
+				if r.keepLabel(l.key) {
+					n.Metadata.Labels[l.key] = v
+				}
 			}
 		default:
 			e = r.skip(f.tok, f.valueAt)

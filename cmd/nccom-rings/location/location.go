@@ -21,7 +21,8 @@
 //     or of a locations file; the EC2 JSON has no line limit (boto3 and
 //     jq -c write it on one line), only MaxDepth levels of nesting;
 //   - MaxHosts host and switch names in a file once its hostlists are
-//     expanded, and MaxSwitches switches in a topology.conf;
+//     expanded (instances, reservations or nodes in a JSON file), and
+//     MaxSwitches switches in a topology.conf;
 //   - MaxNameBytes bytes for those names, as a list is sized before it is
 //     expanded: each expr's names times its longest name (a list whose
 //     longest name is over the limit of a name is refused then too), so
