@@ -40,7 +40,7 @@ func Parse(source, file string, data []byte, opts Options) (*Topology, error) {
 }
 
 var (
-	jsonKey   = regexp.MustCompile(`"(Instances|CapacityReservations|items|apiVersion|kind)"\s*:`)
+	jsonKey   = regexp.MustCompile(`"(Reservations|Instances|CapacityReservations|items|apiVersion|kind)"\s*:`)
 	slurmWord = regexp.MustCompile(`(?im)^[ \t]*(SwitchName|BlockName|BlockSizes)[ \t]*=`)
 )
 
@@ -56,6 +56,8 @@ func Detect(file string, data []byte) (string, error) {
 		switch {
 		case m == nil:
 			return "", &Error{File: file, Msg: "JSON without \"Instances\", \"CapacityReservations\" or \"items\": not the output of aws ec2 describe-instance-topology, describe-capacity-reservation-topology or kubectl get nodes -o json"}
+		case string(m[1]) == "Reservations":
+			return "", &Error{File: file, Msg: "the output of aws ec2 describe-instances: it says which host each instance is, not where it sits; locate reads describe-instance-topology's"}
 		case string(m[1]) == "Instances":
 			return "ec2", nil
 		case string(m[1]) == "CapacityReservations":

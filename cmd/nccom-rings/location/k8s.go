@@ -118,6 +118,12 @@ func ParseK8s(file string, data []byte, opts K8sOptions) (*Topology, error) {
 			if _, err := r.token(); err != nil { // ']'
 				return nil, err
 			}
+		case "kind":
+			if k, _ := m.tok.(string); k != "List" && k != "NodeList" {
+				if err := notANode(r, m); err != nil {
+					return nil, err
+				}
+			}
 		case "metadata", "spec":
 			// A single Node (kubectl get node NAME -o json).
 			kind = true
@@ -177,6 +183,11 @@ func (r *ec2Reader) k8sNode() (k8sNode, error) {
 		if err != nil {
 			return n, err
 		}
+		if m.key == "kind" {
+			if err := notANode(r, m); err != nil {
+				return n, err
+			}
+		}
 		if err := r.k8sPart(&n, m); err != nil {
 			return n, err
 		}
@@ -185,6 +196,19 @@ func (r *ec2Reader) k8sNode() (k8sNode, error) {
 		return n, r.errAt(at, "a Node without metadata.name")
 	}
 	return n, nil
+}
+
+// notANode refuses a "kind" member m that is not "Node": kubectl get
+// pods -o json is read the same way, and its pods are not nodes.
+func notANode(r *ec2Reader, m member) error {
+	k, isString := m.tok.(string)
+	if isString && k == "Node" {
+		return nil
+	}
+	if !isString {
+		return r.errAt(m.valueAt, "\"kind\" must be a string, not %s", describe(m.tok))
+	}
+	return r.errAt(m.valueAt, "a %s, not a Node: locate reads kubectl get nodes -o json", clip(k))
 }
 
 // k8sPart reads member m of a Node: its metadata (name, labels) and

@@ -239,6 +239,10 @@ func TestSlurmEnvGolden(t *testing.T) {
 func TestDetectRefuses(t *testing.T) {
 	_, err := location.Detect("x", []byte("hello\n"))
 	assert.ErrorContains(t, err, "x: not a file locate knows")
+	_, err = location.Detect("x", []byte(`{"Reservations": [{"Instances": []}]}`))
+	assert.ErrorContains(t, err, "x: the output of aws ec2 describe-instances")
+	_, err = location.Parse("auto", "x", []byte(`{"apiVersion": "v1", "items": [{"kind": "Pod", "metadata": {"name": "p"}}], "kind": "List"}`), location.Options{})
+	assert.EqualError(t, err, `x:1:41: a "Pod", not a Node: locate reads kubectl get nodes -o json`)
 	_, err = location.Detect("x", []byte(`{"a": 1}`))
 	assert.ErrorContains(t, err, `x: JSON without "Instances"`)
 }
