@@ -276,3 +276,13 @@ func TestNewReadersRefuseHostileInputs(t *testing.T) {
 		assert.ErrorContains(t, err, "t: has 67108865 bytes, more than the", source)
 	}
 }
+
+// The locations file takes a byte-order mark too.
+func TestReadLocationsSkipsAByteOrderMark(t *testing.T) {
+	entries, err := location.ReadLocations(strings.NewReader("\ufefftrn001 spine0/leaf1\ntrn002 spine0/leaf2\n"))
+	require.NoError(t, err)
+	require.Len(t, entries, 2)
+	assert.Equal(t, location.Entry{Host: "trn001", Location: "spine0/leaf1", Line: 1}, entries[0])
+	_, err = location.ReadLocations(strings.NewReader("\ufefftrn001 a b\n"))
+	assert.EqualError(t, err, `input:1:13: "b" after HOST LOCATION; a line holds two fields`)
+}
