@@ -290,6 +290,32 @@ func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
 		assert.Less(t, r.heapMB, 100, "the largest heap, in MB: the file, 30 MB, and little more (200 MB with every label kept)")
 	})
 
+	// Issue 36: scontrol show topology's lines for 20,000 and 40,000 leaf
+	// switches under 200 and 400 upper ones, each upper listing every
+	// node below it: read (exit 0) in CPU time linear in the file.
+	t.Run("issue 36 locate slurm: scontrol show topology", func(t *testing.T) {
+		paths := map[string]string{}
+		for which, leaves := range map[string]int{"half": 20_000, "full": 40_000} {
+			paths[which] = filepath.Join(dir, which+"-scontrol.txt")
+			writeGenerated(t, paths[which], func(w *bufio.Writer) {
+				for i := range leaves {
+					fmt.Fprintf(w, "SwitchName=leaf%d Level=0 LinkSpeed=1 Nodes=n%d-[0-1]\n", i, i)
+				}
+				for u := range leaves / 100 {
+					fmt.Fprintf(w, "SwitchName=up%d Level=1 LinkSpeed=1 Nodes=n[%d-%d] Switches=leaf[%d-%d]\n", u, 100*u, 100*u+99, 100*u, 100*u+99)
+				}
+			})
+		}
+		checkBounded(t, tool, 10*time.Second,
+			[]string{"locate", "--all", paths["half"]}, []string{"locate", "--all", paths["full"]},
+			func(t *testing.T, which string, r boundedRun) {
+				assert.Equal(t, 0, r.code, "%s: %s", which, r.stderr)
+				assert.Equal(t, map[string]int{"half": 40_001, "full": 80_001}[which], strings.Count(r.stdout, "\n"), which)
+				assert.Contains(t, r.stdout, "\nn0-0 up0/leaf0\n", which)
+				assert.Less(t, r.heapMB, 512, "%s: the largest heap, in MB", which)
+			})
+	})
+
 	// Issue 36: a topology.yaml of 0.5 and 1 MB (its limit), a tree of
 	// 9,000 and 18,000 leaves under one switch, read (exit 0) in CPU
 	// time linear in the file; one of 100 MB is refused from its size.
