@@ -374,6 +374,8 @@ FUZZ_TARGETS      := FuzzPreset FuzzPostset FuzzBuildRings FuzzPostsetEveryRank
 # 23's reading of dumps into a job to score and compare (package score).
 FUZZ_OTHER        := ./ringdump:FuzzDecode ./cmd/nccom-rings:FuzzVerify ./internal/quote:FuzzString \
   ./cmd/nccom-rings/location:FuzzParseEC2 ./cmd/nccom-rings/location:FuzzParseSlurm ./cmd/nccom-rings/location:FuzzHostlist ./cmd/nccom-rings/location:FuzzReadLocations \
+  ./cmd/nccom-rings/location:FuzzParseEC2Reservation ./cmd/nccom-rings/location:FuzzParseK8s ./cmd/nccom-rings/location:FuzzParseSlurmYAML \
+  ./cmd/nccom-rings/location:FuzzParseScontrolTopology ./cmd/nccom-rings/location:FuzzSlurmEnv ./cmd/nccom-rings/location:FuzzDetect \
   ./abicheck:FuzzDWARFWalk ./cmd/nccom-rings/score:FuzzFromDumps
 # Issue 36's instances files of --instances (package location).
 FUZZ_OTHER        += ./cmd/nccom-rings/location:FuzzParseInstances

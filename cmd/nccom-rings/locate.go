@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,15 +17,19 @@ type locateFlags struct {
 	host, instance string
 	all, json      bool
 	instances      files
+	from           string
+	labels         string
+	accelerator    bool
+	topology       string
 }
 
 var locateCommand = &cli.Command{
 	Name:    "locate",
-	Summary: "a host's NCCOM_RING_LOCATION (or every host's) from an EC2 instance-topology JSON or a Slurm topology.conf",
+	Summary: "a host's NCCOM_RING_LOCATION (or every host's) from the topology files operators have: EC2, EKS/Kubernetes, Slurm",
 	Usage: []string{
-		"[--host NAME | --instance ID] [--json] ec2:FILE | slurm:FILE",
-		"--all [--json] ec2:FILE | slurm:FILE",
-		"[--host NAME | --instance ID] --instances FILE... [--json] ec2:FILE | slurm:FILE",
+		"[--host NAME | --instance ID] [--instances FILE]... [--json] [--from SOURCE] [--labels LABELS] [--accelerator] [--topology NAME] [SOURCE:]FILE",
+		"--all [--json] [--from SOURCE] [--labels LABELS] [--accelerator] [--topology NAME] [SOURCE:]FILE",
+		"[--all] [--json] --from slurm-env",
 	},
 	Doc: `Prints one host's NCCOM_RING_LOCATION (D25): where FILE places it in the
 network, outermost name first, for a job script to export before the job
@@ -32,37 +37,72 @@ starts (the library itself reads no file):
 
   export NCCOM_RING_LOCATION=$(nccom-rings locate slurm:/etc/slurm/topology.conf)
 
+SOURCE is the prefix of FILE or --from; without either, or with --from
+auto, it is told from FILE's content:
+
   ec2:FILE    the JSON of "aws ec2 describe-instance-topology" (one response,
               pages one after another, or an array of pages): the instance's
               NetworkNodes, top layer first (nn-1/nn-2/nn-3). The instance is
               --instance ID, else this instance's own id, read from the DMI
               board asset tag of Nitro instances
               (/sys/devices/virtual/dmi/id/board_asset_tag).
-  slurm:FILE  a topology.conf of Slurm's topology/tree plugin: the switches
-              from the top switch (one no other switch lists) down to the
-              leaf whose Nodes= lists the host (spine0/leaf1). The host is
-              --host NAME, else $SLURMD_NODENAME, else this host's name.
+  ec2-reservation:FILE
+              the JSON of "aws ec2 describe-capacity-reservation-topology":
+              each Capacity Reservation's NetworkNodes (1 to 3 layers),
+              before instances are launched in it. The host is the
+              reservation id (cr-...) or its CapacityBlockId (cb-...),
+              --host ID.
+  k8s:FILE    the JSON of "kubectl get nodes -o json": a node's labels,
+              EKS's topology.k8s.aws/network-node-layer-1..4 (layer 1
+              outermost), else Topograph's network.topology.nvidia.com/
+              core, spine, leaf (and accelerator, with --accelerator), else
+              its fabric.topograph.run/tier-N (the highest tier outermost),
+              or the labels of --labels. The host is the node name, or the
+              instance id of its spec.providerID: --host NAME, --instance
+              ID, else this instance's id (the DMI board asset tag).
+  slurm:FILE  what Slurm says: a topology.conf of the topology/tree plugin
+              (the switches from the top switch down to the leaf whose
+              Nodes= lists the host: spine0/leaf1) or of topology/block
+              (BlockName= lines: the host's block), a topology.yaml (Slurm
+              25.05: its cluster_default topology, or --topology NAME; tree
+              and block read, flat places no host, ring and torus3d are
+              refused), or the output of "scontrol show topology". The host
+              is --host NAME, else $SLURMD_NODENAME, else this host's name.
+  --from slurm-env
+              no file: this task's SLURM_TOPOLOGY_ADDR (top switch first,
+              then the node, period-separated) with
+              SLURM_TOPOLOGY_ADDR_PATTERN (switch.switch.node; block.node
+              under topology/block), which Slurm sets in every task: the
+              switches (the block). A pattern of "node" alone places the
+              node nowhere (exit 1).
 
-FILE "-" is standard input. Host names are compared in lowercase up to the
-first dot (trn001.ec2.internal is TRN001). A host listed under two leaf
-switches, or below a switch that two switches list, has no location (exit
-1). A file is read whole or refused: at most 64 MiB, lines of a
-topology.conf at most 64 KiB, at most 1,000,000 hosts once host lists like
-trn[001-016,020] are expanded. A host list is sized before it is
-expanded: names of at most 255 bytes (64 for a switch), and at most 64 MiB
-of names in the file, a list counted as its names times its longest.
+Every source gives the same --all lines, "HOST LOCATION". FILE "-" is
+standard input; a UTF-8 byte-order mark is skipped. Host names are
+compared in lowercase up to the first dot (trn001.ec2.internal is
+TRN001). A host listed under two leaf switches (or in two blocks), or
+below a switch that two switches list, has no location (exit 1). A file
+is read whole or refused: at most 64 MiB (a topology.yaml 1 MiB, read
+without aliases), lines of a topology.conf at most 64 KiB, at most
+1,000,000 hosts once host lists like trn[001-016,020] are expanded. A
+host list is sized before it is expanded: names of at most 255 bytes (64
+for a switch), and at most 64 MiB of names in the file, a list counted as
+its names times its longest.
 
 Names travel to the library as 32-bit hashes (D28): two names of one level
 that share one are one name to it. --all says so on stderr, one line each
 pair (both names, the level, the hash); the exit code does not change.
 `,
-	Exits: cli.Exits("the location was printed (--all: every host's)", "the host is not in FILE, or has no location there; --all: a host of FILE without a location, no host at all, or an EC2 file whose last page has a NextToken (instances not fetched)", "unusable input or usage: no such file, a file that is not what its prefix says (named with the line and byte, and what was expected), a file or line over the limits, no instance id (not a Nitro instance: pass --instance), a bad flag"),
+	Exits: cli.Exits("the location was printed (--all: every host's)", "the host is not in FILE, or has no location there; --all: a host of FILE without a location, no host at all, or an EC2 file whose last page has a NextToken (instances not fetched)", "unusable input or usage: no such file, a file that is not what its source says (or of no source locate knows) (named with the line and byte, and what was expected), a file or line over the limits, no instance id (not a Nitro instance: pass --instance), a bad flag"),
 	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
 		var f locateFlags
-		fs.StringVar(&f.host, "host", "", "the Slurm node `NAME` to locate")
-		fs.StringVar(&f.instance, "instance", "", "the EC2 instance `ID` to locate")
+		fs.StringVar(&f.host, "host", "", "the host `NAME` to locate: a Slurm node, a Kubernetes node, a Capacity Reservation id")
+		fs.StringVar(&f.instance, "instance", "", "the EC2 instance `ID` to locate (ec2, k8s)")
+		fs.StringVar(&f.from, "from", "", "what FILE is, when it has no prefix: `SOURCE` ec2, ec2-reservation, k8s, slurm, auto (the default: told by content), or slurm-env (no FILE)")
+		fs.StringVar(&f.labels, "labels", "", "k8s: the node `LABELS` that give the location, outermost first, separated by commas, in place of EKS's or Topograph's")
+		fs.BoolVar(&f.accelerator, "accelerator", false, "k8s: Topograph's accelerator label (an NVLink domain) as the innermost level")
+		fs.StringVar(&f.topology, "topology", "", "slurm: the topology `NAME` of a topology.yaml to read, in place of its cluster_default one")
 		fs.Var(&f.instances, "instances", "join the host to the name FILE's topology knows it by (a host name to an EC2 instance id) through `FILE`, as plan --instances; repeatable. --host then names a host of an ec2: topology too")
-		fs.BoolVar(&f.all, "all", false, `every host of FILE instead, one "HOST LOCATION" line each, in file order, after a "#" comment naming FILE: the locations file every tool of this project reads ("#" comments and blank lines allowed there). HOST is the node name, or for ec2 the instance id: DescribeInstanceTopology gives no host names`)
+		fs.BoolVar(&f.all, "all", false, `every host of FILE instead, one "HOST LOCATION" line each, in file order, after a "#" comment naming FILE: the locations file every tool of this project reads ("#" comments and blank lines allowed there). HOST is the node name, for ec2 the instance id (DescribeInstanceTopology gives no host names), for ec2-reservation the reservation id`)
 		fs.BoolVar(&f.json, "json", false, `{"host", "from", "location", "source", "file", "line"}, with "reason" in place of "location" when the host has none; with --all {"source", "file", "hosts": [{"host", "location", "line"}], "unlocated": [{"host", "line", "reason"}], "truncated", "collisions": [{"level", "hash", "names"}]}`)
 		return func(inv *cli.Invocation) int { return runLocate(inv, &f) }
 	},
@@ -111,13 +151,36 @@ const maxUnlocatedLines = 20
 func runLocate(inv *cli.Invocation, f *locateFlags) int {
 	operands, stdout, stderr := inv.Operands, inv.Stdout, inv.Stderr
 	given, usage := inv.Given, inv.UsageError
-	if len(operands) != 1 {
-		return usage("want one ec2:FILE or slurm:FILE, got %d operands", len(operands))
-	}
-	source, path, _ := strings.Cut(operands[0], ":")
+	known := func(s string) bool { return slices.Contains(location.Sources, s) }
+	source, path := f.from, ""
 	switch {
-	case source != "ec2" && source != "slurm" || path == "":
-		return usage("%s: want ec2:FILE (an EC2 instance-topology JSON) or slurm:FILE (a topology.conf)", strconv.QuoteToASCII(operands[0]))
+	case f.from == "slurm-env":
+		if len(operands) != 0 {
+			return usage("--from slurm-env reads no file (SLURM_TOPOLOGY_ADDR), got %d operands", len(operands))
+		}
+	case f.from != "" && f.from != "auto" && !known(f.from):
+		return usage("--from %s: want ec2, ec2-reservation, k8s, slurm, slurm-env or auto", strconv.QuoteToASCII(f.from))
+	case len(operands) != 1:
+		return usage("want one [SOURCE:]FILE, got %d operands", len(operands))
+	default:
+		path = operands[0]
+		if s, p, ok := strings.Cut(path, ":"); ok && known(s) {
+			if f.from != "" && f.from != s {
+				return usage("--from %s and the prefix %s: name the source once", f.from, s)
+			}
+			source, path = s, p
+		}
+		if source == "slurm-env" {
+			return usage("slurm-env reads no file: use --from slurm-env alone")
+		}
+		if path == "" {
+			return usage("%s: want [SOURCE:]FILE, a file after the prefix", strconv.QuoteToASCII(operands[0]))
+		}
+		if source == "" {
+			source = "auto"
+		}
+	}
+	switch {
 	case f.all && (given("host") || given("instance")):
 		return usage("--all lists every host of the file; --host and --instance name one")
 	case given("host") && given("instance"):
@@ -126,22 +189,39 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 		return usage("--all lists the file's own names; --instances joins one host (plan --instances joins a hostfile's)")
 	case source == "ec2" && given("host") && len(f.instances) == 0:
 		return usage("an EC2 instance-topology file names instances, not hosts: use --instance ID")
-	case source == "slurm" && given("instance") && len(f.instances) == 0:
-		return usage("a topology.conf names hosts, not instances: use --host NAME")
+	case (source == "slurm" || source == "ec2-reservation" || source == "slurm-env") && given("instance") && len(f.instances) == 0:
+		return usage("a %s file names hosts, not instances: use --host NAME", source)
 	case given("host") && f.host == "", given("instance") && f.instance == "":
 		return usage("--host and --instance need a name")
+	case (given("labels") || given("accelerator")) && source != "k8s" && source != "auto":
+		return usage("--labels and --accelerator are for k8s: nodes' labels")
+	case given("topology") && source != "slurm" && source != "auto":
+		return usage("--topology names a topology of a Slurm topology.yaml")
+	}
+	opts := location.Options{K8s: location.K8sOptions{Accelerator: f.accelerator}, Slurm: location.SlurmOptions{Topology: f.topology}}
+	if given("labels") {
+		opts.K8s.Labels = strings.Split(f.labels, ",")
+		if slices.Contains(opts.K8s.Labels, "") {
+			return usage("--labels %s: want label keys separated by commas, outermost first", strconv.QuoteToASCII(f.labels))
+		}
 	}
 
-	data, err := location.ReadFile(path)
-	if err != nil {
-		fmt.Fprintf(stderr, "nccom-rings locate: %v\n", err)
-		return cli.ExitUnusable
+	var topo *location.Topology
+	var err error
+	if source == "slurm-env" {
+		path = location.SlurmTopologyAddr
+		topo, err = location.FromSlurmEnv(os.Getenv(location.SlurmTopologyAddr), os.Getenv(location.SlurmTopologyAddrPattern))
+	} else {
+		var data []byte
+		if data, err = location.ReadFile(path); err == nil {
+			if source == "auto" {
+				source, err = location.Detect(path, data)
+			}
+			if err == nil {
+				topo, err = location.Parse(source, path, data, opts)
+			}
+		}
 	}
-	parse := location.ParseSlurm
-	if source == "ec2" {
-		parse = location.ParseEC2
-	}
-	topo, err := parse(path, data)
 	if err != nil {
 		fmt.Fprintf(stderr, "nccom-rings locate: %v\n", err)
 		return cli.ExitUnusable
@@ -150,7 +230,7 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 		return locateAll(topo, f.json, stdout, stderr)
 	}
 
-	name, from, err := whichHost(source, f.host, f.instance)
+	name, from, err := whichHost(source, f.host, f.instance, topo)
 	if err != nil {
 		fmt.Fprintf(stderr, "nccom-rings locate: %v\n", err)
 		return cli.ExitUnusable
@@ -166,6 +246,9 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 	switch {
 	case !found:
 		rep.Reason = "not in the file"
+		if topo.Reason != "" {
+			rep.Reason += ": " + topo.Reason
+		}
 		if topo.Truncated {
 			rep.Reason += "; " + truncated
 		}
@@ -181,7 +264,7 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 		fmt.Fprintln(stdout, rep.Location)
 	default:
 		what := "host"
-		if source == "ec2" {
+		if source == "ec2" || from == "--instance" || from == "the DMI board asset tag" {
 			what = "instance"
 		}
 		who := fmt.Sprintf("%s %s (from %s)", what, strconv.QuoteToASCII(name), from)
@@ -189,6 +272,8 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 		switch {
 		case found:
 			fmt.Fprintf(stderr, "nccom-rings locate: %s has no location in %s: %s\n", who, where, rep.Reason)
+		case topo.Reason != "":
+			fmt.Fprintf(stderr, "nccom-rings locate: %s is not in %s: %s\n", who, where, topo.Reason)
 		case topo.Truncated:
 			fmt.Fprintf(stderr, "nccom-rings locate: %s is not in %s: %s\n", who, where, truncated)
 		default:
@@ -203,15 +288,19 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 
 // whichHost is the host (or instance) to locate, and where its name came
 // from.
-func whichHost(source, host, instance string) (name, from string, err error) {
+func whichHost(source, host, instance string, topo *location.Topology) (name, from string, err error) {
 	switch {
 	case instance != "":
 		return instance, "--instance", nil
-	case source == "ec2" && host == "":
-		id, err := location.ReadInstanceID(dmiAssetTag)
-		return id, "the DMI board asset tag", err
 	case host != "":
 		return host, "--host", nil
+	case source == "ec2" || source == "k8s":
+		id, err := location.ReadInstanceID(dmiAssetTag)
+		return id, "the DMI board asset tag", err
+	case source == "slurm-env" && len(topo.Hosts) == 1:
+		return topo.Hosts[0].Name, location.SlurmTopologyAddr, nil
+	case source == "ec2-reservation":
+		return "", "", fmt.Errorf("a Capacity Reservation topology names reservations: pass --host ID (cr-... or cb-...), or --all")
 	case os.Getenv("SLURMD_NODENAME") != "":
 		return os.Getenv("SLURMD_NODENAME"), "SLURMD_NODENAME", nil
 	}
@@ -245,8 +334,11 @@ func locateAll(topo *location.Topology, asJSON bool, stdout, stderr io.Writer) i
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "# HOST LOCATION of every host of %s:%s (nccom-rings locate --all)\n", topo.Source, strconv.QuoteToASCII(topo.File))
-		if topo.Source == "ec2" {
+		switch topo.Source {
+		case "ec2":
 			b.WriteString("# HOST is the EC2 instance id: DescribeInstanceTopology gives no host names\n")
+		case "ec2-reservation":
+			b.WriteString("# HOST is the Capacity Reservation id: no instance is named before launch\n")
 		}
 		for _, e := range rep.Hosts {
 			b.WriteString(e.Host + " " + e.Location + "\n")
@@ -262,7 +354,9 @@ func locateAll(topo *location.Topology, asJSON bool, stdout, stderr io.Writer) i
 	}
 	finding := len(rep.Unlocated) > 0 || len(topo.Hosts) == 0 || topo.Truncated
 	if !asJSON {
-		if len(topo.Hosts) == 0 {
+		if len(topo.Hosts) == 0 && topo.Reason != "" {
+			fmt.Fprintf(stderr, "nccom-rings locate: %s:%s places no host: %s\n", topo.Source, strconv.QuoteToASCII(topo.File), topo.Reason)
+		} else if len(topo.Hosts) == 0 {
 			fmt.Fprintf(stderr, "nccom-rings locate: %s:%s places no host\n", topo.Source, strconv.QuoteToASCII(topo.File))
 		}
 		if topo.Truncated {

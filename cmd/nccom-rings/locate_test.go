@@ -227,7 +227,7 @@ func TestLocateMalformedFiles(t *testing.T) {
 		{"slurm", "SwitchName=s0 Nodes=trn[1-\n", ":1:27: Nodes=\"trn[1-\" is not a host list: a number expected in the bracket group"},
 		{"slurm", "SwitchName=s0 Nodes=a LinkSpeed=1 Foo=2\n", ":1:35: unknown key \"Foo\"=; a SwitchName line takes Switches=, Nodes= and LinkSpeed="},
 		{"slurm", "SwitchName=a Switches=b\nSwitchName=b Switches=a\n", ":1:12: switch \"a\" is below itself"},
-		{"slurm", "", ": no SwitchName= line: not a topology.conf of the topology/tree plugin"},
+		{"slurm", "", ": no SwitchName= or BlockName= line: not a topology.conf (of the topology/tree or topology/block plugin), nor scontrol show topology's output"},
 		{"ec2", "{\"Instances\": [\n  {\"InstanceId\": \"i-1\",}\n]}", ":2:24: not JSON: invalid character '}' looking for beginning of object key string"},
 		{"ec2", "{\"Instances\": [\n  {\"NetworkNodes\": [\"a\"]}\n]}", ":2:3: an instance without \"InstanceId\""},
 		{"ec2", "{\"Reservations\": []}", ":1:1: a response without \"Instances\": not the output of DescribeInstanceTopology"},
@@ -296,22 +296,26 @@ func TestLocateUsage(t *testing.T) {
 	noHostHints(t)
 	code, out, _ := runTool("locate", "--help")
 	assert.Equal(t, cli.ExitOK, code)
-	assert.True(t, strings.HasPrefix(out, "Usage: nccom-rings locate [--host NAME | --instance ID] [--json]\n                          ec2:FILE | slurm:FILE\n"), out)
+	assert.True(t, strings.HasPrefix(out, "Usage: nccom-rings locate [--host NAME | --instance ID] [--instances FILE]...\n"), out)
 	assert.Contains(t, out, "Exit codes:\n  0  the location was printed")
 
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"locate"}, "want one ec2:FILE or slurm:FILE, got 0 operands"},
-		{[]string{"locate", "a", "b"}, "want one ec2:FILE or slurm:FILE, got 2 operands"},
-		{[]string{"locate", slurmFile}, `"` + slurmFile + `": want ec2:FILE (an EC2 instance-topology JSON) or slurm:FILE (a topology.conf)`},
-		{[]string{"locate", "slurm:"}, `"slurm:": want ec2:FILE (an EC2 instance-topology JSON) or slurm:FILE (a topology.conf)`},
-		{[]string{"locate", "gcp:x"}, `"gcp:x": want ec2:FILE (an EC2 instance-topology JSON) or slurm:FILE (a topology.conf)`},
+		{[]string{"locate"}, "want one [SOURCE:]FILE, got 0 operands"},
+		{[]string{"locate", "a", "b"}, "want one [SOURCE:]FILE, got 2 operands"},
+		{[]string{"locate", "slurm:"}, `"slurm:": want [SOURCE:]FILE, a file after the prefix`},
+		{[]string{"locate", "--from", "gcp", "x"}, `--from "gcp": want ec2, ec2-reservation, k8s, slurm, slurm-env or auto`},
+		{[]string{"locate", "--from", "ec2", "slurm:x"}, "--from ec2 and the prefix slurm: name the source once"},
+		{[]string{"locate", "--from", "slurm-env", "x"}, "--from slurm-env reads no file (SLURM_TOPOLOGY_ADDR), got 1 operands"},
+		{[]string{"locate", "slurm-env:x"}, "slurm-env reads no file: use --from slurm-env alone"},
+		{[]string{"locate", "--labels", "a", "slurm:x"}, "--labels and --accelerator are for k8s: nodes' labels"},
+		{[]string{"locate", "--topology", "a", "k8s:x"}, "--topology names a topology of a Slurm topology.yaml"},
 		{[]string{"locate", "--all", "--host", "a", "slurm:x"}, "--all lists every host of the file; --host and --instance name one"},
 		{[]string{"locate", "--host", "a", "--instance", "i-1", "slurm:x"}, "--host and --instance exclude each other"},
 		{[]string{"locate", "--host", "a", "ec2:x"}, "an EC2 instance-topology file names instances, not hosts: use --instance ID"},
-		{[]string{"locate", "--instance", "i-1", "slurm:x"}, "a topology.conf names hosts, not instances: use --host NAME"},
+		{[]string{"locate", "--instance", "i-1", "slurm:x"}, "a slurm file names hosts, not instances: use --host NAME"},
 		{[]string{"locate", "--host=", "slurm:x"}, "--host and --instance need a name"},
 		{[]string{"locate", "--bogus", "slurm:x"}, "flag provided but not defined: -bogus"},
 	} {

@@ -239,6 +239,118 @@ func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
 	// Issue 36: the instances files of --instances, each kind.
 	t.Run("instances files", func(t *testing.T) { checkInstancesBounded(t, dir, tool) })
 
+	// Issue 36: kubectl's nodes as one line of 2.4 MB (14,000 nodes with
+	// EKS's labels and a label nested 60 deep each, skipped), every node
+	// located (exit 0) in CPU time linear in the file.
+	t.Run("issue 36 locate k8s: 2.4 MB one-line nodes JSON", func(t *testing.T) {
+		paths := map[string]string{}
+		count := map[string]int{}
+		for which, size := range map[string]int{"half": 1_200_000, "full": 2_400_000} {
+			paths[which] = filepath.Join(dir, which+"-nodes.json")
+			writeGenerated(t, paths[which], func(w *bufio.Writer) {
+				w.WriteString(`{"items":[`)
+				written := len(`{"items":[]}`)
+				for n := 0; ; n++ {
+					node := fmt.Sprintf(`{"metadata":{"name":"n%d","labels":{"topology.k8s.aws/network-node-layer-1":"nn-1","topology.k8s.aws/network-node-layer-2":"nn-%d"}},"spec":{"providerID":"aws:///z/i-%017x","x":%s%s}}`,
+						n, n%10, n, strings.Repeat("[", 60), strings.Repeat("]", 60))
+					if written+len(node)+1 > size {
+						count[which] = n
+						break
+					}
+					if n > 0 {
+						w.WriteString(",")
+					}
+					w.WriteString(node)
+					written += len(node) + 1
+				}
+				w.WriteString(`]}`)
+			})
+		}
+		checkBounded(t, tool, 10*time.Second,
+			[]string{"locate", "--all", paths["half"]}, []string{"locate", "--all", paths["full"]},
+			func(t *testing.T, which string, r boundedRun) {
+				assert.Equal(t, 0, r.code, "%s: %s", which, r.stderr)
+				assert.Equal(t, count[which]+1, strings.Count(r.stdout, "\n"), which) // a "#" line, then a host a line
+				assert.Less(t, r.heapMB, 512, "%s: the largest heap, in MB", which)
+			})
+	})
+
+	// Issue 36: one node of 30 MB of labels none of which says where it
+	// sits: they are read and let go, not kept (a 64 MiB file of them
+	// kept would take gigabytes).
+	t.Run("issue 36 locate k8s: 30 MB of labels", func(t *testing.T) {
+		path := filepath.Join(dir, "labels-nodes.json")
+		writeGenerated(t, path, func(w *bufio.Writer) {
+			w.WriteString(`{"items":[{"metadata":{"name":"n1","labels":{"topology.k8s.aws/network-node-layer-1":"nn-1"`)
+			for i := 0; i < 1_500_000; i++ {
+				fmt.Fprintf(w, `,"l%07d":"v"`, i)
+			}
+			w.WriteString(`}}}]}`)
+		})
+		r := runBounded(t, tool, 10*time.Second, "locate", "--all", "k8s:"+path)
+		assert.Equal(t, 0, r.code, r.stderr)
+		assert.True(t, strings.HasSuffix(r.stdout, "\nn1 nn-1\n"), r.stdout)
+		assert.Less(t, r.heapMB, 100, "the largest heap, in MB: the file, 30 MB, and little more (200 MB with every label kept)")
+	})
+
+	// Issue 36: scontrol show topology's lines for 20,000 and 40,000 leaf
+	// switches under 200 and 400 upper ones, each upper listing every
+	// node below it: read (exit 0) in CPU time linear in the file.
+	t.Run("issue 36 locate slurm: scontrol show topology", func(t *testing.T) {
+		paths := map[string]string{}
+		for which, leaves := range map[string]int{"half": 20_000, "full": 40_000} {
+			paths[which] = filepath.Join(dir, which+"-scontrol.txt")
+			writeGenerated(t, paths[which], func(w *bufio.Writer) {
+				for i := range leaves {
+					fmt.Fprintf(w, "SwitchName=leaf%d Level=0 LinkSpeed=1 Nodes=n%d-[0-1]\n", i, i)
+				}
+				for u := range leaves / 100 {
+					fmt.Fprintf(w, "SwitchName=up%d Level=1 LinkSpeed=1 Nodes=n[%d-%d] Switches=leaf[%d-%d]\n", u, 100*u, 100*u+99, 100*u, 100*u+99)
+				}
+			})
+		}
+		checkBounded(t, tool, 10*time.Second,
+			[]string{"locate", "--all", paths["half"]}, []string{"locate", "--all", paths["full"]},
+			func(t *testing.T, which string, r boundedRun) {
+				assert.Equal(t, 0, r.code, "%s: %s", which, r.stderr)
+				assert.Equal(t, map[string]int{"half": 40_001, "full": 80_001}[which], strings.Count(r.stdout, "\n"), which)
+				assert.Contains(t, r.stdout, "\nn0-0 up0/leaf0\n", which)
+				assert.Less(t, r.heapMB, 512, "%s: the largest heap, in MB", which)
+			})
+	})
+
+	// Issue 36: a topology.yaml of 0.5 and 1 MB (its limit), a tree of
+	// 9,000 and 18,000 leaves under one switch, read (exit 0) in CPU
+	// time linear in the file; one of 100 MB is refused from its size.
+	t.Run("issue 36 locate slurm: 1 MB topology.yaml", func(t *testing.T) {
+		paths := map[string]string{}
+		for which, leaves := range map[string]int{"half": 9_000, "full": 18_000} {
+			paths[which] = filepath.Join(dir, which+"-topology.yaml")
+			writeGenerated(t, paths[which], func(w *bufio.Writer) {
+				fmt.Fprintf(w, "- topology: t\n  tree:\n    switches:\n      - switch: top\n        children: leaf[0-%d]\n", leaves-1)
+				for i := range leaves {
+					fmt.Fprintf(w, "      - switch: leaf%d\n        nodes: n%d-[0-1]\n", i, i)
+				}
+			})
+			fi, err := os.Stat(paths[which])
+			require.NoError(t, err)
+			require.LessOrEqual(t, fi.Size(), int64(1<<20))
+		}
+		checkBounded(t, tool, 10*time.Second,
+			[]string{"locate", "--all", paths["half"]}, []string{"locate", "--all", paths["full"]},
+			func(t *testing.T, which string, r boundedRun) {
+				assert.Equal(t, 0, r.code, "%s: %s", which, r.stderr)
+				assert.Equal(t, map[string]int{"half": 18_001, "full": 36_001}[which], strings.Count(r.stdout, "\n"), which)
+				assert.Less(t, r.heapMB, 512, "%s: the largest heap, in MB", which)
+			})
+		huge := filepath.Join(dir, "huge-topology.yaml")
+		require.NoError(t, os.WriteFile(huge, []byte("- topology: t\n"), 0o644))
+		require.NoError(t, os.Truncate(huge, 100<<20)) // sparse: 100 MB read as zeros
+		r := runBounded(t, tool, 10*time.Second, "locate", "--all", "slurm:"+huge)
+		assert.Equal(t, 2, r.code, r.stderr)
+		assert.Equal(t, fmt.Sprintf("nccom-rings locate: %s: has 104857600 bytes, more than the 64 MiB a file may have\n", huge), r.stderr)
+	})
+
 	// F9: a 60 MB graph file whose RING graph's first channel holds 8.6
 	// million small elements the reader skips (<skip/>); streamed, it is
 	// read in memory that does not grow with them, and planned (exit 0).

@@ -29,12 +29,34 @@ import (
 // fewer layers than its neighbours' is a location like any other. The
 // response has no host names: hosts are its instance ids.
 func ParseEC2(file string, data []byte) (*Topology, error) {
+	return parseEC2(file, data, &instanceTopology)
+}
+
+// ec2Kind is what one of EC2's topology responses calls its parts.
+type ec2Kind struct {
+	source string // Topology.Source
+	api    string // the operation
+	list   string // the key of the array of elements
+	id     string // the key of an element's id
+	alias  string // the key of another id that finds it ("" for none)
+	what   string // an element, in a message
+	none   string // why an element without NetworkNodes has no location
+}
+
+var instanceTopology = ec2Kind{
+	source: "ec2", api: "DescribeInstanceTopology", list: "Instances", id: "InstanceId", what: "instance",
+	none: "EC2 gave no NetworkNodes for it (an instance type without topology, or not yet known)",
+}
+
+// parseEC2 reads the responses of kind's operation.
+func parseEC2(file string, data []byte, kind *ec2Kind) (*Topology, error) {
 	if len(data) > MaxFileSize {
 		return nil, &Error{File: file, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", len(data), MaxFileSize>>20)}
 	}
-	r := &ec2Reader{file: file, data: data, dec: json.NewDecoder(bytes.NewReader(data))}
+	data = blankBOM(data)
+	r := &ec2Reader{file: file, data: data, dec: json.NewDecoder(bytes.NewReader(data)), kind: kind}
 	r.dec.UseNumber()
-	t := &Topology{Source: "ec2", File: file}
+	t := &Topology{Source: kind.source, File: file}
 	pages := 0
 	for r.dec.More() {
 		at := r.next()
@@ -54,7 +76,7 @@ func ParseEC2(file string, data []byte) (*Topology, error) {
 				if tok, err := r.token(); err != nil {
 					return nil, err
 				} else if tok != json.Delim('{') {
-					return nil, r.errAt(at, "a DescribeInstanceTopology response (an object with \"Instances\") expected in the array, not %s", describe(tok))
+					return nil, r.errAt(at, "a %s response (an object with %q) expected in the array, not %s", kind.api, kind.list, describe(tok))
 				}
 				if err := r.page(t, at); err != nil {
 					return nil, err
@@ -65,7 +87,7 @@ func ParseEC2(file string, data []byte) (*Topology, error) {
 				return nil, err
 			}
 		default:
-			return nil, r.errAt(at, "a DescribeInstanceTopology response (an object with \"Instances\", or an array of them) expected, not %s", describe(tok))
+			return nil, r.errAt(at, "a %s response (an object with %q, or an array of them) expected, not %s", kind.api, kind.list, describe(tok))
 		}
 	}
 	at := r.next()
@@ -76,7 +98,7 @@ func ParseEC2(file string, data []byte) (*Topology, error) {
 		return nil, r.syntax(at, err)
 	}
 	if pages == 0 {
-		return nil, &Error{File: file, Msg: "no DescribeInstanceTopology response in the file ({\"Instances\": [...]} expected)"}
+		return nil, &Error{File: file, Msg: fmt.Sprintf("no %s response in the file ({%q: [...]} expected)", kind.api, kind.list)}
 	}
 	return t, nil
 }
@@ -87,6 +109,9 @@ type ec2Reader struct {
 	dec   *json.Decoder
 	depth int // of arrays and objects opened by skip
 	lines lineCursor
+	kind  *ec2Kind
+	// keepLabel: which of a Kubernetes node's labels ParseK8s keeps.
+	keepLabel func(string) bool
 }
 
 // lineCursor turns byte offsets of data into line and column by one scan
@@ -163,6 +188,14 @@ func (r *ec2Reader) token() (json.Token, error) {
 		return nil, r.syntax(at, err)
 	}
 	return tok, nil
+}
+
+// article is what with "a" or "an" before it.
+func article(what string) string {
+	if strings.IndexByte("aeiouAEIOU", what[0]) >= 0 {
+		return "an " + what
+	}
+	return "a " + what
 }
 
 // describe names a token for a message.
@@ -264,15 +297,18 @@ func (r *ec2Reader) page(t *Topology, start int) error {
 			return err
 		}
 		switch m.key {
-		case "Instances":
+		case r.kind.list:
 			if instances {
-				return r.errAt(m.at, "\"Instances\" twice in one response")
+				return r.errAt(m.at, "%q twice in one response", r.kind.list)
 			}
 			instances = true
 			if m.tok != json.Delim('[') {
-				return r.errAt(m.valueAt, "\"Instances\" must be an array of instances, not %s", describe(m.tok))
+				return r.errAt(m.valueAt, "%q must be an array of %ss, not %s", r.kind.list, r.kind.what, describe(m.tok))
 			}
 			for r.dec.More() {
+				if len(t.Hosts) == MaxHosts {
+					return r.errAt(r.next(), "more than %d %ss in the file", MaxHosts, r.kind.what)
+				}
 				if err := r.instance(t); err != nil {
 					return err
 				}
@@ -297,7 +333,7 @@ func (r *ec2Reader) page(t *Topology, start int) error {
 		}
 	}
 	if !instances {
-		return r.errAt(start, "a response without \"Instances\": not the output of DescribeInstanceTopology")
+		return r.errAt(start, "a response without %q: not the output of %s", r.kind.list, r.kind.api)
 	}
 	if !nextToken {
 		t.Truncated = false
@@ -313,10 +349,10 @@ func (r *ec2Reader) instance(t *Topology) error {
 		return err
 	}
 	if tok != json.Delim('{') {
-		return r.errAt(start, "an instance (an object with \"InstanceId\" and \"NetworkNodes\") expected, not %s", describe(tok))
+		return r.errAt(start, "%s (an object with %q and \"NetworkNodes\") expected, not %s", article(r.kind.what), r.kind.id, describe(tok))
 	}
-	var id string
-	idAt := -1
+	var id, alias string
+	idAt, aliasAt := -1, -1
 	var nodes []string
 	nodesAt := -1
 	for m, err := range r.members() {
@@ -324,18 +360,39 @@ func (r *ec2Reader) instance(t *Topology) error {
 			return err
 		}
 		switch m.key {
-		case "InstanceId":
+		case r.kind.id:
 			if idAt >= 0 {
-				return r.errAt(m.at, "\"InstanceId\" twice in one instance")
+				return r.errAt(m.at, "%q twice in one %s", r.kind.id, r.kind.what)
 			}
 			s, isString := m.tok.(string)
 			if !isString {
-				return r.errAt(m.valueAt, "\"InstanceId\" must be a string, not %s", describe(m.tok))
+				return r.errAt(m.valueAt, "%q must be a string, not %s", r.kind.id, describe(m.tok))
 			}
 			if err := checkHost(s); err != nil {
-				return r.errAt(m.valueAt, "\"InstanceId\": %v", err)
+				return r.errAt(m.valueAt, "%q: %v", r.kind.id, err)
 			}
 			id, idAt = s, m.valueAt
+		case r.kind.alias:
+			if r.kind.alias == "" {
+				if err := r.skip(m.tok, m.valueAt); err != nil {
+					return err
+				}
+				continue
+			}
+			if aliasAt >= 0 {
+				return r.errAt(m.at, "%q twice in one %s", r.kind.alias, r.kind.what)
+			}
+			aliasAt = m.valueAt
+			s, isString := m.tok.(string)
+			if !isString && m.tok != nil {
+				return r.errAt(m.valueAt, "%q must be a string or null, not %s", r.kind.alias, describe(m.tok))
+			}
+			if s != "" {
+				if err := checkHost(s); err != nil {
+					return r.errAt(m.valueAt, "%q: %v", r.kind.alias, err)
+				}
+			}
+			alias = s
 		case "NetworkNodes":
 			if nodesAt >= 0 {
 				return r.errAt(m.at, "\"NetworkNodes\" twice in one instance")
@@ -375,15 +432,19 @@ func (r *ec2Reader) instance(t *Topology) error {
 		}
 	}
 	if idAt < 0 {
-		return r.errAt(start, "an instance without \"InstanceId\"")
+		return r.errAt(start, "%s without %q", article(r.kind.what), r.kind.id)
 	}
 	line, _ := r.lines.at(r.data, idAt)
 	h := Host{Name: id, Location: strings.Join(nodes, "/"), Line: line}
 	if len(nodes) == 0 {
-		h.Reason = "EC2 gave no NetworkNodes for it (an instance type without topology, or not yet known)"
+		h.Reason = r.kind.none
 	}
-	if i, added := t.add(h); !added {
-		return r.errAt(idAt, "instance %s is listed again; first on line %d", clip(id), t.Hosts[i].Line)
+	i, added := t.add(h)
+	if !added {
+		return r.errAt(idAt, "%s %s is listed again; first on line %d", r.kind.what, clip(id), t.Hosts[i].Line)
+	}
+	if alias != "" {
+		t.alias(alias, i)
 	}
 	return nil
 }

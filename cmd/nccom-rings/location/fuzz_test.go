@@ -164,3 +164,91 @@ func FuzzReadLocations(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseEC2Reservation(f *testing.F) {
+	fuzzParser(f, "testdata/ec2-reservation.json", []string{
+		`{"CapacityReservations": [{"CapacityReservationId": "cr-1", "CapacityBlockId": null, "NetworkNodes": ["a"]}], "NextToken": "x"}`,
+		`{"CapacityReservations": [{"CapacityReservationId": "cr-1", "CapacityBlockId": "cb-1"}, {"CapacityReservationId": "cb-1"}]}`,
+		"\ufeff{\"CapacityReservations\": []}", `[[[[[[[[[[]]]]]]]]]]`, ``,
+	}, ParseEC2Reservation)
+}
+
+func FuzzParseK8s(f *testing.F) {
+	fuzzParser(f, "testdata/k8s-eks.json", []string{
+		`{"items": [{"metadata": {"name": "n1", "labels": {"fabric.topograph.run/tier-0": "a", "fabric.topograph.run/tier-3": "b"}}}]}`,
+		`{"kind": "Node", "metadata": {"name": "n1", "labels": {"network.topology.nvidia.com/leaf": "l"}}, "spec": {"providerID": "aws:///z/i-0123456789abcdef0"}}`,
+		`{"items": [{"metadata": {"name": "a"}}, {"metadata": {"name": "A"}}]}`,
+		`{"items": [{"metadata": {"name": "a", "labels": {"topology.k8s.aws/network-node-layer-1": "x", "topology.k8s.aws/network-node-layer-3": "y"}}}]}`,
+		`{"items": [{"spec": {"x": [[[[[[[[]]]]]]]]}}]}`, ``, `[]`,
+	}, func(name string, data []byte) (*Topology, error) { return ParseK8s(name, data, K8sOptions{}) })
+}
+
+func FuzzParseSlurmYAML(f *testing.F) {
+	fuzzParser(f, "testdata/topology.yaml", []string{
+		"- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s2\n      - switch: s2\n        children: s1\n",
+		"- topology: a\n  block:\n    blocks:\n      - block: b\n        nodes: n[1-3]\n",
+		"- topology: a\n  tree:\n    switches:\n      - switch: &x s\n      - switch: *x\n",
+		"- topology: a\n  cluster_default: true\n  flat: true\n---\n- x\n",
+		"[[[[[[[[[[[[[[]]]]]]]]]]]]]]", "a: [b, {c: d}]\n",
+	}, func(name string, data []byte) (*Topology, error) { return parseSlurmYAML(name, data, "", 10_000) })
+}
+
+func FuzzParseScontrolTopology(f *testing.F) {
+	fuzzParser(f, "testdata/scontrol-topology.txt", []string{
+		"BlockName=b1 BlockIndex=0 Nodes=n[1-4] BlockSize=4\nAggregatedBlock=b1,b2 BlockIndex=2 Nodes=n[1-8] BlockSize=8\n",
+		"SwitchName=a Level=1 LinkSpeed=1 Nodes=n1 Switches=b\nSwitchName=b Level=1 LinkSpeed=1 Nodes=n1 Switches=a\n",
+		"BlockName=b Nodes=x\nBlockSizes=4,8\n", "SwitchName=s Level=0 Nodes=n[0-999999999]\n",
+	}, func(name string, data []byte) (*Topology, error) { return parseSlurm(name, data, 10_000) })
+}
+
+// FuzzSlurmEnv: what FromSlurmEnv gives passes checkTopology, what it
+// refuses names one of the two variables.
+func FuzzSlurmEnv(f *testing.F) {
+	c := fuzzseed.New(f)
+	for _, s := range [][2]string{{"s2.s0.n1", "switch.switch.node"}, {"n1", "node"}, {"a.b", "node.switch"}, {"", ""}, {"a/b.n", "switch.node"}} {
+		c.Add(s[0], s[1])
+	}
+	c.Fuzz(func(t *testing.T, addr, pattern string) {
+		topo, err := FromSlurmEnv(addr, pattern)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || (e.File != SlurmTopologyAddr && e.File != SlurmTopologyAddrPattern) {
+				t.Fatalf("%v", err)
+			}
+			return
+		}
+		checkTopology(t, topo)
+		if len(topo.Hosts) != 1 {
+			t.Fatalf("%d hosts", len(topo.Hosts))
+		}
+	})
+}
+
+// FuzzDetect: every input is one source or refused, and Parse("auto")
+// never gives what the source it detects would not.
+func FuzzDetect(f *testing.F) {
+	c := fuzzseed.New(f)
+	for _, p := range []string{"testdata/ec2-8.json", "testdata/k8s-topograph.json", "testdata/topology-block.conf", "testdata/topology.yaml"} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		c.Add(data)
+	}
+	c.Fuzz(func(t *testing.T, data []byte) {
+		source, err := Detect("fuzz", data)
+		if err != nil {
+			checkError(t, err, data)
+			return
+		}
+		if source == "slurm" {
+			return // FuzzParseSlurm and FuzzParseSlurmYAML read those
+		}
+		topo, err := Parse(source, "fuzz", data, Options{})
+		if err != nil {
+			checkError(t, err, data)
+			return
+		}
+		checkTopology(t, topo)
+	})
+}

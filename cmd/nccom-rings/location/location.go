@@ -1,8 +1,12 @@
 // Package location finds where hosts sit in the network, as the
 // NCCOM_RING_LOCATION values of D25 (package nodeorder), from the files
 // operators already have: the JSON of EC2's DescribeInstanceTopology
-// (ParseEC2) and a Slurm topology.conf of the topology/tree plugin
-// (ParseSlurm). It also reads and defines the locations file every tool of
+// (ParseEC2) and DescribeCapacityReservationTopology
+// (ParseEC2Reservation), of kubectl get nodes (ParseK8s: EKS's and
+// Topograph's labels), what Slurm says (ParseSlurm: a topology.conf of
+// the topology/tree or topology/block plugin, a topology.yaml, scontrol
+// show topology's output) and a Slurm task's SLURM_TOPOLOGY_ADDR
+// (FromSlurmEnv); Detect tells the files apart by content. It also reads and defines the locations file every tool of
 // the project reads (ReadLocations): one "HOST LOCATION" line per host.
 // Pure Go; the library itself reads no file, only its tools use this.
 //
@@ -17,7 +21,8 @@
 //     or of a locations file; the EC2 JSON has no line limit (boto3 and
 //     jq -c write it on one line), only MaxDepth levels of nesting;
 //   - MaxHosts host and switch names in a file once its hostlists are
-//     expanded, and MaxSwitches switches in a topology.conf;
+//     expanded (instances, reservations or nodes in a JSON file), and
+//     MaxSwitches switches in a topology.conf;
 //   - MaxNameBytes bytes for those names, as a list is sized before it is
 //     expanded: each expr's names times its longest name (a list whose
 //     longest name is over the limit of a name is refused then too), so
@@ -33,6 +38,7 @@
 package location
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -172,8 +178,12 @@ type Topology struct {
 	// Truncated: the last EC2 page has a NextToken, so the file lacks
 	// the instances of the pages after it.
 	Truncated bool
+	// Reason says why the file places no host, when it says so itself
+	// (a flat topology of a topology.yaml, a pattern of SLURM_TOPOLOGY_ADDR
+	// without switches).
+	Reason string
 
-	byKey map[string]int // Key(name) -> index in Hosts
+	byKey map[string]int // Key(name) -> index in Hosts, and of each alias
 }
 
 // Host is one host of a Topology.
@@ -206,6 +216,32 @@ func (t *Topology) add(h Host) (index int, added bool) {
 	t.byKey[k] = len(t.Hosts)
 	t.Hosts = append(t.Hosts, h)
 	return len(t.Hosts) - 1, true
+}
+
+// alias makes name find the host at index i too (a node's instance id, a
+// reservation's Capacity Block), unless a host or an alias has its key
+// already.
+func (t *Topology) alias(name string, i int) {
+	if _, ok := t.byKey[Key(name)]; !ok {
+		t.byKey[Key(name)] = i
+	}
+}
+
+// bom is the UTF-8 byte-order mark, which every reader accepts at the
+// start of a file (editors on Windows write it).
+var bom = []byte{0xef, 0xbb, 0xbf}
+
+// blankBOM is data with its byte-order mark, if any, made three blanks,
+// so that lines and bytes are counted as in the file: a copy then, never
+// data itself changed.
+func blankBOM(data []byte) []byte {
+	if !bytes.HasPrefix(data, bom) {
+		return data
+	}
+	c := make([]byte, len(data))
+	copy(c, data)
+	copy(c, "   ")
+	return c
 }
 
 // ReadFile reads the file at path whole: a regular file (or a pipe, for

@@ -3,50 +3,93 @@ package location
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/nccomring/libnccomring/nodeorder"
 )
 
-// ParseSlurm reads a Slurm topology.conf of the topology/tree plugin
-// (data, read from file) and returns where each of its hosts sits: the
-// chain of switches from a top switch (one no other switch lists) down to
-// the leaf switch whose Nodes= lists the host, top first.
+// ParseSlurm reads what Slurm says of its network (data, read from file)
+// and returns where each of its hosts sits: a topology.conf of the
+// topology/tree or topology/block plugin, a topology.yaml (Slurm 25.05;
+// ParseSlurmYAML, its cluster_default topology) or the output of
+// "scontrol show topology", told apart by their content.
 //
-// The file is read as Slurm reads it: one switch per line, "SwitchName=NAME"
-// first, then "Switches=HOSTLIST" or "Nodes=HOSTLIST" and an optional
-// "LinkSpeed=N" (ignored); keys in any case; "KEY = VALUE" and a value in
-// double quotes allowed; '#' to the end of the line a comment; a line
-// ending in '\' continued on the next. What Slurm refuses is refused too
-// (both Switches= and Nodes= on one switch, a switch defined twice, a
-// child switch no line defines, a cycle), and more: an unknown key, a key
+// Under topology/tree a host's location is the chain of switches from a
+// top switch (one no other switch lists) down to the leaf switch whose
+// Nodes= lists the host, top first; under topology/block it is its
+// block's name (a block is one level).
+//
+// A topology.conf is read as Slurm reads it: one switch per line,
+// "SwitchName=NAME" first, then "Switches=HOSTLIST" or "Nodes=HOSTLIST"
+// and an optional "LinkSpeed=N" (ignored); or one block per line,
+// "BlockName=NAME Nodes=HOSTLIST", and a "BlockSizes=4,16" line
+// (ignored); keys in any case; "KEY = VALUE" and a value in double
+// quotes allowed; '#' to the end of the line a comment; a line ending in
+// '\' continued on the next. What Slurm refuses is refused too (both
+// Switches= and Nodes= on one switch, a switch defined twice, a child
+// switch no line defines, a cycle), and more: an unknown key, a key
 // twice on one line, a backslash escape inside a name, a switch name that
 // is not a location name, a host name that is not a host name, Include
-// lines, and topology/block's BlockName lines. A switch with neither list
-// is an empty leaf, as in Slurm.
+// lines, SwitchName= and BlockName= lines in one file. A switch with
+// neither list is an empty leaf, as in Slurm.
+//
+// scontrol show topology prints the same lines with Level= (0 for a leaf
+// switch) after each switch's name, and lists under an upper switch both
+// its Switches= and every node below it: those nodes are placed by the
+// leaves, so the tree is the one topology.conf gives. Its
+// AggregatedBlock= lines (unions of the base blocks) are skipped.
 //
 // Two cases Slurm accepts have no single location, and their hosts are
 // kept with a Reason instead (not found, for a tool): a host listed under
-// two leaf switches, and the hosts below a switch listed by two parent
-// switches.
+// two leaf switches (or blocks), and the hosts below a switch listed by
+// two parent switches.
 func ParseSlurm(file string, data []byte) (*Topology, error) {
+	return ParseSlurmWith(file, data, SlurmOptions{})
+}
+
+// SlurmOptions are what ParseSlurmWith is told.
+type SlurmOptions struct {
+	// Topology names the topology of a topology.yaml to read; "" is its
+	// cluster_default one. Only a topology.yaml has names.
+	Topology string
+}
+
+// ParseSlurmWith is ParseSlurm with opts.
+func ParseSlurmWith(file string, data []byte, opts SlurmOptions) (*Topology, error) {
+	if looksLikeSlurmYAML(data) {
+		return ParseSlurmYAML(file, data, opts.Topology)
+	}
+	if opts.Topology != "" {
+		return nil, &Error{File: file, Msg: fmt.Sprintf("a topology (%s) was asked for, and only a topology.yaml names its topologies; this file is a topology.conf or scontrol's output", clip(opts.Topology))}
+	}
 	return parseSlurm(file, data, MaxHosts)
 }
 
-// parseSlurm is ParseSlurm with at most maxHosts names expanded (the fuzz
-// target's is smaller, to stay fast).
+// scontrolLine is the start of a switch of scontrol show topology.
+var scontrolLine = regexp.MustCompile(`(?im)^[ \t]*SwitchName=[^ \t\n]+[ \t]+Level=|^[ \t]*BlockName=[^ \t\n]+[ \t]+BlockIndex=`)
+
+// parseSlurm is ParseSlurm of a topology.conf or scontrol's output, with
+// at most maxHosts names expanded (the fuzz target's is smaller, to stay
+// fast).
 func parseSlurm(file string, data []byte, maxHosts uint64) (*Topology, error) {
 	if len(data) > MaxFileSize {
 		return nil, &Error{File: file, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", len(data), MaxFileSize>>20)}
 	}
-	p := slurmParser{file: file, byName: make(map[string]int), maxHosts: maxHosts}
+	data = blankBOM(data)
+	p := slurmParser{file: file, byName: make(map[string]int), maxHosts: maxHosts, scontrol: scontrolLine.Match(data)}
 	if err := p.readLines(data); err != nil {
 		return nil, err
 	}
-	if len(p.switches) == 0 {
-		return nil, &Error{File: file, Msg: "no SwitchName= line: not a topology.conf of the topology/tree plugin"}
+	if len(p.switches) == 0 && !p.blocks {
+		return nil, &Error{File: file, Msg: "no SwitchName= or BlockName= line: not a topology.conf (of the topology/tree or topology/block plugin), nor scontrol show topology's output"}
 	}
+	return p.finish()
+}
+
+// finish links the switches read and places their hosts.
+func (p *slurmParser) finish() (*Topology, error) {
 	if err := p.link(); err != nil {
 		return nil, err
 	}
@@ -86,6 +129,11 @@ type slurmParser struct {
 	// nameBytes: what the lists expanded so far are sized at (each
 	// expr's names times its longest name), against MaxNameBytes.
 	nameBytes uint64
+	// tree, blocks: the file has SwitchName= lines, BlockName= lines.
+	tree, blocks bool
+	// scontrol: the file is scontrol show topology's output, whose
+	// switches have Level= and whose upper switches list every node below.
+	scontrol bool
 }
 
 func (p *slurmParser) errAt(at pos, format string, args ...any) *Error {
@@ -103,6 +151,11 @@ type logical struct {
 type segment struct {
 	off       int
 	line, col int
+}
+
+// posFrom is pos of the bytes from off on.
+func (l *logical) posFrom(off int) func(int) pos {
+	return func(rel int) pos { return l.pos(off + rel) }
 }
 
 func (l *logical) pos(off int) pos {
@@ -265,19 +318,51 @@ func (p *slurmParser) pairs(l *logical) ([]pair, error) {
 	}
 }
 
-// readLine reads one logical line: blank, or one switch.
+// readLine reads one logical line: blank, one switch or one block.
 func (p *slurmParser) readLine(l *logical) error {
 	pairs, err := p.pairs(l)
 	if err != nil || len(pairs) == 0 {
 		return err
 	}
 	head := pairs[0]
-	if !strings.EqualFold(head.key, "SwitchName") {
-		if strings.EqualFold(head.key, "BlockName") || strings.EqualFold(head.key, "BlockSizes") {
-			return p.errAt(l.pos(head.keyOff), "%s= is the topology/block plugin's; locate reads a topology/tree file (SwitchName= lines)", head.key)
+	switch {
+	case strings.EqualFold(head.key, "SwitchName"):
+		if p.blocks {
+			return p.errAt(l.pos(head.keyOff), "SwitchName= in a file of BlockName= lines: a file is the topology/tree plugin's or the topology/block plugin's, not both")
 		}
-		return p.errAt(l.pos(head.keyOff), "SwitchName= expected first on the line, not %s=", clip(head.key))
+		p.tree = true
+		return p.readSwitch(l, pairs)
+	case strings.EqualFold(head.key, "BlockName"):
+		if p.tree {
+			return p.errAt(l.pos(head.keyOff), "BlockName= in a file of SwitchName= lines: a file is the topology/tree plugin's or the topology/block plugin's, not both")
+		}
+		p.blocks = true
+		return p.readBlock(l, pairs)
+	case strings.EqualFold(head.key, "BlockSizes") && !p.scontrol:
+		if len(pairs) > 1 {
+			return p.errAt(l.pos(pairs[1].keyOff), "BlockSizes= stands alone on its line")
+		}
+		for _, s := range strings.Split(head.value, ",") {
+			if n, err := strconv.ParseUint(s, 10, 32); err != nil || n == 0 {
+				return p.errAt(l.pos(head.valOff), "BlockSizes=%s is not a list of block sizes (numbers separated by commas)", clip(head.value))
+			}
+		}
+		if p.tree {
+			return p.errAt(l.pos(head.keyOff), "BlockSizes= in a file of SwitchName= lines: a file is the topology/tree plugin's or the topology/block plugin's, not both")
+		}
+		p.blocks = true
+		return nil
+	case strings.EqualFold(head.key, "AggregatedBlock") && p.scontrol:
+		// scontrol show topology's blocks of the larger block sizes:
+		// unions of the base blocks (BlockName=), which say it all.
+		return nil
 	}
+	return p.errAt(l.pos(head.keyOff), "SwitchName= or BlockName= expected first on the line, not %s=", clip(head.key))
+}
+
+// readSwitch reads a SwitchName= line.
+func (p *slurmParser) readSwitch(l *logical, pairs []pair) error {
+	head := pairs[0]
 	s := slurmSwitch{name: head.value, at: l.pos(head.valOff)}
 	if err := checkName("the switch name", s.name); err != nil {
 		return p.errAt(s.at, "%v", err)
@@ -285,7 +370,8 @@ func (p *slurmParser) readLine(l *logical) error {
 	if len(p.switches) == MaxSwitches {
 		return p.errAt(l.pos(head.keyOff), "more than %d switches", MaxSwitches)
 	}
-	var seen [3]bool // Switches, Nodes, LinkSpeed
+	var seen [4]bool // Switches, Nodes, LinkSpeed, Level
+	level := uint64(0)
 	for _, kv := range pairs[1:] {
 		at := l.pos(kv.valOff)
 		slot := -1
@@ -296,8 +382,12 @@ func (p *slurmParser) readLine(l *logical) error {
 			slot = 1
 		case strings.EqualFold(kv.key, "LinkSpeed"):
 			slot = 2
+		case strings.EqualFold(kv.key, "Level") && p.scontrol:
+			slot = 3
 		case strings.EqualFold(kv.key, "SwitchName"):
 			return p.errAt(l.pos(kv.keyOff), "a second SwitchName= on the line; one switch per line")
+		case p.scontrol:
+			return p.errAt(l.pos(kv.keyOff), "unknown key %s=; scontrol show topology's SwitchName lines have Level=, LinkSpeed=, Nodes= and Switches=", clip(kv.key))
 		default:
 			return p.errAt(l.pos(kv.keyOff), "unknown key %s=; a SwitchName line takes Switches=, Nodes= and LinkSpeed=", clip(kv.key))
 		}
@@ -307,7 +397,7 @@ func (p *slurmParser) readLine(l *logical) error {
 		seen[slot] = true
 		switch slot {
 		case 0:
-			names, err := p.expand(l, kv, nodeorder.MaxName)
+			names, err := p.expand(kv.key, kv.value, l.posFrom(kv.valOff), nodeorder.MaxName)
 			if err != nil {
 				return err
 			}
@@ -318,56 +408,136 @@ func (p *slurmParser) readLine(l *logical) error {
 			}
 			s.childNames, s.childAt = names, at
 		case 1:
-			names, err := p.expand(l, kv, MaxHostName)
+			names, err := p.expand(kv.key, kv.value, l.posFrom(kv.valOff), MaxHostName)
 			if err != nil {
 				return err
 			}
-			for _, n := range names {
-				if err := checkHost(n); err != nil {
-					return p.errAt(at, "%v", err)
-				}
+			if err := checkHosts(names); err != nil {
+				return p.errAt(at, "%v", err)
 			}
 			s.nodes, s.nodesAt = names, at
 		case 2:
 			if _, err := strconv.ParseUint(kv.value, 10, 32); err != nil {
 				return p.errAt(at, "LinkSpeed=%s is not a number of 0 to %d", clip(kv.value), uint32(1<<32-1))
 			}
+		case 3:
+			var err error
+			if level, err = strconv.ParseUint(kv.value, 10, 16); err != nil {
+				return p.errAt(at, "Level=%s is not a number of 0 to 65535", clip(kv.value))
+			}
 		}
 	}
-	if seen[0] && seen[1] {
+	switch {
+	case p.scontrol && !seen[3]:
+		return p.errAt(s.at, "switch %s has no Level=: scontrol show topology gives every switch's", clip(s.name))
+	case p.scontrol && level == 0 && seen[0]:
+		return p.errAt(s.childAt, "switch %s has Level=0, a leaf, and Switches=", clip(s.name))
+	case p.scontrol && level > 0:
+		// An upper switch lists every node below it: its Switches= say
+		// where they are.
+		s.nodes = nil
+	case seen[0] && seen[1]:
 		return p.errAt(s.at, "switch %s has both Switches= and Nodes= (Slurm refuses that too): a switch above others, or a leaf", clip(s.name))
 	}
+	return p.define(s)
+}
+
+// readBlock reads a BlockName= line: a block is one level, its name the
+// location of its nodes.
+func (p *slurmParser) readBlock(l *logical, pairs []pair) error {
+	head := pairs[0]
+	s := slurmSwitch{name: head.value, at: l.pos(head.valOff)}
+	if err := checkName("the block name", s.name); err != nil {
+		return p.errAt(s.at, "%v", err)
+	}
+	if len(p.switches) == MaxSwitches {
+		return p.errAt(l.pos(head.keyOff), "more than %d blocks", MaxSwitches)
+	}
+	var seen [3]bool // Nodes, BlockIndex, BlockSize
+	for _, kv := range pairs[1:] {
+		at := l.pos(kv.valOff)
+		slot := -1
+		switch {
+		case strings.EqualFold(kv.key, "Nodes"):
+			slot = 0
+		case strings.EqualFold(kv.key, "BlockIndex") && p.scontrol:
+			slot = 1
+		case strings.EqualFold(kv.key, "BlockSize") && p.scontrol:
+			slot = 2
+		case strings.EqualFold(kv.key, "BlockName"):
+			return p.errAt(l.pos(kv.keyOff), "a second BlockName= on the line; one block per line")
+		default:
+			return p.errAt(l.pos(kv.keyOff), "unknown key %s=; a BlockName line takes Nodes=", clip(kv.key))
+		}
+		if seen[slot] {
+			return p.errAt(l.pos(kv.keyOff), "%s= twice on the line", kv.key)
+		}
+		seen[slot] = true
+		if slot > 0 {
+			if _, err := strconv.ParseUint(kv.value, 10, 32); err != nil {
+				return p.errAt(at, "%s=%s is not a number", kv.key, clip(kv.value))
+			}
+			continue
+		}
+		names, err := p.expand(kv.key, kv.value, l.posFrom(kv.valOff), MaxHostName)
+		if err != nil {
+			return err
+		}
+		if err := checkHosts(names); err != nil {
+			return p.errAt(at, "%v", err)
+		}
+		s.nodes, s.nodesAt = names, at
+	}
+	return p.define(s)
+}
+
+// define adds switch (or block) s, refusing a name defined before.
+func (p *slurmParser) define(s slurmSwitch) error {
+	what := "switch"
+	if p.blocks {
+		what = "block"
+	}
 	if first, ok := p.byName[s.name]; ok {
-		return p.errAt(s.at, "switch %s is defined again; first on line %d", clip(s.name), p.switches[first].at.line)
+		return p.errAt(s.at, "%s %s is defined again; first on line %d", what, clip(s.name), p.switches[first].at.line)
 	}
 	p.byName[s.name] = len(p.switches)
 	p.switches = append(p.switches, s)
 	return nil
 }
 
-// expand expands kv's hostlist against what is left of maxHosts and
-// MaxNameBytes, its names at most maxName bytes each. The list is sized
-// before it is expanded (its names, and each expr's names times its
-// longest name), so a list past a limit is refused before any memory is
-// taken for its names.
-func (p *slurmParser) expand(l *logical, kv pair, maxName int) ([]string, error) {
+// checkHosts is checkHost of each name.
+func checkHosts(names []string) error {
+	for _, n := range names {
+		if err := checkHost(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// expand expands the hostlist value (of key, its byte off at at(off))
+// against what is left of maxHosts and MaxNameBytes, its names at most
+// maxName bytes each. The list is sized before it is expanded (its
+// names, and each expr's names times its longest name), so a list past a
+// limit is refused before any memory is taken for its names.
+func (p *slurmParser) expand(key, value string, at func(off int) pos, maxName int) ([]string, error) {
 	lim := hostlistLimits{names: p.maxHosts - p.names, nameLen: uint64(maxName), bytes: MaxNameBytes - p.nameBytes}
-	names, size, err := expandHostlist(kv.value, lim)
+	names, size, err := expandHostlist(value, lim)
 	if err != nil {
 		he := err.(*hostlistError)
 		var msg string
 		switch he.Kind {
 		case tooManyNames:
-			msg = fmt.Sprintf("%s=%s gives more names than the file may have (%d, hostlists expanded)", kv.key, clip(kv.value), p.maxHosts)
+			msg = fmt.Sprintf("%s=%s gives more names than the file may have (%d, hostlists expanded)", key, clip(value), p.maxHosts)
 		case tooLongName:
-			msg = fmt.Sprintf("%s=%s gives names of %d bytes, more than the %d a name may have (refused before it is expanded)", kv.key, clip(kv.value), he.Longest, maxName)
+			msg = fmt.Sprintf("%s=%s gives names of %d bytes, more than the %d a name may have (refused before it is expanded)", key, clip(value), he.Longest, maxName)
 		case tooManyBytes:
 			msg = fmt.Sprintf("%s=%s gives %d names of up to %d bytes: with the lists before it, up to %d bytes of names (names times the longest), more than the %d MiB a file's names may take (refused before it is expanded)",
-				kv.key, clip(kv.value), he.Names, he.Longest, p.nameBytes+he.Bytes, MaxNameBytes>>20)
+				key, clip(value), he.Names, he.Longest, p.nameBytes+he.Bytes, MaxNameBytes>>20)
 		default:
-			msg = fmt.Sprintf("%s=%s is not a host list: %s", kv.key, clip(kv.value), he.Msg)
+			msg = fmt.Sprintf("%s=%s is not a host list: %s", key, clip(value), he.Msg)
 		}
-		return nil, p.errAt(l.pos(kv.valOff+he.Off), "%s", msg)
+		return nil, p.errAt(at(he.Off), "%s", msg)
 	}
 	p.names += uint64(len(names))
 	p.nameBytes += size
@@ -499,8 +669,13 @@ func (p *slurmParser) hosts() *Topology {
 			if first := leafOf[h]; first != i && first >= 0 {
 				f := &p.switches[first]
 				t.Hosts[h].Location = ""
-				t.Hosts[h].Reason = fmt.Sprintf("listed under two leaf switches, %s (line %d) and %s (line %d), so it has no single chain of switches",
-					clip(f.name), f.nodesAt.line, clip(s.name), s.nodesAt.line)
+				if p.blocks {
+					t.Hosts[h].Reason = fmt.Sprintf("listed in two blocks, %s (line %d) and %s (line %d), so it has no single block",
+						clip(f.name), f.nodesAt.line, clip(s.name), s.nodesAt.line)
+				} else {
+					t.Hosts[h].Reason = fmt.Sprintf("listed under two leaf switches, %s (line %d) and %s (line %d), so it has no single chain of switches",
+						clip(f.name), f.nodesAt.line, clip(s.name), s.nodesAt.line)
+				}
 				leafOf[h] = -1
 			}
 		}

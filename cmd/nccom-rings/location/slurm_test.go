@@ -117,10 +117,10 @@ func TestSlurmChainOfEightIsTheLimit(t *testing.T) {
 func TestSlurmMalformed(t *testing.T) {
 	long := "SwitchName=s0 Nodes=" + strings.Repeat("n", 64<<10) + "\n"
 	cases := []malformed{
-		{"empty", "# nothing\n\n", "topology.conf: no SwitchName= line: not a topology.conf of the topology/tree plugin"},
+		{"empty", "# nothing\n\n", "topology.conf: no SwitchName= or BlockName= line: not a topology.conf (of the topology/tree or topology/block plugin), nor scontrol show topology's output"},
 		{"both lists", "SwitchName=s1 Nodes=n1\nSwitchName=s0 Nodes=a Switches=s1\n",
 			`topology.conf:2:12: switch "s0" has both Switches= and Nodes= (Slurm refuses that too): a switch above others, or a leaf`},
-		{"not a switch line", "  Nodes=a\n", "topology.conf:1:3: SwitchName= expected first on the line, not \"Nodes\"="},
+		{"not a switch line", "  Nodes=a\n", "topology.conf:1:3: SwitchName= or BlockName= expected first on the line, not \"Nodes\"="},
 		{"defined twice", "SwitchName=s0 Nodes=a\n\nSwitchName=s0 Nodes=b\n", `topology.conf:3:12: switch "s0" is defined again; first on line 1`},
 		{"undefined child", "SwitchName=top Switches=s[1-2]\nSwitchName=s1 Nodes=a\n",
 			`topology.conf:1:25: switch "top" lists "s2" in Switches=, and no SwitchName= line defines it`},
@@ -136,7 +136,13 @@ func TestSlurmMalformed(t *testing.T) {
 		{"key twice", "SwitchName=s0 Nodes=a nodes=b\n", "topology.conf:1:23: nodes= twice on the line"},
 		{"two switches", "SwitchName=s0 SwitchName=s1\n", "topology.conf:1:15: a second SwitchName= on the line; one switch per line"},
 		{"link speed", "SwitchName=s0 LinkSpeed=fast Nodes=a\n", `topology.conf:1:25: LinkSpeed="fast" is not a number of 0 to 4294967295`},
-		{"block", "BlockName=b1 Nodes=a\n", "topology.conf:1:1: BlockName= is the topology/block plugin's; locate reads a topology/tree file (SwitchName= lines)"},
+		{"block in a tree", "SwitchName=s Nodes=a\nBlockName=b1 Nodes=b\n", "topology.conf:2:1: BlockName= in a file of SwitchName= lines: a file is the topology/tree plugin's or the topology/block plugin's, not both"},
+		{"tree in blocks", "BlockSizes=4\nSwitchName=s Nodes=a\n", "topology.conf:2:1: SwitchName= in a file of BlockName= lines: a file is the topology/tree plugin's or the topology/block plugin's, not both"},
+		{"block key", "BlockName=b1 Nodes=a Switches=b\n", "topology.conf:1:22: unknown key \"Switches\"=; a BlockName line takes Nodes="},
+		{"block sizes", "BlockSizes=4,x\n", "topology.conf:1:12: BlockSizes=\"4,x\" is not a list of block sizes (numbers separated by commas)"},
+		{"block twice", "BlockName=b1 Nodes=a\nBlockName=b1 Nodes=b\n", "topology.conf:2:11: block \"b1\" is defined again; first on line 1"},
+		{"scontrol level", "SwitchName=s Level=0 LinkSpeed=1 Nodes=a\nSwitchName=t LinkSpeed=1 Switches=s\n", "topology.conf:2:12: switch \"t\" has no Level=: scontrol show topology gives every switch's"},
+		{"scontrol leaf with switches", "SwitchName=s Level=0 LinkSpeed=1 Switches=t\n", "topology.conf:1:43: switch \"s\" has Level=0, a leaf, and Switches="},
 		{"include", "Include /etc/slurm/more.conf\n", "topology.conf:1:1: Include lines are not followed: pass the included file itself, or the files concatenated"},
 		{"operator", "SwitchName=s0 Nodes+=a\n", "topology.conf:1:20: Nodes+=: topology.conf takes KEY=VALUE, not +="},
 		{"no '='", "SwitchName s0\n", `topology.conf:1:12: '=' expected after the key "SwitchName"`},
