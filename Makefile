@@ -370,15 +370,14 @@ FUZZ_TARGETS      := FuzzPreset FuzzPostset FuzzBuildRings FuzzPostsetEveryRank
 # The other packages' targets (PACKAGE:TARGET): issue 21's dump reader,
 # what reads crafted dumps and the quoting of untrusted strings (seed
 # corpora in PACKAGE/testdata/fuzz); issue 22's parsers of nccom-rings
-# locate (package location); issue 21's DWARF walkers (abicheck); issue
-# 23's reading of dumps into a job to score and compare (package score).
+# locate (package location) and issue 36's other sources and instances
+# files; issue 21's DWARF walkers (abicheck); issue 23's reading of dumps
+# into a job to score and compare (package score).
 FUZZ_OTHER        := ./ringdump:FuzzDecode ./cmd/nccom-rings:FuzzVerify ./internal/quote:FuzzString \
   ./cmd/nccom-rings/location:FuzzParseEC2 ./cmd/nccom-rings/location:FuzzParseSlurm ./cmd/nccom-rings/location:FuzzHostlist ./cmd/nccom-rings/location:FuzzReadLocations \
   ./cmd/nccom-rings/location:FuzzParseEC2Reservation ./cmd/nccom-rings/location:FuzzParseK8s ./cmd/nccom-rings/location:FuzzParseSlurmYAML \
   ./cmd/nccom-rings/location:FuzzParseScontrolTopology ./cmd/nccom-rings/location:FuzzSlurmEnv ./cmd/nccom-rings/location:FuzzDetect \
-  ./abicheck:FuzzDWARFWalk ./cmd/nccom-rings/score:FuzzFromDumps
-# Issue 36's instances files of --instances (package location).
-FUZZ_OTHER        += ./cmd/nccom-rings/location:FuzzParseInstances
+  ./cmd/nccom-rings/location:FuzzParseInstances ./abicheck:FuzzDWARFWalk ./cmd/nccom-rings/score:FuzzFromDumps
 FUZZ_NAMES        := $(FUZZ_TARGETS) $(foreach pt,$(FUZZ_OTHER),$(lastword $(subst :, ,$(pt))))
 FUZZ_PKGS         := $(sort ./ring $(foreach pt,$(FUZZ_OTHER),$(firstword $(subst :, ,$(pt)))))
 FUZZTIME          ?= 600000x
