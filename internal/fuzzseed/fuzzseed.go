@@ -41,10 +41,10 @@ import (
 // The one place the replay is set. Seed fixes the generator (each target
 // also mixes in its own name, so targets get different streams); a new
 // Seed gives a new, equally fixed, set of inputs. DefaultCount is how
-// many inputs each target gets (`make fuzz` lists the targets); ten times as many cover a
-// point or two more of the code. The environment variable CountEnv
-// overrides it, e.g. NCCOMRING_FUZZ_SEEDED=20000 for a longer replay, 0
-// for the seeds alone.
+// many inputs each target gets (`make fuzz` lists the targets); ten times
+// as many cover a point or two more of the code. The environment variable
+// CountEnv overrides it, e.g. NCCOMRING_FUZZ_SEEDED=20000 for a longer
+// replay, 0 for the seeds alone.
 const (
 	Seed         uint64 = 0x6e63636f6d_0032 // "nccom", issue 32
 	DefaultCount        = 1000
