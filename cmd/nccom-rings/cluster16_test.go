@@ -16,7 +16,8 @@ import (
 
 // Issue 36, done-when 1: one cluster of 16 hosts, trn1-st-trn1-1..16 in
 // 4 leaves of 4 under 2 spines under one core, described in each
-// per-host source an operator has (testdata/cluster16: EKS's and
+// per-host source an operator has (testdata/cluster16: EC2's instance
+// topology joined to the hosts by describe-instances, EKS's and
 // Topograph's node labels, topology.conf tree and block lines,
 // topology.yaml tree and block, scontrol show topology, and
 // SLURM_TOPOLOGY_ADDR in each host's task). Each gives, by its explicit
@@ -164,8 +165,44 @@ func TestCluster16EverySourceGivesTheSameGroups(t *testing.T) {
 	}
 	assert.Equal(t, tree, groupsByLevel(t, lines.String(), names))
 
+	// EC2's instance topology names instances, not hosts: each host is
+	// located by its name, as a job script on the host would, through
+	// describe-instances (its instance's Name tag), by the explicit
+	// source and by --from auto.
+	topo := filepath.Join(cluster16, "ec2-topology.json")
+	instances := filepath.Join(cluster16, "describe-instances.json")
+	for _, source := range [][]string{
+		{"ec2:" + topo},
+		{"--from", "ec2", topo},
+		{topo},
+		{"--from", "auto", topo},
+	} {
+		var lines strings.Builder
+		for i := 1; i <= 16; i++ {
+			host := fmt.Sprintf("trn1-st-trn1-%d", i)
+			args := append([]string{"locate", "--host", host, "--instances", instances}, source...)
+			code, out, errOut := runTool(args...)
+			require.Equal(t, cli.ExitOK, code, "%v: %s", args, errOut)
+			assert.Empty(t, errOut, args)
+			lines.WriteString(host + " " + out)
+		}
+		assert.Equal(t, tree, groupsByLevel(t, lines.String(), names), source)
+	}
+	// And all at once, by host name, as plan writes them for score and
+	// report (--emit-locations).
+	locs := filepath.Join(t.TempDir(), "locations")
+	code, out, errOut := runTool("locate", "--all", "ec2:"+topo)
+	require.Equal(t, cli.ExitOK, code, errOut)
+	require.NoError(t, os.WriteFile(locs, []byte(out), 0o644))
+	byName := filepath.Join(t.TempDir(), "by-name")
+	code, _, errOut = runTool("plan", "--locations", locs, "--hosts", filepath.Join(cluster16, "hosts.txt"), "--instances", instances, "--emit-locations", byName)
+	require.Equal(t, cli.ExitOK, code, errOut)
+	data, err = os.ReadFile(byName)
+	require.NoError(t, err)
+	assert.Equal(t, tree, groupsByLevel(t, string(data), names), "plan --emit-locations")
+
 	// A Kubernetes node is found by its instance id too.
-	code, out, errOut := runTool("locate", "--instance", "i-0c16a1b2c3d4e5f0b", filepath.Join(cluster16, "eks-nodes.json"))
+	code, out, errOut = runTool("locate", "--instance", "i-0c16a1b2c3d4e5f0b", filepath.Join(cluster16, "eks-nodes.json"))
 	require.Equal(t, cli.ExitOK, code, errOut)
 	assert.Equal(t, "nn-4f1c0a9b3d2e51000/nn-5a2b3c4d5e6f72002/nn-6c3d4e5f607183003\n", out)
 }

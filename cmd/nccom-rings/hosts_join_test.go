@@ -19,16 +19,21 @@ import (
 //   - hosts.txt: ParallelCluster's static node names trn1-st-trn1-1..16,
 //     slots=32 each (trn1.32xlarge has 32 NeuronCores), in the order
 //     scontrol show hostnames gives them;
+//   - hosts-sorted.txt: the same hosts sorted as strings (trn1-st-trn1-10
+//     before trn1-st-trn1-2), as a launcher that sorts host names lists
+//     them: the order that scatters the leaves;
 //   - ec2-topology.json: aws ec2 describe-instance-topology's JSON for
-//     their 16 instances, one layer-1 node, 2 spines, 4 leaves; host n's
-//     instance on leaf (n-1) mod 4, leaves 1-2 under one spine and 3-4
-//     under the other, listed in another order than the hosts';
+//     their 16 instances, one layer-1 node, 2 spines, 4 leaves; hosts
+//     1-4, 5-8, 9-12 and 13-16 each on a leaf, leaves 1-2 under one spine
+//     and 3-4 under the other (the groups every other source of the
+//     cluster gives), listed in another order than the hosts';
 //   - describe-instances.json: aws ec2 describe-instances' JSON for them,
 //     two reservations of 8, each instance's Name tag its host's name
 //     (where instances share one Name tag, scontrol show nodes joins:
 //     see the location package's tests).
 const (
 	c16Hosts     = "testdata/cluster16/hosts.txt"
+	c16Sorted    = "testdata/cluster16/hosts-sorted.txt"
 	c16Topology  = "testdata/cluster16/ec2-topology.json"
 	c16Instances = "testdata/cluster16/describe-instances.json"
 )
@@ -81,7 +86,7 @@ func TestPlanJoinsHostNamesToInstances(t *testing.T) {
 		`nccom-rings plan: "`+locs+`" names EC2 instances; join the hosts to them: aws ec2 describe-instances --output json > instances.json and add --instances instances.json (or --allow-unlocated, to plan them without a location)`+"\n", errOut)
 
 	emitted := filepath.Join(t.TempDir(), "hosts")
-	rep := planJSON(t, cli.ExitOK, "--locations", locs, "--hosts", c16Hosts, "--instances", c16Instances, "--emit-hostfile", emitted)
+	rep := planJSON(t, cli.ExitOK, "--locations", locs, "--hosts", c16Sorted, "--instances", c16Instances, "--emit-hostfile", emitted)
 	assert.Equal(t, 16, rep.Located)
 	assert.Empty(t, rep.Unlocated)
 	assert.Equal(t, []string{c16Instances}, rep.Instances)
@@ -90,7 +95,7 @@ func TestPlanJoinsHostNamesToInstances(t *testing.T) {
 	assert.True(t, atFewest(rep.Plans[1]))
 	data, err := os.ReadFile(emitted)
 	require.NoError(t, err)
-	assert.Contains(t, string(data), "trn1-st-trn1-1 slots=32\ntrn1-st-trn1-5 slots=32\ntrn1-st-trn1-9 slots=32\ntrn1-st-trn1-13 slots=32\ntrn1-st-trn1-2 slots=32\n")
+	assert.Contains(t, string(data), "\ntrn1-st-trn1-1 slots=32\ntrn1-st-trn1-2 slots=32\ntrn1-st-trn1-3 slots=32\ntrn1-st-trn1-4 slots=32\ntrn1-st-trn1-5 slots=32\n", "a leaf's hosts together")
 
 	again := planJSON(t, cli.ExitOK, "--locations", locs, "--hosts", emitted, "--instances", c16Instances, "--order", "rank")
 	require.Len(t, again.Plans, 1)
@@ -110,7 +115,7 @@ func TestPlanRefusesToGuess(t *testing.T) {
 	locs := c16Locations(t)
 	dir := t.TempDir()
 	hosts := filepath.Join(dir, "hosts")
-	require.NoError(t, os.WriteFile(hosts, []byte("trn1-st-trn1-[1-3] slots=32\ntrn1-st-trn1-99 slots=32\n"), 0o644))
+	require.NoError(t, os.WriteFile(hosts, []byte("trn1-st-trn1-[1,5,9] slots=32\ntrn1-st-trn1-99 slots=32\n"), 0o644))
 	code, _, errOut := runTool("plan", "--locations", locs, "--hosts", hosts, "--instances", c16Instances)
 	assert.Equal(t, cli.ExitFinding, code)
 	assert.Equal(t, `nccom-rings plan: 3 of 4 hosts located, so nothing planned; the first without a location, "trn1-st-trn1-99" (line 2 of "`+hosts+`"): not listed, and not named in testdata/cluster16/describe-instances.json`+"\n"+
@@ -180,13 +185,13 @@ func TestPlanOfASlurmHostList(t *testing.T) {
 func TestLocateJoinsAHost(t *testing.T) {
 	code, out, errOut := runTool("locate", "--host", "trn1-st-trn1-7", "--instances", c16Instances, "ec2:"+c16Topology)
 	assert.Equal(t, cli.ExitOK, code, errOut)
-	assert.Equal(t, "nn-4a1b2c3d4e5f60718/nn-5c3d4e5f607182930/nn-6f60718293a4b5c63\n", out, "leaf 3, under the second spine")
+	assert.Equal(t, "nn-4a1b2c3d4e5f60718/nn-5b2c3d4e5f6071829/nn-6e5f60718293a4b52\n", out, "leaf 2, under the first spine")
 	// By address, through a map to the address's instance's DNS name.
 	joins := filepath.Join(t.TempDir(), "map")
 	require.NoError(t, os.WriteFile(joins, []byte("node-a ip-10-1-0-27\n"), 0o644))
 	code, out, _ = runTool("locate", "--host", "node-a", "--instances", joins, "--instances", c16Instances, "ec2:"+c16Topology)
 	assert.Equal(t, cli.ExitOK, code)
-	assert.Equal(t, "nn-4a1b2c3d4e5f60718/nn-5c3d4e5f607182930/nn-6f60718293a4b5c63\n", out, "10.1.0.27 is trn1-st-trn1-7's")
+	assert.Equal(t, "nn-4a1b2c3d4e5f60718/nn-5b2c3d4e5f6071829/nn-6e5f60718293a4b52\n", out, "10.1.0.27 is trn1-st-trn1-7's")
 
 	code, _, errOut = runTool("locate", "--host", "trn1-st-trn1-77", "--instances", c16Instances, "ec2:"+c16Topology)
 	assert.Equal(t, cli.ExitFinding, code)
@@ -229,7 +234,7 @@ func TestScoreAndReportSayWhatWouldLocateTheDumps(t *testing.T) {
 	data, err := os.ReadFile(byName)
 	require.NoError(t, err)
 	assert.Equal(t, 17, strings.Count(string(data), "\n"), "a comment and 16 hosts")
-	assert.Contains(t, string(data), "\ntrn1-st-trn1-7 nn-4a1b2c3d4e5f60718/nn-5c3d4e5f607182930/nn-6f60718293a4b5c63\n")
+	assert.Contains(t, string(data), "\ntrn1-st-trn1-7 nn-4a1b2c3d4e5f60718/nn-5b2c3d4e5f6071829/nn-6e5f60718293a4b52\n")
 	code, out, errOut = runTool("score", dumps, "--locations", byName)
 	assert.Equal(t, cli.ExitOK, code, errOut)
 	assert.Contains(t, out, "16 of 16 nodes located, 3 levels\n")
