@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -229,4 +230,102 @@ func TestCluster16CapacityReservations(t *testing.T) {
 	}
 	assert.Equal(t, []string{"cr-0c16b1c2d3e4f5001", "cr-0c16b1c2d3e4f5002", "cr-0c16b1c2d3e4f5003", "cr-0c16b1c2d3e4f5004"}, got)
 	assert.Len(t, leafOf, 4)
+}
+
+// The files are one cluster: each describe-instances instance (a host,
+// by its Name tag) is in the EC2 instance topology and is the EKS node
+// of its private DNS name (spec.providerID), in the same zone and under
+// the same network nodes, and its CapacityReservationId is one of the
+// cluster's reservations, located at its leaf.
+func TestCluster16FilesNameTheSameInstances(t *testing.T) {
+	read := func(name string, v any) {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(cluster16, name))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, v), name)
+	}
+	var described struct {
+		Reservations []struct {
+			Instances []struct {
+				InstanceId, PrivateDnsName, CapacityReservationId string
+				Placement                                         struct{ AvailabilityZone string }
+				Tags                                              []struct{ Key, Value string }
+			}
+		}
+	}
+	read("describe-instances.json", &described)
+	var topology struct {
+		Instances []struct {
+			InstanceId, AvailabilityZone string
+			NetworkNodes                 []string
+		}
+	}
+	read("ec2-topology.json", &topology)
+	var eks struct {
+		Items []struct {
+			Metadata struct {
+				Name   string
+				Labels map[string]string
+			}
+			Spec struct{ ProviderID string }
+		}
+	}
+	read("eks-nodes.json", &eks)
+	var reservations struct {
+		CapacityReservations []struct {
+			CapacityReservationId, AvailabilityZone string
+			NetworkNodes                            []string
+		}
+	}
+	read("capacity-reservation-topology.json", &reservations)
+
+	inTopology := map[string][]string{}
+	for _, i := range topology.Instances {
+		inTopology[i.InstanceId] = i.NetworkNodes
+		assert.Equal(t, "us-west-2d", i.AvailabilityZone, i.InstanceId)
+	}
+	type node struct {
+		providerID string
+		nodes      []string
+	}
+	byNodeName := map[string]node{}
+	for _, n := range eks.Items {
+		l := n.Metadata.Labels
+		byNodeName[n.Metadata.Name] = node{n.Spec.ProviderID, []string{l["topology.k8s.aws/network-node-layer-1"], l["topology.k8s.aws/network-node-layer-2"], l["topology.k8s.aws/network-node-layer-3"]}}
+	}
+	reserved := map[string][]string{}
+	for _, r := range reservations.CapacityReservations {
+		reserved[r.CapacityReservationId] = r.NetworkNodes
+		assert.Equal(t, "us-west-2d", r.AvailabilityZone, r.CapacityReservationId)
+	}
+	names := cluster16Names(t)
+	hosts := map[string]bool{}
+	for _, r := range described.Reservations {
+		for _, i := range r.Instances {
+			host := ""
+			for _, tag := range i.Tags {
+				if tag.Key == "Name" {
+					host = tag.Value
+				}
+			}
+			hosts[host] = true
+			id := i.InstanceId
+			assert.Equal(t, host, names[id], "names.txt: instance %s", id)
+			assert.Equal(t, host, names[i.PrivateDnsName], "names.txt: %s's node %s", id, i.PrivateDnsName)
+			nn, ok := inTopology[id]
+			assert.True(t, ok, "%s (%s) is not in ec2-topology.json", id, host)
+			n, ok := byNodeName[i.PrivateDnsName]
+			if assert.True(t, ok, "%s (%s): no EKS node %s", id, host, i.PrivateDnsName) {
+				assert.Equal(t, "aws:///"+i.Placement.AvailabilityZone+"/"+id, n.providerID, host)
+				assert.Equal(t, nn, n.nodes, "%s: network nodes of ec2-topology.json and eks-nodes.json", host)
+			}
+			leaf, ok := reserved[i.CapacityReservationId]
+			if assert.True(t, ok, "%s (%s): reservation %q is not in capacity-reservation-topology.json", id, host, i.CapacityReservationId) {
+				assert.Equal(t, nn, leaf, "%s: reservation %s is not at its instance's network nodes", host, i.CapacityReservationId)
+			}
+		}
+	}
+	assert.Len(t, hosts, 16)
+	assert.Len(t, inTopology, 16)
+	assert.Len(t, byNodeName, 16)
 }

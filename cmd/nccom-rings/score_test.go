@@ -453,13 +453,13 @@ func TestPlanOfASlurmHostList(t *testing.T) {
 func TestLocateJoinsAHost(t *testing.T) {
 	code, out, errOut := runTool("locate", "--host", "trn1-st-trn1-7", "--instances", c16Instances, "ec2:"+c16Topology)
 	assert.Equal(t, cli.ExitOK, code, errOut)
-	assert.Equal(t, "nn-4a1b2c3d4e5f60718/nn-5b2c3d4e5f6071829/nn-6e5f60718293a4b52\n", out, "leaf 2, under the first spine")
+	assert.Equal(t, "nn-4f1c0a9b3d2e51000/nn-5a2b3c4d5e6f72001/nn-6c3d4e5f607183002\n", out, "leaf 2, under the first spine")
 	// By address, through a map to the address's instance's DNS name.
 	joins := filepath.Join(t.TempDir(), "map")
-	require.NoError(t, os.WriteFile(joins, []byte("node-a ip-10-1-0-27\n"), 0o644))
+	require.NoError(t, os.WriteFile(joins, []byte("node-a ip-10-1-1-17\n"), 0o644))
 	code, out, _ = runTool("locate", "--host", "node-a", "--instances", joins, "--instances", c16Instances, "ec2:"+c16Topology)
 	assert.Equal(t, cli.ExitOK, code)
-	assert.Equal(t, "nn-4a1b2c3d4e5f60718/nn-5b2c3d4e5f6071829/nn-6e5f60718293a4b52\n", out, "10.1.0.27 is trn1-st-trn1-7's")
+	assert.Equal(t, "nn-4f1c0a9b3d2e51000/nn-5a2b3c4d5e6f72001/nn-6c3d4e5f607183002\n", out, "10.1.1.17 is trn1-st-trn1-7's")
 
 	code, _, errOut = runTool("locate", "--host", "trn1-st-trn1-77", "--instances", c16Instances, "ec2:"+c16Topology)
 	assert.Equal(t, cli.ExitFinding, code)
@@ -502,7 +502,7 @@ func TestScoreAndReportSayWhatWouldLocateTheDumps(t *testing.T) {
 	data, err := os.ReadFile(byName)
 	require.NoError(t, err)
 	assert.Equal(t, 17, strings.Count(string(data), "\n"), "a comment and 16 hosts")
-	assert.Contains(t, string(data), "\ntrn1-st-trn1-7 nn-4a1b2c3d4e5f60718/nn-5b2c3d4e5f6071829/nn-6e5f60718293a4b52\n")
+	assert.Contains(t, string(data), "\ntrn1-st-trn1-7 nn-4f1c0a9b3d2e51000/nn-5a2b3c4d5e6f72001/nn-6c3d4e5f607183002\n")
 	code, out, errOut = runTool("score", dumps, "--locations", byName)
 	assert.Equal(t, cli.ExitOK, code, errOut)
 	assert.Contains(t, out, "16 of 16 nodes located, 3 levels\n")
@@ -515,11 +515,14 @@ func TestScoreAndReportSayWhatWouldLocateTheDumps(t *testing.T) {
 // A capacity reservation's topology names reservations: a host reaches
 // its reservation's location through describe-instances' instance and
 // its CapacityReservationId (locations as locate --all gives them for
-// describe-capacity-reservation-topology, by reservation id).
+// describe-capacity-reservation-topology, by reservation id): cluster16's
+// four reservations, one a leaf, locate all 16 hosts at 3 levels.
 func TestPlanJoinsHostsToTheirReservation(t *testing.T) {
+	code, out, errOut := runTool("locate", "--all", "testdata/cluster16/capacity-reservation-topology.json")
+	require.Equal(t, cli.ExitOK, code, errOut)
 	locs := filepath.Join(t.TempDir(), "locations")
-	require.NoError(t, os.WriteFile(locs, []byte("cr-0b7e2f4a9c1d3e508 nn-4a1b2c3d4e5f60718/nn-5b2c3d4e5f6071829\n"), 0o644))
+	require.NoError(t, os.WriteFile(locs, []byte(out), 0o644))
 	rep := planJSON(t, cli.ExitOK, "--locations", locs, "--hosts", c16Hosts, "--instances", c16Instances, "--order", "rank")
 	assert.Equal(t, 16, rep.Located)
-	assert.Equal(t, 2, rep.Plans[0].Score.Depth)
+	assert.Equal(t, 3, rep.Plans[0].Score.Depth)
 }
