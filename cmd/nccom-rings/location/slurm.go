@@ -401,21 +401,14 @@ func (p *slurmParser) readSwitch(l *logical, pairs []pair) error {
 			if err != nil {
 				return err
 			}
-			for _, n := range names {
-				if err := checkName("the child switch name", n); err != nil {
-					return p.errAt(at, "%v", err)
-				}
+			if err := checkChildNames(names); err != nil {
+				return p.errAt(at, "%v", err)
 			}
 			s.childNames, s.childAt = names, at
 		case 1:
-			names, err := p.expand(kv.key, kv.value, l.posFrom(kv.valOff), MaxHostName)
-			if err != nil {
+			if err := p.readNodes(&s, l, kv); err != nil {
 				return err
 			}
-			if err := checkHosts(names); err != nil {
-				return p.errAt(at, "%v", err)
-			}
-			s.nodes, s.nodesAt = names, at
 		case 2:
 			if _, err := strconv.ParseUint(kv.value, 10, 32); err != nil {
 				return p.errAt(at, "LinkSpeed=%s is not a number of 0 to %d", clip(kv.value), uint32(1<<32-1))
@@ -479,16 +472,26 @@ func (p *slurmParser) readBlock(l *logical, pairs []pair) error {
 			}
 			continue
 		}
-		names, err := p.expand(kv.key, kv.value, l.posFrom(kv.valOff), MaxHostName)
-		if err != nil {
+		if err := p.readNodes(&s, l, kv); err != nil {
 			return err
 		}
-		if err := checkHosts(names); err != nil {
-			return p.errAt(at, "%v", err)
-		}
-		s.nodes, s.nodesAt = names, at
 	}
 	return p.define(s)
+}
+
+// readNodes reads the Nodes= pair kv of a SwitchName= or BlockName= line
+// into s: its hosts, and where they stand.
+func (p *slurmParser) readNodes(s *slurmSwitch, l *logical, kv pair) error {
+	at := l.pos(kv.valOff)
+	names, err := p.expand(kv.key, kv.value, l.posFrom(kv.valOff), MaxHostName)
+	if err != nil {
+		return err
+	}
+	if err := checkHosts(names); err != nil {
+		return p.errAt(at, "%v", err)
+	}
+	s.nodes, s.nodesAt = names, at
+	return nil
 }
 
 // define adds switch (or block) s, refusing a name defined before.
@@ -509,6 +512,17 @@ func (p *slurmParser) define(s slurmSwitch) error {
 func checkHosts(names []string) error {
 	for _, n := range names {
 		if err := checkHost(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkChildNames checks each name of a switch's children (Switches=,
+// children:) as a switch name.
+func checkChildNames(names []string) error {
+	for _, n := range names {
+		if err := checkName("the child switch name", n); err != nil {
 			return err
 		}
 	}

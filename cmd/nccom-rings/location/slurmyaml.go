@@ -365,21 +365,12 @@ func (y *yamlReader) tree(n *yaml.Node) error {
 					if err != nil {
 						return err
 					}
-					for _, c := range names {
-						if err := checkName("the child switch name", c); err != nil {
-							return y.at(v, "%v", err)
-						}
+					if err := checkChildNames(names); err != nil {
+						return y.at(v, "%v", err)
 					}
 					s.childNames, s.childAt = names, at
 				case "nodes":
-					names, at, err := y.hostlist(k, v, MaxHostName)
-					if err != nil {
-						return err
-					}
-					if err := checkHosts(names); err != nil {
-						return y.at(v, "%v", err)
-					}
-					s.nodes, s.nodesAt = names, at
+					return y.nodes(&s, k, v)
 				}
 				return nil
 			})
@@ -400,6 +391,20 @@ func (y *yamlReader) tree(n *yaml.Node) error {
 		return y.at(n, "a tree without switches")
 	}
 	return err
+}
+
+// nodes reads a switch's or a block's "nodes: HOSTLIST" (key k, value v)
+// into s: its hosts, and where they stand.
+func (y *yamlReader) nodes(s *slurmSwitch, k, v *yaml.Node) error {
+	names, at, err := y.hostlist(k, v, MaxHostName)
+	if err != nil {
+		return err
+	}
+	if err := checkHosts(names); err != nil {
+		return y.at(v, "%v", err)
+	}
+	s.nodes, s.nodesAt = names, at
+	return nil
 }
 
 // block reads a block topology's mapping.
@@ -430,15 +435,7 @@ func (y *yamlReader) block(n *yaml.Node) error {
 					s.name, s.at, named = name, pos{v.Line, v.Column}, true
 					return nil
 				}
-				names, at, err := y.hostlist(k, v, MaxHostName)
-				if err != nil {
-					return err
-				}
-				if err := checkHosts(names); err != nil {
-					return y.at(v, "%v", err)
-				}
-				s.nodes, s.nodesAt = names, at
-				return nil
+				return y.nodes(&s, k, v)
 			})
 			switch {
 			case err != nil:
