@@ -362,13 +362,9 @@ func (p *slurmParser) readLine(l *logical) error {
 
 // readSwitch reads a SwitchName= line.
 func (p *slurmParser) readSwitch(l *logical, pairs []pair) error {
-	head := pairs[0]
-	s := slurmSwitch{name: head.value, at: l.pos(head.valOff)}
-	if err := checkName("the switch name", s.name); err != nil {
-		return p.errAt(s.at, "%v", err)
-	}
-	if len(p.switches) == MaxSwitches {
-		return p.errAt(l.pos(head.keyOff), "more than %d switches", MaxSwitches)
+	s, err := p.newSwitch(l, pairs[0], "switch", "switches")
+	if err != nil {
+		return err
 	}
 	var seen [4]bool // Switches, Nodes, LinkSpeed, Level
 	level := uint64(0)
@@ -438,13 +434,9 @@ func (p *slurmParser) readSwitch(l *logical, pairs []pair) error {
 // readBlock reads a BlockName= line: a block is one level, its name the
 // location of its nodes.
 func (p *slurmParser) readBlock(l *logical, pairs []pair) error {
-	head := pairs[0]
-	s := slurmSwitch{name: head.value, at: l.pos(head.valOff)}
-	if err := checkName("the block name", s.name); err != nil {
-		return p.errAt(s.at, "%v", err)
-	}
-	if len(p.switches) == MaxSwitches {
-		return p.errAt(l.pos(head.keyOff), "more than %d blocks", MaxSwitches)
+	s, err := p.newSwitch(l, pairs[0], "block", "blocks")
+	if err != nil {
+		return err
 	}
 	var seen [3]bool // Nodes, BlockIndex, BlockSize
 	for _, kv := range pairs[1:] {
@@ -477,6 +469,20 @@ func (p *slurmParser) readBlock(l *logical, pairs []pair) error {
 		}
 	}
 	return p.define(s)
+}
+
+// newSwitch reads the SwitchName= or BlockName= pair that begins a line (what:
+// "switch" or "block", plural: "switches" or "blocks"): the switch it
+// names, if there is room for one more.
+func (p *slurmParser) newSwitch(l *logical, head pair, what, plural string) (slurmSwitch, error) {
+	s := slurmSwitch{name: head.value, at: l.pos(head.valOff)}
+	if err := checkName("the "+what+" name", s.name); err != nil {
+		return s, p.errAt(s.at, "%v", err)
+	}
+	if len(p.switches) == MaxSwitches {
+		return s, p.errAt(l.pos(head.keyOff), "more than %d %s", MaxSwitches, plural)
+	}
+	return s, nil
 }
 
 // readNodes reads the Nodes= pair kv of a SwitchName= or BlockName= line
