@@ -57,45 +57,13 @@ func parseEC2(file string, data []byte, kind *ec2Kind) (*Topology, error) {
 	r := &ec2Reader{file: file, data: data, dec: json.NewDecoder(bytes.NewReader(data)), kind: kind}
 	r.dec.UseNumber()
 	t := &Topology{Source: kind.source, File: file}
-	pages := 0
-	for r.dec.More() {
-		at := r.next()
-		tok, err := r.token()
-		if err != nil {
-			return nil, err
-		}
-		switch tok {
-		case json.Delim('{'):
-			if err := r.page(t, at); err != nil {
-				return nil, err
-			}
-			pages++
-		case json.Delim('['):
-			for r.dec.More() {
-				at := r.next()
-				if tok, err := r.token(); err != nil {
-					return nil, err
-				} else if tok != json.Delim('{') {
-					return nil, r.errAt(at, "a %s response (an object with %q) expected in the array, not %s", kind.api, kind.list, describe(tok))
-				}
-				if err := r.page(t, at); err != nil {
-					return nil, err
-				}
-				pages++
-			}
-			if _, err := r.token(); err != nil { // ']'
-				return nil, err
-			}
-		default:
-			return nil, r.errAt(at, "a %s response (an object with %q, or an array of them) expected, not %s", kind.api, kind.list, describe(tok))
-		}
-	}
-	at := r.next()
-	if _, err := r.dec.Token(); err != io.EOF {
-		if err == nil {
-			return nil, r.errAt(at, "the end of the file expected after the responses")
-		}
-		return nil, r.syntax(at, err)
+	pages, err := r.objects(
+		fmt.Sprintf("a %s response (an object with %q, or an array of them)", kind.api, kind.list),
+		fmt.Sprintf("a %s response (an object with %q)", kind.api, kind.list),
+		"the responses",
+		func(at int) error { return r.page(t, at) })
+	if err != nil {
+		return nil, err
 	}
 	if pages == 0 {
 		return nil, &Error{File: file, Msg: fmt.Sprintf("no %s response in the file ({%q: [...]} expected)", kind.api, kind.list)}
@@ -159,6 +127,62 @@ func (r *ec2Reader) next() int {
 		blanks()
 	}
 	return off
+}
+
+// objects reads a file of JSON objects, each alone or in an array, one
+// after another to its end, and says how many there were. each reads one
+// whose '{', at byte at, has been read. A token that begins neither is
+// refused as not what (or, in an array, inArray) expected; anything past
+// the last, as not the end of the file after them (after: "the
+// responses").
+func (r *ec2Reader) objects(what, inArray, after string, each func(at int) error) (int, error) {
+	n := 0
+	for r.dec.More() {
+		at := r.next()
+		tok, err := r.token()
+		if err != nil {
+			return 0, err
+		}
+		switch tok {
+		case json.Delim('{'):
+			if err := each(at); err != nil {
+				return 0, err
+			}
+			n++
+		case json.Delim('['):
+			for r.dec.More() {
+				at := r.next()
+				if tok, err := r.token(); err != nil {
+					return 0, err
+				} else if tok != json.Delim('{') {
+					return 0, r.errAt(at, "%s expected in the array, not %s", inArray, describe(tok))
+				}
+				if err := each(at); err != nil {
+					return 0, err
+				}
+				n++
+			}
+			if _, err := r.token(); err != nil { // ']'
+				return 0, err
+			}
+		default:
+			return 0, r.errAt(at, "%s expected, not %s", what, describe(tok))
+		}
+	}
+	return n, r.end(after)
+}
+
+// end refuses anything but blanks after the last value of the file;
+// after names what came before, for the error.
+func (r *ec2Reader) end(after string) error {
+	at := r.next()
+	if _, err := r.dec.Token(); err != io.EOF {
+		if err == nil {
+			return r.errAt(at, "the end of the file expected after %s", after)
+		}
+		return r.syntax(at, err)
+	}
+	return nil
 }
 
 // errAt is an error at byte off of the file.

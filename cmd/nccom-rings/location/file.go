@@ -151,32 +151,16 @@ func parseLocationLine(text []byte, line int) (e Entry, col int, ok bool, err er
 	if i := bytes.IndexByte(text, '#'); i >= 0 {
 		text = text[:i]
 	}
-	var fields [2][]byte
-	var cols [2]int
-	n := 0
-	for i := 0; i < len(text); {
-		if isBlank(text[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(text) && !isBlank(text[j]) {
-			j++
-		}
-		if n == 2 {
-			return Entry{}, 0, false, &Error{Line: line, Col: i + 1, Msg: fmt.Sprintf("%s after HOST LOCATION; a line holds two fields", clip(string(text[i:j])))}
-		}
-		fields[n], cols[n] = text[i:j], i+1
-		n++
-		i = j
-	}
-	switch n {
-	case 0:
+	fields, cols := splitBlanks(text)
+	switch {
+	case len(fields) == 0:
 		return Entry{}, 0, false, nil
-	case 1:
+	case len(fields) == 1:
 		return Entry{}, 0, false, &Error{Line: line, Col: len(text) + 1, Msg: "HOST LOCATION expected: a location after the host"}
+	case len(fields) > 2:
+		return Entry{}, 0, false, &Error{Line: line, Col: cols[2], Msg: fmt.Sprintf("%s after HOST LOCATION; a line holds two fields", clip(fields[2]))}
 	}
-	host, loc := string(fields[0]), string(fields[1])
+	host, loc := fields[0], fields[1]
 	if err := checkHost(host); err != nil {
 		return Entry{}, 0, false, &Error{Line: line, Col: cols[0], Msg: err.Error()}
 	}

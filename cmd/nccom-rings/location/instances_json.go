@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 )
 
 // ParseDescribeInstances reads the JSON of `aws ec2 describe-instances`
@@ -62,46 +61,10 @@ func parseInstancesJSON(file string, data []byte, want string) (*Instances, erro
 	r := &ec2Reader{file: file, data: data, dec: json.NewDecoder(bytes.NewReader(data))}
 	r.dec.UseNumber()
 	j := &instancesJSON{r: r, in: &Instances{File: file}, ids: map[string]int{}}
-	docs := 0
 	const what = "the output of aws ec2 describe-instances ({\"Reservations\": [...]}) or kubectl get pods -o json ({\"items\": [...]})"
-	for r.dec.More() {
-		at := r.next()
-		tok, err := r.token()
-		if err != nil {
-			return nil, err
-		}
-		switch tok {
-		case json.Delim('{'):
-			if err := j.document(at); err != nil {
-				return nil, err
-			}
-			docs++
-		case json.Delim('['):
-			for r.dec.More() {
-				at := r.next()
-				if tok, err := r.token(); err != nil {
-					return nil, err
-				} else if tok != json.Delim('{') {
-					return nil, r.errAt(at, "%s expected in the array, not %s", what, describe(tok))
-				}
-				if err := j.document(at); err != nil {
-					return nil, err
-				}
-				docs++
-			}
-			if _, err := r.token(); err != nil { // ']'
-				return nil, err
-			}
-		default:
-			return nil, r.errAt(at, "%s expected, not %s", what, describe(tok))
-		}
-	}
-	at := r.next()
-	if _, err := r.dec.Token(); err != io.EOF {
-		if err == nil {
-			return nil, r.errAt(at, "the end of the file expected after the documents")
-		}
-		return nil, r.syntax(at, err)
+	docs, err := r.objects(what, what, "the documents", j.document)
+	if err != nil {
+		return nil, err
 	}
 	if docs == 0 {
 		return nil, &Error{File: file, Msg: "no document in the file: " + what + " expected"}

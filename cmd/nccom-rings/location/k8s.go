@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strconv"
@@ -137,12 +136,8 @@ func ParseK8s(file string, data []byte, opts K8sOptions) (*Topology, error) {
 			}
 		}
 	}
-	end := r.next()
-	if _, err := r.dec.Token(); err != io.EOF {
-		if err == nil {
-			return nil, r.errAt(end, "the end of the file expected after the Node list")
-		}
-		return nil, r.syntax(end, err)
+	if err := r.end("the Node list"); err != nil {
+		return nil, err
 	}
 	switch {
 	case items:

@@ -362,13 +362,9 @@ func (p *slurmParser) readLine(l *logical) error {
 
 // readSwitch reads a SwitchName= line.
 func (p *slurmParser) readSwitch(l *logical, pairs []pair) error {
-	head := pairs[0]
-	s := slurmSwitch{name: head.value, at: l.pos(head.valOff)}
-	if err := checkName("the switch name", s.name); err != nil {
-		return p.errAt(s.at, "%v", err)
-	}
-	if len(p.switches) == MaxSwitches {
-		return p.errAt(l.pos(head.keyOff), "more than %d switches", MaxSwitches)
+	s, err := p.newSwitch(l, pairs[0], "switch", "switches")
+	if err != nil {
+		return err
 	}
 	var seen [4]bool // Switches, Nodes, LinkSpeed, Level
 	level := uint64(0)
@@ -401,21 +397,14 @@ func (p *slurmParser) readSwitch(l *logical, pairs []pair) error {
 			if err != nil {
 				return err
 			}
-			for _, n := range names {
-				if err := checkName("the child switch name", n); err != nil {
-					return p.errAt(at, "%v", err)
-				}
+			if err := checkChildNames(names); err != nil {
+				return p.errAt(at, "%v", err)
 			}
 			s.childNames, s.childAt = names, at
 		case 1:
-			names, err := p.expand(kv.key, kv.value, l.posFrom(kv.valOff), MaxHostName)
-			if err != nil {
+			if err := p.readNodes(&s, l, kv); err != nil {
 				return err
 			}
-			if err := checkHosts(names); err != nil {
-				return p.errAt(at, "%v", err)
-			}
-			s.nodes, s.nodesAt = names, at
 		case 2:
 			if _, err := strconv.ParseUint(kv.value, 10, 32); err != nil {
 				return p.errAt(at, "LinkSpeed=%s is not a number of 0 to %d", clip(kv.value), uint32(1<<32-1))
@@ -445,13 +434,9 @@ func (p *slurmParser) readSwitch(l *logical, pairs []pair) error {
 // readBlock reads a BlockName= line: a block is one level, its name the
 // location of its nodes.
 func (p *slurmParser) readBlock(l *logical, pairs []pair) error {
-	head := pairs[0]
-	s := slurmSwitch{name: head.value, at: l.pos(head.valOff)}
-	if err := checkName("the block name", s.name); err != nil {
-		return p.errAt(s.at, "%v", err)
-	}
-	if len(p.switches) == MaxSwitches {
-		return p.errAt(l.pos(head.keyOff), "more than %d blocks", MaxSwitches)
+	s, err := p.newSwitch(l, pairs[0], "block", "blocks")
+	if err != nil {
+		return err
 	}
 	var seen [3]bool // Nodes, BlockIndex, BlockSize
 	for _, kv := range pairs[1:] {
@@ -479,16 +464,40 @@ func (p *slurmParser) readBlock(l *logical, pairs []pair) error {
 			}
 			continue
 		}
-		names, err := p.expand(kv.key, kv.value, l.posFrom(kv.valOff), MaxHostName)
-		if err != nil {
+		if err := p.readNodes(&s, l, kv); err != nil {
 			return err
 		}
-		if err := checkHosts(names); err != nil {
-			return p.errAt(at, "%v", err)
-		}
-		s.nodes, s.nodesAt = names, at
 	}
 	return p.define(s)
+}
+
+// newSwitch reads the SwitchName= or BlockName= pair that begins a line (what:
+// "switch" or "block", plural: "switches" or "blocks"): the switch it
+// names, if there is room for one more.
+func (p *slurmParser) newSwitch(l *logical, head pair, what, plural string) (slurmSwitch, error) {
+	s := slurmSwitch{name: head.value, at: l.pos(head.valOff)}
+	if err := checkName("the "+what+" name", s.name); err != nil {
+		return s, p.errAt(s.at, "%v", err)
+	}
+	if len(p.switches) == MaxSwitches {
+		return s, p.errAt(l.pos(head.keyOff), "more than %d %s", MaxSwitches, plural)
+	}
+	return s, nil
+}
+
+// readNodes reads the Nodes= pair kv of a SwitchName= or BlockName= line
+// into s: its hosts, and where they stand.
+func (p *slurmParser) readNodes(s *slurmSwitch, l *logical, kv pair) error {
+	at := l.pos(kv.valOff)
+	names, err := p.expand(kv.key, kv.value, l.posFrom(kv.valOff), MaxHostName)
+	if err != nil {
+		return err
+	}
+	if err := checkHosts(names); err != nil {
+		return p.errAt(at, "%v", err)
+	}
+	s.nodes, s.nodesAt = names, at
+	return nil
 }
 
 // define adds switch (or block) s, refusing a name defined before.
@@ -509,6 +518,17 @@ func (p *slurmParser) define(s slurmSwitch) error {
 func checkHosts(names []string) error {
 	for _, n := range names {
 		if err := checkHost(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkChildNames checks each name of a switch's children (Switches=,
+// children:) as a switch name.
+func checkChildNames(names []string) error {
+	for _, n := range names {
+		if err := checkName("the child switch name", n); err != nil {
 			return err
 		}
 	}

@@ -352,34 +352,19 @@ func (y *yamlReader) tree(n *yaml.Node) error {
 			err := y.mapping(e, "a switch", []string{"switch", "children", "nodes"}, func(k, v *yaml.Node) error {
 				switch k.Value {
 				case "switch":
-					name, err := y.scalar(v, "switch")
-					if err != nil {
-						return err
-					}
-					if err := checkName("the switch name", name); err != nil {
-						return y.at(v, "%v", err)
-					}
-					s.name, s.at, named = name, pos{v.Line, v.Column}, true
+					named = true
+					return y.name(&s, v, "switch")
 				case "children":
 					names, at, err := y.hostlist(k, v, nodeorder.MaxName)
 					if err != nil {
 						return err
 					}
-					for _, c := range names {
-						if err := checkName("the child switch name", c); err != nil {
-							return y.at(v, "%v", err)
-						}
+					if err := checkChildNames(names); err != nil {
+						return y.at(v, "%v", err)
 					}
 					s.childNames, s.childAt = names, at
 				case "nodes":
-					names, at, err := y.hostlist(k, v, MaxHostName)
-					if err != nil {
-						return err
-					}
-					if err := checkHosts(names); err != nil {
-						return y.at(v, "%v", err)
-					}
-					s.nodes, s.nodesAt = names, at
+					return y.nodes(&s, k, v)
 				}
 				return nil
 			})
@@ -402,6 +387,34 @@ func (y *yamlReader) tree(n *yaml.Node) error {
 	return err
 }
 
+// name reads the name of a switch or a block (what: "switch", "block"),
+// the value v of its key what, into s.
+func (y *yamlReader) name(s *slurmSwitch, v *yaml.Node, what string) error {
+	name, err := y.scalar(v, what)
+	if err != nil {
+		return err
+	}
+	if err := checkName("the "+what+" name", name); err != nil {
+		return y.at(v, "%v", err)
+	}
+	s.name, s.at = name, pos{v.Line, v.Column}
+	return nil
+}
+
+// nodes reads a switch's or a block's "nodes: HOSTLIST" (key k, value v)
+// into s: its hosts, and where they stand.
+func (y *yamlReader) nodes(s *slurmSwitch, k, v *yaml.Node) error {
+	names, at, err := y.hostlist(k, v, MaxHostName)
+	if err != nil {
+		return err
+	}
+	if err := checkHosts(names); err != nil {
+		return y.at(v, "%v", err)
+	}
+	s.nodes, s.nodesAt = names, at
+	return nil
+}
+
 // block reads a block topology's mapping.
 func (y *yamlReader) block(n *yaml.Node) error {
 	found := false
@@ -420,25 +433,10 @@ func (y *yamlReader) block(n *yaml.Node) error {
 			named := false
 			err := y.mapping(e, "a block", []string{"block", "nodes"}, func(k, v *yaml.Node) error {
 				if k.Value == "block" {
-					name, err := y.scalar(v, "block")
-					if err != nil {
-						return err
-					}
-					if err := checkName("the block name", name); err != nil {
-						return y.at(v, "%v", err)
-					}
-					s.name, s.at, named = name, pos{v.Line, v.Column}, true
-					return nil
+					named = true
+					return y.name(&s, v, "block")
 				}
-				names, at, err := y.hostlist(k, v, MaxHostName)
-				if err != nil {
-					return err
-				}
-				if err := checkHosts(names); err != nil {
-					return y.at(v, "%v", err)
-				}
-				s.nodes, s.nodesAt = names, at
-				return nil
+				return y.nodes(&s, k, v)
 			})
 			switch {
 			case err != nil:
