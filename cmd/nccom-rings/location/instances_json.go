@@ -57,7 +57,7 @@ func parseInstancesJSON(file string, data []byte, want string) (*Instances, erro
 	if len(data) > MaxFileSize {
 		return nil, &Error{File: file, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", len(data), MaxFileSize>>20)}
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data = blankBOM(data)
 	r := &ec2Reader{file: file, data: data, dec: json.NewDecoder(bytes.NewReader(data))}
 	r.dec.UseNumber()
 	j := &instancesJSON{r: r, in: &Instances{File: file}, ids: map[string]int{}}

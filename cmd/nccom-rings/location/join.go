@@ -248,15 +248,17 @@ func ParseInstances(file string, data []byte) (*Instances, error) {
 	if len(data) > MaxFileSize {
 		return nil, &Error{File: file, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", len(data), MaxFileSize>>20)}
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	rest := bytes.TrimLeft(data, " \t\r\n")
+	rest := bytes.TrimLeft(bytes.TrimPrefix(data, bom), " \t\r\n")
 	switch {
 	case len(rest) > 0 && (rest[0] == '{' || rest[0] == '['):
-		return parseInstancesJSON(file, data, "")
+		return parseInstancesJSON(file, blankBOM(data), "")
 	case bytes.HasPrefix(rest, []byte("NodeName=")):
-		return ParseScontrolNodes(file, data)
+		// scontrol's lines are told apart by their indent, so its mark is
+		// cut, not made blanks: columns of its first line count from
+		// after the mark.
+		return ParseScontrolNodes(file, bytes.TrimPrefix(data, bom))
 	}
-	return ParseInstanceMap(file, data)
+	return ParseInstanceMap(file, blankBOM(data))
 }
 
 // ParseInstanceMap reads "HOST INSTANCE" lines: two names of one host a

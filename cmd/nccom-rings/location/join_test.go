@@ -1,6 +1,8 @@
 package location_test
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -260,4 +262,23 @@ func TestInstancesBounded(t *testing.T) {
 	}
 	_, err := location.ParseInstances("big", []byte(b.String()))
 	assert.EqualError(t, err, "big:200001: more than 200000 hosts: name only the cluster's (aws ec2 describe-instances --filters, kubectl get pods -l, scontrol show nodes NODELIST)")
+}
+
+// A byte-order mark changes nothing an instances file says, and an error
+// on its first line names the byte of the file (the mark counts three).
+func TestInstancesTakeAByteOrderMark(t *testing.T) {
+	for _, name := range []string{"describe-instances-4.json", "pods-4.json", "scontrol-nodes-4.txt"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		require.NoError(t, err)
+		plain, err := location.ParseInstances(name, data)
+		require.NoError(t, err, name)
+		marked, err := location.ParseInstances(name, append([]byte("\xef\xbb\xbf"), data...))
+		require.NoError(t, err, name)
+		assert.Equal(t, plain, marked, name)
+	}
+	_, err := location.ParseInstances("f", []byte("\xef\xbb\xbf{\"Reservations\": 7}"))
+	require.Error(t, err)
+	_, errPlain := location.ParseInstances("f", []byte("{\"Reservations\": 7}"))
+	require.Error(t, errPlain)
+	assert.NotEqual(t, errPlain.Error(), err.Error(), "the mark's three bytes move the column")
 }
