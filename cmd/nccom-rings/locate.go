@@ -57,9 +57,13 @@ auto, it is told from FILE's content:
               outermost), else Topograph's network.topology.nvidia.com/
               core, spine, leaf (and accelerator, with --accelerator), else
               its fabric.topograph.run/tier-N (the highest tier outermost),
-              or the labels of --labels. The host is the node name, or the
-              instance id of its spec.providerID: --host NAME, --instance
-              ID, else this instance's id (the DMI board asset tag).
+              or the labels of --labels (a key no node has is an error, as
+              is --accelerator when no node has the label). A node lacking
+              a level that other nodes have has no location (exit 1): a
+              shorter one would group it wrongly. The host is the node
+              name, or the instance id of its spec.providerID: --host
+              NAME, --instance ID, else this instance's id (the DMI board
+              asset tag).
   slurm:FILE  what Slurm says: a topology.conf of the topology/tree plugin
               (the switches from the top switch down to the leaf whose
               Nodes= lists the host: spine0/leaf1) or of topology/block
@@ -200,9 +204,14 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 	}
 	opts := location.Options{K8s: location.K8sOptions{Accelerator: f.accelerator}, Slurm: location.SlurmOptions{Topology: f.topology}}
 	if given("labels") {
-		opts.K8s.Labels = strings.Split(f.labels, ",")
-		if slices.Contains(opts.K8s.Labels, "") {
-			return usage("--labels %s: want label keys separated by commas, outermost first", strconv.QuoteToASCII(f.labels))
+		// Blanks around a key are cut, as kubectl's -L a,b reads them: a
+		// label key holds none, so "a, b" can only mean a and b.
+		for _, l := range strings.Split(f.labels, ",") {
+			l = strings.TrimSpace(l)
+			if l == "" || strings.ContainsAny(l, " \t\n\r\v\f") {
+				return usage("--labels %s: want label keys separated by commas, outermost first", strconv.QuoteToASCII(f.labels))
+			}
+			opts.K8s.Labels = append(opts.K8s.Labels, l)
 		}
 	}
 

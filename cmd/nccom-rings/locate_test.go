@@ -469,6 +469,23 @@ func TestLocateKubernetesNode(t *testing.T) {
 	code, _, errOut = runTool("locate", "--all", "--labels", "a,,b", file)
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.True(t, strings.HasPrefix(errOut, `nccom-rings locate: --labels "a,,b": want label keys separated by commas, outermost first`), errOut)
+
+	// A key no node has (a typo) is an error naming it, not a level
+	// dropped from every location; blanks after a comma are cut.
+	topograph := filepath.Join(cluster16, "topograph-nodes.json")
+	code, out, errOut = runTool("locate", "--all", "--labels", "network.topology.nvidia.com/spine,network.topology.nvidia.com/acelerator", topograph)
+	assert.Equal(t, cli.ExitUnusable, code, out)
+	assert.Contains(t, errOut, `no node has the label "network.topology.nvidia.com/acelerator" of --labels`)
+	code, out, errOut = runTool("locate", "--all", "--labels", "network.topology.nvidia.com/spine, network.topology.nvidia.com/accelerator", topograph)
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Contains(t, out, "\nip-10-1-0-11.us-west-2.compute.internal spine1/cb-0c160\n")
+	code, _, errOut = runTool("locate", "--all", "--labels", "a b", topograph)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, `--labels "a b": want label keys`)
+	// --accelerator when no node has the accelerator label.
+	code, _, errOut = runTool("locate", "--all", "--accelerator", filepath.Join("location", "testdata", "k8s-no-accelerator.json"))
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, "--accelerator: no node has the label network.topology.nvidia.com/accelerator")
 }
 
 func TestLocateSlurmEnv(t *testing.T) {

@@ -122,10 +122,13 @@ func TestEC2ReservationGolden(t *testing.T) {
 // instance types of four layers; providerID aws:///ZONE/INSTANCE-ID.
 func TestK8sEKSGolden(t *testing.T) {
 	topo := golden(t, "k8s", "testdata/k8s-eks.json", location.Options{}, []string{
-		"ip-10-0-1-11.us-west-2.compute.internal=nn-e50490a237cb0f01a/nn-8e3b1c6a5f6d04b12/nn-3d9f2a7c1e4b06a31",
+		// Layer 4, which its peer has, is missing: a location of three
+		// would group it one level up, so it has none.
+		"ip-10-0-1-11.us-west-2.compute.internal!",
 		"ip-10-0-1-12.us-west-2.compute.internal=nn-e50490a237cb0f01a/nn-8e3b1c6a5f6d04b12/nn-3d9f2a7c1e4b06a32/nn-7a1b2c3d4e5f60a41",
 		"ip-10-0-2-7.us-west-2.compute.internal!",
 	})
+	assert.Equal(t, "the node has no label topology.k8s.aws/network-node-layer-4, which other nodes have (EKS's topology.k8s.aws/network-node-layer-1..4): a location one level short would group it wrongly", topo.Hosts[0].Reason)
 	h, ok := topo.Lookup("i-0a1b2c3d4e5f60002") // by its instance id
 	require.True(t, ok)
 	assert.Equal(t, "ip-10-0-1-12.us-west-2.compute.internal", h.Name)
@@ -133,14 +136,18 @@ func TestK8sEKSGolden(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "the node has no label topology.k8s.aws/network-node-layer-1 (EKS's topology.k8s.aws/network-node-layer-1..4)", h.Reason)
 
-	// --labels, outermost first, in place of EKS's.
+	// --labels, outermost first, in place of EKS's; a node lacking one
+	// that another node has has no location.
 	topo, err := location.ParseK8s("n.json", read(t, "testdata/k8s-eks.json"), location.K8sOptions{Labels: []string{"topology.k8s.aws/network-node-layer-2", "node.kubernetes.io/instance-type"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		"ip-10-0-1-11.us-west-2.compute.internal=nn-8e3b1c6a5f6d04b12/trn2.48xlarge",
-		"ip-10-0-1-12.us-west-2.compute.internal=nn-8e3b1c6a5f6d04b12",
+		"ip-10-0-1-12.us-west-2.compute.internal!",
 		"ip-10-0-2-7.us-west-2.compute.internal!",
 	}, locationsOf(topo))
+	// A label of --labels that no node has is an error, not a level left out.
+	_, err = location.ParseK8s("n.json", read(t, "testdata/k8s-eks.json"), location.K8sOptions{Labels: []string{"topology.k8s.aws/network-node-layer-1", "topology.k8s.aws/network-node-layer-9"}})
+	assert.EqualError(t, err, `n.json: no node has the label "topology.k8s.aws/network-node-layer-9" of --labels`)
 }
 
 // Topograph's labels as NVIDIA's Topograph documents them ("Topograph in
