@@ -84,7 +84,9 @@ Every source gives the same --all lines, "HOST LOCATION". FILE "-" is
 standard input; a UTF-8 byte-order mark is skipped. Host names are
 compared in lowercase up to the first dot (trn001.ec2.internal is
 TRN001). A host listed under two leaf switches (or in two blocks), or
-below a switch that two switches list, has no location (exit 1). A file
+below a switch that two switches list, has no location (exit 1), as
+has a Capacity Block id or a spec.providerID instance id that two hosts
+of different locations share (both are named). A file
 is read whole or refused: at most 64 MiB (a topology.yaml 1 MiB, read
 without aliases), lines of a topology.conf at most 64 KiB, at most
 1,000,000 hosts once host lists like trn[001-016,020] are expanded. A

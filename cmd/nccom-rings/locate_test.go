@@ -442,6 +442,16 @@ func TestLocateCapacityReservations(t *testing.T) {
 	code, _, errOut = runTool("locate", file)
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Equal(t, "nccom-rings locate: a Capacity Reservation topology names reservations: pass --host ID (cr-... or cb-...), or --all\n", errOut)
+
+	// A Capacity Block two reservations of different locations share:
+	// no location, naming both, rather than the first one's.
+	shared := filepath.Join(t.TempDir(), "cr.json")
+	require.NoError(t, os.WriteFile(shared, []byte(`{"CapacityReservations": [`+
+		`{"CapacityReservationId": "cr-1", "CapacityBlockId": "cb-1", "State": "active", "NetworkNodes": ["nn-a", "nn-b"]},`+
+		`{"CapacityReservationId": "cr-2", "CapacityBlockId": "cb-1", "State": "active", "NetworkNodes": ["nn-a", "nn-c"]}]}`), 0o644))
+	code, out, errOut = runTool("locate", "--host", "cb-1", shared)
+	assert.Equal(t, cli.ExitFinding, code, out)
+	assert.Contains(t, errOut, `"cr-1" (line 1) at nn-a/nn-b and "cr-2" (line 1) at nn-a/nn-c`)
 }
 
 func TestLocateKubernetesNode(t *testing.T) {

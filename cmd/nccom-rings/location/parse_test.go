@@ -110,7 +110,25 @@ func TestEC2ReservationGolden(t *testing.T) {
 	h, _ = topo.Lookup("cr-0a1b2c3d4e5f60003")
 	assert.Contains(t, h.Reason, "a state other than active or pending")
 
-	_, err := location.ParseEC2Reservation("r.json", []byte(`{"CapacityReservations": [{"State": "active"}]}`))
+	// A Capacity Block two reservations of different locations share
+	// gives no location, naming both; of one location, that location.
+	two := func(nn2 string) string {
+		return `{"CapacityReservations": [` +
+			`{"CapacityReservationId": "cr-1", "CapacityBlockId": "cb-1", "State": "active", "NetworkNodes": ["nn-a", "nn-b"]},` + "\n" +
+			`{"CapacityReservationId": "cr-2", "CapacityBlockId": "cb-1", "State": "active", "NetworkNodes": ["nn-a", "` + nn2 + `"]}]}`
+	}
+	topo, err := location.ParseEC2Reservation("r.json", []byte(two("nn-c")))
+	require.NoError(t, err)
+	h, ok = topo.Lookup("cb-1")
+	require.True(t, ok)
+	assert.Equal(t, "", h.Location)
+	assert.Equal(t, `"cb-1" names two hosts of different locations, "cr-1" (line 1) at nn-a/nn-b and "cr-2" (line 2) at nn-a/nn-c, so it has no single location`, h.Reason)
+	topo, err = location.ParseEC2Reservation("r.json", []byte(two("nn-b")))
+	require.NoError(t, err)
+	h, _ = topo.Lookup("cb-1")
+	assert.Equal(t, "nn-a/nn-b", h.Location)
+
+	_, err = location.ParseEC2Reservation("r.json", []byte(`{"CapacityReservations": [{"State": "active"}]}`))
 	assert.EqualError(t, err, `r.json:1:27: a Capacity Reservation without "CapacityReservationId"`)
 	_, err = location.ParseEC2Reservation("r.json", []byte(`{"Instances": []}`))
 	assert.EqualError(t, err, `r.json:1:1: a response without "CapacityReservations": not the output of DescribeCapacityReservationTopology`)
@@ -134,11 +152,21 @@ func TestK8sEKSGolden(t *testing.T) {
 	assert.Equal(t, "ip-10-0-1-12.us-west-2.compute.internal", h.Name)
 	h, ok = topo.Lookup("ip-10-0-2-7")
 	require.True(t, ok)
+	// An instance id two nodes of different locations share finds no
+	// location.
+	shared, err := location.ParseK8s("n.json", []byte(`{"items": [`+
+		`{"metadata": {"name": "a", "labels": {"network.topology.nvidia.com/leaf": "l1"}}, "spec": {"providerID": "aws:///z/i-0123456789abcdef0"}},`+
+		`{"metadata": {"name": "b", "labels": {"network.topology.nvidia.com/leaf": "l2"}}, "spec": {"providerID": "aws:///z/i-0123456789abcdef0"}}]}`), location.K8sOptions{})
+	require.NoError(t, err)
+	s, ok := shared.Lookup("i-0123456789abcdef0")
+	require.True(t, ok)
+	assert.Equal(t, "", s.Location)
+	assert.Contains(t, s.Reason, `"a" (line 1) at l1 and "b" (line 1) at l2`)
 	assert.Equal(t, "the node has no label topology.k8s.aws/network-node-layer-1 (EKS's topology.k8s.aws/network-node-layer-1..4)", h.Reason)
 
 	// --labels, outermost first, in place of EKS's; a node lacking one
 	// that another node has has no location.
-	topo, err := location.ParseK8s("n.json", read(t, "testdata/k8s-eks.json"), location.K8sOptions{Labels: []string{"topology.k8s.aws/network-node-layer-2", "node.kubernetes.io/instance-type"}})
+	topo, err = location.ParseK8s("n.json", read(t, "testdata/k8s-eks.json"), location.K8sOptions{Labels: []string{"topology.k8s.aws/network-node-layer-2", "node.kubernetes.io/instance-type"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		"ip-10-0-1-11.us-west-2.compute.internal=nn-8e3b1c6a5f6d04b12/trn2.48xlarge",
