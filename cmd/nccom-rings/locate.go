@@ -43,7 +43,7 @@ auto, it is told from FILE's content:
   ec2:FILE    the JSON of "aws ec2 describe-instance-topology" (one response,
               pages one after another, or an array of pages): the instance's
               NetworkNodes, top layer first (nn-1/nn-2/nn-3). The instance is
-              --instance ID, else this instance's own id, read from the DMI
+              --instance ID (or --host ID), else this instance's own id, read from the DMI
               board asset tag of Nitro instances
               (/sys/devices/virtual/dmi/id/board_asset_tag).
   ec2-reservation:FILE
@@ -79,6 +79,12 @@ auto, it is told from FILE's content:
               under topology/block), which Slurm sets in every task: the
               switches (the block). A pattern of "node" alone places the
               node nowhere (exit 1).
+
+--labels and --accelerator apply to k8s only, --topology to slurm only,
+--instance to ec2 and k8s: given with another source (as named, or as
+told by content), each is a usage error (exit 2) naming the flag and the
+source, not ignored. Blanks around --instance's id and --labels' keys are
+cut.
 
 Every source gives the same --all lines, "HOST LOCATION". FILE "-" is
 standard input; a UTF-8 byte-order mark is skipped. Host names are
@@ -158,6 +164,8 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 	operands, stdout, stderr := inv.Operands, inv.Stdout, inv.Stderr
 	given, usage := inv.Given, inv.UsageError
 	known := func(s string) bool { return slices.Contains(location.Sources, s) }
+	// An id pasted with a blank is the id: an instance id holds none.
+	f.instance = strings.TrimSpace(f.instance)
 	source, path := f.from, ""
 	switch {
 	case f.from == "slurm-env":
@@ -193,16 +201,11 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 		return usage("--host and --instance exclude each other")
 	case f.all && len(f.instances) > 0:
 		return usage("--all lists the file's own names; --instances joins one host (plan --instances joins a hostfile's)")
-	case source == "ec2" && given("host") && len(f.instances) == 0:
-		return usage("an EC2 instance-topology file names instances, not hosts: use --instance ID")
-	case (source == "slurm" || source == "ec2-reservation" || source == "slurm-env") && given("instance") && len(f.instances) == 0:
-		return usage("a %s file names hosts, not instances: use --host NAME", source)
 	case given("host") && f.host == "", given("instance") && f.instance == "":
 		return usage("--host and --instance need a name")
-	case (given("labels") || given("accelerator")) && source != "k8s" && source != "auto":
-		return usage("--labels and --accelerator are for k8s: nodes' labels")
-	case given("topology") && source != "slurm" && source != "auto":
-		return usage("--topology names a topology of a Slurm topology.yaml")
+	}
+	if code, bad := sourceFlags(inv, f, source); bad {
+		return code
 	}
 	opts := location.Options{K8s: location.K8sOptions{Accelerator: f.accelerator}, Slurm: location.SlurmOptions{Topology: f.topology}}
 	if given("labels") {
@@ -226,7 +229,11 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 		var data []byte
 		if data, err = location.ReadFile(path); err == nil {
 			if source == "auto" {
-				source, err = location.Detect(path, data)
+				if source, err = location.Detect(path, data); err == nil {
+					if code, bad := sourceFlags(inv, f, source); bad {
+						return code
+					}
+				}
 			}
 			if err == nil {
 				topo, err = location.Parse(source, path, data, opts)
@@ -295,6 +302,31 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 		return cli.ExitFinding
 	}
 	return cli.ExitOK
+}
+
+// sourceFlags refuses the flags that do not apply to source (as given,
+// or as told by the file's content): a flag silently ignored would leave
+// the operator believing it was read. bad is false when all apply, and
+// for source "auto", which is checked again once told.
+func sourceFlags(inv *cli.Invocation, f *locateFlags, source string) (code int, bad bool) {
+	given, usage := inv.Given, inv.UsageError
+	if source == "auto" {
+		return 0, false
+	}
+	for _, flag := range []string{"labels", "accelerator"} {
+		if given(flag) && source != "k8s" {
+			return usage("--%s does not apply to the %s source: it reads k8s nodes' labels", flag, source), true
+		}
+	}
+	switch {
+	case given("topology") && source != "slurm":
+		return usage("--topology does not apply to the %s source: it names a topology of a Slurm topology.yaml", source), true
+	case source == "ec2" && given("host") && len(f.instances) == 0 && !location.IsInstanceID(f.host):
+		return usage("an EC2 instance-topology file names instances, not hosts: use --instance ID (or --instances FILE to join a host name to its instance)"), true
+	case (source == "slurm" || source == "ec2-reservation" || source == "slurm-env") && given("instance") && len(f.instances) == 0:
+		return usage("--instance does not apply to the %s source: it names hosts, not instances: use --host NAME", source), true
+	}
+	return 0, false
 }
 
 // whichHost is the host (or instance) to locate, and where its name came

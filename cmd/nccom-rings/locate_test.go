@@ -74,6 +74,14 @@ func TestLocateEC2Instance(t *testing.T) {
 	code, out, errOut := runTool("locate", "ec2:"+ec2File, "--instance", "i-0a1b2c3d4e5f60007")
 	assert.Equal(t, cli.ExitOK, code, errOut)
 	assert.Equal(t, leafA+"\n", out)
+	// An instance id given with --host is unambiguous; blanks around an
+	// id (pasted from a console) are cut.
+	code, out, errOut = runTool("locate", "ec2:"+ec2File, "--host", "i-0a1b2c3d4e5f60007")
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Equal(t, leafA+"\n", out)
+	code, out, errOut = runTool("locate", ec2File, "--instance", " i-0a1b2c3d4e5f60007\n")
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Equal(t, leafA+"\n", out)
 
 	// This instance's id from the DMI asset tag, when there is one.
 	code, out, errOut = runTool("locate", "ec2:"+ec2File)
@@ -310,12 +318,19 @@ func TestLocateUsage(t *testing.T) {
 		{[]string{"locate", "--from", "ec2", "slurm:x"}, "--from ec2 and the prefix slurm: name the source once"},
 		{[]string{"locate", "--from", "slurm-env", "x"}, "--from slurm-env reads no file (SLURM_TOPOLOGY_ADDR), got 1 operands"},
 		{[]string{"locate", "slurm-env:x"}, "slurm-env reads no file: use --from slurm-env alone"},
-		{[]string{"locate", "--labels", "a", "slurm:x"}, "--labels and --accelerator are for k8s: nodes' labels"},
-		{[]string{"locate", "--topology", "a", "k8s:x"}, "--topology names a topology of a Slurm topology.yaml"},
+		{[]string{"locate", "--labels", "a", "slurm:x"}, "--labels does not apply to the slurm source: it reads k8s nodes' labels"},
+		{[]string{"locate", "--accelerator", "ec2:x"}, "--accelerator does not apply to the ec2 source: it reads k8s nodes' labels"},
+		{[]string{"locate", "--topology", "a", "k8s:x"}, "--topology does not apply to the k8s source: it names a topology of a Slurm topology.yaml"},
+		{[]string{"locate", "--topology", "a", "--from", "slurm-env"}, "--topology does not apply to the slurm-env source: it names a topology of a Slurm topology.yaml"},
+		// The same once the source is told by content.
+		{[]string{"locate", "--labels", "a", "--all", "testdata/cluster16/topology-tree.conf"}, "--labels does not apply to the slurm source: it reads k8s nodes' labels"},
+		{[]string{"locate", "--accelerator", "--all", "testdata/cluster16/ec2-topology.json"}, "--accelerator does not apply to the ec2 source: it reads k8s nodes' labels"},
+		{[]string{"locate", "--topology", "t", "--all", "testdata/cluster16/eks-nodes.json"}, "--topology does not apply to the k8s source: it names a topology of a Slurm topology.yaml"},
+		{[]string{"locate", "--instance", "i-1", "testdata/cluster16/topology-tree.conf"}, "--instance does not apply to the slurm source: it names hosts, not instances: use --host NAME"},
 		{[]string{"locate", "--all", "--host", "a", "slurm:x"}, "--all lists every host of the file; --host and --instance name one"},
 		{[]string{"locate", "--host", "a", "--instance", "i-1", "slurm:x"}, "--host and --instance exclude each other"},
-		{[]string{"locate", "--host", "a", "ec2:x"}, "an EC2 instance-topology file names instances, not hosts: use --instance ID"},
-		{[]string{"locate", "--instance", "i-1", "slurm:x"}, "a slurm file names hosts, not instances: use --host NAME"},
+		{[]string{"locate", "--host", "a", "ec2:x"}, "an EC2 instance-topology file names instances, not hosts: use --instance ID (or --instances FILE to join a host name to its instance)"},
+		{[]string{"locate", "--instance", "i-1", "slurm:x"}, "--instance does not apply to the slurm source: it names hosts, not instances: use --host NAME"},
 		{[]string{"locate", "--host=", "slurm:x"}, "--host and --instance need a name"},
 		{[]string{"locate", "--bogus", "slurm:x"}, "flag provided but not defined: -bogus"},
 	} {

@@ -390,6 +390,10 @@ func ReadInstanceID(path string) (string, error) {
 	return id, nil
 }
 
+// IsInstanceID reports whether s is an EC2 instance id: "i-" and 8 or 17
+// lowercase hex digits.
+func IsInstanceID(s string) bool { return isInstanceID(s) }
+
 // isInstanceID reports whether s is "i-" and 8 or 17 lowercase hex digits.
 func isInstanceID(s string) bool {
 	hex, ok := strings.CutPrefix(s, "i-")
