@@ -61,9 +61,9 @@ auto, it is told from FILE's content:
               is --accelerator when no node has the label). A node lacking
               a level that other nodes have has no location (exit 1): a
               shorter one would group it wrongly. The host is the node
-              name, or the instance id of its spec.providerID: --host
-              NAME, --instance ID, else this instance's id (the DMI board
-              asset tag).
+              name, its InternalIP (status.addresses), or the instance id
+              of its spec.providerID: --host NAME, --instance ID, else
+              this instance's id (the DMI board asset tag).
   slurm:FILE  what Slurm says: a topology.conf of the topology/tree plugin
               (the switches from the top switch down to the leaf whose
               Nodes= lists the host: spine0/leaf1) or of topology/block

@@ -483,6 +483,10 @@ func TestLocateKubernetesNode(t *testing.T) {
 	code, out, _ = runTool("locate", "--host", "ip-10-1-3-26", "k8s:"+file)
 	assert.Equal(t, cli.ExitOK, code)
 	assert.Equal(t, "nn-4f1c0a9b3d2e51000/nn-5a2b3c4d5e6f72002/nn-6c3d4e5f607183004\n", out)
+	// By its InternalIP (status.addresses), as by its name.
+	code, ipOut, errOut := runTool("locate", "--host", "10.1.3.26", "k8s:"+file)
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Equal(t, out, ipOut)
 
 	// --labels, outermost first; the accelerator only when asked.
 	code, out, _ = runTool("locate", "--all", "--labels", "network.topology.nvidia.com/spine,network.topology.nvidia.com/accelerator", filepath.Join(cluster16, "topograph-nodes.json"))

@@ -59,7 +59,7 @@ var topographLevels = []string{topographPrefix + "core", topographPrefix + "spin
 // opts.Labels that no node has, or an accelerator label asked for that
 // no node has, is an error naming it. A node is its metadata.name; the
 // instance id of an AWS spec.providerID (aws:///us-east-1a/i-0abc...)
-// finds it too. Values must be location names; other fields are skipped
+// and its status.addresses of type InternalIP find it too. Values must be location names; other fields are skipped
 // unread, at most MaxDepth levels deep.
 func ParseK8s(file string, data []byte, opts K8sOptions) (*Topology, error) {
 	if len(data) > MaxFileSize {
@@ -124,7 +124,7 @@ func ParseK8s(file string, data []byte, opts K8sOptions) (*Topology, error) {
 					return nil, err
 				}
 			}
-		case "metadata", "spec":
+		case "metadata", "spec", "status":
 			// A single Node (kubectl get node NAME -o json).
 			kind = true
 			single.line, _ = r.lines.at(r.data, at)
@@ -160,7 +160,9 @@ type k8sNode struct {
 	Spec struct {
 		ProviderID string `json:"providerID"`
 	} `json:"spec"`
-	line int
+	// InternalIPs are the node's status.addresses of type InternalIP.
+	InternalIPs []string
+	line        int
 }
 
 // k8sNode reads one element of items.
@@ -207,9 +209,35 @@ func notANode(r *ec2Reader, m member) error {
 	return r.errAt(m.valueAt, "a %s, not a Node: locate reads kubectl get nodes -o json", clip(k))
 }
 
-// k8sPart reads member m of a Node: its metadata (name, labels) and
-// spec (providerID); the rest is skipped.
+// k8sPart reads member m of a Node: its metadata (name, labels), spec
+// (providerID) and status (addresses); the rest is skipped.
 func (r *ec2Reader) k8sPart(n *k8sNode, m member) error {
+	if m.key == "status" {
+		return r.fields(m, `a Node's "status"`, func(f member) (bool, error) {
+			if f.key != "addresses" {
+				return false, nil
+			}
+			return true, r.elements(f, "status.addresses", func(e member) error {
+				var typ, addr string
+				err := r.fields(e, "an element of status.addresses", func(a member) (bool, error) {
+					var err error
+					switch a.key {
+					case "type":
+						typ, err = r.str(a, "an address's type")
+					case "address":
+						addr, err = r.hostValue(a, "an address of status.addresses")
+					default:
+						return false, nil
+					}
+					return true, err
+				})
+				if err == nil && typ == "InternalIP" && addr != "" {
+					n.InternalIPs = append(n.InternalIPs, addr)
+				}
+				return err
+			})
+		})
+	}
 	if m.key != "metadata" && m.key != "spec" {
 		return r.skip(m.tok, m.valueAt)
 	}
@@ -331,6 +359,9 @@ func k8sLocations(file string, nodes []k8sNode, opts K8sOptions) (*Topology, err
 		}
 		if id := instanceOfProvider(n.Spec.ProviderID); id != "" {
 			t.alias(id, i)
+		}
+		for _, ip := range n.InternalIPs {
+			t.alias(ip, i)
 		}
 	}
 	return t, nil

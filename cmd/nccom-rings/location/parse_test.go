@@ -150,6 +150,9 @@ func TestK8sEKSGolden(t *testing.T) {
 	h, ok := topo.Lookup("i-0a1b2c3d4e5f60002") // by its instance id
 	require.True(t, ok)
 	assert.Equal(t, "ip-10-0-1-12.us-west-2.compute.internal", h.Name)
+	h, ok = topo.Lookup("10.0.1.11") // by its InternalIP
+	require.True(t, ok)
+	assert.Equal(t, "ip-10-0-1-11.us-west-2.compute.internal", h.Name)
 	h, ok = topo.Lookup("ip-10-0-2-7")
 	require.True(t, ok)
 	// An instance id two nodes of different locations share finds no
