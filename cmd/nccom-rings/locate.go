@@ -70,8 +70,13 @@ auto, it is told from FILE's content:
               (BlockName= lines: the host's block), a topology.yaml (Slurm
               25.05: its cluster_default topology, or --topology NAME; tree
               and block read, flat places no host, ring and torus3d are
-              refused), or the output of "scontrol show topology". The host
-              is --host NAME, else $SLURMD_NODENAME, else this host's name.
+              refused), or the output of "scontrol show topology" (or of
+              "scontrol show topology NODE", which prints NODE's switches
+              alone: a switch that a Switches= names and no line defines
+              is one whose nodes are not known, skipped; a switch printed
+              without the one above it, its chain not whole, leaves its
+              hosts without a location). The host is --host NAME, else
+              $SLURMD_NODENAME, else this host's name.
   --from slurm-env
               no file: this task's SLURM_TOPOLOGY_ADDR (top switch first,
               then the node, period-separated) with

@@ -238,6 +238,17 @@ func TestScontrolTopologyGolden(t *testing.T) {
 		"trn01=block1", "trn02=block1", "trn03=block1", "trn04=block1",
 		"trn05=block2", "trn06=block2", "trn07=block2", "trn08=block2",
 	})
+	// scontrol show topology trn01 prints trn01's switches alone; spine1's
+	// Switches= names leaf2, which it does not print: a switch whose
+	// nodes are not known, skipped.
+	golden(t, "slurm", "testdata/scontrol-topology-node.txt", location.Options{}, []string{
+		"trn01=spine1/leaf1", "trn02=spine1/leaf1", "trn03=spine1/leaf1", "trn04=spine1/leaf1",
+	})
+	// A leaf printed without the switch above it: its chain is not whole.
+	topo, err := location.ParseSlurm("t.txt", []byte("SwitchName=leaf1 Level=0 Nodes=a\nSwitchName=leaf2 Level=0 Nodes=b\nSwitchName=spine2 Level=1 Nodes=b,c Switches=leaf[2-3]\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a!", "b=spine2/leaf2"}, locationsOf(topo))
+	assert.Equal(t, `switch "leaf1" (line 1, Level=0) is printed without the switch above it (the output names switches it does not print, such as "leaf3", as scontrol show topology NODE does for another node's), so its chain of switches is not whole`, topo.Hosts[0].Reason)
 }
 
 // topology.yaml(5) (Slurm 25.05): a list of topologies, the
