@@ -281,6 +281,8 @@ func TestSlurmYAMLRefuses(t *testing.T) {
 	for name, c := range map[string]struct{ text, want string }{
 		"alias": {"- topology: a\n  tree:\n    switches:\n      - switch: &x s1\n        nodes: n1\n      - switch: *x\n",
 			"t.yaml:4:17: an anchor (&\"x\"): a topology.yaml is read without anchors and aliases"},
+		"alias without its anchor": {"- topology: a\n  tree:\n    switches:\n      - switch: *x\n        nodes: n1\n",
+			"t.yaml: an alias (*\"x\") of no anchor: a topology.yaml is read without anchors and aliases"},
 		"no default": {"- topology: a\n  flat: true\n- topology: b\n  flat: true\n",
 			"t.yaml: no topology has cluster_default: true, so which one to read is not said: name one with --topology (a, b)"},
 		"unknown key": {"- topology: a\n  tree:\n    switches:\n      - switch: s1\n        node: n1\n",
