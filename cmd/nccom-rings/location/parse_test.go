@@ -321,12 +321,17 @@ func TestSlurmEnvGolden(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"n1!"}, locationsOf(topo))
 	assert.Contains(t, topo.Hosts[0].Reason, `names "s[1-2]" at one level`)
+	// A pattern of switches whose every name is empty: not "the node
+	// alone", which is a pattern of "node".
+	topo, err = location.FromSlurmEnv("..trn01", "switch.switch.node")
+	require.NoError(t, err)
+	assert.Equal(t, `SLURM_TOPOLOGY_ADDR is "..trn01": it names no switch at any of the 2 switch levels of SLURM_TOPOLOGY_ADDR_PATTERN, "switch.switch.node"`, topo.Hosts[0].Reason)
 	topo, err = location.FromSlurmEnv("trn01", "node")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"trn01!"}, locationsOf(topo))
 	for _, c := range []struct{ addr, pattern, want string }{
 		{"", "", "SLURM_TOPOLOGY_ADDR: is not set, nor SLURM_TOPOLOGY_ADDR_PATTERN"},
-		{"s0.n1", "switch.switch.node", `SLURM_TOPOLOGY_ADDR: "s0.n1" has 2 names and SLURM_TOPOLOGY_ADDR_PATTERN, "switch.switch.node", 3`},
+		{"s0.n1", "switch.switch.node", `SLURM_TOPOLOGY_ADDR: "s0.n1" has 2 period-separated names and SLURM_TOPOLOGY_ADDR_PATTERN, "switch.switch.node", has 3: the counts differ`},
 		{"s0.n1", "node.switch", `SLURM_TOPOLOGY_ADDR_PATTERN: "node.switch" has "node" before its end`},
 		{"s/0.n1", "switch.node", "SLURM_TOPOLOGY_ADDR: the switch name"},
 	} {
