@@ -260,7 +260,7 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 	}
 	rep := located{Host: name, From: from, Source: source, File: path}
 	const truncated = "its last page has a NextToken, so the instances of the pages after it are missing (the AWS CLI fetches every page unless given --max-items or --no-paginate)"
-	key, err := joinedName(f.instances, name, topo)
+	key, joinWhy, err := joinedName(f.instances, name, topo)
 	if err != nil {
 		fmt.Fprintf(stderr, "nccom-rings locate: --instances: %v\n", err)
 		return cli.ExitUnusable
@@ -269,6 +269,9 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 	switch {
 	case !found:
 		rep.Reason = "not in the file"
+		if joinWhy != "" {
+			rep.Reason += "; --instances joins it to none: " + joinWhy
+		}
 		if topo.Reason != "" {
 			rep.Reason += ": " + topo.Reason
 		}
@@ -286,8 +289,10 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 	case rep.Location != "":
 		fmt.Fprintln(stdout, rep.Location)
 	default:
+		// A --host joined through --instances is a host, though the
+		// file names instances.
 		what := "host"
-		if source == "ec2" || from == "--instance" || from == "the DMI board asset tag" {
+		if source == "ec2" && (len(f.instances) == 0 || location.IsInstanceID(name)) || from == "--instance" || from == "the DMI board asset tag" {
 			what = "instance"
 		}
 		who := fmt.Sprintf("%s %s (from %s)", what, strconv.QuoteToASCII(name), from)
@@ -295,6 +300,8 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 		switch {
 		case found:
 			fmt.Fprintf(stderr, "nccom-rings locate: %s has no location in %s: %s\n", who, where, rep.Reason)
+		case joinWhy != "":
+			fmt.Fprintf(stderr, "nccom-rings locate: %s is not in %s, and --instances joins it to none of its names: %s\n", who, where, joinWhy)
 		case topo.Reason != "":
 			fmt.Fprintf(stderr, "nccom-rings locate: %s is not in %s: %s\n", who, where, topo.Reason)
 		case topo.Truncated:
