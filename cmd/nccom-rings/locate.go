@@ -109,7 +109,7 @@ Names travel to the library as 32-bit hashes (D28): two names of one level
 that share one are one name to it. --all says so on stderr, one line each
 pair (both names, the level, the hash); the exit code does not change.
 `,
-	Exits: cli.Exits("the location was printed (--all: every host's)", "the host is not in FILE, or has no location there; --all: a host of FILE without a location, no host at all, or an EC2 file whose last page has a NextToken (instances not fetched)", "unusable input or usage: no such file, a file that is not what its source says (or of no source locate knows) (named with the line and byte, and what was expected), a file or line over the limits, no instance id (not a Nitro instance: pass --instance), a bad flag"),
+	Exits: cli.Exits("the location was printed (--all: every host's)", "the host is not in FILE, or has no location there; --all: a host of FILE without a location, no host at all, or an EC2 file whose last page has a NextToken (instances not fetched)", "unusable input or usage: no such file, a file that is not what its source says (or of no source locate knows) (named with the line and byte, and what was expected), a file or line over the limits, no instance id (not a Nitro instance: pass --instance), a bad flag, a flag that does not apply to the source, a --labels key (or --accelerator's label) no node has"),
 	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
 		var f locateFlags
 		fs.StringVar(&f.host, "host", "", "the host `NAME` to locate: a Slurm node, a Kubernetes node, a Capacity Reservation id")
