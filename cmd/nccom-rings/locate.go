@@ -43,7 +43,7 @@ auto, it is told from FILE's content:
   ec2:FILE    the JSON of "aws ec2 describe-instance-topology" (one response,
               pages one after another, or an array of pages): the instance's
               NetworkNodes, top layer first (nn-1/nn-2/nn-3). The instance is
-              --instance ID, else this instance's own id, read from the DMI
+              --instance ID (or --host ID), else this instance's own id, read from the DMI
               board asset tag of Nitro instances
               (/sys/devices/virtual/dmi/id/board_asset_tag).
   ec2-reservation:FILE
@@ -57,17 +57,26 @@ auto, it is told from FILE's content:
               outermost), else Topograph's network.topology.nvidia.com/
               core, spine, leaf (and accelerator, with --accelerator), else
               its fabric.topograph.run/tier-N (the highest tier outermost),
-              or the labels of --labels. The host is the node name, or the
-              instance id of its spec.providerID: --host NAME, --instance
-              ID, else this instance's id (the DMI board asset tag).
+              or the labels of --labels (a key no node has is an error, as
+              is --accelerator when no node has the label). A node lacking
+              a level that other nodes have has no location (exit 1): a
+              shorter one would group it wrongly. The host is the node
+              name, its InternalIP (status.addresses), or the instance id
+              of its spec.providerID: --host NAME, --instance ID, else
+              this instance's id (the DMI board asset tag).
   slurm:FILE  what Slurm says: a topology.conf of the topology/tree plugin
               (the switches from the top switch down to the leaf whose
               Nodes= lists the host: spine0/leaf1) or of topology/block
               (BlockName= lines: the host's block), a topology.yaml (Slurm
               25.05: its cluster_default topology, or --topology NAME; tree
               and block read, flat places no host, ring and torus3d are
-              refused), or the output of "scontrol show topology". The host
-              is --host NAME, else $SLURMD_NODENAME, else this host's name.
+              refused), or the output of "scontrol show topology" (or of
+              "scontrol show topology NODE", which prints NODE's switches
+              alone: a switch that a Switches= names and no line defines
+              is one whose nodes are not known, skipped; a switch printed
+              without the one above it, its chain not whole, leaves its
+              hosts without a location). The host is --host NAME, else
+              $SLURMD_NODENAME, else this host's name.
   --from slurm-env
               no file: this task's SLURM_TOPOLOGY_ADDR (top switch first,
               then the node, period-separated) with
@@ -76,11 +85,19 @@ auto, it is told from FILE's content:
               switches (the block). A pattern of "node" alone places the
               node nowhere (exit 1).
 
+--labels and --accelerator apply to k8s only, --topology to slurm only,
+--instance to ec2 and k8s: given with another source (as named, or as
+told by content), each is a usage error (exit 2) naming the flag and the
+source, not ignored. Blanks around --instance's id and --labels' keys are
+cut.
+
 Every source gives the same --all lines, "HOST LOCATION". FILE "-" is
 standard input; a UTF-8 byte-order mark is skipped. Host names are
 compared in lowercase up to the first dot (trn001.ec2.internal is
 TRN001). A host listed under two leaf switches (or in two blocks), or
-below a switch that two switches list, has no location (exit 1). A file
+below a switch that two switches list, has no location (exit 1), as
+has a Capacity Block id or a spec.providerID instance id that two hosts
+of different locations share (both are named). A file
 is read whole or refused: at most 64 MiB (a topology.yaml 1 MiB, read
 without aliases), lines of a topology.conf at most 64 KiB, at most
 1,000,000 hosts once host lists like trn[001-016,020] are expanded. A
@@ -92,7 +109,7 @@ Names travel to the library as 32-bit hashes (D28): two names of one level
 that share one are one name to it. --all says so on stderr, one line each
 pair (both names, the level, the hash); the exit code does not change.
 `,
-	Exits: cli.Exits("the location was printed (--all: every host's)", "the host is not in FILE, or has no location there; --all: a host of FILE without a location, no host at all, or an EC2 file whose last page has a NextToken (instances not fetched)", "unusable input or usage: no such file, a file that is not what its source says (or of no source locate knows) (named with the line and byte, and what was expected), a file or line over the limits, no instance id (not a Nitro instance: pass --instance), a bad flag"),
+	Exits: cli.Exits("the location was printed (--all: every host's)", "the host is not in FILE, or has no location there; --all: a host of FILE without a location, no host at all, or an EC2 file whose last page has a NextToken (instances not fetched)", "unusable input or usage: no such file, a file that is not what its source says (or of no source locate knows) (named with the line and byte, and what was expected), a file or line over the limits, no instance id (not a Nitro instance: pass --instance), a bad flag, a flag that does not apply to the source, a --labels key (or --accelerator's label) no node has"),
 	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
 		var f locateFlags
 		fs.StringVar(&f.host, "host", "", "the host `NAME` to locate: a Slurm node, a Kubernetes node, a Capacity Reservation id")
@@ -152,6 +169,8 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 	operands, stdout, stderr := inv.Operands, inv.Stdout, inv.Stderr
 	given, usage := inv.Given, inv.UsageError
 	known := func(s string) bool { return slices.Contains(location.Sources, s) }
+	// An id pasted with a blank is the id: an instance id holds none.
+	f.instance = strings.TrimSpace(f.instance)
 	source, path := f.from, ""
 	switch {
 	case f.from == "slurm-env":
@@ -187,22 +206,22 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 		return usage("--host and --instance exclude each other")
 	case f.all && len(f.instances) > 0:
 		return usage("--all lists the file's own names; --instances joins one host (plan --instances joins a hostfile's)")
-	case source == "ec2" && given("host") && len(f.instances) == 0:
-		return usage("an EC2 instance-topology file names instances, not hosts: use --instance ID")
-	case (source == "slurm" || source == "ec2-reservation" || source == "slurm-env") && given("instance") && len(f.instances) == 0:
-		return usage("a %s file names hosts, not instances: use --host NAME", source)
 	case given("host") && f.host == "", given("instance") && f.instance == "":
 		return usage("--host and --instance need a name")
-	case (given("labels") || given("accelerator")) && source != "k8s" && source != "auto":
-		return usage("--labels and --accelerator are for k8s: nodes' labels")
-	case given("topology") && source != "slurm" && source != "auto":
-		return usage("--topology names a topology of a Slurm topology.yaml")
+	}
+	if code, bad := sourceFlags(inv, f, source); bad {
+		return code
 	}
 	opts := location.Options{K8s: location.K8sOptions{Accelerator: f.accelerator}, Slurm: location.SlurmOptions{Topology: f.topology}}
 	if given("labels") {
-		opts.K8s.Labels = strings.Split(f.labels, ",")
-		if slices.Contains(opts.K8s.Labels, "") {
-			return usage("--labels %s: want label keys separated by commas, outermost first", strconv.QuoteToASCII(f.labels))
+		// Blanks around a key are cut, as kubectl's -L a,b reads them: a
+		// label key holds none, so "a, b" can only mean a and b.
+		for _, l := range strings.Split(f.labels, ",") {
+			l = strings.TrimSpace(l)
+			if l == "" || strings.ContainsAny(l, " \t\n\r\v\f") {
+				return usage("--labels %s: want label keys separated by commas, outermost first", strconv.QuoteToASCII(f.labels))
+			}
+			opts.K8s.Labels = append(opts.K8s.Labels, l)
 		}
 	}
 
@@ -215,7 +234,11 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 		var data []byte
 		if data, err = location.ReadFile(path); err == nil {
 			if source == "auto" {
-				source, err = location.Detect(path, data)
+				if source, err = location.Detect(path, data); err == nil {
+					if code, bad := sourceFlags(inv, f, source); bad {
+						return code
+					}
+				}
 			}
 			if err == nil {
 				topo, err = location.Parse(source, path, data, opts)
@@ -237,7 +260,7 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 	}
 	rep := located{Host: name, From: from, Source: source, File: path}
 	const truncated = "its last page has a NextToken, so the instances of the pages after it are missing (the AWS CLI fetches every page unless given --max-items or --no-paginate)"
-	key, err := joinedName(f.instances, name, topo)
+	key, joinWhy, err := joinedName(f.instances, name, topo)
 	if err != nil {
 		fmt.Fprintf(stderr, "nccom-rings locate: --instances: %v\n", err)
 		return cli.ExitUnusable
@@ -246,6 +269,9 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 	switch {
 	case !found:
 		rep.Reason = "not in the file"
+		if joinWhy != "" {
+			rep.Reason += "; --instances joins it to none: " + joinWhy
+		}
 		if topo.Reason != "" {
 			rep.Reason += ": " + topo.Reason
 		}
@@ -263,8 +289,10 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 	case rep.Location != "":
 		fmt.Fprintln(stdout, rep.Location)
 	default:
+		// A --host joined through --instances is a host, though the
+		// file names instances.
 		what := "host"
-		if source == "ec2" || from == "--instance" || from == "the DMI board asset tag" {
+		if source == "ec2" && (len(f.instances) == 0 || location.IsInstanceID(name)) || from == "--instance" || from == "the DMI board asset tag" {
 			what = "instance"
 		}
 		who := fmt.Sprintf("%s %s (from %s)", what, strconv.QuoteToASCII(name), from)
@@ -272,6 +300,8 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 		switch {
 		case found:
 			fmt.Fprintf(stderr, "nccom-rings locate: %s has no location in %s: %s\n", who, where, rep.Reason)
+		case joinWhy != "":
+			fmt.Fprintf(stderr, "nccom-rings locate: %s is not in %s, and --instances joins it to none of its names: %s\n", who, where, joinWhy)
 		case topo.Reason != "":
 			fmt.Fprintf(stderr, "nccom-rings locate: %s is not in %s: %s\n", who, where, topo.Reason)
 		case topo.Truncated:
@@ -284,6 +314,31 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 		return cli.ExitFinding
 	}
 	return cli.ExitOK
+}
+
+// sourceFlags refuses the flags that do not apply to source (as given,
+// or as told by the file's content): a flag silently ignored would leave
+// the operator believing it was read. bad is false when all apply, and
+// for source "auto", which is checked again once told.
+func sourceFlags(inv *cli.Invocation, f *locateFlags, source string) (code int, bad bool) {
+	given, usage := inv.Given, inv.UsageError
+	if source == "auto" {
+		return 0, false
+	}
+	for _, flag := range []string{"labels", "accelerator"} {
+		if given(flag) && source != "k8s" {
+			return usage("--%s does not apply to the %s source: it reads k8s nodes' labels", flag, source), true
+		}
+	}
+	switch {
+	case given("topology") && source != "slurm":
+		return usage("--topology does not apply to the %s source: it names a topology of a Slurm topology.yaml", source), true
+	case source == "ec2" && given("host") && len(f.instances) == 0 && !location.IsInstanceID(f.host):
+		return usage("an EC2 instance-topology file names instances, not hosts: use --instance ID (or --instances FILE to join a host name to its instance)"), true
+	case (source == "slurm" || source == "ec2-reservation" || source == "slurm-env") && given("instance") && len(f.instances) == 0:
+		return usage("--instance does not apply to the %s source: it names hosts, not instances: use --host NAME", source), true
+	}
+	return 0, false
 }
 
 // whichHost is the host (or instance) to locate, and where its name came

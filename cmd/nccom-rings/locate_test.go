@@ -74,6 +74,14 @@ func TestLocateEC2Instance(t *testing.T) {
 	code, out, errOut := runTool("locate", "ec2:"+ec2File, "--instance", "i-0a1b2c3d4e5f60007")
 	assert.Equal(t, cli.ExitOK, code, errOut)
 	assert.Equal(t, leafA+"\n", out)
+	// An instance id given with --host is unambiguous; blanks around an
+	// id (pasted from a console) are cut.
+	code, out, errOut = runTool("locate", "ec2:"+ec2File, "--host", "i-0a1b2c3d4e5f60007")
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Equal(t, leafA+"\n", out)
+	code, out, errOut = runTool("locate", ec2File, "--instance", " i-0a1b2c3d4e5f60007\n")
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Equal(t, leafA+"\n", out)
 
 	// This instance's id from the DMI asset tag, when there is one.
 	code, out, errOut = runTool("locate", "ec2:"+ec2File)
@@ -310,12 +318,19 @@ func TestLocateUsage(t *testing.T) {
 		{[]string{"locate", "--from", "ec2", "slurm:x"}, "--from ec2 and the prefix slurm: name the source once"},
 		{[]string{"locate", "--from", "slurm-env", "x"}, "--from slurm-env reads no file (SLURM_TOPOLOGY_ADDR), got 1 operands"},
 		{[]string{"locate", "slurm-env:x"}, "slurm-env reads no file: use --from slurm-env alone"},
-		{[]string{"locate", "--labels", "a", "slurm:x"}, "--labels and --accelerator are for k8s: nodes' labels"},
-		{[]string{"locate", "--topology", "a", "k8s:x"}, "--topology names a topology of a Slurm topology.yaml"},
+		{[]string{"locate", "--labels", "a", "slurm:x"}, "--labels does not apply to the slurm source: it reads k8s nodes' labels"},
+		{[]string{"locate", "--accelerator", "ec2:x"}, "--accelerator does not apply to the ec2 source: it reads k8s nodes' labels"},
+		{[]string{"locate", "--topology", "a", "k8s:x"}, "--topology does not apply to the k8s source: it names a topology of a Slurm topology.yaml"},
+		{[]string{"locate", "--topology", "a", "--from", "slurm-env"}, "--topology does not apply to the slurm-env source: it names a topology of a Slurm topology.yaml"},
+		// The same once the source is told by content.
+		{[]string{"locate", "--labels", "a", "--all", "testdata/cluster16/topology-tree.conf"}, "--labels does not apply to the slurm source: it reads k8s nodes' labels"},
+		{[]string{"locate", "--accelerator", "--all", "testdata/cluster16/ec2-topology.json"}, "--accelerator does not apply to the ec2 source: it reads k8s nodes' labels"},
+		{[]string{"locate", "--topology", "t", "--all", "testdata/cluster16/eks-nodes.json"}, "--topology does not apply to the k8s source: it names a topology of a Slurm topology.yaml"},
+		{[]string{"locate", "--instance", "i-1", "testdata/cluster16/topology-tree.conf"}, "--instance does not apply to the slurm source: it names hosts, not instances: use --host NAME"},
 		{[]string{"locate", "--all", "--host", "a", "slurm:x"}, "--all lists every host of the file; --host and --instance name one"},
 		{[]string{"locate", "--host", "a", "--instance", "i-1", "slurm:x"}, "--host and --instance exclude each other"},
-		{[]string{"locate", "--host", "a", "ec2:x"}, "an EC2 instance-topology file names instances, not hosts: use --instance ID"},
-		{[]string{"locate", "--instance", "i-1", "slurm:x"}, "a slurm file names hosts, not instances: use --host NAME"},
+		{[]string{"locate", "--host", "a", "ec2:x"}, "an EC2 instance-topology file names instances, not hosts: use --instance ID (or --instances FILE to join a host name to its instance)"},
+		{[]string{"locate", "--instance", "i-1", "slurm:x"}, "--instance does not apply to the slurm source: it names hosts, not instances: use --host NAME"},
 		{[]string{"locate", "--host=", "slurm:x"}, "--host and --instance need a name"},
 		{[]string{"locate", "--bogus", "slurm:x"}, "flag provided but not defined: -bogus"},
 	} {
@@ -442,6 +457,16 @@ func TestLocateCapacityReservations(t *testing.T) {
 	code, _, errOut = runTool("locate", file)
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Equal(t, "nccom-rings locate: a Capacity Reservation topology names reservations: pass --host ID (cr-... or cb-...), or --all\n", errOut)
+
+	// A Capacity Block two reservations of different locations share:
+	// no location, naming both, rather than the first one's.
+	shared := filepath.Join(t.TempDir(), "cr.json")
+	require.NoError(t, os.WriteFile(shared, []byte(`{"CapacityReservations": [`+
+		`{"CapacityReservationId": "cr-1", "CapacityBlockId": "cb-1", "State": "active", "NetworkNodes": ["nn-a", "nn-b"]},`+
+		`{"CapacityReservationId": "cr-2", "CapacityBlockId": "cb-1", "State": "active", "NetworkNodes": ["nn-a", "nn-c"]}]}`), 0o644))
+	code, out, errOut = runTool("locate", "--host", "cb-1", shared)
+	assert.Equal(t, cli.ExitFinding, code, out)
+	assert.Contains(t, errOut, `"cr-1" (line 1) at nn-a/nn-b and "cr-2" (line 1) at nn-a/nn-c`)
 }
 
 func TestLocateKubernetesNode(t *testing.T) {
@@ -458,6 +483,10 @@ func TestLocateKubernetesNode(t *testing.T) {
 	code, out, _ = runTool("locate", "--host", "ip-10-1-3-26", "k8s:"+file)
 	assert.Equal(t, cli.ExitOK, code)
 	assert.Equal(t, "nn-4f1c0a9b3d2e51000/nn-5a2b3c4d5e6f72002/nn-6c3d4e5f607183004\n", out)
+	// By its InternalIP (status.addresses), as by its name.
+	code, ipOut, errOut := runTool("locate", "--host", "10.1.3.26", "k8s:"+file)
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Equal(t, out, ipOut)
 
 	// --labels, outermost first; the accelerator only when asked.
 	code, out, _ = runTool("locate", "--all", "--labels", "network.topology.nvidia.com/spine,network.topology.nvidia.com/accelerator", filepath.Join(cluster16, "topograph-nodes.json"))
@@ -469,6 +498,23 @@ func TestLocateKubernetesNode(t *testing.T) {
 	code, _, errOut = runTool("locate", "--all", "--labels", "a,,b", file)
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.True(t, strings.HasPrefix(errOut, `nccom-rings locate: --labels "a,,b": want label keys separated by commas, outermost first`), errOut)
+
+	// A key no node has (a typo) is an error naming it, not a level
+	// dropped from every location; blanks after a comma are cut.
+	topograph := filepath.Join(cluster16, "topograph-nodes.json")
+	code, out, errOut = runTool("locate", "--all", "--labels", "network.topology.nvidia.com/spine,network.topology.nvidia.com/acelerator", topograph)
+	assert.Equal(t, cli.ExitUnusable, code, out)
+	assert.Contains(t, errOut, `no node has the label "network.topology.nvidia.com/acelerator" of --labels`)
+	code, out, errOut = runTool("locate", "--all", "--labels", "network.topology.nvidia.com/spine, network.topology.nvidia.com/accelerator", topograph)
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Contains(t, out, "\nip-10-1-0-11.us-west-2.compute.internal spine1/cb-0c160\n")
+	code, _, errOut = runTool("locate", "--all", "--labels", "a b", topograph)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, `--labels "a b": want label keys`)
+	// --accelerator when no node has the accelerator label.
+	code, _, errOut = runTool("locate", "--all", "--accelerator", filepath.Join("location", "testdata", "k8s-no-accelerator.json"))
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, "--accelerator: no node has the label network.topology.nvidia.com/accelerator")
 }
 
 func TestLocateSlurmEnv(t *testing.T) {

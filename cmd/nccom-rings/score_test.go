@@ -463,7 +463,20 @@ func TestLocateJoinsAHost(t *testing.T) {
 
 	code, _, errOut = runTool("locate", "--host", "trn1-st-trn1-77", "--instances", c16Instances, "ec2:"+c16Topology)
 	assert.Equal(t, cli.ExitFinding, code)
-	assert.Contains(t, errOut, `"trn1-st-trn1-77" (from --host) is not in ec2:`)
+	assert.Contains(t, errOut, `nccom-rings locate: host "trn1-st-trn1-77" (from --host) is not in ec2:`)
+	assert.Contains(t, errOut, `, and --instances joins it to none of its names: not listed, and not named in `)
+	code, out, _ = runTool("locate", "--json", "--host", "trn1-st-trn1-77", "--instances", c16Instances, "ec2:"+c16Topology)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Contains(t, out, `"reason": "not in the file; --instances joins it to none: not listed, and not named in `)
+	// A Name tag two instances share joins neither: the join says so.
+	twice := filepath.Join(t.TempDir(), "twice")
+	require.NoError(t, os.WriteFile(twice, []byte(`{"Reservations": [{"Instances": [`+"\n"+
+		`{"InstanceId": "i-0c16a1b2c3d4e5f01", "Tags": [{"Key": "Name", "Value": "node-b"}]},`+"\n"+
+		`{"InstanceId": "i-0c16a1b2c3d4e5f02", "Tags": [{"Key": "Name", "Value": "node-b"}]}]}]}`), 0o644))
+	code, _, errOut = runTool("locate", "--host", "node-b", "--instances", twice, "ec2:"+c16Topology)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Contains(t, errOut, `host "node-b" (from --host) is not in ec2:`)
+	assert.Contains(t, errOut, `"node-b" names 2 hosts of`)
 	code, _, errOut = runTool("locate", "--all", "--instances", c16Instances, "ec2:"+c16Topology)
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Contains(t, errOut, "--all lists the file's own names; --instances joins one host")

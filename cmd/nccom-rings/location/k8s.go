@@ -53,12 +53,13 @@ var topographLevels = []string{topographPrefix + "core", topographPrefix + "spin
 //     accelerator.topograph.run/domain, innermost, only when asked);
 //   - or opts.Labels, outermost first, in place of all of these.
 //
-// The levels are the file's: a node lacking the outermost one, or one
-// between two it has, has no location (Reason names the label); a node
-// lacking only the innermost ones has a shorter location, as an EC2
-// instance of fewer layers does. A node is its metadata.name; the
+// The levels are the file's (a level no node has is not one): a node
+// lacking any of them has no location (Reason names the label), as a
+// shorter location would group it with nodes one level up. A label of
+// opts.Labels that no node has, or an accelerator label asked for that
+// no node has, is an error naming it. A node is its metadata.name; the
 // instance id of an AWS spec.providerID (aws:///us-east-1a/i-0abc...)
-// finds it too. Values must be location names; other fields are skipped
+// and its status.addresses of type InternalIP find it too. Values must be location names; other fields are skipped
 // unread, at most MaxDepth levels deep.
 func ParseK8s(file string, data []byte, opts K8sOptions) (*Topology, error) {
 	if len(data) > MaxFileSize {
@@ -123,7 +124,7 @@ func ParseK8s(file string, data []byte, opts K8sOptions) (*Topology, error) {
 					return nil, err
 				}
 			}
-		case "metadata", "spec":
+		case "metadata", "spec", "status":
 			// A single Node (kubectl get node NAME -o json).
 			kind = true
 			single.line, _ = r.lines.at(r.data, at)
@@ -159,7 +160,9 @@ type k8sNode struct {
 	Spec struct {
 		ProviderID string `json:"providerID"`
 	} `json:"spec"`
-	line int
+	// InternalIPs are the node's status.addresses of type InternalIP.
+	InternalIPs []string
+	line        int
 }
 
 // k8sNode reads one element of items.
@@ -206,9 +209,35 @@ func notANode(r *ec2Reader, m member) error {
 	return r.errAt(m.valueAt, "a %s, not a Node: locate reads kubectl get nodes -o json", clip(k))
 }
 
-// k8sPart reads member m of a Node: its metadata (name, labels) and
-// spec (providerID); the rest is skipped.
+// k8sPart reads member m of a Node: its metadata (name, labels), spec
+// (providerID) and status (addresses); the rest is skipped.
 func (r *ec2Reader) k8sPart(n *k8sNode, m member) error {
+	if m.key == "status" {
+		return r.fields(m, `a Node's "status"`, func(f member) (bool, error) {
+			if f.key != "addresses" {
+				return false, nil
+			}
+			return true, r.elements(f, "status.addresses", func(e member) error {
+				var typ, addr string
+				err := r.fields(e, "an element of status.addresses", func(a member) (bool, error) {
+					var err error
+					switch a.key {
+					case "type":
+						typ, err = r.str(a, "an address's type")
+					case "address":
+						addr, err = r.hostValue(a, "an address of status.addresses")
+					default:
+						return false, nil
+					}
+					return true, err
+				})
+				if err == nil && typ == "InternalIP" && addr != "" {
+					n.InternalIPs = append(n.InternalIPs, addr)
+				}
+				return err
+			})
+		})
+	}
 	if m.key != "metadata" && m.key != "spec" {
 		return r.skip(m.tok, m.valueAt)
 	}
@@ -316,6 +345,11 @@ func k8sLocations(file string, nodes []k8sNode, opts K8sOptions) (*Topology, err
 		case len(names) < len(levels) && missing != "" && hasAfter(n.Metadata.Labels, levels, missing):
 			h.Reason = fmt.Sprintf("the node has no label %s, and labels of levels inside it (%s)", missing, scheme)
 			names = nil
+		case len(names) < len(levels):
+			// Other nodes have this level: a shorter location would put
+			// the node in a group of theirs one level up, a wrong answer.
+			h.Reason = fmt.Sprintf("the node has no label %s, which other nodes have (%s): a location one level short would group it wrongly", missing, scheme)
+			names = nil
 		default:
 			h.Location = strings.Join(names, "/")
 		}
@@ -325,6 +359,9 @@ func k8sLocations(file string, nodes []k8sNode, opts K8sOptions) (*Topology, err
 		}
 		if id := instanceOfProvider(n.Spec.ProviderID); id != "" {
 			t.alias(id, i)
+		}
+		for _, ip := range n.InternalIPs {
+			t.alias(ip, i)
 		}
 	}
 	return t, nil
@@ -368,6 +405,11 @@ func k8sLevels(nodes []k8sNode, opts K8sOptions) ([]string, string, error) {
 		if opts.Accelerator {
 			return nil, "", errors.New("--accelerator adds Topograph's accelerator label; with --labels, name it there")
 		}
+		for _, l := range opts.Labels {
+			if len(present(nodes, []string{l})) == 0 {
+				return nil, "", fmt.Errorf("no node has the label %s of --labels", clip(l))
+			}
+		}
 		return opts.Labels, "the labels asked for: " + strings.Join(opts.Labels, ","), nil
 	}
 	has := func(pred func(string) bool) bool {
@@ -395,6 +437,9 @@ func k8sLevels(nodes []k8sNode, opts K8sOptions) ([]string, string, error) {
 	}) {
 		levels := append([]string{}, topographLevels...)
 		if opts.Accelerator {
+			if len(present(nodes, []string{topographAccelerator})) == 0 {
+				return nil, "", fmt.Errorf("--accelerator: no node has the label %s", topographAccelerator)
+			}
 			levels = append(levels, topographAccelerator)
 		}
 		return present(nodes, levels), "Topograph's " + topographPrefix + "{core,spine,leaf}", nil
@@ -420,12 +465,18 @@ func k8sLevels(nodes []k8sNode, opts K8sOptions) ([]string, string, error) {
 			levels = append(levels, fabricTierPrefix+strconv.Itoa(v))
 		}
 		if opts.Accelerator {
+			if len(present(nodes, []string{fabricAccelerator})) == 0 {
+				return nil, "", fmt.Errorf("--accelerator: no node has the label %s", fabricAccelerator)
+			}
 			levels = append(levels, fabricAccelerator)
 		}
 		if len(levels) > nodeorder.MaxLevels {
 			return nil, "", fmt.Errorf("the nodes have %d levels of fabric.topograph.run/tier-N labels; a location holds at most %d names", len(levels), nodeorder.MaxLevels)
 		}
 		return levels, "Topograph's " + fabricTierPrefix + "N, the highest tier outermost", nil
+	}
+	if opts.Accelerator {
+		return nil, "", fmt.Errorf("--accelerator: no node has the label %s or %s", topographAccelerator, fabricAccelerator)
 	}
 	return nil, "neither EKS's " + eksLayerPrefix + "1..4 nor Topograph's " + topographPrefix + "{core,spine,leaf} or " + fabricTierPrefix + "N; name them with --labels", nil
 }

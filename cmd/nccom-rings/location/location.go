@@ -184,6 +184,11 @@ type Topology struct {
 	Reason string
 
 	byKey map[string]int // Key(name) -> index in Hosts, and of each alias
+	// aliases holds the keys of byKey that are aliases, not host names;
+	// shared, the aliases that hosts of different locations share (two
+	// reservations of one Capacity Block): Lookup gives them no location.
+	aliases map[string]bool
+	shared  map[string]Host
 }
 
 // Host is one host of a Topology.
@@ -194,8 +199,13 @@ type Host struct {
 	Reason   string // why the host has no location, when it has none
 }
 
-// Lookup finds the host whose Key is name's.
+// Lookup finds the host whose Key is name's. An alias that hosts of
+// different locations share finds a Host of that name without a
+// location, whose Reason names both.
 func (t *Topology) Lookup(name string) (Host, bool) {
+	if h, ok := t.shared[Key(name)]; ok {
+		return h, true
+	}
 	i, ok := t.byKey[Key(name)]
 	if !ok {
 		return Host{}, false
@@ -219,11 +229,33 @@ func (t *Topology) add(h Host) (index int, added bool) {
 }
 
 // alias makes name find the host at index i too (a node's instance id, a
-// reservation's Capacity Block), unless a host or an alias has its key
-// already.
+// reservation's Capacity Block), unless a host has its key already. An
+// alias that another host holds finds the first when both have one
+// location, and no location when they differ: either would be a guess.
 func (t *Topology) alias(name string, i int) {
-	if _, ok := t.byKey[Key(name)]; !ok {
-		t.byKey[Key(name)] = i
+	k := Key(name)
+	j, ok := t.byKey[k]
+	switch {
+	case !ok:
+		t.byKey[k] = i
+		if t.aliases == nil {
+			t.aliases = map[string]bool{}
+		}
+		t.aliases[k] = true
+	case !t.aliases[k] || j == i || t.shared[k].Name != "":
+	case t.Hosts[j].Location == t.Hosts[i].Location && t.Hosts[i].Location != "":
+	default:
+		at := func(h Host) string {
+			if h.Location == "" {
+				return fmt.Sprintf("%s (line %d, no location)", clip(h.Name), h.Line)
+			}
+			return fmt.Sprintf("%s (line %d) at %s", clip(h.Name), h.Line, h.Location)
+		}
+		if t.shared == nil {
+			t.shared = map[string]Host{}
+		}
+		t.shared[k] = Host{Name: name, Line: t.Hosts[j].Line,
+			Reason: fmt.Sprintf("%s names two hosts of different locations, %s and %s, so it has no single location", clip(name), at(t.Hosts[j]), at(t.Hosts[i]))}
 	}
 }
 
@@ -357,6 +389,10 @@ func ReadInstanceID(path string) (string, error) {
 	}
 	return id, nil
 }
+
+// IsInstanceID reports whether s is an EC2 instance id: "i-" and 8 or 17
+// lowercase hex digits.
+func IsInstanceID(s string) bool { return isInstanceID(s) }
 
 // isInstanceID reports whether s is "i-" and 8 or 17 lowercase hex digits.
 func isInstanceID(s string) bool {

@@ -110,7 +110,25 @@ func TestEC2ReservationGolden(t *testing.T) {
 	h, _ = topo.Lookup("cr-0a1b2c3d4e5f60003")
 	assert.Contains(t, h.Reason, "a state other than active or pending")
 
-	_, err := location.ParseEC2Reservation("r.json", []byte(`{"CapacityReservations": [{"State": "active"}]}`))
+	// A Capacity Block two reservations of different locations share
+	// gives no location, naming both; of one location, that location.
+	two := func(nn2 string) string {
+		return `{"CapacityReservations": [` +
+			`{"CapacityReservationId": "cr-1", "CapacityBlockId": "cb-1", "State": "active", "NetworkNodes": ["nn-a", "nn-b"]},` + "\n" +
+			`{"CapacityReservationId": "cr-2", "CapacityBlockId": "cb-1", "State": "active", "NetworkNodes": ["nn-a", "` + nn2 + `"]}]}`
+	}
+	topo, err := location.ParseEC2Reservation("r.json", []byte(two("nn-c")))
+	require.NoError(t, err)
+	h, ok = topo.Lookup("cb-1")
+	require.True(t, ok)
+	assert.Equal(t, "", h.Location)
+	assert.Equal(t, `"cb-1" names two hosts of different locations, "cr-1" (line 1) at nn-a/nn-b and "cr-2" (line 2) at nn-a/nn-c, so it has no single location`, h.Reason)
+	topo, err = location.ParseEC2Reservation("r.json", []byte(two("nn-b")))
+	require.NoError(t, err)
+	h, _ = topo.Lookup("cb-1")
+	assert.Equal(t, "nn-a/nn-b", h.Location)
+
+	_, err = location.ParseEC2Reservation("r.json", []byte(`{"CapacityReservations": [{"State": "active"}]}`))
 	assert.EqualError(t, err, `r.json:1:27: a Capacity Reservation without "CapacityReservationId"`)
 	_, err = location.ParseEC2Reservation("r.json", []byte(`{"Instances": []}`))
 	assert.EqualError(t, err, `r.json:1:1: a response without "CapacityReservations": not the output of DescribeCapacityReservationTopology`)
@@ -122,25 +140,45 @@ func TestEC2ReservationGolden(t *testing.T) {
 // instance types of four layers; providerID aws:///ZONE/INSTANCE-ID.
 func TestK8sEKSGolden(t *testing.T) {
 	topo := golden(t, "k8s", "testdata/k8s-eks.json", location.Options{}, []string{
-		"ip-10-0-1-11.us-west-2.compute.internal=nn-e50490a237cb0f01a/nn-8e3b1c6a5f6d04b12/nn-3d9f2a7c1e4b06a31",
+		// Layer 4, which its peer has, is missing: a location of three
+		// would group it one level up, so it has none.
+		"ip-10-0-1-11.us-west-2.compute.internal!",
 		"ip-10-0-1-12.us-west-2.compute.internal=nn-e50490a237cb0f01a/nn-8e3b1c6a5f6d04b12/nn-3d9f2a7c1e4b06a32/nn-7a1b2c3d4e5f60a41",
 		"ip-10-0-2-7.us-west-2.compute.internal!",
 	})
+	assert.Equal(t, "the node has no label topology.k8s.aws/network-node-layer-4, which other nodes have (EKS's topology.k8s.aws/network-node-layer-1..4): a location one level short would group it wrongly", topo.Hosts[0].Reason)
 	h, ok := topo.Lookup("i-0a1b2c3d4e5f60002") // by its instance id
 	require.True(t, ok)
 	assert.Equal(t, "ip-10-0-1-12.us-west-2.compute.internal", h.Name)
+	h, ok = topo.Lookup("10.0.1.11") // by its InternalIP
+	require.True(t, ok)
+	assert.Equal(t, "ip-10-0-1-11.us-west-2.compute.internal", h.Name)
 	h, ok = topo.Lookup("ip-10-0-2-7")
 	require.True(t, ok)
+	// An instance id two nodes of different locations share finds no
+	// location.
+	shared, err := location.ParseK8s("n.json", []byte(`{"items": [`+
+		`{"metadata": {"name": "a", "labels": {"network.topology.nvidia.com/leaf": "l1"}}, "spec": {"providerID": "aws:///z/i-0123456789abcdef0"}},`+
+		`{"metadata": {"name": "b", "labels": {"network.topology.nvidia.com/leaf": "l2"}}, "spec": {"providerID": "aws:///z/i-0123456789abcdef0"}}]}`), location.K8sOptions{})
+	require.NoError(t, err)
+	s, ok := shared.Lookup("i-0123456789abcdef0")
+	require.True(t, ok)
+	assert.Equal(t, "", s.Location)
+	assert.Contains(t, s.Reason, `"a" (line 1) at l1 and "b" (line 1) at l2`)
 	assert.Equal(t, "the node has no label topology.k8s.aws/network-node-layer-1 (EKS's topology.k8s.aws/network-node-layer-1..4)", h.Reason)
 
-	// --labels, outermost first, in place of EKS's.
-	topo, err := location.ParseK8s("n.json", read(t, "testdata/k8s-eks.json"), location.K8sOptions{Labels: []string{"topology.k8s.aws/network-node-layer-2", "node.kubernetes.io/instance-type"}})
+	// --labels, outermost first, in place of EKS's; a node lacking one
+	// that another node has has no location.
+	topo, err = location.ParseK8s("n.json", read(t, "testdata/k8s-eks.json"), location.K8sOptions{Labels: []string{"topology.k8s.aws/network-node-layer-2", "node.kubernetes.io/instance-type"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		"ip-10-0-1-11.us-west-2.compute.internal=nn-8e3b1c6a5f6d04b12/trn2.48xlarge",
-		"ip-10-0-1-12.us-west-2.compute.internal=nn-8e3b1c6a5f6d04b12",
+		"ip-10-0-1-12.us-west-2.compute.internal!",
 		"ip-10-0-2-7.us-west-2.compute.internal!",
 	}, locationsOf(topo))
+	// A label of --labels that no node has is an error, not a level left out.
+	_, err = location.ParseK8s("n.json", read(t, "testdata/k8s-eks.json"), location.K8sOptions{Labels: []string{"topology.k8s.aws/network-node-layer-1", "topology.k8s.aws/network-node-layer-9"}})
+	assert.EqualError(t, err, `n.json: no node has the label "topology.k8s.aws/network-node-layer-9" of --labels`)
 }
 
 // Topograph's labels as NVIDIA's Topograph documents them ("Topograph in
@@ -200,6 +238,17 @@ func TestScontrolTopologyGolden(t *testing.T) {
 		"trn01=block1", "trn02=block1", "trn03=block1", "trn04=block1",
 		"trn05=block2", "trn06=block2", "trn07=block2", "trn08=block2",
 	})
+	// scontrol show topology trn01 prints trn01's switches alone; spine1's
+	// Switches= names leaf2, which it does not print: a switch whose
+	// nodes are not known, skipped.
+	golden(t, "slurm", "testdata/scontrol-topology-node.txt", location.Options{}, []string{
+		"trn01=spine1/leaf1", "trn02=spine1/leaf1", "trn03=spine1/leaf1", "trn04=spine1/leaf1",
+	})
+	// A leaf printed without the switch above it: its chain is not whole.
+	topo, err := location.ParseSlurm("t.txt", []byte("SwitchName=leaf1 Level=0 Nodes=a\nSwitchName=leaf2 Level=0 Nodes=b\nSwitchName=spine2 Level=1 Nodes=b,c Switches=leaf[2-3]\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a!", "b=spine2/leaf2"}, locationsOf(topo))
+	assert.Equal(t, `switch "leaf1" (line 1, Level=0) is printed without the switch above it (the output names switches it does not print, such as "leaf3", as scontrol show topology NODE does for another node's), so its chain of switches is not whole`, topo.Hosts[0].Reason)
 }
 
 // topology.yaml(5) (Slurm 25.05): a list of topologies, the
@@ -232,6 +281,8 @@ func TestSlurmYAMLRefuses(t *testing.T) {
 	for name, c := range map[string]struct{ text, want string }{
 		"alias": {"- topology: a\n  tree:\n    switches:\n      - switch: &x s1\n        nodes: n1\n      - switch: *x\n",
 			"t.yaml:4:17: an anchor (&\"x\"): a topology.yaml is read without anchors and aliases"},
+		"alias without its anchor": {"- topology: a\n  tree:\n    switches:\n      - switch: *x\n        nodes: n1\n",
+			"t.yaml: an alias (*\"x\") of no anchor: a topology.yaml is read without anchors and aliases"},
 		"no default": {"- topology: a\n  flat: true\n- topology: b\n  flat: true\n",
 			"t.yaml: no topology has cluster_default: true, so which one to read is not said: name one with --topology (a, b)"},
 		"unknown key": {"- topology: a\n  tree:\n    switches:\n      - switch: s1\n        node: n1\n",
@@ -270,12 +321,17 @@ func TestSlurmEnvGolden(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"n1!"}, locationsOf(topo))
 	assert.Contains(t, topo.Hosts[0].Reason, `names "s[1-2]" at one level`)
+	// A pattern of switches whose every name is empty: not "the node
+	// alone", which is a pattern of "node".
+	topo, err = location.FromSlurmEnv("..trn01", "switch.switch.node")
+	require.NoError(t, err)
+	assert.Equal(t, `SLURM_TOPOLOGY_ADDR is "..trn01": it names no switch at any of the 2 switch levels of SLURM_TOPOLOGY_ADDR_PATTERN, "switch.switch.node"`, topo.Hosts[0].Reason)
 	topo, err = location.FromSlurmEnv("trn01", "node")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"trn01!"}, locationsOf(topo))
 	for _, c := range []struct{ addr, pattern, want string }{
 		{"", "", "SLURM_TOPOLOGY_ADDR: is not set, nor SLURM_TOPOLOGY_ADDR_PATTERN"},
-		{"s0.n1", "switch.switch.node", `SLURM_TOPOLOGY_ADDR: "s0.n1" has 2 names and SLURM_TOPOLOGY_ADDR_PATTERN, "switch.switch.node", 3`},
+		{"s0.n1", "switch.switch.node", `SLURM_TOPOLOGY_ADDR: "s0.n1" has 2 period-separated names and SLURM_TOPOLOGY_ADDR_PATTERN, "switch.switch.node", has 3: the counts differ`},
 		{"s0.n1", "node.switch", `SLURM_TOPOLOGY_ADDR_PATTERN: "node.switch" has "node" before its end`},
 		{"s/0.n1", "switch.node", "SLURM_TOPOLOGY_ADDR: the switch name"},
 	} {

@@ -40,6 +40,11 @@ import (
 // its Switches= and every node below it: those nodes are placed by the
 // leaves, so the tree is the one topology.conf gives. Its
 // AggregatedBlock= lines (unions of the base blocks) are skipped.
+// scontrol show topology NODE prints NODE's switches alone, their
+// Switches= naming siblings it does not print: such a switch is one whose
+// nodes are not known, and is skipped. A switch whose chain is then not
+// whole (one below the highest Level= printed, without a parent) leaves
+// its hosts without a location.
 //
 // Two cases Slurm accepts have no single location, and their hosts are
 // kept with a Reason instead (not found, for a tool): a host listed under
@@ -118,6 +123,7 @@ type slurmSwitch struct {
 	parents  []int // each once
 	location string
 	reason   string // why the switch has no single chain
+	level    int    // scontrol's Level= (0 a leaf)
 }
 
 type slurmParser struct {
@@ -134,6 +140,11 @@ type slurmParser struct {
 	// scontrol: the file is scontrol show topology's output, whose
 	// switches have Level= and whose upper switches list every node below.
 	scontrol bool
+	// unprinted: the first switch of scontrol's output that a Switches=
+	// names and no line defines (scontrol show topology NODE prints only
+	// NODE's switches); maxLevel, the highest Level= printed.
+	unprinted string
+	maxLevel  int
 }
 
 func (p *slurmParser) errAt(at pos, format string, args ...any) *Error {
@@ -416,6 +427,8 @@ func (p *slurmParser) readSwitch(l *logical, pairs []pair) error {
 			}
 		}
 	}
+	s.level = int(level)
+	p.maxLevel = max(p.maxLevel, s.level)
 	switch {
 	case p.scontrol && !seen[3]:
 		return p.errAt(s.at, "switch %s has no Level=: scontrol show topology gives every switch's", clip(s.name))
@@ -571,6 +584,14 @@ func (p *slurmParser) link() error {
 		for _, name := range s.childNames {
 			c, ok := p.byName[name]
 			switch {
+			case !ok && p.scontrol:
+				// scontrol show topology NODE prints NODE's switches
+				// alone, and their Switches= name the siblings it does
+				// not print: switches whose nodes are not known.
+				if p.unprinted == "" {
+					p.unprinted = name
+				}
+				continue
 			case !ok:
 				return p.errAt(s.childAt, "switch %s lists %s in Switches=, and no SwitchName= line defines it", clip(s.name), clip(name))
 			case c == i:
@@ -650,10 +671,14 @@ func (p *slurmParser) chains(order []int) error {
 	depth := make([]int, len(p.switches))
 	for _, i := range order {
 		s := &p.switches[i]
-		switch len(s.parents) {
-		case 0:
+		switch np := len(s.parents); {
+		case np == 0 && p.unprinted != "" && s.level < p.maxLevel:
+			// Not the top of its chain: its parent is one not printed.
+			s.reason = fmt.Sprintf("switch %s (line %d, Level=%d) is printed without the switch above it (the output names switches it does not print, such as %s, as scontrol show topology NODE does for another node's), so its chain of switches is not whole",
+				clip(s.name), s.at.line, s.level, clip(p.unprinted))
+		case np == 0:
 			s.location, depth[i] = s.name, 1
-		case 1:
+		case np == 1:
 			up := &p.switches[s.parents[0]]
 			if up.reason != "" {
 				s.reason = up.reason

@@ -42,7 +42,7 @@ func FromSlurmEnv(addr, pattern string) (*Topology, error) {
 	names := strings.Split(addr, ".")
 	kinds := strings.Split(pattern, ".")
 	if len(names) != len(kinds) {
-		return nil, fail(SlurmTopologyAddr, "%s has %d names and %s, %s, %d: they go together, name for name", clip(addr), len(names), SlurmTopologyAddrPattern, clip(pattern), len(kinds))
+		return nil, fail(SlurmTopologyAddr, "%s has %d period-separated names and %s, %s, has %d: the counts differ, and they go together name for name", clip(addr), len(names), SlurmTopologyAddrPattern, clip(pattern), len(kinds))
 	}
 	for i, k := range kinds {
 		last := i == len(kinds)-1
@@ -89,6 +89,8 @@ func FromSlurmEnv(addr, pattern string) (*Topology, error) {
 	case several != "":
 		h.Location = ""
 		h.Reason = fmt.Sprintf("%s names %s at one level: the node is below more than one switch there, so it has no single chain of switches", SlurmTopologyAddr, clip(several))
+	case len(levels) == 0 && len(kinds) > 1:
+		h.Reason = fmt.Sprintf("%s is %s: it names no switch at any of the %d switch levels of %s, %s", SlurmTopologyAddr, clip(addr), len(kinds)-1, SlurmTopologyAddrPattern, clip(pattern))
 	case len(levels) == 0:
 		h.Reason = fmt.Sprintf("%s is %s, the node alone: this job's topology plugin places it under no switch", SlurmTopologyAddrPattern, clip(pattern))
 	}

@@ -232,6 +232,13 @@ func (y *yamlReader) syntax(err error) *Error {
 			}
 		}
 	}
+	if name, ok := strings.CutPrefix(msg, "unknown anchor '"); ok && strings.HasSuffix(name, "' referenced") {
+		// An alias (*a) without its anchor, as the library words it: a
+		// topology.yaml takes neither, so say that, not that it is not
+		// YAML.
+		name = strings.TrimSuffix(name, "' referenced")
+		return &Error{File: y.p.file, Line: line, Msg: fmt.Sprintf("an alias (*%s) of no anchor: a topology.yaml is read without anchors and aliases", clip(name))}
+	}
 	for i := range len(msg) {
 		if c := msg[i]; c < ' ' || c >= 0x7f {
 			// The library's words may hold the file's bytes (an
