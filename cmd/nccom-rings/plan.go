@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -147,11 +148,35 @@ type planReport struct {
 	EmittedHostfile  string               `json:"emittedHostfile,omitempty"`
 	EmittedLocations string               `json:"emittedLocations,omitempty"`
 	Plans            []planned            `json:"plans"`
+	// Refused says why nothing was planned when fewer hosts are located
+	// than listed (exit 1).
+	Refused string `json:"refused,omitempty"`
+	// Error says why there is no plan (exit 2); the details are on
+	// stderr. --json prints a document either way.
+	Error string `json:"error,omitempty"`
 }
 
 func runPlan(inv *cli.Invocation, f *planFlags) int {
-	operands, stdout, stderr, usage := inv.Operands, inv.Stdout, inv.Stderr, inv.UsageError
+	operands, stdout, stderr := inv.Operands, inv.Stdout, inv.Stderr
 	ords := f.orders
+	rep := planReport{Hosts: f.hosts, Locations: f.locations, Instances: append([]string{}, f.instances...),
+		Unlocated: []string{}, Plans: []planned{}, Collisions: []location.Collision{}}
+	// unusable ends the command with exit 2, after err's line on stderr
+	// and, with --json, a document that says so (as score's and diff's).
+	unusable := func(err error) int {
+		if err != nil {
+			fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
+		}
+		if f.json {
+			rep.Error = "unusable input (named on stderr)"
+			writeJSON(stdout, rep)
+		}
+		return cli.ExitUnusable
+	}
+	usage := func(format string, a ...any) int {
+		inv.UsageError(format, a...)
+		return unusable(nil)
+	}
 	switch {
 	case len(operands) > 0:
 		return usage("no operand expected, got %s", quote.String(operands[0]))
@@ -165,8 +190,7 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 	if f.graph != "" {
 		var err error
 		if graph, err = plan.ReadGraphFile(f.graph); err != nil {
-			fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
-			return cli.ExitUnusable
+			return unusable(err)
 		}
 		if f.local == 0 {
 			f.local = graph.LocalRanks
@@ -176,13 +200,17 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 	if len(ords) == 0 {
 		ords = orders{"rank", "network"}
 	}
-	hosts, hostsName, err := readHosts(f)
+	rep.Graph = graphName
+	hosts, hostsName, slotsFrom, err := readHosts(f)
 	if err != nil {
-		fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
-		return cli.ExitUnusable
+		return unusable(err)
 	}
+	rep.Hosts = hostsName
 	if f.local == 0 { // neither --ranks-per-node nor --graph: the hosts' slots
 		n, ok := plan.CommonSlots(hosts)
+		if !ok && f.hostsFromEnv {
+			return usage("--ranks-per-node is needed: neither --graph nor SLURM_NTASKS_PER_NODE or SLURM_TASKS_PER_NODE (%s) gives one count for every host", envValues("SLURM_NTASKS_PER_NODE", "SLURM_TASKS_PER_NODE"))
+		}
 		if !ok {
 			return usage("--ranks-per-node is needed: neither --graph nor the same slot count on every host of %s gives it", quote.String(hostsName))
 		}
@@ -191,34 +219,49 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 		}
 		f.local = n
 	}
-	if i, n := plan.OtherSlots(hosts, f.local); n > 0 {
-		fmt.Fprintf(stderr, "nccom-rings plan: note: %s line %d: host %s gives %s, but the plan puts %s on every host (%d of %d hosts give another count); a launcher that fills each host's slots numbers the ranks otherwise\n",
-			quote.String(f.hosts), hosts[i].Line, quote.String(hosts[i].Name), count(hosts[i].Slots, "slot"), count(f.local, "rank"), n, len(hosts))
+	if f.local < 1 || f.local > layout.MaxLocalRanks {
+		return usage("--ranks-per-node %d: a plan puts 1 to %d ranks on a host", f.local, layout.MaxLocalRanks)
 	}
-	entries, err := location.ReadLocationsFile(f.locations)
+	rep.RanksPerNode, rep.NRanks = f.local, len(hosts)*f.local
+	if i, n := plan.OtherSlots(hosts, f.local); n > 0 {
+		where := fmt.Sprintf("%s line %d", quote.String(f.hosts), hosts[i].Line)
+		if hosts[i].Line == 0 { // the counts of the environment
+			where = slotsFrom
+		}
+		fmt.Fprintf(stderr, "nccom-rings plan: note: %s: host %s gives %s, but the plan puts %s on every host (%d of %d hosts give another count); a launcher that fills each host's slots numbers the ranks otherwise\n",
+			where, quote.String(hosts[i].Name), count(hosts[i].Slots, "slot"), count(f.local, "rank"), n, len(hosts))
+	}
+	entries, err := readLocations(f.locations)
 	if err != nil {
-		fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
-		return cli.ExitUnusable
+		return unusable(err)
 	}
 	var joins []*location.Instances
 	for _, path := range f.instances {
 		in, err := location.ReadInstancesFile(path)
 		if err != nil {
-			fmt.Fprintf(stderr, "nccom-rings plan: --instances: %v\n", err)
-			return cli.ExitUnusable
+			return unusable(fmt.Errorf("--instances: %w", err))
 		}
 		joins = append(joins, in)
 	}
 	locs, joined := plan.LocateJoined(hosts, entries, joins)
+	// One machine under two names (its host name and its address, say)
+	// would be planned as two nodes: refused, as a name listed twice is.
+	byName := map[string]int{}
+	for m, j := range joined {
+		if j.Name == "" || j.Shared {
+			continue
+		}
+		k := location.Key(j.Name)
+		if o, dup := byName[k]; dup {
+			return unusable(fmt.Errorf("hosts %s and %s are one instance (%s): list each host once", quote.String(hosts[o].Name), quote.String(hosts[m].Name), quote.String(j.Name)))
+		}
+		byName[k] = m
+	}
 	cl := plan.Cluster{RanksPerNode: f.local, Locations: locs, Graph: graph}
 	for _, h := range hosts {
 		cl.Hosts = append(cl.Hosts, h.Name)
 	}
-	rep := planReport{Hosts: hostsName, RanksPerNode: f.local, NRanks: len(hosts) * f.local, Graph: graphName,
-		Locations: f.locations, Instances: append([]string{}, f.instances...), Unlocated: []string{}, Plans: []planned{}, Collisions: location.Collisions(locs)}
-	if rep.Collisions == nil {
-		rep.Collisions = []location.Collision{}
-	}
+	rep.Collisions = append(rep.Collisions, location.Collisions(locs)...)
 	first := -1
 	for m, l := range locs {
 		if l != "" {
@@ -232,6 +275,10 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 	}
 	if first >= 0 && !f.allowUnlocated {
 		writeUnlocated(stderr, f, hostsName, hosts, entries, joins, rep.Located, first, joined[first])
+		if f.json {
+			rep.Refused = fmt.Sprintf("%d of %d hosts located, so nothing planned (named on stderr)", rep.Located, len(hosts))
+			writeJSON(stdout, rep)
+		}
 		return cli.ExitFinding
 	}
 
@@ -253,8 +300,7 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 			// input this cannot use.
 			var stage *plan.StageError
 			if !errors.As(err, &stage) {
-				fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
-				return cli.ExitUnusable
+				return unusable(err)
 			}
 			p.Error, finding = err.Error(), true
 			rep.Plans = append(rep.Plans, p)
@@ -264,8 +310,7 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 		p.GraphChannels, p.NChannels = res.GraphChannels, res.NChannels
 		finding = finding || (o == "network" && !res.Order.Network)
 		if p.Score, err = score.Compute(res.Job); err != nil {
-			fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
-			return cli.ExitUnusable
+			return unusable(err)
 		}
 		p.Sequence = p.Score.Channels[0].Sequence
 		rep.Plans = append(rep.Plans, p)
@@ -276,8 +321,7 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 			err = safefile.WriteFile(f.emit, plan.EmitHostfile(hostsName, hosts, order), 0o644)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "nccom-rings plan: --emit-hostfile: %v\n", err)
-			return cli.ExitUnusable
+			return unusable(fmt.Errorf("--emit-hostfile: %w", err))
 		}
 		rep.EmittedHostfile = f.emit
 	}
@@ -290,8 +334,7 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 			}
 		}
 		if err := safefile.WriteFile(f.emitLocations, []byte(b.String()), 0o644); err != nil {
-			fmt.Fprintf(stderr, "nccom-rings plan: --emit-locations: %v\n", err)
-			return cli.ExitUnusable
+			return unusable(fmt.Errorf("--emit-locations: %w", err))
 		}
 		rep.EmittedLocations = f.emitLocations
 	}
@@ -307,33 +350,105 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 }
 
 // readHosts reads the hosts of --hosts (a hostfile, or a host list when
-// it holds '[' or ',' and names no file) or of --hosts-from-env, and
-// names where they came from.
-func readHosts(f *planFlags) ([]plan.Host, string, error) {
+// it names no file and holds '[' or ',', or names on several lines, as
+// "$(scontrol show hostnames)" gives) or of --hosts-from-env, and names
+// where they came from and, for the environment, where their slot counts
+// came from.
+func readHosts(f *planFlags) (hosts []plan.Host, name, slotsFrom string, err error) {
 	if f.hostsFromEnv {
 		list := os.Getenv("SLURM_JOB_NODELIST")
 		if list == "" {
-			return nil, "", fmt.Errorf("--hosts-from-env: SLURM_JOB_NODELIST is not set (not in a Slurm job's environment): give --hosts")
+			return nil, "", "", fmt.Errorf("--hosts-from-env: SLURM_JOB_NODELIST is not set (not in a Slurm job's environment): give --hosts")
 		}
 		hosts, err := plan.HostsOfList("SLURM_JOB_NODELIST", list)
 		if err != nil {
-			return nil, "", err
+			return nil, "", "", err
 		}
-		if n, err := strconv.Atoi(os.Getenv("SLURM_NTASKS_PER_NODE")); err == nil && n >= 1 && n <= plan.MaxRanks {
-			for i := range hosts {
-				hosts[i].Slots = n
-			}
-		}
-		return hosts, "SLURM_JOB_NODELIST=" + list, nil
+		slotsFrom, err = envSlots(hosts)
+		return hosts, "SLURM_JOB_NODELIST=" + list, slotsFrom, err
 	}
-	if location.IsHostlist(f.hosts) {
-		if _, err := os.Stat(f.hosts); errors.Is(err, os.ErrNotExist) {
-			hosts, err := plan.HostsOfList("--hosts", f.hosts)
-			return hosts, f.hosts, err
+	if location.IsHostlist(f.hosts) || strings.ContainsAny(f.hosts, "\n\r") {
+		if _, err := os.Stat(f.hosts); errors.Is(err, os.ErrNotExist) || err != nil && strings.ContainsAny(f.hosts, "\n\r") {
+			// Names on lines (or blanks) in one argument: each a name or
+			// a host list, in order.
+			list := strings.Join(strings.Fields(f.hosts), ",")
+			hosts, err := plan.HostsOfList("--hosts", list)
+			return hosts, list, "", err
 		}
 	}
-	hosts, err := plan.ReadHostfile(f.hosts)
-	return hosts, f.hosts, err
+	hosts, err = plan.ReadHostfile(f.hosts)
+	return hosts, f.hosts, "", err
+}
+
+// envSlots gives hosts the rank counts of this Slurm job's environment:
+// SLURM_NTASKS_PER_NODE (one count), else SLURM_TASKS_PER_NODE ("32(x16)",
+// "32,16(x2)": a count a host), and names the variable; a value that is
+// not one is refused, naming it.
+func envSlots(hosts []plan.Host) (string, error) {
+	if v, ok := os.LookupEnv("SLURM_NTASKS_PER_NODE"); ok && v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > plan.MaxRanks {
+			return "", fmt.Errorf("--hosts-from-env: SLURM_NTASKS_PER_NODE=%s is not a rank count in [1, %d]", quote.String(v), plan.MaxRanks)
+		}
+		for i := range hosts {
+			hosts[i].Slots = n
+		}
+		return "SLURM_NTASKS_PER_NODE=" + v, nil
+	}
+	if v, ok := os.LookupEnv("SLURM_TASKS_PER_NODE"); ok && v != "" {
+		counts, err := plan.TasksPerNode(v)
+		if err != nil {
+			return "", fmt.Errorf("--hosts-from-env: SLURM_TASKS_PER_NODE=%s: %v", quote.String(v), err)
+		}
+		if len(counts) != len(hosts) {
+			return "", fmt.Errorf("--hosts-from-env: SLURM_TASKS_PER_NODE=%s gives counts for %s, but SLURM_JOB_NODELIST lists %s", quote.String(v), count(len(counts), "host"), count(len(hosts), "host"))
+		}
+		for i := range hosts {
+			hosts[i].Slots = counts[i]
+		}
+		return "SLURM_TASKS_PER_NODE=" + v, nil
+	}
+	return "", nil
+}
+
+// envValues says the values of the variables: NAME=VALUE, or NAME unset.
+func envValues(names ...string) string {
+	var said []string
+	for _, n := range names {
+		if v, ok := os.LookupEnv(n); ok {
+			said = append(said, n+"="+quote.String(v))
+		} else {
+			said = append(said, n+" unset")
+		}
+	}
+	return strings.Join(said, ", ")
+}
+
+// readLocations reads the --locations file: UTF-8 (a byte-order mark
+// skipped, UTF-16 refused). A file it cannot read that is a topology
+// (locate's source: EC2's JSON, a topology.conf) is said to be one.
+func readLocations(path string) ([]location.Entry, error) {
+	data, err := location.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := plan.CheckUTF8(path, data); err != nil {
+		return nil, err
+	}
+	entries, err := location.ReadLocations(bytes.NewReader(data))
+	if err == nil {
+		return entries, nil
+	}
+	if e, ok := err.(*location.Error); ok {
+		e.File = path
+	}
+	if source, derr := location.Detect(path, data); derr == nil {
+		return nil, fmt.Errorf("--locations %s: this is a SOURCE file of locate (%s:, a topology), not HOST LOCATION lines: run nccom-rings locate --all %s > locations first, then give --locations locations", quote.String(path), source, quote.String(source+":"+path))
+	}
+	if bytes.Contains(data, []byte(`"Reservations"`)) {
+		return nil, fmt.Errorf("--locations %s: this is the output of aws ec2 describe-instances, not HOST LOCATION lines: give it with --instances, and as --locations the output of nccom-rings locate --all ec2:TOPOLOGY.json", quote.String(path))
+	}
+	return nil, err
 }
 
 // writeUnlocated says why plan plans nothing: how many hosts of how many
