@@ -49,15 +49,19 @@ The cluster: the hosts of HOSTFILE in its order, L ranks each, numbered as a
 launcher that keeps the hostfile's order numbers them (the first host ranks
 0..L-1); each host's NCCOM_RING_LOCATION the one FILE gives it. A line of
 HOSTFILE may hold a Slurm host list (trn[001-016] slots=32), and --hosts
-may be one itself, or --hosts-from-env take this job's SLURM_JOB_NODELIST:
-each stands for its hosts in order, as "scontrol show hostnames" expands
-it.
+may be one itself, or names on lines ("$(scontrol show hostnames)"), or
+--hosts-from-env take this job's SLURM_JOB_NODELIST: each stands for its
+hosts in order, as "scontrol show hostnames" expands it. HOSTFILE and
+FILE are UTF-8 (a byte-order mark skipped, UTF-16 refused).
 
 Host names are not what every topology names: DescribeInstanceTopology
 (locate --all ec2:FILE) names instances. --instances FILE joins them: a
 host matches the locations by its own name or, through FILE, by its
 instance id, DNS name (full or short), IP address, Name tag or Slurm node
-name (see docs/operating.md for the files). When fewer hosts are located
+name (see docs/operating.md for the files; a terminated instance is
+skipped). Two hosts joined to one instance (its name and its address,
+say) are one machine: refused, as a host listed twice is. When fewer
+hosts are located
 than listed, plan plans nothing: it says how many of how many, the first
 host without a location and why, and the line that would join them (exit
 1); --allow-unlocated plans them without a location, as the library
@@ -73,12 +77,12 @@ network order is the library's own; two names of one level of the hosts'
 locations that share a 32-bit hash, which the library takes for one, are
 said, one line each pair.
 `,
-	Exits: cli.Exits("every order was planned", "fewer hosts located than listed (nothing planned; --allow-unlocated plans them), or an order the ring stage refused or did not apply (its WARN printed)", "unusable input or usage: a missing or bad hostfile, host list, locations, instances or graph file, a bad --ranks-per-node or --order, more than 4,096 ranks, a dump directory that cannot be written, a bad flag"),
+	Exits: cli.Exits("every order was planned", "fewer hosts located than listed (nothing planned; --allow-unlocated plans them), or an order the ring stage refused or did not apply (its WARN printed)", "unusable input or usage: a missing or bad hostfile, host list, locations, instances or graph file, two hosts that are one instance, a bad --ranks-per-node, SLURM_NTASKS_PER_NODE, SLURM_TASKS_PER_NODE or --order, more than 4,096 ranks, a dump directory that cannot be written, a bad flag"),
 	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
 		var f planFlags
 		fs.StringVar(&f.locations, "locations", "", `"HOST LOCATION" lines (nccom-rings locate --all) in `+"`FILE`"+`; a host it does not list has no location`)
-		fs.StringVar(&f.hosts, "hosts", "", "the hosts, one a line of `HOSTFILE`: its first field (\"host slots=4\" and MPICH's \"host:4\" read as host, with 4 slots), or a Slurm host list standing for its hosts (trn[001-016] slots=4); '#' comments. A host whose slots are not L is noted on stderr: a launcher filling slots numbers otherwise. A value that is no file and holds '[' or ',' is a HOSTLIST itself")
-		fs.BoolVar(&f.hostsFromEnv, "hosts-from-env", false, "the hosts of this Slurm job: the host list in $SLURM_JOB_NODELIST; L from --ranks-per-node, --graph or $SLURM_NTASKS_PER_NODE")
+		fs.StringVar(&f.hosts, "hosts", "", "the hosts, one a line of `HOSTFILE`: its first field (\"host slots=4\" and MPICH's \"host:4\" read as host, with 4 slots), or a Slurm host list standing for its hosts (trn[001-016] slots=4); '#' comments. A host whose slots are not L is noted on stderr: a launcher filling slots numbers otherwise. A value that is no file and holds '[' or ',', or names on lines (\"$(scontrol show hostnames)\"), is a HOSTLIST itself")
+		fs.BoolVar(&f.hostsFromEnv, "hosts-from-env", false, "the hosts of this Slurm job: the host list in $SLURM_JOB_NODELIST; L from --ranks-per-node, --graph, $SLURM_NTASKS_PER_NODE or $SLURM_TASKS_PER_NODE (32(x16); counts that differ by host need --ranks-per-node); a bad count is refused")
 		fs.Var(&f.instances, "instances", "join host names to the names the locations give (EC2 instance ids, reservations, node names) through `FILE`: the JSON of aws ec2 describe-instances, the output of scontrol show nodes, the JSON of kubectl get pods -o json, or HOST INSTANCE lines, told apart by content; repeatable (a pod to its node in one, the node to its instance in another)")
 		fs.BoolVar(&f.allowUnlocated, "allow-unlocated", false, "plan even when some hosts have no location (the library runs them so: last in the network order); without it plan refuses, exit 1")
 		fs.IntVar(&f.local, "ranks-per-node", 0, "`L` ranks on each host, 1 to 256; when not given, --graph's ranks a node, else the slot count every host of HOSTFILE gives (the same on each)")
@@ -87,7 +91,7 @@ said, one line each pair.
 		fs.StringVar(&f.dump, "dump", "", "write the dumps the job would (NCCOM_RING_DUMP=`DIR`); with two orders, into DIR/rank and DIR/network")
 		fs.StringVar(&f.emit, "emit-hostfile", "", "write HOSTFILE's lines in D25's network order to `FILE`: a launcher that keeps that order gets, in rank order, the rings the network order gives")
 		fs.StringVar(&f.emitLocations, "emit-locations", "", `write the located hosts' "HOST LOCATION" lines, by HOSTFILE's names, to `+"`FILE`"+`: the locations file score and report match a job's dumps by (their hosts' names), joined once here`)
-		fs.BoolVar(&f.json, "json", false, `{"hosts", "ranksPerNode", "nRanks", "graph", "locations", "instances", "located", "unlocated", "collisions": [{"level", "hash", "names"}], "emittedHostfile", "emittedLocations", "plans": [{"order", "networkApplied", "note", "sequence", "graphChannels", "nChannels", "dump", "score"}]} ("score" as score --json's)`)
+		fs.BoolVar(&f.json, "json", false, `{"hosts", "ranksPerNode", "nRanks", "graph", "locations", "instances", "located", "unlocated", "collisions": [{"level", "hash", "names"}], "emittedHostfile", "emittedLocations", "plans": [{"order", "networkApplied", "note", "sequence", "graphChannels", "nChannels", "dump", "score"}], "refused", "error"} ("score" as score --json's); one document whatever the exit: nothing planned (exit 1) with "refused", unusable input (exit 2) with "error"`)
 		return func(inv *cli.Invocation) int { return runPlan(inv, &f) }
 	},
 }
