@@ -250,16 +250,15 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 	locs, joined := plan.LocateJoined(hosts, entries, joins)
 	// One machine under two names (its host name and its address, say)
 	// would be planned as two nodes: refused, as a name listed twice is.
-	byName := map[string]int{}
+	owner := map[string]int{} // Key of a name of Joined.Same -> its host
 	for m, j := range joined {
-		if j.Name == "" || j.Shared {
-			continue
+		for _, n := range j.Same {
+			k := location.Key(n)
+			if o, dup := owner[k]; dup && o != m {
+				return unusable(fmt.Errorf("hosts %s and %s are one instance (%s): list each host once", quote.String(hosts[o].Name), quote.String(hosts[m].Name), quote.String(n)))
+			}
+			owner[k] = m
 		}
-		k := location.Key(j.Name)
-		if o, dup := byName[k]; dup {
-			return unusable(fmt.Errorf("hosts %s and %s are one instance (%s): list each host once", quote.String(hosts[o].Name), quote.String(hosts[m].Name), quote.String(j.Name)))
-		}
-		byName[k] = m
 	}
 	cl := plan.Cluster{RanksPerNode: f.local, Locations: locs, Graph: graph}
 	for _, h := range hosts {

@@ -676,3 +676,34 @@ func TestPlanOfHostsOnLines(t *testing.T) {
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Contains(t, errOut, `host "a" twice in the list`)
 }
+
+// Pods: a hostNetwork pod and kube-proxy give the node's address as
+// podIP; the address joins to their node (the records agree), and is the
+// machine the hostNetwork pod is. Two pods with their own addresses on
+// one node are two hosts.
+func TestPlanJoinsPodsThatAgree(t *testing.T) {
+	dir := t.TempDir()
+	pod := func(name, node, hostIP, podIP string) string {
+		return `{"metadata": {"name": "` + name + `"}, "spec": {"nodeName": "` + node + `"}, "status": {"hostIP": "` + hostIP + `", "podIP": "` + podIP + `"}}`
+	}
+	pods := filepath.Join(dir, "pods.json")
+	require.NoError(t, os.WriteFile(pods, []byte(`{"kind": "List", "items": [`+strings.Join([]string{
+		pod("job-worker-0", "node-a", "10.1.0.11", "10.1.0.11"), pod("kube-proxy-a", "node-a", "10.1.0.11", "10.1.0.11"),
+		pod("job-worker-1", "node-b", "10.1.0.12", "10.1.0.12"), pod("kube-proxy-b", "node-b", "10.1.0.12", "10.1.0.12"),
+		pod("p-0", "node-c", "10.1.0.13", "192.168.0.1"), pod("p-1", "node-c", "10.1.0.13", "192.168.0.2"),
+		`{"metadata": {"name": "pending"}, "status": {}}`,
+	}, ",\n")+`]}`), 0o644))
+	locs := filepath.Join(dir, "locations")
+	require.NoError(t, os.WriteFile(locs, []byte("node-a s/l1\nnode-b s/l2\nnode-c s/l3\n"), 0o644))
+	common := []string{"--locations", locs, "--instances", pods, "--ranks-per-node", "8", "--order", "rank"}
+	rep := planJSON(t, cli.ExitOK, append([]string{"--hosts", "10.1.0.11,job-worker-1"}, common...)...)
+	assert.Equal(t, 2, rep.Located)
+	rep = planJSON(t, cli.ExitOK, append([]string{"--hosts", "p-0,p-1"}, common...)...)
+	assert.Equal(t, 2, rep.Located, "two pods on one node, each its own address")
+	code, _, errOut := runTool(append([]string{"plan", "--hosts", "10.1.0.11,job-worker-0"}, common...)...)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Equal(t, `nccom-rings plan: hosts "10.1.0.11" and "job-worker-0" are one instance ("job-worker-0"): list each host once`+"\n", errOut)
+	code, _, errOut = runTool(append([]string{"plan", "--hosts", "job-worker-0,pending"}, common...)...)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Contains(t, errOut, `"pending": `+pods+` names pod "pending" (line 7), which is not scheduled: it has no spec.nodeName`+"\n")
+}

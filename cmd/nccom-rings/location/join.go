@@ -148,6 +148,11 @@ type Joined struct {
 	// Name may be two machines; otherwise hosts joined to one Name are
 	// one machine under several names.
 	Shared bool
+	// Same names the machine the host is: the first name of each record
+	// reached through the host's own names (not through a shared one),
+	// and Name when not Shared. Two hosts whose Same share a name (by
+	// Key) are one machine under two names.
+	Same []string
 }
 
 // Join finds the name of host that has accepts (a topology's or a
@@ -162,9 +167,23 @@ type Joined struct {
 // not ambiguous.
 func Join(files []*Instances, host string, has func(name string) bool) Joined {
 	if has(host) {
-		return Joined{Name: host}
+		return Joined{Name: host, Same: []string{host}}
 	}
-	return join(files, []string{host}, nil, nil, has, true)
+	j := join(files, []string{host}, nil, nil, has, true)
+	if j.Name != "" && !j.Shared {
+		j.Same = append(j.Same, j.Name)
+	}
+	// Each name once, by Key, in the order found.
+	var same []string
+	keys := map[string]bool{}
+	for _, n := range j.Same {
+		if !keys[Key(n)] {
+			keys[Key(n)] = true
+			same = append(same, n)
+		}
+	}
+	j.Same = same
+	return j
 }
 
 // maxAgree bounds the records of a name Join follows one by one to see
@@ -189,6 +208,7 @@ func join(files []*Instances, queue []string, shared []bool, visited map[fileRec
 		shared = make([]bool, len(queue)) // queue[q] was reached through a Where
 	}
 	var ambiguous, unlisted string
+	var same []string
 	for q := 0; q < len(queue); q++ {
 		for fi, f := range files {
 			i, n := f.Find(queue[q])
@@ -199,6 +219,10 @@ func join(files []*Instances, queue []string, shared []bool, visited map[fileRec
 				if resolve {
 					if j, ok := f.agree(files, fi, queue[q], visited, has); ok {
 						j.Shared = j.Shared || shared[q]
+						if shared[q] {
+							j.Same = nil
+						}
+						j.Same = append(same, j.Same...)
 						return j
 					}
 				}
@@ -212,6 +236,9 @@ func join(files []*Instances, queue []string, shared []bool, visited map[fileRec
 			}
 			visited[fileRecord{fi, i}] = true
 			r := f.Records[i]
+			if !shared[q] {
+				same = append(same, r.Names[0])
+			}
 			for li, list := range [][]string{r.Names, r.Where} {
 				for _, name := range list {
 					if seen[Key(name)] {
@@ -219,7 +246,7 @@ func join(files []*Instances, queue []string, shared []bool, visited map[fileRec
 					}
 					seen[Key(name)] = true
 					if has(name) {
-						return Joined{Name: name, File: f.File, Line: r.Line, Shared: shared[q] || li == 1}
+						return Joined{Name: name, File: f.File, Line: r.Line, Shared: shared[q] || li == 1, Same: same}
 					}
 					queue, shared = append(queue, name), append(shared, shared[q] || li == 1)
 				}
@@ -257,6 +284,7 @@ func (f *Instances) agree(files []*Instances, fi int, name string, visited map[f
 		return Joined{}, false
 	}
 	var got Joined
+	var same []string
 	found := 0
 	for i := int(kr.first); i < len(f.Records) && found < int(kr.count); i++ {
 		r := f.Records[i]
@@ -264,6 +292,7 @@ func (f *Instances) agree(files []*Instances, fi int, name string, visited map[f
 			continue
 		}
 		found++
+		same = append(same, r.Names[0])
 		v := map[fileRecord]bool{{fi, i}: true}
 		for k := range visited {
 			v[k] = true
@@ -291,10 +320,12 @@ func (f *Instances) agree(files []*Instances, fi int, name string, visited map[f
 		if j.Name == "" || found > 1 && Key(j.Name) != Key(got.Name) {
 			return Joined{}, false
 		}
+		same = append(same, j.Same...)
 		if found == 1 {
 			got = j
 		}
 	}
+	got.Same = same
 	return got, found > 0
 }
 

@@ -119,18 +119,19 @@ func TestJoin(t *testing.T) {
 		host string
 		want location.Joined
 	}{
-		{"i-0a1b2c3d4e5f60004", location.Joined{Name: "i-0a1b2c3d4e5f60004"}},
+		{"i-0a1b2c3d4e5f60004", location.Joined{Name: "i-0a1b2c3d4e5f60004", Same: []string{"i-0a1b2c3d4e5f60004"}}},
 		// Slurm knows this node's instance.
-		{"trn1-st-trn1-1", location.Joined{Name: "i-0a1b2c3d4e5f60001", File: "testdata/scontrol-nodes-4.txt", Line: 1}},
+		{"trn1-st-trn1-1", location.Joined{Name: "i-0a1b2c3d4e5f60001", File: "testdata/scontrol-nodes-4.txt", Line: 1, Same: []string{"trn1-st-trn1-1", "i-0a1b2c3d4e5f60001"}}},
 		// Slurm knows its address, describe-instances the address's instance.
-		{"TRN1-ST-TRN1-2.cluster.pcluster", location.Joined{Name: "i-0a1b2c3d4e5f60002", File: "testdata/describe-instances-4.json", Line: 56}},
+		{"TRN1-ST-TRN1-2.cluster.pcluster", location.Joined{Name: "i-0a1b2c3d4e5f60002", File: "testdata/describe-instances-4.json", Line: 56, Same: []string{"trn1-st-trn1-2", "i-0a1b2c3d4e5f60002"}}},
 		// By DNS name, full or short, and by address.
-		{"ip-10-0-1-13", location.Joined{Name: "i-0a1b2c3d4e5f60003", File: "testdata/describe-instances-4.json", Line: 110}},
-		{"ip-10-0-1-13.us-east-2.compute.internal", location.Joined{Name: "i-0a1b2c3d4e5f60003", File: "testdata/describe-instances-4.json", Line: 110}},
-		{"10.0.1.14", location.Joined{Name: "i-0a1b2c3d4e5f60004", File: "testdata/describe-instances-4.json", Line: 157}},
+		{"ip-10-0-1-13", location.Joined{Name: "i-0a1b2c3d4e5f60003", File: "testdata/describe-instances-4.json", Line: 110, Same: []string{"i-0a1b2c3d4e5f60003"}}},
+		{"ip-10-0-1-13.us-east-2.compute.internal", location.Joined{Name: "i-0a1b2c3d4e5f60003", File: "testdata/describe-instances-4.json", Line: 110, Same: []string{"i-0a1b2c3d4e5f60003"}}},
+		{"10.0.1.14", location.Joined{Name: "i-0a1b2c3d4e5f60004", File: "testdata/describe-instances-4.json", Line: 157, Same: []string{"trn1-st-trn1-4", "i-0a1b2c3d4e5f60004"}}},
 		// A pod (as an MPI Operator hostfile names it) to its node, the
 		// node to its instance.
-		{"train-worker-2.train-worker.default.svc", location.Joined{Name: "i-0a1b2c3d4e5f60003", File: "testdata/describe-instances-4.json", Line: 110, Shared: true}},
+		// Shared: other pods run there; Same: the pod.
+		{"train-worker-2.train-worker.default.svc", location.Joined{Name: "i-0a1b2c3d4e5f60003", File: "testdata/describe-instances-4.json", Line: 110, Shared: true, Same: []string{"train-worker-2"}}},
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, location.Join(files, c.host, ids), c.host)
@@ -150,7 +151,7 @@ func TestJoin(t *testing.T) {
 
 	// A capacity reservation's topology: its instances join to it.
 	crs := hasOf("cr-0123456789abcdef0")
-	assert.Equal(t, location.Joined{Name: "cr-0123456789abcdef0", File: "testdata/describe-instances-4.json", Line: 9, Shared: true},
+	assert.Equal(t, location.Joined{Name: "cr-0123456789abcdef0", File: "testdata/describe-instances-4.json", Line: 9, Shared: true, Same: []string{"i-0a1b2c3d4e5f60001"}},
 		location.Join([]*location.Instances{describe}, "ip-10-0-1-11", crs))
 	// An instance's own location before its reservation's.
 	both := hasOf("cr-0123456789abcdef0", "i-0a1b2c3d4e5f60001")
@@ -174,6 +175,8 @@ func TestJoinBounded(t *testing.T) {
 	b, err := location.ParseInstances("odd", []byte(odd.String()))
 	require.NoError(t, err)
 	got := location.Join([]*location.Instances{a, b}, "h0", hasOf("h"+itoa(n)))
+	assert.Len(t, got.Same, n+1, "every record of the chain and its end are one host's names")
+	got.Same = nil
 	assert.Equal(t, location.Joined{Name: "h" + itoa(n), File: "odd", Line: 1}, got)
 	// A cycle ends.
 	in, err := location.ParseInstances("cycle", []byte("a b\nc d\n"))
@@ -302,7 +305,7 @@ func TestJoinSkipsTerminatedInstances(t *testing.T) {
 		in, err := location.ParseInstances("d.json", doc(instance("i-0000000000000000a", "", state), instance("i-0000000000000000b", "10.0.0.2", "running")))
 		require.NoError(t, err)
 		assert.Len(t, in.Records, 1, state)
-		assert.Equal(t, location.Joined{Name: "i-0000000000000000b", File: "d.json", Line: 1}, location.Join([]*location.Instances{in}, "node-1", ids), state)
+		assert.Equal(t, location.Joined{Name: "i-0000000000000000b", File: "d.json", Line: 1, Same: []string{"i-0000000000000000b"}}, location.Join([]*location.Instances{in}, "node-1", ids), state)
 	}
 	in, err := location.ParseInstances("d.json", doc(instance("i-0000000000000000a", "10.0.0.1", "stopped"), instance("i-0000000000000000b", "10.0.0.2", "running")))
 	require.NoError(t, err)
@@ -322,8 +325,10 @@ func TestJoinOfRecordsThatAgree(t *testing.T) {
 	require.NoError(t, err)
 	files := []*location.Instances{in}
 	nodes := hasOf("node-a", "node-b", "node-c")
-	assert.Equal(t, location.Joined{Name: "node-a", File: "pods.json", Line: 1, Shared: true}, location.Join(files, "10.1.0.11", nodes))
-	assert.Equal(t, location.Joined{Name: "node-a", File: "pods.json", Line: 1, Shared: true}, location.Join(files, "job-worker-0", nodes))
+	// Same: the pods the address names, so a host "job-worker-0" is
+	// the machine "10.1.0.11" is (a hostNetwork pod is its node).
+	assert.Equal(t, location.Joined{Name: "node-a", File: "pods.json", Line: 1, Shared: true, Same: []string{"job-worker-0", "kube-proxy-x1"}}, location.Join(files, "10.1.0.11", nodes))
+	assert.Equal(t, location.Joined{Name: "node-a", File: "pods.json", Line: 1, Shared: true, Same: []string{"job-worker-0"}}, location.Join(files, "job-worker-0", nodes))
 	assert.Equal(t, `"10.1.0.12" names 2 hosts of pods.json (lines 3 and 4), so it joins none`, location.Join(files, "10.1.0.12", nodes).Reason)
 }
 
