@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -48,15 +49,19 @@ The cluster: the hosts of HOSTFILE in its order, L ranks each, numbered as a
 launcher that keeps the hostfile's order numbers them (the first host ranks
 0..L-1); each host's NCCOM_RING_LOCATION the one FILE gives it. A line of
 HOSTFILE may hold a Slurm host list (trn[001-016] slots=32), and --hosts
-may be one itself, or --hosts-from-env take this job's SLURM_JOB_NODELIST:
-each stands for its hosts in order, as "scontrol show hostnames" expands
-it.
+may be one itself, or names on lines ("$(scontrol show hostnames)"), or
+--hosts-from-env take this job's SLURM_JOB_NODELIST: each stands for its
+hosts in order, as "scontrol show hostnames" expands it. HOSTFILE and
+FILE are UTF-8 (a byte-order mark skipped, UTF-16 refused).
 
 Host names are not what every topology names: DescribeInstanceTopology
 (locate --all ec2:FILE) names instances. --instances FILE joins them: a
 host matches the locations by its own name or, through FILE, by its
 instance id, DNS name (full or short), IP address, Name tag or Slurm node
-name (see docs/operating.md for the files). When fewer hosts are located
+name (see docs/operating.md for the files; a terminated instance is
+skipped). Two hosts joined to one instance (its name and its address,
+say) are one machine: refused, as a host listed twice is. When fewer
+hosts are located
 than listed, plan plans nothing: it says how many of how many, the first
 host without a location and why, and the line that would join them (exit
 1); --allow-unlocated plans them without a location, as the library
@@ -72,12 +77,12 @@ network order is the library's own; two names of one level of the hosts'
 locations that share a 32-bit hash, which the library takes for one, are
 said, one line each pair.
 `,
-	Exits: cli.Exits("every order was planned", "fewer hosts located than listed (nothing planned; --allow-unlocated plans them), or an order the ring stage refused or did not apply (its WARN printed)", "unusable input or usage: a missing or bad hostfile, host list, locations, instances or graph file, a bad --ranks-per-node or --order, more than 4,096 ranks, a dump directory that cannot be written, a bad flag"),
+	Exits: cli.Exits("every order was planned", "fewer hosts located than listed (nothing planned; --allow-unlocated plans them), or an order the ring stage refused or did not apply (its WARN printed)", "unusable input or usage: a missing or bad hostfile, host list, locations, instances or graph file, two hosts that are one instance, a bad --ranks-per-node, SLURM_NTASKS_PER_NODE, SLURM_TASKS_PER_NODE or --order, more than 4,096 ranks, a dump directory that cannot be written, a bad flag"),
 	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
 		var f planFlags
 		fs.StringVar(&f.locations, "locations", "", `"HOST LOCATION" lines (nccom-rings locate --all) in `+"`FILE`"+`; a host it does not list has no location`)
-		fs.StringVar(&f.hosts, "hosts", "", "the hosts, one a line of `HOSTFILE`: its first field (\"host slots=4\" and MPICH's \"host:4\" read as host, with 4 slots), or a Slurm host list standing for its hosts (trn[001-016] slots=4); '#' comments. A host whose slots are not L is noted on stderr: a launcher filling slots numbers otherwise. A value that is no file and holds '[' or ',' is a HOSTLIST itself")
-		fs.BoolVar(&f.hostsFromEnv, "hosts-from-env", false, "the hosts of this Slurm job: the host list in $SLURM_JOB_NODELIST; L from --ranks-per-node, --graph or $SLURM_NTASKS_PER_NODE")
+		fs.StringVar(&f.hosts, "hosts", "", "the hosts, one a line of `HOSTFILE`: its first field (\"host slots=4\" and MPICH's \"host:4\" read as host, with 4 slots), or a Slurm host list standing for its hosts (trn[001-016] slots=4); '#' comments. A host whose slots are not L is noted on stderr: a launcher filling slots numbers otherwise. A value that is no file and holds '[' or ',', or names on lines (\"$(scontrol show hostnames)\"), is a HOSTLIST itself")
+		fs.BoolVar(&f.hostsFromEnv, "hosts-from-env", false, "the hosts of this Slurm job: the host list in $SLURM_JOB_NODELIST; L from --ranks-per-node, --graph, $SLURM_NTASKS_PER_NODE or $SLURM_TASKS_PER_NODE (32(x16); counts that differ by host need --ranks-per-node); a bad count is refused")
 		fs.Var(&f.instances, "instances", "join host names to the names the locations give (EC2 instance ids, reservations, node names) through `FILE`: the JSON of aws ec2 describe-instances, the output of scontrol show nodes, the JSON of kubectl get pods -o json, or HOST INSTANCE lines, told apart by content; repeatable (a pod to its node in one, the node to its instance in another)")
 		fs.BoolVar(&f.allowUnlocated, "allow-unlocated", false, "plan even when some hosts have no location (the library runs them so: last in the network order); without it plan refuses, exit 1")
 		fs.IntVar(&f.local, "ranks-per-node", 0, "`L` ranks on each host, 1 to 256; when not given, --graph's ranks a node, else the slot count every host of HOSTFILE gives (the same on each)")
@@ -86,7 +91,7 @@ said, one line each pair.
 		fs.StringVar(&f.dump, "dump", "", "write the dumps the job would (NCCOM_RING_DUMP=`DIR`); with two orders, into DIR/rank and DIR/network")
 		fs.StringVar(&f.emit, "emit-hostfile", "", "write HOSTFILE's lines in D25's network order to `FILE`: a launcher that keeps that order gets, in rank order, the rings the network order gives")
 		fs.StringVar(&f.emitLocations, "emit-locations", "", `write the located hosts' "HOST LOCATION" lines, by HOSTFILE's names, to `+"`FILE`"+`: the locations file score and report match a job's dumps by (their hosts' names), joined once here`)
-		fs.BoolVar(&f.json, "json", false, `{"hosts", "ranksPerNode", "nRanks", "graph", "locations", "instances", "located", "unlocated", "collisions": [{"level", "hash", "names"}], "emittedHostfile", "emittedLocations", "plans": [{"order", "networkApplied", "note", "sequence", "graphChannels", "nChannels", "dump", "score"}]} ("score" as score --json's)`)
+		fs.BoolVar(&f.json, "json", false, `{"hosts", "ranksPerNode", "nRanks", "graph", "locations", "instances", "located", "unlocated", "collisions": [{"level", "hash", "names"}], "emittedHostfile", "emittedLocations", "plans": [{"order", "networkApplied", "note", "sequence", "graphChannels", "nChannels", "dump", "score"}], "refused", "error"} ("score" as score --json's); one document whatever the exit: nothing planned (exit 1) with "refused", unusable input (exit 2) with "error"`)
 		return func(inv *cli.Invocation) int { return runPlan(inv, &f) }
 	},
 }
@@ -147,11 +152,35 @@ type planReport struct {
 	EmittedHostfile  string               `json:"emittedHostfile,omitempty"`
 	EmittedLocations string               `json:"emittedLocations,omitempty"`
 	Plans            []planned            `json:"plans"`
+	// Refused says why nothing was planned when fewer hosts are located
+	// than listed (exit 1).
+	Refused string `json:"refused,omitempty"`
+	// Error says why there is no plan (exit 2); the details are on
+	// stderr. --json prints a document either way.
+	Error string `json:"error,omitempty"`
 }
 
 func runPlan(inv *cli.Invocation, f *planFlags) int {
-	operands, stdout, stderr, usage := inv.Operands, inv.Stdout, inv.Stderr, inv.UsageError
+	operands, stdout, stderr := inv.Operands, inv.Stdout, inv.Stderr
 	ords := f.orders
+	rep := planReport{Hosts: f.hosts, Locations: f.locations, Instances: append([]string{}, f.instances...),
+		Unlocated: []string{}, Plans: []planned{}, Collisions: []location.Collision{}}
+	// unusable ends the command with exit 2, after err's line on stderr
+	// and, with --json, a document that says so (as score's and diff's).
+	unusable := func(err error) int {
+		if err != nil {
+			fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
+		}
+		if f.json {
+			rep.Error = "unusable input (named on stderr)"
+			writeJSON(stdout, rep)
+		}
+		return cli.ExitUnusable
+	}
+	usage := func(format string, a ...any) int {
+		inv.UsageError(format, a...)
+		return unusable(nil)
+	}
 	switch {
 	case len(operands) > 0:
 		return usage("no operand expected, got %s", quote.String(operands[0]))
@@ -165,8 +194,7 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 	if f.graph != "" {
 		var err error
 		if graph, err = plan.ReadGraphFile(f.graph); err != nil {
-			fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
-			return cli.ExitUnusable
+			return unusable(err)
 		}
 		if f.local == 0 {
 			f.local = graph.LocalRanks
@@ -176,13 +204,17 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 	if len(ords) == 0 {
 		ords = orders{"rank", "network"}
 	}
-	hosts, hostsName, err := readHosts(f)
+	rep.Graph = graphName
+	hosts, hostsName, slotsFrom, err := readHosts(f)
 	if err != nil {
-		fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
-		return cli.ExitUnusable
+		return unusable(err)
 	}
+	rep.Hosts = hostsName
 	if f.local == 0 { // neither --ranks-per-node nor --graph: the hosts' slots
 		n, ok := plan.CommonSlots(hosts)
+		if !ok && f.hostsFromEnv {
+			return usage("--ranks-per-node is needed: neither --graph nor SLURM_NTASKS_PER_NODE or SLURM_TASKS_PER_NODE (%s) gives one count for every host", envValues("SLURM_NTASKS_PER_NODE", "SLURM_TASKS_PER_NODE"))
+		}
 		if !ok {
 			return usage("--ranks-per-node is needed: neither --graph nor the same slot count on every host of %s gives it", quote.String(hostsName))
 		}
@@ -191,34 +223,48 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 		}
 		f.local = n
 	}
-	if i, n := plan.OtherSlots(hosts, f.local); n > 0 {
-		fmt.Fprintf(stderr, "nccom-rings plan: note: %s line %d: host %s gives %s, but the plan puts %s on every host (%d of %d hosts give another count); a launcher that fills each host's slots numbers the ranks otherwise\n",
-			quote.String(f.hosts), hosts[i].Line, quote.String(hosts[i].Name), count(hosts[i].Slots, "slot"), count(f.local, "rank"), n, len(hosts))
+	if f.local < 1 || f.local > layout.MaxLocalRanks {
+		return usage("--ranks-per-node %d: a plan puts 1 to %d ranks on a host", f.local, layout.MaxLocalRanks)
 	}
-	entries, err := location.ReadLocationsFile(f.locations)
+	rep.RanksPerNode, rep.NRanks = f.local, len(hosts)*f.local
+	if i, n := plan.OtherSlots(hosts, f.local); n > 0 {
+		where := fmt.Sprintf("%s line %d", quote.String(f.hosts), hosts[i].Line)
+		if hosts[i].Line == 0 { // the counts of the environment
+			where = slotsFrom
+		}
+		fmt.Fprintf(stderr, "nccom-rings plan: note: %s: host %s gives %s, but the plan puts %s on every host (%d of %d hosts give another count); a launcher that fills each host's slots numbers the ranks otherwise\n",
+			where, quote.String(hosts[i].Name), count(hosts[i].Slots, "slot"), count(f.local, "rank"), n, len(hosts))
+	}
+	entries, err := readLocations(f.locations)
 	if err != nil {
-		fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
-		return cli.ExitUnusable
+		return unusable(err)
 	}
 	var joins []*location.Instances
 	for _, path := range f.instances {
 		in, err := location.ReadInstancesFile(path)
 		if err != nil {
-			fmt.Fprintf(stderr, "nccom-rings plan: --instances: %v\n", err)
-			return cli.ExitUnusable
+			return unusable(fmt.Errorf("--instances: %w", err))
 		}
 		joins = append(joins, in)
 	}
 	locs, joined := plan.LocateJoined(hosts, entries, joins)
+	// One machine under two names (its host name and its address, say)
+	// would be planned as two nodes: refused, as a name listed twice is.
+	owner := map[string]int{} // Key of a name of Joined.Same -> its host
+	for m, j := range joined {
+		for _, n := range j.Same {
+			k := location.Key(n)
+			if o, dup := owner[k]; dup && o != m {
+				return unusable(fmt.Errorf("hosts %s and %s are one instance (%s): list each host once", quote.String(hosts[o].Name), quote.String(hosts[m].Name), quote.String(n)))
+			}
+			owner[k] = m
+		}
+	}
 	cl := plan.Cluster{RanksPerNode: f.local, Locations: locs, Graph: graph}
 	for _, h := range hosts {
 		cl.Hosts = append(cl.Hosts, h.Name)
 	}
-	rep := planReport{Hosts: hostsName, RanksPerNode: f.local, NRanks: len(hosts) * f.local, Graph: graphName,
-		Locations: f.locations, Instances: append([]string{}, f.instances...), Unlocated: []string{}, Plans: []planned{}, Collisions: location.Collisions(locs)}
-	if rep.Collisions == nil {
-		rep.Collisions = []location.Collision{}
-	}
+	rep.Collisions = append(rep.Collisions, location.Collisions(locs)...)
 	first := -1
 	for m, l := range locs {
 		if l != "" {
@@ -232,6 +278,10 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 	}
 	if first >= 0 && !f.allowUnlocated {
 		writeUnlocated(stderr, f, hostsName, hosts, entries, joins, rep.Located, first, joined[first])
+		if f.json {
+			rep.Refused = fmt.Sprintf("%d of %d hosts located, so nothing planned (named on stderr)", rep.Located, len(hosts))
+			writeJSON(stdout, rep)
+		}
 		return cli.ExitFinding
 	}
 
@@ -253,8 +303,7 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 			// input this cannot use.
 			var stage *plan.StageError
 			if !errors.As(err, &stage) {
-				fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
-				return cli.ExitUnusable
+				return unusable(err)
 			}
 			p.Error, finding = err.Error(), true
 			rep.Plans = append(rep.Plans, p)
@@ -264,8 +313,7 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 		p.GraphChannels, p.NChannels = res.GraphChannels, res.NChannels
 		finding = finding || (o == "network" && !res.Order.Network)
 		if p.Score, err = score.Compute(res.Job); err != nil {
-			fmt.Fprintf(stderr, "nccom-rings plan: %v\n", err)
-			return cli.ExitUnusable
+			return unusable(err)
 		}
 		p.Sequence = p.Score.Channels[0].Sequence
 		rep.Plans = append(rep.Plans, p)
@@ -276,8 +324,7 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 			err = safefile.WriteFile(f.emit, plan.EmitHostfile(hostsName, hosts, order), 0o644)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "nccom-rings plan: --emit-hostfile: %v\n", err)
-			return cli.ExitUnusable
+			return unusable(fmt.Errorf("--emit-hostfile: %w", err))
 		}
 		rep.EmittedHostfile = f.emit
 	}
@@ -290,8 +337,7 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 			}
 		}
 		if err := safefile.WriteFile(f.emitLocations, []byte(b.String()), 0o644); err != nil {
-			fmt.Fprintf(stderr, "nccom-rings plan: --emit-locations: %v\n", err)
-			return cli.ExitUnusable
+			return unusable(fmt.Errorf("--emit-locations: %w", err))
 		}
 		rep.EmittedLocations = f.emitLocations
 	}
@@ -307,33 +353,105 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 }
 
 // readHosts reads the hosts of --hosts (a hostfile, or a host list when
-// it holds '[' or ',' and names no file) or of --hosts-from-env, and
-// names where they came from.
-func readHosts(f *planFlags) ([]plan.Host, string, error) {
+// it names no file and holds '[' or ',', or names on several lines, as
+// "$(scontrol show hostnames)" gives) or of --hosts-from-env, and names
+// where they came from and, for the environment, where their slot counts
+// came from.
+func readHosts(f *planFlags) (hosts []plan.Host, name, slotsFrom string, err error) {
 	if f.hostsFromEnv {
 		list := os.Getenv("SLURM_JOB_NODELIST")
 		if list == "" {
-			return nil, "", fmt.Errorf("--hosts-from-env: SLURM_JOB_NODELIST is not set (not in a Slurm job's environment): give --hosts")
+			return nil, "", "", fmt.Errorf("--hosts-from-env: SLURM_JOB_NODELIST is not set (not in a Slurm job's environment): give --hosts")
 		}
 		hosts, err := plan.HostsOfList("SLURM_JOB_NODELIST", list)
 		if err != nil {
-			return nil, "", err
+			return nil, "", "", err
 		}
-		if n, err := strconv.Atoi(os.Getenv("SLURM_NTASKS_PER_NODE")); err == nil && n >= 1 && n <= plan.MaxRanks {
-			for i := range hosts {
-				hosts[i].Slots = n
-			}
-		}
-		return hosts, "SLURM_JOB_NODELIST=" + list, nil
+		slotsFrom, err = envSlots(hosts)
+		return hosts, "SLURM_JOB_NODELIST=" + list, slotsFrom, err
 	}
-	if location.IsHostlist(f.hosts) {
-		if _, err := os.Stat(f.hosts); errors.Is(err, os.ErrNotExist) {
-			hosts, err := plan.HostsOfList("--hosts", f.hosts)
-			return hosts, f.hosts, err
+	if location.IsHostlist(f.hosts) || strings.ContainsAny(f.hosts, "\n\r") {
+		if _, err := os.Stat(f.hosts); errors.Is(err, os.ErrNotExist) || err != nil && strings.ContainsAny(f.hosts, "\n\r") {
+			// Names on lines (or blanks) in one argument: each a name or
+			// a host list, in order.
+			list := strings.Join(strings.Fields(f.hosts), ",")
+			hosts, err := plan.HostsOfList("--hosts", list)
+			return hosts, list, "", err
 		}
 	}
-	hosts, err := plan.ReadHostfile(f.hosts)
-	return hosts, f.hosts, err
+	hosts, err = plan.ReadHostfile(f.hosts)
+	return hosts, f.hosts, "", err
+}
+
+// envSlots gives hosts the rank counts of this Slurm job's environment:
+// SLURM_NTASKS_PER_NODE (one count), else SLURM_TASKS_PER_NODE ("32(x16)",
+// "32,16(x2)": a count a host), and names the variable; a value that is
+// not one is refused, naming it.
+func envSlots(hosts []plan.Host) (string, error) {
+	if v, ok := os.LookupEnv("SLURM_NTASKS_PER_NODE"); ok && v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > plan.MaxRanks {
+			return "", fmt.Errorf("--hosts-from-env: SLURM_NTASKS_PER_NODE=%s is not a rank count in [1, %d]", quote.String(v), plan.MaxRanks)
+		}
+		for i := range hosts {
+			hosts[i].Slots = n
+		}
+		return "SLURM_NTASKS_PER_NODE=" + v, nil
+	}
+	if v, ok := os.LookupEnv("SLURM_TASKS_PER_NODE"); ok && v != "" {
+		counts, err := plan.TasksPerNode(v)
+		if err != nil {
+			return "", fmt.Errorf("--hosts-from-env: SLURM_TASKS_PER_NODE=%s: %v", quote.String(v), err)
+		}
+		if len(counts) != len(hosts) {
+			return "", fmt.Errorf("--hosts-from-env: SLURM_TASKS_PER_NODE=%s gives counts for %s, but SLURM_JOB_NODELIST lists %s", quote.String(v), count(len(counts), "host"), count(len(hosts), "host"))
+		}
+		for i := range hosts {
+			hosts[i].Slots = counts[i]
+		}
+		return "SLURM_TASKS_PER_NODE=" + v, nil
+	}
+	return "", nil
+}
+
+// envValues says the values of the variables: NAME=VALUE, or NAME unset.
+func envValues(names ...string) string {
+	var said []string
+	for _, n := range names {
+		if v, ok := os.LookupEnv(n); ok {
+			said = append(said, n+"="+quote.String(v))
+		} else {
+			said = append(said, n+" unset")
+		}
+	}
+	return strings.Join(said, ", ")
+}
+
+// readLocations reads the --locations file: UTF-8 (a byte-order mark
+// skipped, UTF-16 refused). A file it cannot read that is a topology
+// (locate's source: EC2's JSON, a topology.conf) is said to be one.
+func readLocations(path string) ([]location.Entry, error) {
+	data, err := location.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := plan.CheckUTF8(path, data); err != nil {
+		return nil, err
+	}
+	entries, err := location.ReadLocations(bytes.NewReader(data))
+	if err == nil {
+		return entries, nil
+	}
+	if e, ok := err.(*location.Error); ok {
+		e.File = path
+	}
+	if source, derr := location.Detect(path, data); derr == nil {
+		return nil, fmt.Errorf("--locations %s: this is a SOURCE file of locate (%s:, a topology), not HOST LOCATION lines: run nccom-rings locate --all %s > locations first, then give --locations locations", quote.String(path), source, quote.String(source+":"+path))
+	}
+	if bytes.Contains(data, []byte(`"Reservations"`)) {
+		return nil, fmt.Errorf("--locations %s: this is the output of aws ec2 describe-instances, not HOST LOCATION lines: give it with --instances, and as --locations the output of nccom-rings locate --all ec2:TOPOLOGY.json", quote.String(path))
+	}
+	return nil, err
 }
 
 // writeUnlocated says why plan plans nothing: how many hosts of how many

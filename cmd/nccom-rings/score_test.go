@@ -539,3 +539,184 @@ func TestPlanJoinsHostsToTheirReservation(t *testing.T) {
 	assert.Equal(t, 16, rep.Located)
 	assert.Equal(t, 3, rep.Plans[0].Score.Depth)
 }
+
+// One machine under several names (its Slurm name, address, DNS name,
+// instance id) is one host: planned as several, it would be several
+// nodes. Refused like a name listed twice (exit 2), with --json a
+// document that says so.
+func TestPlanRefusesOneInstanceUnderSeveralNames(t *testing.T) {
+	locs := c16Locations(t)
+	code, out, errOut := runTool("plan", "--locations", locs, "--hosts", "trn1-st-trn1-1,10.1.0.11,ip-10-1-0-11,i-0c16a1b2c3d4e5f01", "--instances", c16Instances, "--ranks-per-node", "8")
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Empty(t, out)
+	assert.Equal(t, `nccom-rings plan: hosts "trn1-st-trn1-1" and "10.1.0.11" are one instance ("i-0c16a1b2c3d4e5f01"): list each host once`+"\n", errOut)
+	rep := planJSON(t, cli.ExitUnusable, "--locations", locs, "--hosts", "10.1.0.12,trn1-st-trn1-2", "--instances", c16Instances, "--ranks-per-node", "8")
+	assert.Equal(t, "unusable input (named on stderr)", rep.Error)
+	// Spelling duplicates, as before.
+	code, _, _ = runTool("plan", "--locations", locs, "--hosts", "trn1-st-trn1-1,TRN1-ST-TRN1-1.cluster", "--ranks-per-node", "8")
+	assert.Equal(t, cli.ExitUnusable, code)
+}
+
+// --json prints one document whatever the exit: the located and
+// unlocated hosts when plan refuses (exit 1), "error" on exit 2.
+func TestPlanJSONIsAlwaysOneDocument(t *testing.T) {
+	locs := c16Locations(t)
+	rep := planJSON(t, cli.ExitFinding, "--locations", locs, "--hosts", c16Hosts)
+	assert.Equal(t, 0, rep.Located)
+	assert.Len(t, rep.Unlocated, 16)
+	assert.Empty(t, rep.Plans)
+	assert.Equal(t, "0 of 16 hosts located, so nothing planned (named on stderr)", rep.Refused)
+	for _, args := range [][]string{
+		{"--hosts", c16Hosts}, // usage: no --locations
+		{"--locations", locs, "--hosts", "testdata/d25/none"}, // no hostfile
+		{"--locations", locs, "--hosts", c16Hosts, "--instances", "testdata/d25/none"},
+		{"--locations", locs, "--hosts", c16Hosts, "--ranks-per-node", "300"},
+	} {
+		rep := planJSON(t, cli.ExitUnusable, args...)
+		assert.Equal(t, "unusable input (named on stderr)", rep.Error, args)
+	}
+}
+
+// The environment's rank counts: named when they differ from the plan's
+// (not a file's line 0), refused when they are not counts, and Slurm's
+// SLURM_TASKS_PER_NODE form read.
+func TestPlanReadsTheJobsTaskCounts(t *testing.T) {
+	locs := c16Locations(t)
+	common := []string{"--locations", locs, "--instances", c16Instances, "--hosts-from-env", "--order", "rank"}
+	t.Setenv("SLURM_JOB_NODELIST", "trn1-st-trn1-1")
+	t.Setenv("SLURM_NTASKS_PER_NODE", "4")
+	code, _, errOut := runTool(append([]string{"plan", "--ranks-per-node", "8"}, common...)...)
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Equal(t, `nccom-rings plan: note: SLURM_NTASKS_PER_NODE=4: host "trn1-st-trn1-1" gives 4 slots, but the plan puts 8 ranks on every host (1 of 1 hosts give another count); a launcher that fills each host's slots numbers the ranks otherwise`+"\n", errOut)
+	for _, v := range []string{"abc", "0", "-1", "5000"} {
+		t.Setenv("SLURM_NTASKS_PER_NODE", v)
+		code, _, errOut = runTool(append([]string{"plan"}, common...)...)
+		assert.Equal(t, cli.ExitUnusable, code, v)
+		assert.Equal(t, `nccom-rings plan: --hosts-from-env: SLURM_NTASKS_PER_NODE="`+v+`" is not a rank count in [1, 4096]`+"\n", errOut)
+	}
+	t.Setenv("SLURM_NTASKS_PER_NODE", "")
+	t.Setenv("SLURM_JOB_NODELIST", "trn1-st-trn1-[1-16]")
+	t.Setenv("SLURM_TASKS_PER_NODE", "32(x16)")
+	rep := planJSON(t, cli.ExitOK, common...)
+	assert.Equal(t, 32, rep.RanksPerNode)
+	assert.Equal(t, 16, rep.Located)
+	t.Setenv("SLURM_TASKS_PER_NODE", "32(x14),16(x2)")
+	code, _, errOut = runTool(append([]string{"plan"}, common...)...)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, `nccom-rings plan: --ranks-per-node is needed: neither --graph nor SLURM_NTASKS_PER_NODE or SLURM_TASKS_PER_NODE (SLURM_NTASKS_PER_NODE="", SLURM_TASKS_PER_NODE="32(x14),16(x2)") gives one count for every host`+"\n")
+	code, _, errOut = runTool(append([]string{"plan", "--ranks-per-node", "32"}, common...)...)
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Contains(t, errOut, `note: SLURM_TASKS_PER_NODE=32(x14),16(x2): host "trn1-st-trn1-15" gives 16 slots, but the plan puts 32 ranks on every host (2 of 16 hosts give another count)`)
+	for _, v := range []string{"32(x15)", "32(16)", "x", "32(x0)"} {
+		t.Setenv("SLURM_TASKS_PER_NODE", v)
+		code, _, errOut = runTool(append([]string{"plan"}, common...)...)
+		assert.Equal(t, cli.ExitUnusable, code, v)
+		assert.Contains(t, errOut, `nccom-rings plan: --hosts-from-env: SLURM_TASKS_PER_NODE="`+v+`"`, v)
+	}
+}
+
+// A hostfile or locations file with a UTF-8 byte-order mark is read; one
+// saved as UTF-16 is refused, saying so.
+func TestPlanReadsUTF8AndRefusesUTF16(t *testing.T) {
+	locs := c16Locations(t)
+	data, err := os.ReadFile(locs)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+		return path
+	}
+	bomLocs := write("locs-bom", append([]byte("\xef\xbb\xbf"), data...))
+	hosts := write("hosts-bom", []byte("\xef\xbb\xbftrn1-st-trn1-1 slots=8\ntrn1-st-trn1-2 slots=8\n"))
+	rep := planJSON(t, cli.ExitOK, "--locations", bomLocs, "--hosts", hosts, "--instances", c16Instances)
+	assert.Equal(t, 2, rep.Located)
+	utf16 := func(s string, le bool) []byte {
+		b := []byte{0xfe, 0xff}
+		if le {
+			b = []byte{0xff, 0xfe}
+		}
+		for _, c := range []byte(s) {
+			if le {
+				b = append(b, c, 0)
+			} else {
+				b = append(b, 0, c)
+			}
+		}
+		return b
+	}
+	for _, le := range []bool{true, false} {
+		h16 := write("hosts16", utf16("trn1-st-trn1-1 slots=8\n", le))
+		code, _, errOut := runTool("plan", "--locations", locs, "--hosts", h16)
+		assert.Equal(t, cli.ExitUnusable, code)
+		assert.Equal(t, "nccom-rings plan: "+h16+": UTF-16: save it as UTF-8\n", errOut)
+		l16 := write("locs16", utf16(string(data), le))
+		code, _, errOut = runTool("plan", "--locations", l16, "--hosts", hosts)
+		assert.Equal(t, cli.ExitUnusable, code)
+		assert.Equal(t, "nccom-rings plan: "+l16+": UTF-16: save it as UTF-8\n", errOut)
+	}
+	h16 := write("hosts16", []byte("t\x00r\x00n\x00\n\x00")) // no mark, NULs
+	code, _, errOut := runTool("plan", "--locations", locs, "--hosts", h16)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, "UTF-16: save it as UTF-8")
+}
+
+// A topology given as --locations is said to be one, with the locate
+// line that makes its locations.
+func TestPlanSaysALocationsFileIsASource(t *testing.T) {
+	for _, c := range []struct{ file, source string }{
+		{c16Topology, "ec2"},
+		{"testdata/cluster16/topology-tree.conf", "slurm"},
+	} {
+		code, _, errOut := runTool("plan", "--locations", c.file, "--hosts", c16Hosts)
+		assert.Equal(t, cli.ExitUnusable, code)
+		assert.Equal(t, `nccom-rings plan: --locations "`+c.file+`": this is a SOURCE file of locate (`+c.source+`:, a topology), not HOST LOCATION lines: run nccom-rings locate --all "`+c.source+`:`+c.file+`" > locations first, then give --locations locations`+"\n", errOut)
+	}
+	code, _, errOut := runTool("plan", "--locations", c16Instances, "--hosts", c16Hosts)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, "this is the output of aws ec2 describe-instances, not HOST LOCATION lines: give it with --instances")
+}
+
+// "$(scontrol show hostnames)": names on lines of one argument are the
+// hosts, in order.
+func TestPlanOfHostsOnLines(t *testing.T) {
+	locs := c16Locations(t)
+	lines := strings.Join([]string{"trn1-st-trn1-3", "trn1-st-trn1-1", "trn1-st-trn1-[5-6]", ""}, "\n")
+	rep := planJSON(t, cli.ExitOK, "--locations", locs, "--hosts", lines, "--instances", c16Instances, "--ranks-per-node", "8", "--order", "rank")
+	assert.Equal(t, "trn1-st-trn1-3,trn1-st-trn1-1,trn1-st-trn1-[5-6]", rep.Hosts)
+	assert.Equal(t, 4, rep.Located)
+	code, _, errOut := runTool("plan", "--locations", locs, "--hosts", "a\na", "--ranks-per-node", "8")
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, `host "a" twice in the list`)
+}
+
+// Pods: a hostNetwork pod and kube-proxy give the node's address as
+// podIP; the address joins to their node (the records agree), and is the
+// machine the hostNetwork pod is. Two pods with their own addresses on
+// one node are two hosts.
+func TestPlanJoinsPodsThatAgree(t *testing.T) {
+	dir := t.TempDir()
+	pod := func(name, node, hostIP, podIP string) string {
+		return `{"metadata": {"name": "` + name + `"}, "spec": {"nodeName": "` + node + `"}, "status": {"hostIP": "` + hostIP + `", "podIP": "` + podIP + `"}}`
+	}
+	pods := filepath.Join(dir, "pods.json")
+	require.NoError(t, os.WriteFile(pods, []byte(`{"kind": "List", "items": [`+strings.Join([]string{
+		pod("job-worker-0", "node-a", "10.1.0.11", "10.1.0.11"), pod("kube-proxy-a", "node-a", "10.1.0.11", "10.1.0.11"),
+		pod("job-worker-1", "node-b", "10.1.0.12", "10.1.0.12"), pod("kube-proxy-b", "node-b", "10.1.0.12", "10.1.0.12"),
+		pod("p-0", "node-c", "10.1.0.13", "192.168.0.1"), pod("p-1", "node-c", "10.1.0.13", "192.168.0.2"),
+		`{"metadata": {"name": "pending"}, "status": {}}`,
+	}, ",\n")+`]}`), 0o644))
+	locs := filepath.Join(dir, "locations")
+	require.NoError(t, os.WriteFile(locs, []byte("node-a s/l1\nnode-b s/l2\nnode-c s/l3\n"), 0o644))
+	common := []string{"--locations", locs, "--instances", pods, "--ranks-per-node", "8", "--order", "rank"}
+	rep := planJSON(t, cli.ExitOK, append([]string{"--hosts", "10.1.0.11,job-worker-1"}, common...)...)
+	assert.Equal(t, 2, rep.Located)
+	rep = planJSON(t, cli.ExitOK, append([]string{"--hosts", "p-0,p-1"}, common...)...)
+	assert.Equal(t, 2, rep.Located, "two pods on one node, each its own address")
+	code, _, errOut := runTool(append([]string{"plan", "--hosts", "10.1.0.11,job-worker-0"}, common...)...)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Equal(t, `nccom-rings plan: hosts "10.1.0.11" and "job-worker-0" are one instance ("job-worker-0"): list each host once`+"\n", errOut)
+	code, _, errOut = runTool(append([]string{"plan", "--hosts", "job-worker-0,pending"}, common...)...)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Contains(t, errOut, `"pending": `+pods+` names pod "pending" (line 7), which is not scheduled: it has no spec.nodeName`+"\n")
+}

@@ -12,7 +12,11 @@ import (
 // each instance named by its InstanceId (needed), PrivateDnsName,
 // PrivateIpAddress and the Value of its tag whose Key is "Name" (when it
 // is a host name: a tag is free text), and running in its
-// CapacityReservationId. Other keys are skipped; an instance listed twice
+// CapacityReservationId. An instance whose State.Name is "terminated" or
+// "shutting-down" is skipped: describe-instances lists it for an hour
+// after, with the Name tag its running replacement has, but it has no
+// address and no topology places it. Other keys are skipped; an
+// instance listed twice
 // or a key twice in one object is an error. Empty strings and nulls are
 // no name (a stopped instance has no address).
 //
@@ -126,7 +130,7 @@ func (j *instancesJSON) document(start int) error {
 // instance reads one of a reservation's Instances.
 func (j *instancesJSON) instance(e member) error {
 	r := j.r
-	var id, dns, ip, name, cr string
+	var id, dns, ip, name, cr, state string
 	idAt := -1
 	err := r.fields(e, "an instance", func(m member) (bool, error) {
 		var err error
@@ -140,6 +144,15 @@ func (j *instancesJSON) instance(e member) error {
 			ip, err = r.hostValue(m, `"PrivateIpAddress"`)
 		case "CapacityReservationId":
 			cr, err = r.hostValue(m, `"CapacityReservationId"`)
+		case "State":
+			return true, r.fields(m, `"State"`, func(m member) (bool, error) {
+				if m.key != "Name" {
+					return false, nil
+				}
+				var err error
+				state, err = r.str(m, `"State.Name"`)
+				return true, err
+			})
 		case "Tags":
 			return true, r.elements(m, `"Tags"`, func(t member) error {
 				var key, value string
@@ -176,6 +189,11 @@ func (j *instancesJSON) instance(e member) error {
 		return r.errAt(idAt, "instance %s is listed again; first on line %d", clip(id), at)
 	}
 	j.ids[Key(id)] = line
+	if state == "terminated" || state == "shutting-down" {
+		// Gone or going: no address, no DNS name, in no topology; its
+		// Name tag is its replacement's now.
+		return nil
+	}
 	rec := Record{Names: []string{id, dns, ip, name}, Line: line}
 	if cr != "" {
 		rec.Where = []string{cr}

@@ -143,6 +143,16 @@ type Joined struct {
 	Line int    // that record's line
 	// Reason says why there is no Name.
 	Reason string
+	// Shared: the join went through a name records share (a pod's node,
+	// an instance's capacity reservation), so two hosts joined to one
+	// Name may be two machines; otherwise hosts joined to one Name are
+	// one machine under several names.
+	Shared bool
+	// Same names the machine the host is: the first name of each record
+	// reached through the host's own names (not through a shared one),
+	// and Name when not Shared. Two hosts whose Same share a name (by
+	// Key) are one machine under two names.
+	Same []string
 }
 
 // Join finds the name of host that has accepts (a topology's or a
@@ -151,16 +161,54 @@ type Joined struct {
 // turn (a pod's node in a describe-instances file, a Slurm node's address
 // in another), nearest first, each record's names in its order (an
 // instance id before its reservation). A name two records of one file
-// give joins nothing (Reason says so when nothing else is found).
+// give joins nothing (Reason says so when nothing else is found), unless
+// every record giving it joins to the same name (a hostNetwork pod and
+// kube-proxy sharing the node's address, say): records that agree are
+// not ambiguous.
 func Join(files []*Instances, host string, has func(name string) bool) Joined {
 	if has(host) {
-		return Joined{Name: host}
+		return Joined{Name: host, Same: []string{host}}
 	}
-	queue := []string{host}
-	seen := map[string]bool{Key(host): true}
-	type at struct{ file, record int }
-	visited := map[at]bool{}
+	j := join(files, []string{host}, nil, nil, has, true)
+	if j.Name != "" && !j.Shared {
+		j.Same = append(j.Same, j.Name)
+	}
+	// Each name once, by Key, in the order found.
+	var same []string
+	keys := map[string]bool{}
+	for _, n := range j.Same {
+		if !keys[Key(n)] {
+			keys[Key(n)] = true
+			same = append(same, n)
+		}
+	}
+	j.Same = same
+	return j
+}
+
+// maxAgree bounds the records of a name Join follows one by one to see
+// whether they agree.
+const maxAgree = 16
+
+type fileRecord struct{ file, record int }
+
+// join is Join's search from the names queue (visited: records already
+// followed); resolve says whether a name several records give is
+// followed record by record (once: not within that); shared, when not
+// nil, says which of queue were reached through a Where.
+func join(files []*Instances, queue []string, shared []bool, visited map[fileRecord]bool, has func(name string) bool, resolve bool) Joined {
+	seen := map[string]bool{}
+	for _, n := range queue {
+		seen[Key(n)] = true
+	}
+	if visited == nil {
+		visited = map[fileRecord]bool{}
+	}
+	if shared == nil {
+		shared = make([]bool, len(queue)) // queue[q] was reached through a Where
+	}
 	var ambiguous, unlisted string
+	var same []string
 	for q := 0; q < len(queue); q++ {
 		for fi, f := range files {
 			i, n := f.Find(queue[q])
@@ -168,30 +216,47 @@ func Join(files []*Instances, host string, has func(name string) bool) Joined {
 				continue
 			}
 			if n > 1 {
+				if resolve {
+					if j, ok := f.agree(files, fi, queue[q], visited, has); ok {
+						j.Shared = j.Shared || shared[q]
+						if shared[q] {
+							j.Same = nil
+						}
+						j.Same = append(same, j.Same...)
+						return j
+					}
+				}
 				if ambiguous == "" {
 					ambiguous = fmt.Sprintf("%s names %d hosts of %s (lines %d and %d), so it joins none", clip(queue[q]), n, fileName(f.File), f.Records[i].Line, f.Records[f.byKey[Key(queue[q])].second].Line)
 				}
 				continue
 			}
-			if visited[at{fi, i}] {
+			if visited[fileRecord{fi, i}] {
 				continue
 			}
-			visited[at{fi, i}] = true
+			visited[fileRecord{fi, i}] = true
 			r := f.Records[i]
-			for _, list := range [][]string{r.Names, r.Where} {
+			if !shared[q] {
+				same = append(same, r.Names[0])
+			}
+			for li, list := range [][]string{r.Names, r.Where} {
 				for _, name := range list {
 					if seen[Key(name)] {
 						continue
 					}
 					seen[Key(name)] = true
 					if has(name) {
-						return Joined{Name: name, File: f.File, Line: r.Line}
+						return Joined{Name: name, File: f.File, Line: r.Line, Shared: shared[q] || li == 1, Same: same}
 					}
-					queue = append(queue, name)
+					queue, shared = append(queue, name), append(shared, shared[q] || li == 1)
 				}
 			}
 			if unlisted == "" {
-				unlisted = fmt.Sprintf("%s joins it to %s (line %d), which the locations do not list", fileName(f.File), strings.Join(clipAll(append(r.Names, r.Where...)), ", "), r.Line)
+				if f.Kind == KindPods && len(r.Where) == 0 {
+					unlisted = fmt.Sprintf("%s names pod %s (line %d), which is not scheduled: it has no spec.nodeName", fileName(f.File), clip(r.Names[0]), r.Line)
+				} else {
+					unlisted = fmt.Sprintf("%s joins it to %s (line %d), which the locations do not list", fileName(f.File), strings.Join(clipAll(append(r.Names, r.Where...)), ", "), r.Line)
+				}
 			}
 		}
 	}
@@ -208,6 +273,60 @@ func Join(files []*Instances, host string, has func(name string) bool) Joined {
 		names[i] = fileName(f.File)
 	}
 	return Joined{Reason: "not listed, and not named in " + strings.Join(names, " or ")}
+}
+
+// agree follows each record of f (files[fi]) that gives name, at most
+// maxAgree of them: when each joins to a name and all to the same one
+// (by Key), that join, else false.
+func (f *Instances) agree(files []*Instances, fi int, name string, visited map[fileRecord]bool, has func(name string) bool) (Joined, bool) {
+	kr := f.byKey[Key(name)]
+	if kr.count > maxAgree {
+		return Joined{}, false
+	}
+	var got Joined
+	var same []string
+	found := 0
+	for i := int(kr.first); i < len(f.Records) && found < int(kr.count); i++ {
+		r := f.Records[i]
+		if !slices.ContainsFunc(r.Names, func(n string) bool { return Key(n) == Key(name) }) {
+			continue
+		}
+		found++
+		same = append(same, r.Names[0])
+		v := map[fileRecord]bool{{fi, i}: true}
+		for k := range visited {
+			v[k] = true
+		}
+		var j Joined
+		for li, list := range [][]string{r.Names, r.Where} {
+			for _, n := range list {
+				if j.Name == "" && Key(n) != Key(name) && has(n) {
+					j = Joined{Name: n, File: f.File, Line: r.Line, Shared: li == 1}
+				}
+			}
+		}
+		if j.Name == "" {
+			var queue []string
+			var shared []bool
+			for li, list := range [][]string{r.Names, r.Where} {
+				for _, n := range list {
+					if Key(n) != Key(name) {
+						queue, shared = append(queue, n), append(shared, li == 1)
+					}
+				}
+			}
+			j = join(files, queue, shared, v, has, false)
+		}
+		if j.Name == "" || found > 1 && Key(j.Name) != Key(got.Name) {
+			return Joined{}, false
+		}
+		same = append(same, j.Same...)
+		if found == 1 {
+			got = j
+		}
+	}
+	got.Same = same
+	return got, found > 0
 }
 
 func fileName(f string) string {

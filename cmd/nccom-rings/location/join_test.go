@@ -119,18 +119,19 @@ func TestJoin(t *testing.T) {
 		host string
 		want location.Joined
 	}{
-		{"i-0a1b2c3d4e5f60004", location.Joined{Name: "i-0a1b2c3d4e5f60004"}},
+		{"i-0a1b2c3d4e5f60004", location.Joined{Name: "i-0a1b2c3d4e5f60004", Same: []string{"i-0a1b2c3d4e5f60004"}}},
 		// Slurm knows this node's instance.
-		{"trn1-st-trn1-1", location.Joined{Name: "i-0a1b2c3d4e5f60001", File: "testdata/scontrol-nodes-4.txt", Line: 1}},
+		{"trn1-st-trn1-1", location.Joined{Name: "i-0a1b2c3d4e5f60001", File: "testdata/scontrol-nodes-4.txt", Line: 1, Same: []string{"trn1-st-trn1-1", "i-0a1b2c3d4e5f60001"}}},
 		// Slurm knows its address, describe-instances the address's instance.
-		{"TRN1-ST-TRN1-2.cluster.pcluster", location.Joined{Name: "i-0a1b2c3d4e5f60002", File: "testdata/describe-instances-4.json", Line: 56}},
+		{"TRN1-ST-TRN1-2.cluster.pcluster", location.Joined{Name: "i-0a1b2c3d4e5f60002", File: "testdata/describe-instances-4.json", Line: 56, Same: []string{"trn1-st-trn1-2", "i-0a1b2c3d4e5f60002"}}},
 		// By DNS name, full or short, and by address.
-		{"ip-10-0-1-13", location.Joined{Name: "i-0a1b2c3d4e5f60003", File: "testdata/describe-instances-4.json", Line: 110}},
-		{"ip-10-0-1-13.us-east-2.compute.internal", location.Joined{Name: "i-0a1b2c3d4e5f60003", File: "testdata/describe-instances-4.json", Line: 110}},
-		{"10.0.1.14", location.Joined{Name: "i-0a1b2c3d4e5f60004", File: "testdata/describe-instances-4.json", Line: 157}},
+		{"ip-10-0-1-13", location.Joined{Name: "i-0a1b2c3d4e5f60003", File: "testdata/describe-instances-4.json", Line: 110, Same: []string{"i-0a1b2c3d4e5f60003"}}},
+		{"ip-10-0-1-13.us-east-2.compute.internal", location.Joined{Name: "i-0a1b2c3d4e5f60003", File: "testdata/describe-instances-4.json", Line: 110, Same: []string{"i-0a1b2c3d4e5f60003"}}},
+		{"10.0.1.14", location.Joined{Name: "i-0a1b2c3d4e5f60004", File: "testdata/describe-instances-4.json", Line: 157, Same: []string{"trn1-st-trn1-4", "i-0a1b2c3d4e5f60004"}}},
 		// A pod (as an MPI Operator hostfile names it) to its node, the
 		// node to its instance.
-		{"train-worker-2.train-worker.default.svc", location.Joined{Name: "i-0a1b2c3d4e5f60003", File: "testdata/describe-instances-4.json", Line: 110}},
+		// Shared: other pods run there; Same: the pod.
+		{"train-worker-2.train-worker.default.svc", location.Joined{Name: "i-0a1b2c3d4e5f60003", File: "testdata/describe-instances-4.json", Line: 110, Shared: true, Same: []string{"train-worker-2"}}},
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, location.Join(files, c.host, ids), c.host)
@@ -140,9 +141,9 @@ func TestJoin(t *testing.T) {
 	got := location.Join(files, "compute", ids)
 	assert.Equal(t, `"compute" names 4 hosts of testdata/describe-instances-4.json (lines 9 and 56), so it joins none`, got.Reason)
 	assert.Empty(t, got.Name)
-	// A pod not scheduled has no node.
+	// A pod not scheduled has no node: said so.
 	got = location.Join(files, "train-launcher", ids)
-	assert.Equal(t, `testdata/pods-4.json joins it to "train-launcher" (line 116), which the locations do not list`, got.Reason)
+	assert.Equal(t, `testdata/pods-4.json names pod "train-launcher" (line 116), which is not scheduled: it has no spec.nodeName`, got.Reason)
 	got = location.Join(files, "trn2-st-trn2-1", ids)
 	assert.Equal(t, "not listed, and not named in testdata/scontrol-nodes-4.txt or testdata/pods-4.json or testdata/describe-instances-4.json", got.Reason)
 	got = location.Join(nil, "trn1-st-trn1-1", ids)
@@ -150,7 +151,7 @@ func TestJoin(t *testing.T) {
 
 	// A capacity reservation's topology: its instances join to it.
 	crs := hasOf("cr-0123456789abcdef0")
-	assert.Equal(t, location.Joined{Name: "cr-0123456789abcdef0", File: "testdata/describe-instances-4.json", Line: 9},
+	assert.Equal(t, location.Joined{Name: "cr-0123456789abcdef0", File: "testdata/describe-instances-4.json", Line: 9, Shared: true, Same: []string{"i-0a1b2c3d4e5f60001"}},
 		location.Join([]*location.Instances{describe}, "ip-10-0-1-11", crs))
 	// An instance's own location before its reservation's.
 	both := hasOf("cr-0123456789abcdef0", "i-0a1b2c3d4e5f60001")
@@ -174,6 +175,8 @@ func TestJoinBounded(t *testing.T) {
 	b, err := location.ParseInstances("odd", []byte(odd.String()))
 	require.NoError(t, err)
 	got := location.Join([]*location.Instances{a, b}, "h0", hasOf("h"+itoa(n)))
+	assert.Len(t, got.Same, n+1, "every record of the chain and its end are one host's names")
+	got.Same = nil
 	assert.Equal(t, location.Joined{Name: "h" + itoa(n), File: "odd", Line: 1}, got)
 	// A cycle ends.
 	in, err := location.ParseInstances("cycle", []byte("a b\nc d\n"))
@@ -281,4 +284,61 @@ func TestInstancesTakeAByteOrderMark(t *testing.T) {
 	_, errPlain := location.ParseInstances("f", []byte("{\"Reservations\": 7}"))
 	require.Error(t, errPlain)
 	assert.NotEqual(t, errPlain.Error(), err.Error(), "the mark's three bytes move the column")
+}
+
+// A terminated (or shutting-down) instance, still listed with the Name
+// tag of its running replacement, is skipped: the tag joins the live one.
+// Two live instances of one tag stay ambiguous.
+func TestJoinSkipsTerminatedInstances(t *testing.T) {
+	instance := func(id, ip, state string) string {
+		addr := `"PrivateIpAddress": "` + ip + `", `
+		if ip == "" {
+			addr = ""
+		}
+		return `{"InstanceId": "` + id + `", ` + addr + `"State": {"Code": 16, "Name": "` + state + `"}, "Tags": [{"Key": "Name", "Value": "node-1"}]}`
+	}
+	doc := func(instances ...string) []byte {
+		return []byte(`{"Reservations": [{"Instances": [` + strings.Join(instances, ", ") + `]}]}`)
+	}
+	ids := hasOf("i-0000000000000000a", "i-0000000000000000b")
+	for _, state := range []string{"terminated", "shutting-down"} {
+		in, err := location.ParseInstances("d.json", doc(instance("i-0000000000000000a", "", state), instance("i-0000000000000000b", "10.0.0.2", "running")))
+		require.NoError(t, err)
+		assert.Len(t, in.Records, 1, state)
+		assert.Equal(t, location.Joined{Name: "i-0000000000000000b", File: "d.json", Line: 1, Same: []string{"i-0000000000000000b"}}, location.Join([]*location.Instances{in}, "node-1", ids), state)
+	}
+	in, err := location.ParseInstances("d.json", doc(instance("i-0000000000000000a", "10.0.0.1", "stopped"), instance("i-0000000000000000b", "10.0.0.2", "running")))
+	require.NoError(t, err)
+	assert.Equal(t, `"node-1" names 2 hosts of d.json (lines 1 and 1), so it joins none`, location.Join([]*location.Instances{in}, "node-1", ids).Reason)
+}
+
+// Records that agree are not ambiguous: a hostNetwork pod and kube-proxy
+// share the node's address as podIP, both on one node; the address joins
+// to that node. Pods on two nodes stay ambiguous.
+func TestJoinOfRecordsThatAgree(t *testing.T) {
+	pod := func(name, node, ip string) string {
+		return `{"metadata": {"name": "` + name + `"}, "spec": {"nodeName": "` + node + `"}, "status": {"hostIP": "` + ip + `", "podIP": "` + ip + `"}}`
+	}
+	in, err := location.ParseInstances("pods.json", []byte(`{"kind": "List", "items": [`+
+		pod("job-worker-0", "node-a", "10.1.0.11")+",\n"+pod("kube-proxy-x1", "node-a", "10.1.0.11")+",\n"+
+		pod("job-worker-1", "node-b", "10.1.0.12")+",\n"+pod("other", "node-c", "10.1.0.12")+"]}"))
+	require.NoError(t, err)
+	files := []*location.Instances{in}
+	nodes := hasOf("node-a", "node-b", "node-c")
+	// Same: the pods the address names, so a host "job-worker-0" is
+	// the machine "10.1.0.11" is (a hostNetwork pod is its node).
+	assert.Equal(t, location.Joined{Name: "node-a", File: "pods.json", Line: 1, Shared: true, Same: []string{"job-worker-0", "kube-proxy-x1"}}, location.Join(files, "10.1.0.11", nodes))
+	assert.Equal(t, location.Joined{Name: "node-a", File: "pods.json", Line: 1, Shared: true, Same: []string{"job-worker-0"}}, location.Join(files, "job-worker-0", nodes))
+	assert.Equal(t, `"10.1.0.12" names 2 hosts of pods.json (lines 3 and 4), so it joins none`, location.Join(files, "10.1.0.12", nodes).Reason)
+}
+
+// Names of one instance join it not Shared (two hosts joined to it are
+// one machine); through a reservation, Shared.
+func TestJoinSaysWhatIsShared(t *testing.T) {
+	describe := readInstances(t, "testdata/describe-instances-4.json")
+	files := []*location.Instances{describe}
+	ids := hasOf("i-0a1b2c3d4e5f60001")
+	assert.False(t, location.Join(files, "10.0.1.11", ids).Shared)
+	assert.False(t, location.Join(files, "ip-10-0-1-11", ids).Shared)
+	assert.True(t, location.Join(files, "10.0.1.12", hasOf("cr-0123456789abcdef0")).Shared)
 }

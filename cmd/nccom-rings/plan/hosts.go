@@ -20,7 +20,8 @@ type Host struct {
 	Slots int
 }
 
-// ReadHostfile reads a launcher's hostfile: one host a line, its first
+// ReadHostfile reads a launcher's hostfile (UTF-8, a byte-order mark
+// skipped; UTF-16 refused, CheckUTF8): one host a line, its first
 // blank-separated field, an MPICH "host:4" read as "host" with 4 slots, an
 // OpenMPI "slots=4" field read as 4 slots (a count that is not digits in
 // [1, MaxRanks] is refused), other fields ignored; '#' comments and blank
@@ -34,6 +35,13 @@ func ReadHostfile(path string) ([]Host, error) {
 	data, err := location.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	if err := CheckUTF8(path, data); err != nil {
+		return nil, err
+	}
+	if bytes.HasPrefix(data, utf8BOM) {
+		// A byte-order mark, as blanks: bytes counted as in the file.
+		data = append([]byte("   "), data[len(utf8BOM):]...)
 	}
 	var hosts []Host
 	first := map[string]int{}
@@ -196,4 +204,47 @@ func OtherSlots(hosts []Host, local int) (first, count int) {
 		}
 	}
 	return first, count
+}
+
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
+
+// CheckUTF8 refuses a file saved as UTF-16 (a byte-order mark FF FE or
+// FE FF, or NUL bytes, as Windows editors and PowerShell's redirection
+// write it): its lines would read as garbage.
+func CheckUTF8(path string, data []byte) error {
+	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.IndexByte(data, 0) >= 0 {
+		return &location.Error{File: path, Msg: "UTF-16: save it as UTF-8"}
+	}
+	return nil
+}
+
+// TasksPerNode reads Slurm's SLURM_TASKS_PER_NODE form: counts separated
+// by commas, each N or N(xK) (K hosts of N), as "32(x16)" or
+// "32,16(x2)": one count a host, in the job's host order. Each count in
+// [1, MaxRanks], at most MaxRanks hosts.
+func TasksPerNode(v string) ([]int, error) {
+	var counts []int
+	for _, item := range strings.Split(v, ",") {
+		n, times := item, "1"
+		if i := strings.IndexByte(item, '('); i >= 0 {
+			rep, closed := strings.CutSuffix(item[i+1:], ")")
+			var ok bool
+			times, ok = strings.CutPrefix(rep, "x")
+			if !closed || !ok {
+				return nil, fmt.Errorf("%s is not N or N(xK)", quote.String(item))
+			}
+			n = item[:i]
+		}
+		c, k := slotCount(n), slotCount(times)
+		if c == 0 || k == 0 {
+			return nil, fmt.Errorf("%s is not N or N(xK) with N and K in [1, %d]", quote.String(item), MaxRanks)
+		}
+		if len(counts)+k > MaxRanks {
+			return nil, fmt.Errorf("more than %d hosts", MaxRanks)
+		}
+		for range k {
+			counts = append(counts, c)
+		}
+	}
+	return counts, nil
 }

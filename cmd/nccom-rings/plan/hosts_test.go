@@ -47,7 +47,7 @@ func TestLocateJoined(t *testing.T) {
 	entries := []location.Entry{{Host: "i-1", Location: "a/b"}, {Host: "I-2", Location: "a/c"}}
 	locs, joined := plan.LocateJoined(hosts, entries, []*location.Instances{in})
 	assert.Equal(t, []string{"a/b", "a/c", ""}, locs)
-	assert.Equal(t, location.Joined{Name: "i-1", File: "map", Line: 1}, joined[0])
-	assert.Equal(t, location.Joined{Name: "i-2"}, joined[1])
+	assert.Equal(t, location.Joined{Name: "i-1", File: "map", Line: 1, Same: []string{"trn1", "i-1"}}, joined[0])
+	assert.Equal(t, location.Joined{Name: "i-2", Same: []string{"i-2"}}, joined[1])
 	assert.Equal(t, "not listed, and not named in map", joined[2].Reason)
 }
