@@ -55,7 +55,8 @@
  * on every rank (code, every log line, the communicator, nodesFirstRank).
  * Measured: how often a failure's WARN ("ncclTopoPostset: rank S, ...")
  * names the corrupted rank (either slot of a swap; for D28's kinds of a
- * rank's own state the odd one out); below 99% fails. Asserted for the
+ * rank's own state the odd one out); below 99% fails, judged once 1,000
+ * clusters failed (MIN_JUDGED_FAILURES). Asserted for the
  * record kinds and D28's: the verdict each must reach (x_expect_random). The
  * named cases (issue 8's six inputs and D23's lowered count) and the pasted
  * cases of crossrank.inc run first; --count random clusters (default 5000)
