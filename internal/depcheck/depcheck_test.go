@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -39,6 +40,11 @@ var tools = []string{"cmd/nccom-rings", "cmd/nccom-abi"}
 
 // pkg is what this test reads of `go list -json`.
 type pkg struct {
+	Dir          string
+	GoFiles      []string
+	CgoFiles     []string
+	TestGoFiles  []string
+	XTestGoFiles []string
 	ImportPath   string
 	Imports      []string
 	Deps         []string
@@ -72,9 +78,22 @@ func listModule(t *testing.T) map[string]pkg {
 		}
 		if rel, ok := inModule(p.ImportPath); ok {
 			pkgs[rel] = p
+			statSources(p)
 		}
 	}
 	return pkgs
+}
+
+// statSources stats every Go file of p. The go command caches a test's
+// result keyed by the files the test itself opened or stat'ed, and `go
+// list` runs in a process of its own: without this, an import added to
+// ring/ would leave `go test ./internal/depcheck` passing from the cache.
+func statSources(p pkg) {
+	for _, files := range [][]string{p.GoFiles, p.CgoFiles, p.TestGoFiles, p.XTestGoFiles} {
+		for _, f := range files {
+			os.Stat(filepath.Join(p.Dir, f)) // only to be recorded; an error is go list's to report
+		}
+	}
 }
 
 // inModule is path relative to the module, and whether it is in it.
