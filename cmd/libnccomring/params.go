@@ -26,10 +26,10 @@ import (
 // the preload shim read (issues 20, 35), as NCCL_PARAM is libnccom's: one
 // row per variable, below. A new variable is a new row (its name, whether
 // it is a path, its default, its parser, when it is read, its cells in
-// docs/environment.md's table) and a line in params_test.go's
-// TestEachRowGenerates; `make generate` then writes zenv.h, the list C
-// reads by, and docs/environment.md's table (TestGeneratedFilesAreCurrent
-// fails until it has). C keeps a list because its reader (env.c's
+// docs/environment.md's table); `make generate` then writes zenv.h, the
+// list C reads by, and docs/environment.md's table
+// (TestGeneratedFilesAreCurrent fails until it has). TestEachRowGenerates
+// lists what each row generates and checks its doc cells. C keeps a list because its reader (env.c's
 // nccomring_env) also serves the logger before Go is entered and the
 // preload shim, which has no Go; a row's index is its id there.
 //
