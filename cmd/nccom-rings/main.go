@@ -19,7 +19,7 @@ import (
 // --help and docs/commands/nccom-rings.md are made from it (internal/cli).
 var tool = &cli.Tool{
 	Name:    "nccom-rings",
-	Summary: "check the per-rank wiring dumps of a job (NCCOM_RING_DUMP)",
+	Summary: "check, score and plan a job's rings: the per-rank wiring dumps (NCCOM_RING_DUMP) against the network's topology",
 	About: `DIR holds one rank-NNNNNN.<host>.<pid>.json file per rank, written by
 libnccomring's ncclTopoPostset when the job ran with NCCOM_RING_DUMP=DIR.
 `,

@@ -77,13 +77,20 @@ func (inv *Invocation) Errorf(format string, a ...any) {
 	fmt.Fprintf(inv.Stderr, "%s %s: %s\n", inv.Tool.Name, inv.Command.Name, fmt.Sprintf(format, a...))
 }
 
-// UsageError writes the message and the command's help to stderr and
-// returns ExitUnusable: the command line itself is wrong.
+// UsageError writes the message and the command's usage lines to stderr
+// and returns ExitUnusable: the command line itself is wrong.
 func (inv *Invocation) UsageError(format string, a ...any) int {
 	inv.Errorf(format, a...)
 	fmt.Fprintln(inv.Stderr)
-	inv.Tool.CommandHelp(inv.Stderr, inv.Command)
+	inv.Tool.usageHint(inv.Stderr, inv.Command)
 	return ExitUnusable
+}
+
+// usageHint is what follows a usage error: the command's usage lines and
+// where the rest is, not its whole help (a page to scroll back through).
+func (t *Tool) usageHint(w io.Writer, c *Command) {
+	t.writeUsage(w, c)
+	fmt.Fprintf(w, "Run '%s %s --help' for its flags and exit codes.\n", t.Name, c.Name)
 }
 
 // Main runs the command args name and returns the exit code: the top help
@@ -121,7 +128,7 @@ func (t *Tool) Main(args []string, stdout, stderr io.Writer) int {
 		return ExitOK
 	case err != nil:
 		fmt.Fprintf(stderr, "%s %s: %v\n\n", t.Name, c.Name, err)
-		t.CommandHelp(stderr, c)
+		t.usageHint(stderr, c)
 		return ExitUnusable
 	}
 	return run(&Invocation{Tool: t, Command: c, Flags: fs, Operands: operands, Stdout: stdout, Stderr: stderr})
@@ -170,13 +177,7 @@ func (t *Tool) Help(w io.Writer) {
 // CommandHelp writes c's --help: its synopses, Doc, its flags with their
 // help text (package flag's order, by name) and its exit codes.
 func (t *Tool) CommandHelp(w io.Writer, c *Command) {
-	for i, u := range c.Usage {
-		lead := "Usage: "
-		if i > 0 {
-			lead = "       "
-		}
-		writeSynopsis(w, lead+t.Name+" "+c.Name, u)
-	}
+	t.writeUsage(w, c)
 	if c.Doc != "" {
 		fmt.Fprintf(w, "\n%s", c.Doc)
 	}
@@ -196,6 +197,17 @@ func (t *Tool) CommandHelp(w io.Writer, c *Command) {
 		exits = t.Exits
 	}
 	writeExits(w, exits)
+}
+
+// writeUsage writes c's usage lines, "Usage: TOOL NAME ..." first.
+func (t *Tool) writeUsage(w io.Writer, c *Command) {
+	for i, u := range c.Usage {
+		lead := "Usage: "
+		if i > 0 {
+			lead = "       "
+		}
+		writeSynopsis(w, lead+t.Name+" "+c.Name, u)
+	}
 }
 
 // Markdown is the tool's page of docs/commands/: the top help, then each

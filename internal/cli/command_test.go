@@ -84,6 +84,9 @@ Exit codes:
      to need a second line
 `
 
+// toyLookUsage follows a usage error of toy look.
+const toyLookUsage = "Usage: toy look [--json] [--depth N] -o FILE DIR\nRun 'toy look --help' for its flags and exit codes.\n"
+
 func TestHelpComesFromTheTable(t *testing.T) {
 	tool, _ := toy()
 	var b bytes.Buffer
@@ -112,8 +115,8 @@ func TestMainDispatches(t *testing.T) {
 		{args: []string{"look", "-h"}, code: 0, stdout: toyLookHelp},
 		{args: []string{"--version"}, code: 0, stdout: "toy 1\n"},
 		{args: []string{"peek"}, code: 2, stderr: "toy: unknown command \"peek\"\n\n" + toyHelp},
-		{args: []string{"look", "--bogus", "D"}, code: 2, stderr: "toy look: flag provided but not defined: -bogus\n\n" + toyLookHelp},
-		{args: []string{"look"}, code: 2, stderr: "toy look: want one DIR, got 0\n\n" + toyLookHelp},
+		{args: []string{"look", "--bogus", "D"}, code: 2, stderr: "toy look: flag provided but not defined: -bogus\n\n" + toyLookUsage},
+		{args: []string{"look"}, code: 2, stderr: "toy look: want one DIR, got 0\n\n" + toyLookUsage},
 		{args: []string{"look", "D", "--json", "--depth", "3"}, code: 1},
 		{args: []string{"look", "--json", "D", "-o", "F"}, code: 0},
 		{args: []string{"sum"}, code: 1},
