@@ -19,12 +19,12 @@ import (
 // --help and docs/commands/nccom-rings.md are made from it (internal/cli).
 var tool = &cli.Tool{
 	Name:    "nccom-rings",
-	Summary: "check, score and plan a job's rings: the per-rank wiring dumps (NCCOM_RING_DUMP) against the network's topology",
+	Summary: "check, score and plan a job's rings against its network",
 	About: `DIR holds one rank-NNNNNN.<host>.<pid>.json file per rank, written by
 libnccomring's ncclTopoPostset when the job ran with NCCOM_RING_DUMP=DIR.
 `,
 	Version:  fmt.Sprintf("nccom-rings %s (libnccomring %s, dump format %d)", version.Library, version.Library, ringdump.FormatVersion),
-	Exits:    verifyExits,
+	Exits:    cli.Exits("nothing found", "a finding (each command's --help says which)", "unusable input or usage"),
 	Commands: []*cli.Command{verifyCommand, showCommand, locateCommand, scoreCommand, planCommand, diffCommand, reportCommand},
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/nccomring/libnccomring/internal/quote"
 )
 
-// verifyExits are verify's exit codes, and the tool's.
+// verifyExits are verify's exit codes.
 var verifyExits = cli.Exits("no finding", "a finding: ranks that disagree on a ring, a missing rank, a rank whose ncclTopoPostset failed, two files for one rank", "unusable input or usage: no such directory, no dump files in it, a file that is not a dump (named, with the byte offset), a bad flag. verify reports an unusable file as one finding among the others, checks every other rank, and exits 2 even when it also found something: the verdict misses that rank, so fix the input first")
 
 type verifyFlags struct {
@@ -20,6 +20,7 @@ type verifyFlags struct {
 
 var verifyCommand = &cli.Command{
 	Name:    "verify",
+	Exits:   verifyExits,
 	Summary: "check that every rank's dump is there and that all ranks agree on every channel's ring (prev/next, one cycle, userRanks, doubling)",
 	Usage:   []string{"[--json] [--junit FILE] DIR"},
 	Doc: `Reads every rank's dump in DIR and checks the job as a whole: one file per
