@@ -134,7 +134,7 @@ func Postset(comm *abi.Comm, nodesFirstRank []int32, all []*abi.TopoRanks, opt P
 	}
 	res.Own, res.OwnValid = record.Read(all[rank], rank)
 	res.OwnChannels = int(comm.NChannels)
-	built := g.rings(all, rank, sc, opt.Sequence, func() (facts, *abi.Error) { return ownFacts(comm, opt.Platforms) })
+	built := g.rings(all, n, rank, sc, opt.Sequence, func() (facts, *abi.Error) { return ownFacts(comm, opt.Platforms) })
 	res.GraphChannels, res.CountRank, res.Order = built.n, built.countRank, built.order
 	if built.failure != nil {
 		return res, built.failure
@@ -218,9 +218,10 @@ type jobRings struct {
 // own when no fragment holds a valid record), the node order (D25,
 // order.go), the stitch of every channel (D9) in g.pairs, and the walk of
 // each ring from rank, checked whole with every rank's prev (D24) and
-// recorded in g.walks; or the failure every rank reports.
-func (g *gathered) rings(all []*abi.TopoRanks, rank int32, sc *scratch, keepSequence bool, own func() (facts, *abi.Error)) jobRings {
-	n, countRank, self, ok := g.gatherJob(all, rank)
+// recorded in g.walks; or the failure every rank reports. bound is rank
+// 0's channel count, the one newGathered sized g for.
+func (g *gathered) rings(all []*abi.TopoRanks, bound int, rank int32, sc *scratch, keepSequence bool, own func() (facts, *abi.Error)) jobRings {
+	n, countRank, self, ok := g.gatherJob(all, bound, rank)
 	if n == 0 {
 		return jobRings{failure: &RingsError{Err: abi.Errorf(abi.InternalError, "ncclTopoPostset: rank %d: ringRecv[0] is %d, so its fragment has no channel", countRank, all[countRank].RingRecv[0])}}
 	}
@@ -247,14 +248,15 @@ func (g *gathered) rings(all []*abi.TopoRanks, rank int32, sc *scratch, keepSequ
 	return r
 }
 
-// gatherJob gathers at the job's channel count (D27): rank 0's, the
-// bound newGathered sized g for, unless gather fails at it and some
-// fragment has fewer channels; only then is every fragment counted, and
-// gather runs again at the smallest count, first held by countRank. n is
-// 0 when some fragment has no channel (countRank is then the first such
-// rank). self is rank's node, ok whether gather's checks passed.
-func (g *gathered) gatherJob(all []*abi.TopoRanks, rank int32) (n, countRank int, self int32, ok bool) {
-	n = ownChannels(all[0])
+// gatherJob gathers at the job's channel count (D27): bound, rank 0's,
+// the one newGathered sized g for (Postset counted it; not counted again
+// here), unless gather fails at it and some fragment has fewer channels;
+// only then is every fragment counted, and gather runs again at the
+// smallest count, first held by countRank. n is 0 when some fragment has
+// no channel (countRank is then the first such rank). self is rank's
+// node, ok whether gather's checks passed.
+func (g *gathered) gatherJob(all []*abi.TopoRanks, bound int, rank int32) (n, countRank int, self int32, ok bool) {
+	n = bound
 	if self, ok = g.gather(all, n, rank); ok {
 		return n, 0, self, true
 	}
