@@ -3,8 +3,6 @@
 package safefile
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
@@ -70,15 +68,6 @@ func fileMode(m uint32) fs.FileMode {
 	default:
 		return fs.ModeDevice
 	}
-}
-
-// user cannot have prepared a link under.
-func tempName(name string) (string, error) {
-	var r [8]byte
-	if _, err := rand.Read(r[:]); err != nil {
-		return "", err
-	}
-	return "." + name + "." + hex.EncodeToString(r[:]) + ".tmp", nil
 }
 
 // rooted is a WriteAt error with its path made whole again (WriteAt names

@@ -3,6 +3,8 @@
 package safefile
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"io/fs"
 	"syscall"
 
@@ -56,6 +58,16 @@ func WriteAt(dirfd int, name string, perm uint32, parts ...[]byte) error {
 		return &fs.PathError{Op: "rename", Path: name, Err: err}
 	}
 	return nil
+}
+
+// tempName is a hidden name beside name with 64 random bits: one another
+// user cannot have prepared a link under.
+func tempName(name string) (string, error) {
+	var r [8]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		return "", err
+	}
+	return "." + name + "." + hex.EncodeToString(r[:]) + ".tmp", nil
 }
 
 // openat retries on EINTR, which a signal can cause while a slow (network)

@@ -333,11 +333,7 @@ static int shared_log(const char *hooklib) {
   void (*log_line)(const char *) = (void (*)(const char *))need(h, "hooklib_log");
   preset = (ring_preset_fn)need(h, "hooklib_preset");
   char path[] = "/tmp/boundary-shared-XXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) return 2;
-  close(fd);
-  setenv("NCCL_DEBUG", "WARN", 1);
-  setenv("NCCL_DEBUG_FILE", path, 1);
+  if (log_to_temp_file(path, "WARN") != 0) return 2;
   open_log(path);
   log_line("libnccom: line one, before the ring stage");
   CHECK(preset(NULL, NULL, NULL) == ncclInvalidArgument, "Preset(NULL) through the stand-in");

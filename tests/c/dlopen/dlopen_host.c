@@ -129,7 +129,6 @@ static void compare_stages(const char *what, struct cluster *cl, const struct ri
   cluster_free(cl);
 }
 
-
 enum { MAXR = 16 };
 
 static void compare_build_rings(const char *what, ring_build_rings_fn ref, ring_build_rings_fn lib,
@@ -184,10 +183,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   struct ring_api lib;
-  lib.preset = (ncclResult_t(*)(struct ncclComm *, struct ncclTopoGraph *,
-                                struct ncclTopoRanks *))dlsym(h, "ncclTopoPreset");
-  lib.postset = (ncclResult_t(*)(struct ncclComm *, int *, struct ncclTopoRanks **, int *,
-                                 int *))dlsym(h, "ncclTopoPostset");
+  lib.preset = (ring_preset_fn)dlsym(h, "ncclTopoPreset");
+  lib.postset = (ring_postset_fn)dlsym(h, "ncclTopoPostset");
   lib.build_rings = (ring_build_rings_fn)dlsym(h, "ncclBuildRings");
   lib.get_net_dev = (ring_get_net_dev_fn)dlsym(h, "ncclTopoGetNetDev");
   const void *syms[4] = {(const void *)lib.preset, (const void *)lib.postset,
