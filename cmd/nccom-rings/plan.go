@@ -505,7 +505,7 @@ func writePlan(w io.Writer, rep planReport) {
 	fmt.Fprintf(w, "nccom-rings plan: %s x %s = %s; graph: %s\n",
 		count(rep.NRanks/max(rep.RanksPerNode, 1), "host"), count(rep.RanksPerNode, "rank"), count(rep.NRanks, "rank"), rep.Graph)
 	if len(rep.Instances) > 0 {
-		fmt.Fprintf(w, "  %d of %d hosts located in %s, joined through --instances %s\n", rep.Located, rep.Located+len(rep.Unlocated), quote.String(rep.Locations), quoteAll(rep.Instances))
+		fmt.Fprintf(w, "  %d of %d hosts located in %s, joined through --instances %s\n", rep.Located, rep.Located+len(rep.Unlocated), quote.String(rep.Locations), quote.List(rep.Instances))
 	}
 	if len(rep.Unlocated) > 0 {
 		fmt.Fprintf(w, "  %s without a location in %s (first %s)\n", count(len(rep.Unlocated), "host"), quote.String(rep.Locations), quote.String(rep.Unlocated[0]))
@@ -561,15 +561,6 @@ func writePlan(w io.Writer, rep planReport) {
 	if rep.EmittedLocations != "" {
 		fmt.Fprintf(w, "  locations by host name written to %s: score and report take it as --locations\n", quote.String(rep.EmittedLocations))
 	}
-}
-
-// quoteAll quotes each of names, comma-separated.
-func quoteAll(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = quote.String(n)
-	}
-	return strings.Join(q, ", ")
 }
 
 // head is the first n of v, space-separated, then "..." when there are more.

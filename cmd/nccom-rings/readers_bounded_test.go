@@ -168,6 +168,31 @@ func writeGenerated(t *testing.T, path string, gen func(w *bufio.Writer)) {
 	require.NoError(t, f.Close())
 }
 
+// writeJSONList writes head, then elem(0), elem(1), ... comma-separated
+// while the file stays within size bytes, then "]}"; it returns how many
+// elements it wrote.
+func writeJSONList(t *testing.T, path, head string, size int, elem func(n int) string) (count int) {
+	t.Helper()
+	writeGenerated(t, path, func(w *bufio.Writer) {
+		w.WriteString(head)
+		written := len(head) + len(`]}`)
+		for n := 0; ; n++ {
+			e := elem(n)
+			if written+len(e)+1 > size {
+				count = n
+				break
+			}
+			if n > 0 {
+				w.WriteString(",")
+			}
+			w.WriteString(e)
+			written += len(e) + 1
+		}
+		w.WriteString(`]}`)
+	})
+	return count
+}
+
 func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
 	dir := t.TempDir()
 	tool := buildRingsTool(t, dir)
@@ -202,22 +227,8 @@ func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
 		count := map[string]int{}
 		for which, size := range map[string]int{"half": 1_200_000, "full": 2_400_000} {
 			paths[which] = filepath.Join(dir, which+".json")
-			writeGenerated(t, paths[which], func(w *bufio.Writer) {
-				w.WriteString(`{"Instances":[`)
-				written := len(`{"Instances":[]}`)
-				for n := 0; ; n++ {
-					inst := fmt.Sprintf(`{"InstanceId":"i-%08x","NetworkNodes":["nn-1","nn-%d"]}`, n, n%10)
-					if written+len(inst)+1 > size {
-						count[which] = n
-						break
-					}
-					if n > 0 {
-						w.WriteString(",")
-					}
-					w.WriteString(inst)
-					written += len(inst) + 1
-				}
-				w.WriteString(`]}`)
+			count[which] = writeJSONList(t, paths[which], `{"Instances":[`, size, func(n int) string {
+				return fmt.Sprintf(`{"InstanceId":"i-%08x","NetworkNodes":["nn-1","nn-%d"]}`, n, n%10)
 			})
 			fi, err := os.Stat(paths[which])
 			require.NoError(t, err)
@@ -247,23 +258,9 @@ func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
 		count := map[string]int{}
 		for which, size := range map[string]int{"half": 1_200_000, "full": 2_400_000} {
 			paths[which] = filepath.Join(dir, which+"-nodes.json")
-			writeGenerated(t, paths[which], func(w *bufio.Writer) {
-				w.WriteString(`{"items":[`)
-				written := len(`{"items":[]}`)
-				for n := 0; ; n++ {
-					node := fmt.Sprintf(`{"metadata":{"name":"n%d","labels":{"topology.k8s.aws/network-node-layer-1":"nn-1","topology.k8s.aws/network-node-layer-2":"nn-%d"}},"spec":{"providerID":"aws:///z/i-%017x","x":%s%s}}`,
-						n, n%10, n, strings.Repeat("[", 60), strings.Repeat("]", 60))
-					if written+len(node)+1 > size {
-						count[which] = n
-						break
-					}
-					if n > 0 {
-						w.WriteString(",")
-					}
-					w.WriteString(node)
-					written += len(node) + 1
-				}
-				w.WriteString(`]}`)
+			count[which] = writeJSONList(t, paths[which], `{"items":[`, size, func(n int) string {
+				return fmt.Sprintf(`{"metadata":{"name":"n%d","labels":{"topology.k8s.aws/network-node-layer-1":"nn-1","topology.k8s.aws/network-node-layer-2":"nn-%d"}},"spec":{"providerID":"aws:///z/i-%017x","x":%s%s}}`,
+					n, n%10, n, strings.Repeat("[", 60), strings.Repeat("]", 60))
 			})
 		}
 		checkBounded(t, tool, 10*time.Second,

@@ -20,6 +20,7 @@ package quote
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -29,6 +30,15 @@ const MaxBytes = 256
 // String returns s quoted.
 func String(s string) string {
 	return string(Append(make([]byte, 0, min(len(s), MaxBytes)+24), s))
+}
+
+// List returns each of ss quoted, comma-separated: "a", "b".
+func List(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = String(s)
+	}
+	return strings.Join(q, ", ")
 }
 
 // Append appends s, quoted, to dst.

@@ -199,7 +199,7 @@ func checkFiles(rep *Report, files []ringdump.File, bad []error) []*ringdump.Dum
 		switch d := byRank[r]; {
 		case len(paths[r]) > 1:
 			rep.add(Finding{Kind: KindDuplicate, Rank: r, Channel: -1, Other: -1, Files: paths[r],
-				Message: fmt.Sprintf("rank %d: %d files, %s", r, len(paths[r]), quoteList(paths[r]))})
+				Message: fmt.Sprintf("rank %d: %d files, %s", r, len(paths[r]), quote.List(paths[r]))})
 		case d.Result != 0:
 			rep.add(Finding{Kind: KindFailed, Rank: r, Channel: -1, Other: -1, Files: paths[r],
 				Message: fmt.Sprintf("rank %d: ncclTopoPostset failed with %s (%d): %s", r, quote.String(d.ResultName), d.Result, quote.String(d.Warn))})
@@ -336,15 +336,6 @@ func missingRanks(present []int, n int) (missing int, listed []int) {
 		next = p + 1
 	}
 	return missing, listed
-}
-
-// quoteList is "a", "b" (each quoted).
-func quoteList(paths []string) string {
-	q := make([]string, len(paths))
-	for i, p := range paths {
-		q[i] = quote.String(p)
-	}
-	return strings.Join(q, ", ")
 }
 
 // maxListed is how many entries of a dump's list a message shows.
