@@ -88,11 +88,11 @@ type network struct {
 	depth int
 	// group[m][l] is node m's group at level l+1: its location's first
 	// l+1 names (hashes); a node without that level is a group alone.
-	group [][]string
+	group   [][]string
 	nics    []int // NICs of node m
 	maxNICs int
-	links []link
-	index map[string]int // link name -> links index
+	links   []link
+	index   map[string]int // link name -> links index
 	// up/down[l][group] are the uplink indices of a group at level l+1
 	// (one with spray, K with static).
 	up, down []map[string][]int
