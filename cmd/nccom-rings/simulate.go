@@ -85,8 +85,8 @@ exits 2 with the line that installs it.
 		fs.Var(&f.algorithms, "algorithm", "`flat|hierarchical`; repeatable (default: both)")
 		fs.Var(&f.oversub, "oversubscription", "`R` (every level R:1) or L1:R,L2:R (level 1 outermost; levels not named 1:1); repeatable, one row each (default: 1, 2, 4)")
 		fs.StringVar(&f.routing, "routing", "spray", "`spray|static`: each flow spread over every uplink (EFA's SRD), or one uplink by destination (D-mod-k; depends on host numbering nobody publishes)")
-		fs.Float64Var(&f.nicGbps, "nic-gbps", 100, "each NIC's rate in `Gbit/s`, each way (a guess: EFA on trn1 is 8 x 100 Gbit/s a node)")
-		fs.DurationVar(&f.latency, "latency", 15*time.Microsecond, "latency of one inter-node ring hop, a `duration` (Neuron documents about 15us)")
+		fs.Float64Var(&f.nicGbps, "nic-gbps", 100, "each NIC's rate, `G` Gbit/s each way (a guess: EFA on trn1 is 8 x 100 Gbit/s a node)")
+		fs.DurationVar(&f.latency, "latency", 15*time.Microsecond, "latency of one inter-node ring hop, `D` a duration such as 15us (Neuron documents about 15us)")
 		fs.Var(&f.sizes, "bytes", "message `SIZE` (nccl-tests' size: 1M, 256M, 4G, or bytes); repeatable (default: 1M, 16M, 256M)")
 		fs.BoolVar(&f.json, "json", false, `{"predictions": [{"order", "algorithm", "collective", "oversubscription", "bytes", "seconds", "busbw_gbps"}], "bottlenecks": [{"order", "algorithm", "oversubscription", "level", "link", "flows", "used_gbps", "capacity_gbps"}], "assumptions": [...]}, or {"error"} on exit 2`)
 		return func(inv *cli.Invocation) int { return runSimulate(inv, &f) }
