@@ -83,3 +83,29 @@ func TestPlanSimulate(t *testing.T) {
 	assert.Regexp(t, `(?m)^rank .* 367/191/98 `, stdout)
 	assert.Regexp(t, `(?m)^network .* 367/367/367 `, stdout)
 }
+
+// simulate DIR reads the rings from dumps: D25's rank order dumped by
+// plan, located by --locations, predicts what the plan path does (the
+// hand figures of TestPlanSimulate), and names the order by DIR.
+func TestSimulateDumps(t *testing.T) {
+	build := os.Getenv("NCCOMRING_BUILD")
+	if build == "" {
+		build, _ = filepath.Abs("../../build")
+		t.Setenv("NCCOMRING_BUILD", build)
+	}
+	if _, err := simulate.FindEngine(); err != nil {
+		t.Skipf("skipped: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "rank")
+	code, _, stderr := runTool(append([]string{"plan", "--order", "rank", "--dump", dir}, d25Args...)...)
+	require.Equal(t, 0, code, stderr)
+	code, stdout, stderr := runTool("simulate", dir, "--locations", "testdata/d25/locations", "--json",
+		"--algorithm", "flat", "--bytes", "256M", "--oversubscription", "2")
+	require.Equal(t, 0, code, stderr)
+	var doc simulate.Report
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+	require.Len(t, doc.Predictions, 3)
+	assert.Equal(t, dir, doc.Predictions[0].Order)
+	assert.Equal(t, "AllReduce", doc.Predictions[0].Collective)
+	assert.InDelta(t, 191.4, doc.Predictions[0].BusbwGbps, 0.1)
+}
