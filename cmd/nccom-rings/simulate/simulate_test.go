@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -370,5 +371,72 @@ func runSMPI(t *testing.T, smpirun, prog, dir string, c smpiCase, seq []int, byt
 	require.NotNil(t, m, "%s", out)
 	s, err := strconv.ParseFloat(string(m[1]), 64)
 	require.NoError(t, err)
+	return s
+}
+
+// The engine is max-min fair: on D25's rank order at 2:1 with static
+// routing (flows of many different rates), every flow's rate equals
+// progressive filling's, computed here independently: raise every
+// unfixed flow's rate together, fix the flows of the link that fills
+// first, repeat.
+func TestEngineIsMaxMinFair(t *testing.T) {
+	e := engine(t)
+	hosts := []string{"a1", "b1", "a2", "b2", "a3", "b3", "c1", "a4", "c2"}
+	locs := []string{"s0/A", "s0/B", "s0/A", "s0/B", "s0/A", "s0/B", "s1/C", "s0/A", "s1/C"}
+	res, err := plan.Rings(plan.Cluster{Hosts: hosts, Locations: locs, RanksPerNode: 4}, false)
+	require.NoError(t, err)
+	m := spray
+	m.Static = true
+	o := ratio(t, "L1:4,L2:2")
+	n, err := buildNetwork(res.Job, m, o)
+	require.NoError(t, err)
+	flows := flatFlows(res.Job, n)
+	got, err := solve(e, n, flows)
+	require.NoError(t, err)
+
+	rate := make([]float64, len(flows))
+	fixed := make([]bool, len(flows))
+	left := make([]float64, len(n.links))
+	for i, l := range n.links {
+		left[i] = l.bps
+	}
+	for {
+		share, link := math.Inf(1), -1
+		for l := range n.links {
+			k := 0
+			for f, fl := range flows {
+				if !fixed[f] && slices.Contains(fl.links, l) {
+					k++
+				}
+			}
+			if k > 0 && left[l]/float64(k) < share {
+				share, link = left[l]/float64(k), l
+			}
+		}
+		if link < 0 {
+			break
+		}
+		for f, fl := range flows {
+			if !fixed[f] && slices.Contains(fl.links, link) {
+				fixed[f], rate[f] = true, share
+				for _, l := range fl.links {
+					left[l] -= share
+				}
+			}
+		}
+	}
+	distinct := map[float64]bool{}
+	for f := range flows {
+		assert.InEpsilon(t, rate[f], got.rate[f], 1e-6, "flow %d: want %g got %g %v", f, rate[f], got.rate[f], fl(n, flows[f]))
+		distinct[math.Round(rate[f])] = true
+	}
+	assert.Greater(t, len(distinct), 2, "a case with several rates")
+}
+
+func fl(n *network, f flow) []string {
+	var s []string
+	for _, l := range f.links {
+		s = append(s, fmt.Sprintf("%s %.4g", n.links[l].name, n.links[l].bps))
+	}
 	return s
 }

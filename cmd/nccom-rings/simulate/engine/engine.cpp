@@ -59,9 +59,12 @@ constexpr double kLatency = 1e-6, kT1 = 1.0, kT2 = 2.0;
 
 int main(int argc, char* argv[]) {
   // CM02 without its refinements: no TCP window bound, no RTT weighting,
-  // no reverse cross-traffic; plain max-min fair sharing.
+  // no reverse cross-traffic; plain max-min fair sharing. Full, not the
+  // default Lazy, update: under Lazy an action's remaining bytes are
+  // brought up to date only at its events, so reading them mid-transfer
+  // gave rates above a link's capacity (TestEngineIsMaxMinFair).
   std::vector<std::string> cfg = {"--cfg=network/model:CM02", "--cfg=network/TCP-gamma:0",
-                                  "--cfg=network/weight-S:0", "--cfg=network/crosstraffic:0",
+                                  "--cfg=network/weight-S:0", "--cfg=network/crosstraffic:0", "--cfg=network/optim:Full",
                                   "--log=root.thresh:critical"};
   std::string input;
   std::vector<char*> args = {argv[0]};
