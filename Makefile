@@ -693,7 +693,7 @@ demo:
 # writes under NCCOM_RING_DUMP (ringdump/); test-dump runs ringstage with it
 # and checks the tool's verdicts (tests/dump/ringstage_dump.sh).
 RINGS_TOOL := $(BUILD)/nccom-rings
-## build/nccom-rings: build the wiring-dump tool (verify, show, locate, score, plan, diff, report)
+## build/nccom-rings: build the wiring-dump tool (verify, show, locate, score, plan, simulate, diff, report)
 $(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go cmd/nccom-rings/*/*.go cmd/nccom-rings/report/* internal/cli/*.go internal/quote/*.go internal/safefile/*.go ringdump/*.go version/*.go nodeorder/*.go ring/*.go abi/*.go kanga/*.go layout/*.go netdev/*.go record/*.go) go.mod
 	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-rings
 .PHONY: test-dump
