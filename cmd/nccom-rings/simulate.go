@@ -292,15 +292,23 @@ func writeSimulate(w io.Writer, rep *simulate.Report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "ORDER\tALGORITHM\tCOLLECTIVE\tOVERSUB\tBYTES\tSECONDS\tBUSBW GBIT/S\t\n")
 	for _, p := range rep.Predictions {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.6f\t%.1f\t\n", p.Order, p.Algorithm, p.Collective, p.Oversubscription, p.Bytes, p.Seconds, p.BusbwGbps)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.6f\t%.1f\t\n", p.Order, p.Algorithm, p.Collective, ratioText(p.Oversubscription), p.Bytes, p.Seconds, p.BusbwGbps)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "most loaded link of each level (ORDER ALGORITHM OVERSUB: LEVEL LINK used/capacity Gbit/s, flows):")
 	for _, b := range rep.Bottlenecks {
-		fmt.Fprintf(w, "  %s %s %s: %s %s %.1f/%.1f, %s\n", b.Order, b.Algorithm, b.Oversubscription, b.Level, b.Link, b.UsedGbps, b.CapacityGbps, count(b.Flows, "flow"))
+		fmt.Fprintf(w, "  %s %s %s: %s %s %.1f/%.1f, %s\n", b.Order, b.Algorithm, ratioText(b.Oversubscription), b.Level, b.Link, b.UsedGbps, b.CapacityGbps, count(b.Flows, "flow"))
 	}
 	fmt.Fprintln(w, "assumptions:")
 	for _, a := range rep.Assumptions {
 		fmt.Fprintf(w, "  - %s\n", a)
 	}
+}
+
+// ratioText shows an oversubscription as given, "R" as "R:1".
+func ratioText(o string) string {
+	if strings.HasPrefix(o, "L") || strings.HasSuffix(o, ":1") {
+		return o
+	}
+	return o + ":1"
 }

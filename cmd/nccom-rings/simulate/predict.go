@@ -148,7 +148,7 @@ func hierarchicalFlows(j *score.Job, n *network) ([]flow, int, error) {
 	local := len(ranks[0])
 	for m := range ranks {
 		if len(ranks[m]) != local {
-			return nil, 0, fmt.Errorf("hierarchical: node %d has %d ranks, node 0 %d: the model needs as many on every node", m, len(ranks[m]), local)
+			return nil, 0, fmt.Errorf("hierarchical: node %d has %d ranks, node 0 %d: the model needs as many on every node (--algorithm flat models the rings as built)", m, len(ranks[m]), local)
 		}
 	}
 	var seq []int // channel 0's nodes in ring order
