@@ -251,6 +251,7 @@ type smpiCase struct {
 	leaves []string
 	local  int
 	r      float64
+	static bool
 }
 
 // TestAgainstSMPI: the ratio of the time of the rank order (the hostfile
@@ -259,7 +260,9 @@ type smpiCase struct {
 // (smpi/allreduce:lr: a logical ring ReduceScatter, then AllGather, in
 // rank order) on the same tree, SMPI's factors 1, within 10%. Issue 38:
 // D25's example at 2:1 and 4:1, and an uneven 3-leaf case with an odd
-// node count.
+// node count; and D25's at 2:1 with static routing, where the rank
+// order's four crossings out of a leaf all go to odd nodes and so, by
+// D-mod-k over the leaf's 2 uplinks, share one of them.
 func TestAgainstSMPI(t *testing.T) {
 	e := engine(t)
 	smpicc, err1 := exec.LookPath("smpicc")
@@ -274,7 +277,8 @@ func TestAgainstSMPI(t *testing.T) {
 	ab := []string{"leafA", "leafB"}
 	d25 := slices.Concat(ab, ab, ab, ab)
 	uneven := []string{"leafA", "leafB", "leafC", "leafA", "leafB", "leafC", "leafA", "leafB", "leafA"}
-	for _, c := range []smpiCase{{"d25 2:1", d25, 4, 2}, {"d25 4:1", d25, 4, 4}, {"uneven 3 leaves 2:1", uneven, 2, 2}} {
+	for _, c := range []smpiCase{{"d25 2:1", d25, 4, 2, false}, {"d25 4:1", d25, 4, 4, false},
+		{"uneven 3 leaves 2:1", uneven, 2, 2, false}, {"d25 2:1 static", d25, 4, 2, true}} {
 		t.Run(c.name, func(t *testing.T) {
 			grouped := identity(len(c.leaves))
 			slices.SortStableFunc(grouped, func(a, b int) int { return strings.Compare(c.leaves[a], c.leaves[b]) })
@@ -282,7 +286,9 @@ func TestAgainstSMPI(t *testing.T) {
 			for i, seq := range [][]int{identity(len(c.leaves)), grouped} {
 				n := len(seq) * c.local
 				job := handJob(c.leaves, seq, c.local, [][]int{rankRing(n)}, nic0)
-				st, err := Solve(e, job, "flat", spray, ratio(t, strconv.FormatFloat(c.r, 'g', -1, 64)))
+				m := spray
+				m.Static = c.static
+				st, err := Solve(e, job, "flat", m, ratio(t, strconv.FormatFloat(c.r, 'g', -1, 64)))
 				require.NoError(t, err)
 				const bytes = 4 << 20
 				model[i] = st.Seconds("AllReduce", bytes, 0)
@@ -291,6 +297,9 @@ func TestAgainstSMPI(t *testing.T) {
 			t.Logf("rank/network time: engine %.3f (%.4g/%.4g s), SMPI %.3f (%.4g/%.4g s)",
 				model[0]/model[1], model[0], model[1], smpi[0]/smpi[1], smpi[0], smpi[1])
 			assert.InEpsilon(t, smpi[0]/smpi[1], model[0]/model[1], 0.10)
+			if c.static { // by hand: 4 flows on one 100 Gbit/s uplink against a NIC of its own
+				assert.InEpsilon(t, 4.0, model[0]/model[1], 0.01)
+			}
 		})
 	}
 }
@@ -298,8 +307,10 @@ func TestAgainstSMPI(t *testing.T) {
 // runSMPI runs the AllReduce with every rank a host of its own: ranks on
 // one node share its NIC's transmit and receive links and a bus between
 // them that is never the bottleneck; a leaf's uplinks are one link each
-// way of its NICs' rate over c.r (spray). The hostfile puts rank k on
-// node seq[k/local].
+// way of its NICs' rate over c.r (spray), or with c.static that many
+// uplinks of one NIC's rate each way, the one to node b's leaf being
+// b mod their count (D-mod-k, nodes numbered as the job numbers them,
+// one NIC each). The hostfile puts rank k on node seq[k/local].
 func runSMPI(t *testing.T, smpirun, prog, dir string, c smpiCase, seq []int, bytes int) float64 {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o755))
@@ -325,9 +336,16 @@ func runSMPI(t *testing.T, smpirun, prog, dir string, c smpiCase, seq []int, byt
 			}
 		}
 	})
+	uplinks := map[string]int{}
 	for _, l := range leaves {
 		bw := float64(perLeaf[l]) * nicBps / c.r
-		fmt.Fprintf(&x, "<link id=\"up%s\" bandwidth=\"%gBps\" latency=\"0\"/>\n<link id=\"down%s\" bandwidth=\"%gBps\" latency=\"0\"/>\n", l, bw, l, bw)
+		uplinks[l] = 1
+		if c.static {
+			uplinks[l], bw = int(float64(perLeaf[l])/c.r), nicBps
+		}
+		for k := range uplinks[l] {
+			fmt.Fprintf(&x, "<link id=\"up%s%d\" bandwidth=\"%gBps\" latency=\"0\"/>\n<link id=\"down%s%d\" bandwidth=\"%gBps\" latency=\"0\"/>\n", l, k, bw, l, k, bw)
+		}
 	}
 	node := func(r int) int { return seq[r/c.local] }
 	for a := range n {
@@ -343,7 +361,9 @@ func runSMPI(t *testing.T, smpirun, prog, dir string, c smpiCase, seq []int, byt
 			case c.leaves[ma] == c.leaves[mb]:
 				links = []string{fmt.Sprintf("tx%d", ma), fmt.Sprintf("rx%d", mb)}
 			default:
-				links = []string{fmt.Sprintf("tx%d", ma), "up" + c.leaves[ma], "down" + c.leaves[mb], fmt.Sprintf("rx%d", mb)}
+				up := fmt.Sprintf("up%s%d", c.leaves[ma], mb%uplinks[c.leaves[ma]])
+				down := fmt.Sprintf("down%s%d", c.leaves[mb], mb%uplinks[c.leaves[mb]])
+				links = []string{fmt.Sprintf("tx%d", ma), up, down, fmt.Sprintf("rx%d", mb)}
 			}
 			fmt.Fprintf(&x, "<route src=%q dst=%q symmetrical=\"NO\">", host(a), host(b))
 			for _, l := range links {
