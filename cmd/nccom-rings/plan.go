@@ -605,7 +605,7 @@ func planSimulate(order string, job *score.Job) ([]simulate.Prediction, error) {
 	}
 	var out []simulate.Prediction
 	for _, p := range rep.Predictions {
-		if p.Collective == "AllReduce" {
+		if p.Collective == "allreduce" {
 			out = append(out, p)
 		}
 	}

@@ -52,7 +52,7 @@ func TestSimulateD25JSON(t *testing.T) {
 		for _, k := range keys {
 			assert.Contains(t, p, k)
 		}
-		if p["algorithm"] == "flat" && p["collective"] == "AllReduce" {
+		if p["algorithm"] == "flat" && p["collective"] == "allreduce" {
 			busbw[p["order"].(string)+" "+p["oversubscription"].(string)] = p["busbw_gbps"].(float64)
 		}
 		assert.Equal(t, float64(256<<20), p["bytes"])
@@ -106,6 +106,6 @@ func TestSimulateDumps(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
 	require.Len(t, doc.Predictions, 3)
 	assert.Equal(t, dir, doc.Predictions[0].Order)
-	assert.Equal(t, "AllReduce", doc.Predictions[0].Collective)
+	assert.Equal(t, "allreduce", doc.Predictions[0].Collective)
 	assert.InDelta(t, 191.4, doc.Predictions[0].BusbwGbps, 0.1)
 }

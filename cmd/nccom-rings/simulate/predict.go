@@ -9,10 +9,12 @@ import (
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 )
 
-// Algorithms and collectives, in the order rows are printed.
+// Algorithms and collectives, in the order rows are printed. The
+// collectives' names are lowercase, as nccom-rings ab compare reads them
+// ("allreduce").
 var (
 	Algorithms  = []string{"flat", "hierarchical"}
-	Collectives = []string{"AllReduce", "AllGather", "ReduceScatter"}
+	Collectives = []string{"allreduce", "allgather", "reducescatter"}
 )
 
 // Order is one job's rings under a name ("rank", "network", a directory).
@@ -175,7 +177,7 @@ func hierarchicalFlows(j *score.Job, n *network) ([]flow, int, error) {
 
 // Steps is how many ring steps a collective takes on a ring of n.
 func Steps(collective string, n int) int {
-	if collective == "AllReduce" {
+	if collective == "allreduce" {
 		return 2 * (n - 1)
 	}
 	return n - 1
@@ -183,7 +185,7 @@ func Steps(collective string, n int) int {
 
 // BusFactor is nccl-tests' busbw/algbw for a collective of n ranks.
 func BusFactor(collective string, n int) float64 {
-	if collective == "AllReduce" {
+	if collective == "allreduce" {
 		return 2 * float64(n-1) / float64(n)
 	}
 	return float64(n-1) / float64(n)

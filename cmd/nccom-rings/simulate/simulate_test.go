@@ -133,10 +133,10 @@ func TestSecondsByHand(t *testing.T) {
 	st, err := Solve(e, handJob(leaves, identity(8), 1, [][]int{rankRing(8)}, nic0), "flat", spray, ratio(t, "4"))
 	require.NoError(t, err)
 	const mib = 1 << 20
-	assert.InEpsilon(t, 14*(10e-6+mib/3.125e9), st.Seconds("AllReduce", 8*mib, 10e-6), 1e-3)
-	assert.InEpsilon(t, 7*(10e-6+mib/3.125e9), st.Seconds("AllGather", 8*mib, 10e-6), 1e-3)
-	assert.InEpsilon(t, 14.0/8, BusFactor("AllReduce", 8), 1e-12)
-	assert.InEpsilon(t, 7.0/8, BusFactor("ReduceScatter", 8), 1e-12)
+	assert.InEpsilon(t, 14*(10e-6+mib/3.125e9), st.Seconds("allreduce", 8*mib, 10e-6), 1e-3)
+	assert.InEpsilon(t, 7*(10e-6+mib/3.125e9), st.Seconds("allgather", 8*mib, 10e-6), 1e-3)
+	assert.InEpsilon(t, 14.0/8, BusFactor("allreduce", 8), 1e-12)
+	assert.InEpsilon(t, 7.0/8, BusFactor("reducescatter", 8), 1e-12)
 }
 
 // The wrap edge counts: a ring of two leaves' nodes grouped (A A B B)
@@ -228,7 +228,7 @@ func TestD25DoneWhen(t *testing.T) {
 	busbw := map[string]float64{}
 	for _, p := range rep.Predictions {
 		assert.Equal(t, "flat", p.Algorithm)
-		if p.Collective == "AllReduce" {
+		if p.Collective == "allreduce" {
 			busbw[p.Order+" "+p.Oversubscription] = p.BusbwGbps
 		}
 	}
@@ -291,7 +291,7 @@ func TestAgainstSMPI(t *testing.T) {
 				st, err := Solve(e, job, "flat", m, ratio(t, strconv.FormatFloat(c.r, 'g', -1, 64)))
 				require.NoError(t, err)
 				const bytes = 4 << 20
-				model[i] = st.Seconds("AllReduce", bytes, 0)
+				model[i] = st.Seconds("allreduce", bytes, 0)
 				smpi[i] = runSMPI(t, smpirun, prog, filepath.Join(dir, fmt.Sprintf("%d", i)), c, seq, bytes)
 			}
 			t.Logf("rank/network time: engine %.3f (%.4g/%.4g s), SMPI %.3f (%.4g/%.4g s)",
