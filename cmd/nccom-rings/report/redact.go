@@ -26,15 +26,22 @@ var instanceID = regexp.MustCompile(`^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$`)
 // NewRedactor knows j's host names and location names (j may be nil).
 func NewRedactor(j *score.Job) *Redactor {
 	r := &Redactor{tokens: map[string]string{}, counts: map[string]int{}}
-	if j != nil {
-		for _, h := range j.Host {
-			r.host(h)
-		}
-		for _, l := range j.Location {
-			r.Location(l)
-		}
-	}
+	r.Learn(j)
 	return r
+}
+
+// Learn gives j's host names and location names their tokens (j may be
+// nil): a page of two jobs learns both before it redacts either.
+func (r *Redactor) Learn(j *score.Job) {
+	if j == nil {
+		return
+	}
+	for _, h := range j.Host {
+		r.host(h)
+	}
+	for _, l := range j.Location {
+		r.Location(l)
+	}
 }
 
 func (r *Redactor) token(kind, name string) string {

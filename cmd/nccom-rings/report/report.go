@@ -77,13 +77,8 @@ var scriptHash = func() string {
 
 // Write writes in's page to w.
 func Write(w io.Writer, in Input) error {
-	if in.Job != nil {
-		if err := in.Job.Check(); err != nil {
-			return err
-		}
-		if in.Score == nil || len(in.Score.Channels) != len(in.Job.Rings) {
-			return fmt.Errorf("report: the score is not the job's")
-		}
+	if err := checkInput(in); err != nil {
+		return err
 	}
 	if in.Redact {
 		in = NewRedactor(in.Job).Input(in)
@@ -157,6 +152,9 @@ type pageView struct {
 	Marked    int // findings about one rank
 	Scored    bool
 	ChannelsN int
+	// Compare is set on a page that compares two jobs (WriteCompare),
+	// which shows it instead of one job.
+	Compare *compareView
 }
 
 type nodeRow struct {

@@ -263,7 +263,7 @@ func (ch ScoreChange) Text() []string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(&b, "level %d: %s -> %s", l.Level, l.A.perRing(), l.B.perRing())
+		fmt.Fprintf(&b, "level %d: %s -> %s", l.Level, l.A.PerRing(), l.B.PerRing())
 		switch {
 		case l.A == nil || l.B == nil:
 		case l.A.Fewest == l.B.Fewest:
@@ -277,9 +277,10 @@ func (ch ScoreChange) Text() []string {
 	return []string{b.String(), nic}
 }
 
-// perRing is a level's crossings per ring: one number when every channel
-// crosses alike, else their range; "none" for a level the job lacks.
-func (x *Crossings) perRing() string {
+// PerRing is a level's crossings per ring: one number when every channel
+// crosses alike, else their range ("4-6"); "none" for a level the job
+// lacks (x nil).
+func (x *Crossings) PerRing() string {
 	switch {
 	case x == nil:
 		return "none"
