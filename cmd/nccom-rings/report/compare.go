@@ -86,20 +86,19 @@ func WriteCompare(w io.Writer, c Compare) error {
 	}
 	cmp := &CompareData{}
 	compared := a.Job != nil && b.Job != nil
-	text := quote.Visible
 	if a.Redact || b.Redact {
 		r := NewRedactor(a.Job)
 		r.Learn(b.Job)
 		a, b = r.Input(a), r.Input(b)
 		a.Dir, b.Dir = "DIR_A", "DIR_B"
-		text = func(s string) string { return quote.Visible(r.Text(s)) }
 	}
 	if compared {
-		// The original jobs: the comparison is of what the dumps say,
-		// its texts redacted after.
-		change := score.CompareScores(c.A.Score, c.B.Score)
+		change := score.CompareScores(a.Score, b.Score)
 		cmp.Score = &change
-		cmp.Changes = changesText(score.Diff(c.A.Job, c.B.Job), text)
+		// Of the redacted jobs on a redacted page: one Redactor gave
+		// both one token per name, so they differ where the dumps do,
+		// and every name in a change's text is a token.
+		cmp.Changes = visibleChanges(score.Diff(a.Job, b.Job))
 		cmp.Same = len(cmp.Changes) == 0
 		if p := c.PredictBusBandwidth; p != nil {
 			ga, errA := p(c.A.Job)
@@ -143,17 +142,17 @@ func checkInput(in Input) error {
 	return nil
 }
 
-// changesText is cs with every text, and every rank's list of what
-// differs, through text (made visible, and redacted on a redacted page).
-func changesText(cs []score.Change, text func(string) string) []score.Change {
+// visibleChanges is cs with every text, and every rank's list of what
+// differs, made visible (quote.Visible, as visibleInput does the rest).
+func visibleChanges(cs []score.Change) []score.Change {
 	out := make([]score.Change, 0, len(cs))
 	for _, c := range cs {
-		c.Text = text(c.Text)
+		c.Text = quote.Visible(c.Text)
 		var ranks []score.RankView
 		for _, r := range c.Ranks {
 			what := make([]string, len(r.What))
 			for i, w := range r.What {
-				what[i] = text(w)
+				what[i] = quote.Visible(w)
 			}
 			ranks = append(ranks, score.RankView{Rank: r.Rank, What: what})
 		}
