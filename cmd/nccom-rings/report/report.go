@@ -4,7 +4,9 @@
 // location groups of a level (GroupLevels: the counts come from Go); the full userRanks of every
 // channel as text; the score (package score); and verify's findings,
 // marked at their rank. It computes none of these: the tool hands it the
-// job, its score and verify's findings, and the page only shows them.
+// job, its score and verify's findings, and the page only shows them. A
+// page comparing two jobs (WriteCompare) shows both, and between them
+// what score.CompareScores and score.Diff say of the two.
 //
 // The page needs nothing outside itself (no network, fonts or images; its
 // Content-Security-Policy forbids every fetch) and stays small at 2,048
