@@ -215,7 +215,7 @@ func WriteText(w io.Writer, tools []ToolResult) {
 		}
 		fmt.Fprintf(w, "%s against nccom-rings simulate's all-reduce (A: its rank order, B: its network order), %s:\n", tr.Tool, tr.Unit)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprint(tw, "SIZE\tALGORITHM\tOVERSUBSCRIPTION\tPREDICTED A\tPREDICTED B\tPREDICTED B/A\tMEASURED B/A (RANGE)\t\n")
+		fmt.Fprint(tw, "SIZE\tALGORITHM\tOVERSUBSCRIPTION\tPREDICTED A\tPREDICTED B\tPREDICTED B/A\tMEASURED B/A (RANGE)\tPREDICTION\n")
 		for _, s := range tr.Sizes {
 			for _, p := range s.Predicted {
 				inside := "outside the range"
