@@ -106,6 +106,18 @@ to B's max over A's min).
 }
 
 func runAB(inv *cli.Invocation, f *abFlags) int {
+	code := runABMode(inv, f)
+	if f.json && code == cli.ExitUnusable && !(len(inv.Operands) > 0 && inv.Operands[0] == "compare") {
+		// One document whatever the exit, as plan's (compare writes its own).
+		writeJSON(inv.Stdout, struct {
+			Error string `json:"error"`
+		}{"unusable input or usage (named on stderr)"})
+	}
+	return code
+}
+
+// runABMode runs ab compare, or writes the kit.
+func runABMode(inv *cli.Invocation, f *abFlags) int {
 	if len(inv.Operands) > 0 && inv.Operands[0] == "compare" {
 		for _, name := range []string{"locations", "hosts", "a", "b", "o", "repeats", "min-bytes", "max-bytes", "step-factor", "tool", "force"} {
 			if inv.Given(name) {
@@ -369,10 +381,15 @@ func runABCompare(inv *cli.Invocation, f *abFlags, operands []string) int {
 	follow := safefile.FollowLinks // files the operator named
 	if st, err := os.Stat(operands[0]); len(operands) == 1 && err == nil && st.IsDir() {
 		dir := operands[0]
-		if data, err := safefile.Read(filepath.Join(dir, ab.ManifestName), safefile.NoLinks, 1<<20); err == nil {
+		manifest := filepath.Join(dir, ab.ManifestName)
+		data, err := safefile.Read(manifest, safefile.NoLinks, 1<<20)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			bad(manifest, err)
+		}
+		if err == nil {
 			var kit ab.Kit
 			if err := json.Unmarshal(data, &kit); err != nil {
-				bad(filepath.Join(dir, ab.ManifestName), err)
+				bad(manifest, err)
 			} else {
 				rep.Variants = kit.Variants
 				if rep.RanksPerNode == 0 {
@@ -436,6 +453,9 @@ func runABCompare(inv *cli.Invocation, f *abFlags, operands []string) int {
 		return cli.ExitUnusable
 	}
 	rep.Tools, rep.Measurable = ab.Compare(runs, rep.RanksPerNode, pred)
+	if pred != nil && !anyPredicted(rep.Tools) {
+		inv.Errorf("note: %s predicts no all-reduce of a measured size for both orders (rank and network): simulate the same sizes", quote.String(f.predicted))
+	}
 	if f.json {
 		writeJSON(inv.Stdout, rep)
 	} else {
@@ -459,4 +479,16 @@ func runABCompare(inv *cli.Invocation, f *abFlags, operands []string) int {
 		return cli.ExitFinding
 	}
 	return cli.ExitOK
+}
+
+// anyPredicted says whether some size of tools has a prediction.
+func anyPredicted(tools []ab.ToolResult) bool {
+	for _, t := range tools {
+		for _, s := range t.Sizes {
+			if len(s.Predicted) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

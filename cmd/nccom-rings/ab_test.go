@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -81,9 +82,11 @@ func TestABRoundTrip(t *testing.T) {
 			assert.Equal(t, fmt.Sprintf("mpirun -np 32 --hostfile %s/%s.hosts --map-by ppr:4:node --bind-to none all_reduce_perf %s -g 1", dir, v, sizes), l[2*i], "repeat %d", r+1)
 			assert.Equal(t, "all_reduce_perf "+sizes+" -g 1", l[2*i+1])
 		}
-		// No name resolves here: NEURON_RT_ROOT_COMM_ID falls back to the first host's name.
-		assert.Equal(t, "NEURON_RT_ROOT_COMM_ID=trn001:44444 nccom-test -r 32 -N 8 "+sizes+" -d fp32 allr --hosts "+orderA, l[4], "repeat %d", r+1)
-		assert.Equal(t, "NEURON_RT_ROOT_COMM_ID=trn001:44444 nccom-test -r 32 -N 8 "+sizes+" -d fp32 allr --hosts "+orderB, l[5], "repeat %d", r+1)
+		// NEURON_RT_ROOT_COMM_ID: the first host's address, or its name
+		// where it does not resolve (here, as a rule).
+		root := `^NEURON_RT_ROOT_COMM_ID=(trn001|[0-9a-f.:]+):44444 `
+		assert.Regexp(t, root+regexp.QuoteMeta("nccom-test -r 32 -N 8 "+sizes+" -d fp32 allr --hosts "+orderA)+"$", l[4], "repeat %d", r+1)
+		assert.Regexp(t, root+regexp.QuoteMeta("nccom-test -r 32 -N 8 "+sizes+" -d fp32 allr --hosts "+orderB)+"$", l[5], "repeat %d", r+1)
 	}
 	for r := 1; r <= 5; r++ {
 		for _, v := range []string{"A", "B"} {
@@ -131,6 +134,12 @@ func TestABRoundTrip(t *testing.T) {
 	assert.InDelta(t, 25e9/(1<<30), last.Predicted[0].A, 1e-9)
 	assert.Equal(t, 2.0, last.Predicted[0].Ratio)
 	assert.False(t, last.Predicted[0].Inside)
+
+	// Predictions of sizes the runs did not measure: said.
+	require.NoError(t, os.WriteFile(pred, []byte(`{"predictions": [{"order": "rank", "algorithm": "flat", "collective": "allreduce", "oversubscription": "1", "bytes": 3, "busbw_gbps": 1}]}`), 0o644))
+	code, _, stderr = runTool("ab", "compare", "--predicted", pred, dir)
+	assert.Equal(t, cli.ExitOK, code, stderr)
+	assert.Contains(t, stderr, "predicts no all-reduce of a measured size for both orders")
 }
 
 func TestABCompareNamesBadFilesAndGoesOn(t *testing.T) {
@@ -151,10 +160,14 @@ func TestABCompareNamesBadFilesAndGoesOn(t *testing.T) {
 	misnamed := filepath.Join(dir, "notes.txt")
 	require.NoError(t, os.WriteFile(misnamed, p5, 0o644))
 
+	// A damaged ab.json is named too.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ab.ManifestName), []byte("{"), 0o644))
+
 	// The directory: the failed run is named, the 10 others compared.
 	code, stdout, stderr := runTool("ab", "compare", dir)
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Contains(t, stderr, "A-01-nccom-test.out\": line 2: nccom-test reports a failure")
+	assert.Contains(t, stderr, "ab.json\": unexpected end of JSON input")
 	assert.Contains(t, stdout, "nccl-tests: 5 runs of A, 5 of B")
 	assert.NotContains(t, stdout, "nccom-test:")
 
@@ -212,6 +225,11 @@ func TestABRefusals(t *testing.T) {
 		assert.Equal(t, c.code, code, c.name)
 		assert.Contains(t, stderr, c.msg, c.name)
 	}
+
+	// --json prints a document whatever the exit.
+	code, stdout, _ := runTool("ab", "--json", "--locations", d25Locations, "--hosts", d25Hosts, "-o", filepath.Join(tmp, "k7"), "--repeats", "3")
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.JSONEq(t, `{"error": "unusable input or usage (named on stderr)"}`, stdout)
 
 	// A directory that is not empty, unless --force.
 	dir := filepath.Join(tmp, "kit")
