@@ -79,7 +79,7 @@ two orders that do not differ give ranges that do not overlap 2 times in
 size, algorithm and oversubscription, simulate's all-reduce bus bandwidth
 of the rank order (against A) and the network order (against B), its B/A,
 and whether that lies inside the measured B/A range (B's min over A's max
-to B's max over A's min).
+to B's max over A's min); then simulate's assumptions.
 `,
 	Exits: cli.Exits(
 		"the kit was written; compare: no size showed a measurable difference",
@@ -100,7 +100,7 @@ to B's max over A's min).
 		fs.StringVar(&f.tool, "tool", "both", "the benchmarks the script runs: `nccl-tests|nccom-test|both` (the script's TOOLS changes it)")
 		fs.BoolVar(&f.force, "force", false, "write into DIR even when it is not empty (the kit's files are replaced)")
 		fs.StringVar(&f.predicted, "predicted", "", "compare: nccom-rings simulate --json's output in `FILE`")
-		fs.BoolVar(&f.json, "json", false, `the kit: ab.json's document ({"version", "variants": [{"name", "order", "about", "hostfile", "hosts"}], "ranksPerNode", "repeats", "minBytes", "maxBytes", "stepFactor", "tools", "script"}) with "dir" and "sameOrder"; compare: {"inputs", "variants", "ranksPerNode", "predicted", "tools": [{"tool", "unit", "metric", "runsA", "runsB", "sizes": [{"bytes", "a", "b", "ratio", "ratioMin", "ratioMax", "verdict", "algorithm", "algorithmSource", "predicted"}]}], "measurable", "unusable": [{"file", "error"}], "rule"}`)
+		fs.BoolVar(&f.json, "json", false, `the kit: ab.json's document ({"version", "variants": [{"name", "order", "about", "hostfile", "hosts"}], "ranksPerNode", "repeats", "minBytes", "maxBytes", "stepFactor", "tools", "script"}) with "dir" and "sameOrder"; compare: {"inputs", "variants", "ranksPerNode", "predicted", "predictedAssumptions", "tools": [{"tool", "unit", "metric", "runsA", "runsB", "sizes": [{"bytes", "a", "b", "ratio", "ratioMin", "ratioMax", "verdict", "algorithm", "algorithmSource", "predicted"}]}], "measurable", "unusable": [{"file", "error"}], "rule"}`)
 		return func(inv *cli.Invocation) int { return runAB(inv, &f) }
 	},
 }
@@ -354,6 +354,8 @@ type abCompareReport struct {
 	Variants     []ab.Variant    `json:"variants"` // ab.json's, when read
 	RanksPerNode int             `json:"ranksPerNode"`
 	Predicted    string          `json:"predicted,omitempty"`
+	// PredictedAssumptions are simulate's: every parameter it guessed.
+	PredictedAssumptions []string `json:"predictedAssumptions,omitempty"`
 	Tools        []ab.ToolResult `json:"tools"`
 	Measurable   int             `json:"measurable"` // sizes judged B faster or B slower
 	Unusable     []unusableFile  `json:"unusable"`
@@ -442,7 +444,7 @@ func runABCompare(inv *cli.Invocation, f *abFlags, operands []string) int {
 		if err != nil {
 			bad(f.predicted, fmt.Errorf("--predicted: %v", err))
 		} else {
-			rep.Predicted = f.predicted
+			rep.Predicted, rep.PredictedAssumptions = f.predicted, pred.Assumptions
 		}
 	}
 	if len(runs) == 0 {
@@ -466,6 +468,12 @@ func runABCompare(inv *cli.Invocation, f *abFlags, operands []string) int {
 		}
 		fmt.Fprintln(w)
 		ab.WriteText(w, rep.Tools)
+		if len(rep.PredictedAssumptions) > 0 {
+			fmt.Fprintf(w, "simulate's assumptions (%s):\n", quote.String(rep.Predicted))
+			for _, a := range rep.PredictedAssumptions {
+				fmt.Fprintf(w, "  - %s\n", quote.Visible(a))
+			}
+		}
 		sizes := 0
 		for _, t := range rep.Tools {
 			sizes += len(t.Sizes)

@@ -134,6 +134,11 @@ func TestABRoundTrip(t *testing.T) {
 	assert.InDelta(t, 25e9/(1<<30), last.Predicted[0].A, 1e-9)
 	assert.Equal(t, 2.0, last.Predicted[0].Ratio)
 	assert.False(t, last.Predicted[0].Inside)
+	assert.Equal(t, []string{"a guess"}, rep.PredictedAssumptions)
+	code, stdout, stderr = runTool("ab", "compare", "--predicted", pred, dir)
+	assert.Equal(t, cli.ExitOK, code, stderr)
+	assert.Contains(t, stdout, "1 GiB  flat       2                 23.28        46.57        2.000          1.000 (1.000-1.000)   outside the range\n")
+	assert.Contains(t, stdout, "simulate's assumptions (\""+pred+"\"):\n  - a guess\n")
 
 	// Predictions of sizes the runs did not measure: said.
 	require.NoError(t, os.WriteFile(pred, []byte(`{"predictions": [{"order": "rank", "algorithm": "flat", "collective": "allreduce", "oversubscription": "1", "bytes": 3, "busbw_gbps": 1}]}`), 0o644))

@@ -213,7 +213,7 @@ func WriteText(w io.Writer, tools []ToolResult) {
 		if !any {
 			continue
 		}
-		fmt.Fprintf(w, "%s against nccom-rings simulate's all-reduce (A: its rank order, B: its network order), %s:\n", tr.Tool, tr.Unit)
+		fmt.Fprintf(w, "\n%s against nccom-rings simulate's all-reduce (A: its rank order, B: its network order), %s:\n", tr.Tool, tr.Unit)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprint(tw, "SIZE\tALGORITHM\tOVERSUBSCRIPTION\tPREDICTED A\tPREDICTED B\tPREDICTED B/A\tMEASURED B/A (RANGE)\tPREDICTION\n")
 		for _, s := range tr.Sizes {
