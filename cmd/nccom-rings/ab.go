@@ -350,16 +350,16 @@ func writeKit(dir string, force bool, kit ab.Kit, hosts [2][]plan.Host, order [2
 
 // abCompareReport is ab compare's --json document.
 type abCompareReport struct {
-	Inputs       []string        `json:"inputs"`
-	Variants     []ab.Variant    `json:"variants"` // ab.json's, when read
-	RanksPerNode int             `json:"ranksPerNode"`
-	Predicted    string          `json:"predicted,omitempty"`
+	Inputs       []string     `json:"inputs"`
+	Variants     []ab.Variant `json:"variants"` // ab.json's, when read
+	RanksPerNode int          `json:"ranksPerNode"`
+	Predicted    string       `json:"predicted,omitempty"`
 	// PredictedAssumptions are simulate's: every parameter it guessed.
-	PredictedAssumptions []string `json:"predictedAssumptions,omitempty"`
-	Tools        []ab.ToolResult `json:"tools"`
-	Measurable   int             `json:"measurable"` // sizes judged B faster or B slower
-	Unusable     []unusableFile  `json:"unusable"`
-	Rule         string          `json:"rule"`
+	PredictedAssumptions []string        `json:"predictedAssumptions,omitempty"`
+	Tools                []ab.ToolResult `json:"tools"`
+	Measurable           int             `json:"measurable"` // sizes judged B faster or B slower
+	Unusable             []unusableFile  `json:"unusable"`
+	Rule                 string          `json:"rule"`
 }
 
 type unusableFile struct {
