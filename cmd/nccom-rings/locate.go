@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -370,7 +371,8 @@ func whichHost(source, host, instance string, topo *location.Topology) (name, fr
 func locateAll(topo *location.Topology, asJSON bool, stdout, stderr io.Writer) int {
 	rep := locatedAll{Source: topo.Source, File: topo.File, Hosts: []location.Entry{}, Unlocated: []unlocated{}, Truncated: topo.Truncated,
 		Collisions: []location.Collision{}}
-	var locs []string
+	locs := make([]string, 0, len(topo.Hosts))
+	rep.Hosts = slices.Grow(rep.Hosts, len(topo.Hosts))
 	for _, h := range topo.Hosts {
 		locs = append(locs, h.Location)
 		if h.Location == "" {
@@ -387,8 +389,9 @@ func locateAll(topo *location.Topology, asJSON bool, stdout, stderr io.Writer) i
 		for _, c := range rep.Collisions {
 			fmt.Fprintf(stderr, "nccom-rings locate: %s\n", c)
 		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "# HOST LOCATION of every host of %s:%s (nccom-rings locate --all)\n", topo.Source, strconv.QuoteToASCII(topo.File))
+		// Written as it goes: a million hosts' lines are not held twice.
+		b := bufio.NewWriterSize(stdout, 64<<10)
+		fmt.Fprintf(b, "# HOST LOCATION of every host of %s:%s (nccom-rings locate --all)\n", topo.Source, strconv.QuoteToASCII(topo.File))
 		switch topo.Source {
 		case "ec2":
 			b.WriteString("# HOST is the EC2 instance id: DescribeInstanceTopology gives no host names\n")
@@ -396,9 +399,12 @@ func locateAll(topo *location.Topology, asJSON bool, stdout, stderr io.Writer) i
 			b.WriteString("# HOST is the Capacity Reservation id: no instance is named before launch\n")
 		}
 		for _, e := range rep.Hosts {
-			b.WriteString(e.Host + " " + e.Location + "\n")
+			b.WriteString(e.Host)
+			b.WriteByte(' ')
+			b.WriteString(e.Location)
+			b.WriteByte('\n')
 		}
-		io.WriteString(stdout, b.String())
+		b.Flush()
 		for i, u := range rep.Unlocated {
 			if i == maxUnlocatedLines {
 				fmt.Fprintf(stderr, "nccom-rings locate: and %d more hosts without a location\n", len(rep.Unlocated)-i)

@@ -185,7 +185,7 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 	}
 	usage := func(format string, a ...any) int {
 		inv.UsageError(format, a...)
-		return unusable(nil)
+		return unusable(nil) // its document: the command line's hosts and files
 	}
 	switch {
 	case len(operands) > 0:

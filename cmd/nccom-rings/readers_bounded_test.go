@@ -43,6 +43,8 @@ const (
 	boundedLimitKiB = 2000000
 	boundedFloor    = 50 * time.Millisecond
 	boundedRounds   = 3
+	// boundedResidentMB is issue 36's memory bound for every reader.
+	boundedResidentMB = 512
 )
 
 // buildRingsTool builds nccom-rings into dir without -race (make test-go
@@ -68,6 +70,7 @@ type boundedRun struct {
 	stdout, stderr string
 	cpu            time.Duration // user and system
 	heapMB         int           // the largest Go heap a collection saw (gctrace)
+	residentMB     int           // an upper bound on the largest resident set (ru_maxrss)
 }
 
 // gcLine is a line of GODEBUG=gctrace=1: "gc 7 @0.1s 2%: ..., 4->5->1 MB,
@@ -112,6 +115,11 @@ func runBounded(t *testing.T, tool string, cpuCap time.Duration, args ...string)
 		}
 	}
 	r.stderr = strings.Join(kept, "")
+	// ru_maxrss is an upper bound on the tool's own: it also counts this
+	// test process's resident set when the child was started (see above).
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.residentMB = int(ru.Maxrss / 1024)
+	}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		r.signal = ws.Signal().String()
 	}
@@ -138,7 +146,7 @@ func checkBounded(t *testing.T, tool string, cpuCap time.Duration, half, full []
 			if old, ok := least[c.which]; !ok || r.cpu < old {
 				least[c.which] = r.cpu
 			}
-			t.Logf("%s input, round %d: exit %d, %v CPU, a heap of %d MB at most", c.which, round+1, r.code, r.cpu, r.heapMB)
+			t.Logf("%s input, round %d: exit %d, %v CPU, a heap of %d MB and %d MB resident at most", c.which, round+1, r.code, r.cpu, r.heapMB, r.residentMB)
 			if !assert.NotEqual(t, -1, r.code, "%s input: ended by signal %s after %v CPU (the cap, RLIMIT_CPU, is %v); stderr: %.300s", c.which, r.signal, r.cpu, cpuCap, r.stderr) {
 				return
 			}
@@ -146,6 +154,8 @@ func checkBounded(t *testing.T, tool string, cpuCap time.Duration, half, full []
 				assert.Fail(t, "the Go runtime gave up", "%s input: after %v CPU, under ulimit -v %d: %.200s", c.which, r.cpu, boundedLimitKiB, r.stderr[max(0, i-100):])
 				return
 			}
+			// Issue 36, item 4: within 512 MB.
+			assert.Less(t, r.residentMB, boundedResidentMB, "%s input: the largest resident set, in MB (an upper bound)", c.which)
 			check(t, c.which, r)
 		}
 		h, f := least["half"], least["full"]
@@ -249,6 +259,7 @@ func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
 
 	// Issue 36: the instances files of --instances, each kind.
 	t.Run("instances files", func(t *testing.T) { checkInstancesBounded(t, dir, tool) })
+	t.Run("more readers", func(t *testing.T) { checkMoreReadersBounded(t, dir, tool) })
 
 	// Issue 36: kubectl's nodes as one line of 2.4 MB (14,000 nodes with
 	// EKS's labels and a label nested 60 deep each, skipped), every node

@@ -12,6 +12,7 @@ import (
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/internal/safefile"
+	"github.com/nccomring/libnccomring/ringdump"
 )
 
 type reportFlags struct {
@@ -21,8 +22,8 @@ type reportFlags struct {
 
 var reportCommand = &cli.Command{
 	Name:    "report",
-	Summary: "one self-contained HTML page: the rings drawn by location, one channel at a time, every userRanks, the score, verify's findings",
-	Usage:   []string{"[--locations FILE] [--redact] -o FILE DIR"},
+	Summary: "one self-contained HTML page: the rings drawn by location, one channel at a time, every userRanks, the score, verify's findings; or two jobs compared",
+	Usage:   []string{"[--locations FILE] [--redact] -o FILE DIR", "[--locations FILE] [--redact] -o FILE DIR_A DIR_B"},
 	Doc: `Writes one self-contained HTML page about the job whose dumps DIR holds
 (package report): a picture of the rings at node level, one channel at a
 time chosen in the page (nodes in a box per location, inter-node edges
@@ -39,13 +40,20 @@ to a ticket (with --redact).
 
 When a rank is missing or failed there are no rings to draw: the page then
 holds verify's findings and says why.
+
+With two directories the page compares the two jobs, A and B: each job's
+summary, verify's verdict and score side by side, and between them the
+crossings per ring of each location level in A and B with the fewest and
+the change, the NIC-index mismatches of each, and what differs, as diff
+prints it (down to every rank's own dump). --locations applies to both;
+--redact gives a name one token across the page.
 `,
-	Exits: cli.Exits("the page was written and verify found nothing", "the page was written and holds verify's findings", "unusable input or usage: no such directory, no usable dump in it, a bad locations file, a page that cannot be written, a bad flag; or the page was written but some dump files could not be used (as verify)"),
+	Exits: cli.Exits("the page was written and verify found nothing (in either job)", "the page was written and holds verify's findings (of either job); two jobs that differ are no finding here (diff's exit says so)", "unusable input or usage: no such directory, no usable dump in it, a bad locations file, a page that cannot be written, a bad flag; or the page was written but some dump files could not be used (as verify)"),
 	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
 		var f reportFlags
 		fs.StringVar(&f.out, "o", "", "the page to write, `FILE` (\"-\": standard output)")
 		fs.StringVar(&f.locations, "locations", "", `"HOST LOCATION" lines (nccom-rings locate --all) in `+"`FILE`"+`, as score`)
-		fs.BoolVar(&f.redact, "redact", false, "host names, EC2 instance ids and location names replaced by tokens (host-1, instance-1, loc-1: one name, one token in the page), the dump directory by DIR")
+		fs.BoolVar(&f.redact, "redact", false, "host names, EC2 instance ids and location names replaced by tokens (host-1, instance-1, loc-1: one name, one token in the page), the dump directory by DIR (DIR_A, DIR_B)")
 		return func(inv *cli.Invocation) int { return runReport(inv, &f) }
 	},
 }
@@ -55,18 +63,42 @@ func runReport(inv *cli.Invocation, f *reportFlags) int {
 	if f.out == "" {
 		return inv.UsageError("-o FILE is needed")
 	}
+	if len(inv.Operands) == 2 {
+		return runCompare(inv, f)
+	}
 	dir, files, bad, ok := readDumpsBad(inv, inv.Operands)
 	if !ok {
 		return cli.ExitUnusable
 	}
+	in, rep, ok := reportInput(inv, f, dir, files, bad)
+	if !ok {
+		return cli.ExitUnusable
+	}
+	var page bytes.Buffer
+	if err := report.Write(&page, in); err != nil {
+		fmt.Fprintf(stderr, "nccom-rings report: %s: %v\n", quote.String(dir), err)
+		return cli.ExitUnusable
+	}
+	if !writePage(inv, f.out, page.Bytes()) {
+		return cli.ExitUnusable
+	}
+	if f.out != "-" {
+		fmt.Fprintf(stdout, "nccom-rings report: wrote %s: %s; %s\n", quote.String(f.out), jobSummary(in), count(rep.Count(), "finding"))
+	}
+	return verifyExit(rep)
+}
+
+// reportInput verifies and scores one job's dumps for a page; ok is false
+// (exit 2, said on stderr) when the locations file is unusable.
+func reportInput(inv *cli.Invocation, f *reportFlags, dir string, files []ringdump.File, bad []error) (report.Input, verify.Report, bool) {
 	rep := verify.Check(dir, files, bad)
 	in := report.Input{Dir: dir, LocationsFrom: "dumps", Findings: rep.Findings, Omitted: rep.Omitted, Unusable: rep.Unusable, Redact: f.redact}
 	job, err := score.FromDumps(files)
 	if err == nil && f.locations != "" {
 		entries, lerr := location.ReadLocationsFile(f.locations)
 		if lerr != nil {
-			fmt.Fprintf(stderr, "nccom-rings report: %v\n", lerr)
-			return cli.ExitUnusable
+			fmt.Fprintf(inv.Stderr, "nccom-rings report: %v\n", lerr)
+			return in, rep, false
 		}
 		job.SetLocations(entries)
 		in.LocationsFrom = f.locations
@@ -82,30 +114,69 @@ func runReport(inv *cli.Invocation, f *reportFlags) int {
 				break
 			}
 		}
-		fmt.Fprintf(stderr, "nccom-rings report: %d of %d nodes located (host %s first without): %s\n", in.Score.Located, job.NNodes, quote.String(job.Host[first]), whyUnlocated(in.LocationsFrom))
+		fmt.Fprintf(inv.Stderr, "nccom-rings report: %d of %d nodes located (host %s first without): %s\n", in.Score.Located, job.NNodes, quote.String(job.Host[first]), whyUnlocated(in.LocationsFrom))
 	}
 	if err != nil {
 		in.JobError = err.Error()
 	} else {
 		in.Job = job
 	}
-	var page bytes.Buffer
-	if err := report.Write(&page, in); err != nil {
-		fmt.Fprintf(stderr, "nccom-rings report: %s: %v\n", quote.String(dir), err)
-		return cli.ExitUnusable
+	return in, rep, true
+}
+
+// jobSummary is "512 ranks, 16 nodes, 16 channels", or why there are no
+// rings.
+func jobSummary(in report.Input) string {
+	if j := in.Job; j != nil {
+		return fmt.Sprintf("%s, %s, %s", count(j.NRanks, "rank"), count(j.NNodes, "node"), count(len(j.Rings), "channel"))
 	}
-	if f.out == "-" {
-		stdout.Write(page.Bytes())
-	} else {
-		if err := safefile.WriteFile(f.out, page.Bytes(), 0o644); err != nil {
-			fmt.Fprintf(stderr, "nccom-rings report: %v\n", err)
+	return "no rings (" + in.JobError + ")"
+}
+
+// writePage writes a page to out ("-": standard output).
+func writePage(inv *cli.Invocation, out string, page []byte) bool {
+	if out == "-" {
+		inv.Stdout.Write(page)
+		return true
+	}
+	if err := safefile.WriteFile(out, page, 0o644); err != nil {
+		fmt.Fprintf(inv.Stderr, "nccom-rings report: %v\n", err)
+		return false
+	}
+	return true
+}
+
+// runCompare writes the page of two jobs (report DIR_A DIR_B). Both are
+// read, whatever the first gives, so that one run names every unusable
+// file; a job without rings is a side of the page that says why.
+func runCompare(inv *cli.Invocation, f *reportFlags) int {
+	var ins [2]report.Input
+	var reps [2]verify.Report
+	for i, dir := range inv.Operands {
+		_, files, bad, ok := readDumpsBad(inv, []string{dir})
+		if !ok {
 			return cli.ExitUnusable
 		}
-		what := "no rings (" + in.JobError + ")"
-		if in.Job != nil {
-			what = fmt.Sprintf("%s, %s, %s", count(job.NRanks, "rank"), count(job.NNodes, "node"), count(len(job.Rings), "channel"))
+		if ins[i], reps[i], ok = reportInput(inv, f, dir, files, bad); !ok {
+			return cli.ExitUnusable
 		}
-		fmt.Fprintf(stdout, "nccom-rings report: wrote %s: %s; %s\n", quote.String(f.out), what, count(rep.Count(), "finding"))
 	}
-	return verifyExit(rep)
+	var page bytes.Buffer
+	if err := report.WriteCompare(&page, report.Compare{A: ins[0], B: ins[1]}); err != nil {
+		fmt.Fprintf(inv.Stderr, "nccom-rings report: %s, %s: %v\n", quote.String(ins[0].Dir), quote.String(ins[1].Dir), err)
+		return cli.ExitUnusable
+	}
+	if !writePage(inv, f.out, page.Bytes()) {
+		return cli.ExitUnusable
+	}
+	if f.out != "-" {
+		change := ""
+		if ins[0].Score != nil && ins[1].Score != nil {
+			change = "; " + score.CompareScores(ins[0].Score, ins[1].Score).Text()[0]
+		}
+		fmt.Fprintf(inv.Stdout, "nccom-rings report: wrote %s: %s -> %s%s; %s\n", quote.String(f.out), jobSummary(ins[0]), jobSummary(ins[1]), change, count(reps[0].Count()+reps[1].Count(), "finding"))
+	}
+	// The worse of the two verdicts: the exit codes rank unusable input
+	// over findings over none.
+	return max(verifyExit(reps[0]), verifyExit(reps[1]))
 }

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/report"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/ringdump"
 )
@@ -91,6 +94,99 @@ func TestReportUsage(t *testing.T) {
 	assert.Contains(t, errOut, "nccom-rings report: ")
 	dir, _ := planD25(t)
 	code, _, errOut = runTool("report", filepath.Join(dir, "rank"), "--locations", filepath.Join(dir, "none"), "-o", filepath.Join(t.TempDir(), "x.html"))
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, "none")
+}
+
+// compareBlock is a comparison page's JSON block.
+func compareBlock(t *testing.T, html string) report.CompareData {
+	t.Helper()
+	_, rest, ok := strings.Cut(html, `<script type="application/json" id="compare">`)
+	require.True(t, ok)
+	text, _, ok := strings.Cut(rest, "</script>")
+	require.True(t, ok)
+	var d report.CompareData
+	require.NoError(t, json.Unmarshal([]byte(text), &d))
+	return d
+}
+
+// Issue 37, done when 3: the scattered job and its regrouped version
+// (TestDiffOfTheScatteredJobAndItsRegroupedVersion's figures, by hand
+// there) side by side: 6 -> 2 crossings of the spines, 12 -> 4 of the
+// leaves, each at its fewest after.
+func TestReportComparesTheScatteredAndRegroupedJobs(t *testing.T) {
+	dumps := planScattered(t)
+	scattered, regrouped := filepath.Join(dumps, "rank"), filepath.Join(dumps, "network")
+	page := filepath.Join(t.TempDir(), "cmp.html")
+	code, out, errOut := runTool("report", scattered, regrouped, "-o", page)
+	require.Equal(t, cli.ExitOK, code, errOut)
+	assert.Equal(t, `nccom-rings report: wrote "`+page+`": 512 ranks, 16 nodes, 16 channels -> 512 ranks, 16 nodes, 16 channels; `+
+		`crossings per ring: level 1: 0 -> 0 (fewest 0); level 2: 6 -> 2 (fewest 2); level 3: 12 -> 4 (fewest 4); 0 findings`+"\n", out)
+	html := readPage(t, page)
+	// level, fewest, A, B, change
+	assert.Contains(t, html, `<tr><td class="n">2</td><td class="n">2</td><td class="n">6</td><td class="n">2</td><td class="n">-4</td></tr>`)
+	assert.Contains(t, html, `<tr><td class="n">3</td><td class="n">4</td><td class="n">12</td><td class="n">4</td><td class="n">-8</td></tr>`)
+	assert.Contains(t, html, `<td class="n">128 of 256</td><td class="n">128 of 256</td>`)
+	assert.Contains(t, html, `<tr><td>rank views</td><td class="n">512</td>`)
+	assert.NotContains(t, html, "predicted bus bandwidth", "no simulation yet: no column, no figure")
+	assert.Contains(t, html, `<td class="n">0</td><td class="n">16</td><td class="n">0 / 0</td><td class="n over">6 / 2 +4</td><td class="n over">12 / 4 +8</td>`, "A's channel 0")
+
+	d := compareBlock(t, html)
+	require.NotNil(t, d.Score)
+	require.Len(t, d.Score.Levels, 3)
+	assert.Equal(t, []int{6, 2, 12, 4}, []int{d.Score.Levels[1].A.Most, d.Score.Levels[1].B.Most, d.Score.Levels[2].A.Most, d.Score.Levels[2].B.Most})
+	assert.Nil(t, d.PredictedBusBandwidth)
+	assert.False(t, d.Same)
+	require.NotNil(t, d.A.Data)
+	require.NotNil(t, d.B.Data)
+	assert.Equal(t, 512, d.A.Data.NRanks)
+	assert.Len(t, d.B.Data.Tiers, 2, "levels 2 and 3 have two or more groups")
+	assert.Equal(t, scattered, d.A.Dir)
+
+	// Redacted: one token per host across both sides.
+	code, _, errOut = runTool("report", "--redact", scattered, regrouped, "-o", page)
+	require.Equal(t, cli.ExitOK, code, errOut)
+	html = readPage(t, page)
+	assert.NotContains(t, html, "trn1-st")
+	assert.NotContains(t, html, dumps)
+	d = compareBlock(t, html)
+	assert.Equal(t, "DIR_A", d.A.Dir)
+	assert.Equal(t, d.A.Data.Host, d.B.Data.Host, "the same hosts, the same tokens, in node order")
+	assert.Equal(t, "host-1", d.A.Data.Host[0])
+}
+
+// One rank's dump differs: the page's table of changes names it, and
+// verify's finding in B makes the exit 1 (report's contract: findings).
+func TestReportComparesJobsThatDifferInOneRank(t *testing.T) {
+	a, _ := planD25(t)
+	b, _ := planD25(t)
+	rankA, rankB := filepath.Join(a, "rank"), filepath.Join(b, "rank")
+	edit(t, rankFile(t, rankB, 5), func(d *ringdump.Dump) { d.Channels[0].Next = 7 })
+	page := filepath.Join(t.TempDir(), "cmp.html")
+	code, out, errOut := runTool("report", rankA, rankB, "-o", page)
+	require.Equal(t, cli.ExitFinding, code, errOut)
+	// verify finds rank 5 twice in B: on channel 0, and on channel 8,
+	// which repeats channel 0 (D10).
+	assert.True(t, strings.HasSuffix(out, "; crossings per ring: level 1: 0 -> 0 (fewest 0); level 2: 8 -> 8 (fewest 2); 2 findings\n"), out)
+	html := readPage(t, page)
+	assert.Contains(t, html, `<tr><td>rank views</td><td class="n">1</td><td>rank 5&#39;s dump: channel 0&#39;s next 6 -&gt; 7; 1 of 32 ranks&#39; own dumps differ (rank 5)</td></tr>`)
+	assert.Contains(t, html, `<tr><td class="n">5</td><td>channel 0&#39;s next 6 -&gt; 7</td></tr>`)
+	assert.Contains(t, html, `<span class="ok">every rank agrees on every channel</span></td><td><span class="bad">2 findings</span>`)
+
+	// A side without rings: the page says so, and there is no comparison.
+	require.NoError(t, os.Remove(rankFile(t, rankA, 3)))
+	code, out, _ = runTool("report", rankA, rankB, "-o", page)
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.Contains(t, out, `: no rings (rank 3 has no dump (of 32 ranks)) -> 32 ranks, 8 nodes, 16 channels; 3 findings`+"\n", "A's missing rank and B's two")
+	html = readPage(t, page)
+	assert.Contains(t, html, "No comparison: A has no rings (rank 3 has no dump (of 32 ranks)).")
+	d := compareBlock(t, html)
+	assert.Nil(t, d.Score)
+	assert.Nil(t, d.A.Data)
+	assert.Equal(t, "rank 3 has no dump (of 32 ranks)", d.A.Error)
+
+	// Unusable: both directories named, exit 2.
+	code, _, errOut = runTool("report", filepath.Join(a, "none"), rankB, "-o", page)
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Contains(t, errOut, "none")
 }

@@ -552,6 +552,22 @@ func TestPlanRefusesOneInstanceUnderSeveralNames(t *testing.T) {
 	assert.Equal(t, `nccom-rings plan: hosts "trn1-st-trn1-1" and "10.1.0.11" are one instance ("i-0c16a1b2c3d4e5f01"): list each host once`+"\n", errOut)
 	rep := planJSON(t, cli.ExitUnusable, "--locations", locs, "--hosts", "10.1.0.12,trn1-st-trn1-2", "--instances", c16Instances, "--ranks-per-node", "8")
 	assert.Equal(t, "unusable input (named on stderr)", rep.Error)
+	// Two names of a machine the locations do not list: still one
+	// machine, refused even with --allow-unlocated (a locations file of
+	// the other 15 instances; before, planned as two unlocated nodes).
+	var others []string
+	all, err := os.ReadFile(locs)
+	require.NoError(t, err)
+	for _, line := range strings.SplitAfter(string(all), "\n") {
+		if !strings.HasPrefix(line, "i-0c16a1b2c3d4e5f01 ") {
+			others = append(others, line)
+		}
+	}
+	fewer := filepath.Join(t.TempDir(), "fewer")
+	require.NoError(t, os.WriteFile(fewer, []byte(strings.Join(others, "")), 0o644))
+	code, _, errOut = runTool("plan", "--locations", fewer, "--hosts", "trn1-st-trn1-2,trn1-st-trn1-1,10.1.0.11", "--instances", c16Instances, "--ranks-per-node", "8", "--allow-unlocated")
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Equal(t, `nccom-rings plan: hosts "trn1-st-trn1-1" and "10.1.0.11" are one instance ("i-0c16a1b2c3d4e5f01"): list each host once`+"\n", errOut)
 	// Spelling duplicates, as before.
 	code, _, _ = runTool("plan", "--locations", locs, "--hosts", "trn1-st-trn1-1,TRN1-ST-TRN1-1.cluster", "--ranks-per-node", "8")
 	assert.Equal(t, cli.ExitUnusable, code)

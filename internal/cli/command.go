@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -86,6 +87,44 @@ func (inv *Invocation) UsageError(format string, a ...any) int {
 	return ExitUnusable
 }
 
+// writeErrorJSON is standard output's document when a command asked for
+// --json ends unusable without one of its own (a wrong command line, or a
+// command whose document has no place for the error): a script reading it
+// finds an "error", never an empty stream.
+func writeErrorJSON(w io.Writer, message string) {
+	b, _ := json.Marshal(struct {
+		Error string `json:"error"`
+	}{message})
+	fmt.Fprintf(w, "%s\n", b)
+}
+
+// counted counts what a command writes to standard output.
+type counted struct {
+	w io.Writer
+	n int64
+}
+
+func (c *counted) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// asksForJSON reports whether args, a command's flags and operands, hold
+// --json (or -json, or =true) before any "--": a flag that did not parse
+// may stop the flag set before it reaches --json.
+func asksForJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "-json", "--json=true", "-json=true":
+			return true
+		}
+	}
+	return false
+}
+
 // usageHint is what follows a usage error: the command's usage lines and
 // where the rest is, not its whole help (a page to scroll back through).
 func (t *Tool) usageHint(w io.Writer, c *Command) {
@@ -129,9 +168,17 @@ func (t *Tool) Main(args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		fmt.Fprintf(stderr, "%s %s: %v\n\n", t.Name, c.Name, err)
 		t.usageHint(stderr, c)
+		if fs.Lookup("json") != nil && asksForJSON(args[1:]) {
+			writeErrorJSON(stdout, "usage: "+err.Error())
+		}
 		return ExitUnusable
 	}
-	return run(&Invocation{Tool: t, Command: c, Flags: fs, Operands: operands, Stdout: stdout, Stderr: stderr})
+	out := &counted{w: stdout}
+	code := run(&Invocation{Tool: t, Command: c, Flags: fs, Operands: operands, Stdout: out, Stderr: stderr})
+	if f := fs.Lookup("json"); code == ExitUnusable && out.n == 0 && f != nil && f.Value.String() == "true" {
+		writeErrorJSON(stdout, "unusable input or usage (named on stderr)")
+	}
+	return code
 }
 
 // command is the command args[0] names, or nil.

@@ -177,3 +177,34 @@ func TestFlagSynopsis(t *testing.T) {
 	fs.VisitAll(func(f *flag.Flag) { got = append(got, FlagSynopsis(f)) })
 	assert.Equal(t, []string{"--json", "-n int", "-o FILE"}, got)
 }
+
+// A command line that asks for --json gets a document on standard output
+// whatever ends the run: a flag that does not parse (even before --json),
+// a usage error of the command, and no document of the command's own.
+func TestJSONIsAlwaysADocument(t *testing.T) {
+	tool, _ := toy()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"look", "--depth", "q", "--json", "DIR"}, `{"error":"usage: invalid value \"q\" for flag -depth: parse error"}` + "\n"},
+		{[]string{"look", "--json"}, `{"error":"unusable input or usage (named on stderr)"}` + "\n"},
+		{[]string{"look", "--json=true", "A", "B"}, `{"error":"unusable input or usage (named on stderr)"}` + "\n"},
+		// Without --json, or with it after "--" (an operand), or false:
+		// nothing, as before.
+		{[]string{"look", "--depth", "q", "DIR"}, ""},
+		{[]string{"look", "--depth", "q", "--", "--json"}, ""},
+		{[]string{"look", "--json=false"}, ""},
+		// A command without a --json flag is left alone.
+		{[]string{"sum", "--json"}, ""},
+	} {
+		var out, errOut bytes.Buffer
+		assert.Equal(t, ExitUnusable, tool.Main(c.args, &out, &errOut), "%q", c.args)
+		assert.Equal(t, c.want, out.String(), "%q", c.args)
+		assert.NotEmpty(t, errOut.String(), "%q", c.args)
+	}
+	// A run that wrote its own document, or ended otherwise, gets none.
+	var out bytes.Buffer
+	assert.Equal(t, 1, tool.Main([]string{"look", "--json", "--depth", "3", "DIR"}, &out, &bytes.Buffer{}))
+	assert.Empty(t, out.String())
+}

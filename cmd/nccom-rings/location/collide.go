@@ -39,7 +39,14 @@ func Collisions(locations []string) []Collision {
 		name  string
 	}
 	var all []named
+	// Hosts share locations (a million hosts of one file, a few hundred
+	// leaves): each distinct location is split once.
+	seen := map[string]bool{}
 	for _, l := range locations {
+		if seen[l] {
+			continue
+		}
+		seen[l] = true
 		if _, err := nodeorder.Parse(l); err != nil {
 			continue
 		}

@@ -260,11 +260,13 @@ func join(files []*Instances, queue []string, shared []bool, visited map[fileRec
 			}
 		}
 	}
+	// Same, as far as it got: two hosts the locations do not list may
+	// still be one machine.
 	switch {
 	case unlisted != "":
-		return Joined{Reason: unlisted}
+		return Joined{Reason: unlisted, Same: same}
 	case ambiguous != "":
-		return Joined{Reason: ambiguous}
+		return Joined{Reason: ambiguous, Same: same}
 	case len(files) == 0:
 		return Joined{Reason: "not listed"}
 	}

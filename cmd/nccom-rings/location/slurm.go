@@ -702,7 +702,12 @@ func (p *slurmParser) chains(order []int) error {
 // hosts lists every host of the leaves, in file order.
 func (p *slurmParser) hosts() *Topology {
 	t := &Topology{Source: "slurm", File: p.file}
-	var leafOf []int // per host, its first leaf
+	listed := 0
+	for i := range p.switches {
+		listed += len(p.switches[i].nodes)
+	}
+	t.grow(listed)
+	leafOf := make([]int, 0, listed) // per host, its first leaf
 	for i := range p.switches {
 		s := &p.switches[i]
 		for _, name := range s.nodes {

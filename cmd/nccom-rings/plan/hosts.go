@@ -168,9 +168,20 @@ func Locate(hosts []Host, entries []location.Entry) (locations []string, missing
 // EmitHostfile is the hostfile whose order follows order (NetworkOrder):
 // a comment saying so, then each host's line as the file had it.
 func EmitHostfile(source string, hosts []Host, order []int) []byte {
+	return WriteHostfile([]string{
+		fmt.Sprintf("the hosts of %s in D25's network order (nccom-rings plan --emit-hostfile):", quote.String(source)),
+		"rank order of a launcher that keeps this order follows the network",
+	}, hosts, order)
+}
+
+// WriteHostfile is a hostfile of hosts in order: each comment as a "# "
+// line, then each host's line as its file had it (plan --emit-hostfile's
+// and ab's hostfiles).
+func WriteHostfile(comments []string, hosts []Host, order []int) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# the hosts of %s in D25's network order (nccom-rings plan --emit-hostfile):\n", quote.String(source))
-	b.WriteString("# rank order of a launcher that keeps this order follows the network\n")
+	for _, c := range comments {
+		b.WriteString("# " + c + "\n")
+	}
 	for _, m := range order {
 		b.WriteString(hosts[m].Text)
 		b.WriteByte('\n')

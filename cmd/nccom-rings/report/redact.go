@@ -26,15 +26,22 @@ var instanceID = regexp.MustCompile(`^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$`)
 // NewRedactor knows j's host names and location names (j may be nil).
 func NewRedactor(j *score.Job) *Redactor {
 	r := &Redactor{tokens: map[string]string{}, counts: map[string]int{}}
-	if j != nil {
-		for _, h := range j.Host {
-			r.host(h)
-		}
-		for _, l := range j.Location {
-			r.Location(l)
-		}
-	}
+	r.Learn(j)
 	return r
+}
+
+// Learn gives j's host names and location names their tokens (j may be
+// nil): a page of two jobs learns both before it redacts either.
+func (r *Redactor) Learn(j *score.Job) {
+	if j == nil {
+		return
+	}
+	for _, h := range j.Host {
+		r.host(h)
+	}
+	for _, l := range j.Location {
+		r.Location(l)
+	}
 }
 
 func (r *Redactor) token(kind, name string) string {
@@ -155,6 +162,12 @@ func (r *Redactor) Input(in Input) Input {
 			j.Host[m] = r.Host(in.Job.Host[m])
 			j.Location[m] = r.Location(in.Job.Location[m])
 		}
+		if in.Job.Views != nil {
+			j.Views = make([]*ringdump.Dump, len(in.Job.Views))
+			for rank, d := range in.Job.Views {
+				j.Views[rank] = r.dump(d)
+			}
+		}
 		in.Job = &j
 	}
 	if in.LocationsFrom != "dumps" {
@@ -164,4 +177,25 @@ func (r *Redactor) Input(in Input) Input {
 	in.JobError = r.Text(in.JobError)
 	in.Findings = findingsText(in.Findings, r.Text)
 	return in
+}
+
+// dump is a copy of a rank's dump with its names as tokens: its host, its
+// location's names and its order's note; the rest, hashes included, as it
+// was. One Redactor gives one name one token, so two dumps it redacted
+// differ where the originals did (a page comparing two jobs compares
+// them: score.Diff).
+func (r *Redactor) dump(d *ringdump.Dump) *ringdump.Dump {
+	if d == nil {
+		return nil
+	}
+	c := *d
+	c.Host = r.Host(d.Host)
+	c.Warn = r.Text(d.Warn)
+	if d.Wiring != nil && d.Order != nil {
+		w, o := *d.Wiring, *d.Order
+		o.Location, o.Note = r.Location(o.Location), r.Text(o.Note)
+		w.Order = &o
+		c.Wiring = &w
+	}
+	return &c
 }

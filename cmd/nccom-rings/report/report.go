@@ -4,7 +4,9 @@
 // location groups of a level (GroupLevels: the counts come from Go); the full userRanks of every
 // channel as text; the score (package score); and verify's findings,
 // marked at their rank. It computes none of these: the tool hands it the
-// job, its score and verify's findings, and the page only shows them.
+// job, its score and verify's findings, and the page only shows them. A
+// page comparing two jobs (WriteCompare) shows both, and between them
+// what score.CompareScores and score.Diff say of the two.
 //
 // The page needs nothing outside itself (no network, fonts or images; its
 // Content-Security-Policy forbids every fetch) and stays small at 2,048
@@ -77,13 +79,8 @@ var scriptHash = func() string {
 
 // Write writes in's page to w.
 func Write(w io.Writer, in Input) error {
-	if in.Job != nil {
-		if err := in.Job.Check(); err != nil {
-			return err
-		}
-		if in.Score == nil || len(in.Score.Channels) != len(in.Job.Rings) {
-			return fmt.Errorf("report: the score is not the job's")
-		}
+	if err := checkInput(in); err != nil {
+		return err
 	}
 	if in.Redact {
 		in = NewRedactor(in.Job).Input(in)
@@ -157,6 +154,9 @@ type pageView struct {
 	Marked    int // findings about one rank
 	Scored    bool
 	ChannelsN int
+	// Compare is set on a page that compares two jobs (WriteCompare),
+	// which shows it instead of one job.
+	Compare *compareView
 }
 
 type nodeRow struct {

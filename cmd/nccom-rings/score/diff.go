@@ -11,12 +11,17 @@ import (
 // Change is one kind of difference between two jobs, in one line.
 type Change struct {
 	// Kind is one of "ranks", "nodes", "placement", "locations",
-	// "channel count", "node sequence", "rings", "NIC indices".
+	// "channel count", "node sequence", "rings", "NIC indices", "rank
+	// views".
 	Kind string `json:"kind"`
 	Text string `json:"text"`
-	// Count is how many things of its kind differ: nodes, channels or
-	// (NIC indices) channel-rank pairs; 1 for a count that changed.
+	// Count is how many things of its kind differ: nodes, channels,
+	// (NIC indices) channel-rank pairs or (rank views) ranks; 1 for a
+	// count that changed.
 	Count int `json:"count"`
+	// Ranks are, for "rank views", the first MaxRankViews ranks whose
+	// own dumps differ and what differs in each.
+	Ranks []RankView `json:"ranks,omitempty"`
 }
 
 // maxSequenceShown is how many nodes of a sequence a change shows.
@@ -26,8 +31,11 @@ const maxSequenceShown = 16
 // of Change.Kind's list; none when they are the same job. Rings and NICs
 // are compared only between jobs of one rank count, channel by channel
 // over the channels both have, each ring from rank 0 (a ring is a cycle:
-// where a dump's userRanks start does not matter). a and b pass Check
-// (FromDumps checks what it returns). Cost: O(channels * ranks).
+// where a dump's userRanks start does not matter); then, when both jobs
+// were read from dumps, every rank's own dump (diffViews), so that a job
+// one rank saw otherwise is not the same job. a and b pass Check
+// (FromDumps checks what it returns). Cost: O(channels * ranks), and
+// O(channels * ranks^2) for the views' userRanks.
 func Diff(a, b *Job) []Change {
 	var out []Change
 	add := func(kind string, n int, format string, args ...any) {
@@ -92,6 +100,9 @@ func Diff(a, b *Job) []Change {
 	}
 	if pairs > 0 {
 		add("NIC indices", pairs, "%s; %d of %d channel-rank pairs differ", first, pairs, channels*n)
+	}
+	if v := diffViews(a, b); v != nil {
+		out = append(out, *v)
 	}
 	return out
 }
@@ -177,4 +188,104 @@ func showLocation(l string) string {
 		return "none"
 	}
 	return quote.String(l)
+}
+
+// Crossings is one job's crossings of one location level: its groups,
+// the fewest a ring can cross them (Level.Minimum), and each channel's
+// crossings (Level.Crossings, as Compute counts them).
+type Crossings struct {
+	Groups int `json:"groups"`
+	Fewest int `json:"fewest"`
+	// PerChannel[c] is channel c's crossings; Least and Most their range.
+	PerChannel []int `json:"perChannel"`
+	Least      int   `json:"least"`
+	Most       int   `json:"most"`
+}
+
+// LevelChange is one location level's crossings in two jobs; A or B is
+// nil when that job's locations have fewer levels.
+type LevelChange struct {
+	Level int        `json:"level"`
+	A     *Crossings `json:"a"`
+	B     *Crossings `json:"b"`
+}
+
+// ScoreChange is how the score changed from one job to another: the
+// crossings of each location level and the NIC-index mismatches.
+type ScoreChange struct {
+	Levels []LevelChange `json:"levels"`
+	// NICMismatches and InterNodeEdges are each job's, over every
+	// channel: [a, b].
+	NICMismatches  [2]int `json:"nicMismatches"`
+	InterNodeEdges [2]int `json:"interNodeEdges"`
+}
+
+// CompareScores is the change from a's score to b's: no second count of
+// crossings, only Compute's, side by side.
+func CompareScores(a, b *Score) ScoreChange {
+	ch := ScoreChange{Levels: []LevelChange{}}
+	for l := range max(a.Depth, b.Depth) {
+		ch.Levels = append(ch.Levels, LevelChange{Level: l + 1, A: crossingsAt(a, l), B: crossingsAt(b, l)})
+	}
+	for i, s := range []*Score{a, b} {
+		ch.NICMismatches[i] = s.NICMismatches()
+		for _, c := range s.Channels {
+			ch.InterNodeEdges[i] += c.InterNodeEdges
+		}
+	}
+	return ch
+}
+
+// crossingsAt is level l+1 of s, nil when s has fewer levels.
+func crossingsAt(s *Score, l int) *Crossings {
+	if l >= s.Depth || len(s.Channels) == 0 {
+		return nil
+	}
+	first := s.Channels[0].Levels[l]
+	x := &Crossings{Groups: first.Groups, Fewest: first.Minimum, Least: first.Crossings, Most: first.Crossings}
+	for _, c := range s.Channels {
+		n := c.Levels[l].Crossings
+		x.PerChannel = append(x.PerChannel, n)
+		x.Least, x.Most = min(x.Least, n), max(x.Most, n)
+	}
+	return x
+}
+
+// Text is ch in two lines: the crossings per ring of each level, a ->
+// b, and the NIC-index mismatches.
+func (ch ScoreChange) Text() []string {
+	var b strings.Builder
+	b.WriteString("crossings per ring: ")
+	if len(ch.Levels) == 0 {
+		b.WriteString("no node has a location in either job")
+	}
+	for i, l := range ch.Levels {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "level %d: %s -> %s", l.Level, l.A.PerRing(), l.B.PerRing())
+		switch {
+		case l.A == nil || l.B == nil:
+		case l.A.Fewest == l.B.Fewest:
+			fmt.Fprintf(&b, " (fewest %d)", l.A.Fewest)
+		default:
+			fmt.Fprintf(&b, " (fewest %d -> %d)", l.A.Fewest, l.B.Fewest)
+		}
+	}
+	nic := fmt.Sprintf("NIC-index mismatches: %d of %d inter-node edges -> %d of %d",
+		ch.NICMismatches[0], ch.InterNodeEdges[0], ch.NICMismatches[1], ch.InterNodeEdges[1])
+	return []string{b.String(), nic}
+}
+
+// PerRing is a level's crossings per ring: one number when every channel
+// crosses alike, else their range ("4-6"); "none" for a level the job
+// lacks (x nil).
+func (x *Crossings) PerRing() string {
+	switch {
+	case x == nil:
+		return "none"
+	case x.Least == x.Most:
+		return fmt.Sprint(x.Least)
+	}
+	return fmt.Sprintf("%d-%d", x.Least, x.Most)
 }

@@ -16,8 +16,9 @@ import (
 // files, sorted by rank): every rank's node, NICs and location (the hashes
 // its record carried: ringdump.Order.Place) from its own dump, the rings
 // and node heads from the lowest rank's, each node's host from its lowest
-// rank. The nodes are placed by Arrange, as Postset places them (D28); a
-// location's names only show it. A rank with two files counts its first.
+// rank; each rank's whole dump in Views (for Diff). The nodes are placed
+// by Arrange, as Postset places them (D28); a location's names only show
+// it. A rank with two files counts its first.
 // It needs one successful dump per rank, all of one job; the error says
 // which rank is missing, failed or disagrees on the job's shape.
 func FromDumps(files []ringdump.File) (*Job, error) {
@@ -92,6 +93,7 @@ func FromDumps(files []ringdump.File) (*Job, error) {
 		return nil, fmt.Errorf("rank 0's dump has %d node heads (nodesFirstRank) for %d nodes", len(ref.NodesFirstRank), nNodes)
 	}
 	j.Heads = ref.NodesFirstRank
+	j.Views = byRank
 	if err := j.Check(); err != nil {
 		return nil, err
 	}

@@ -58,6 +58,10 @@ type Job struct {
 	// NetDev[c*NRanks+r] is rank r's NIC index on channel c
 	// (ncclTopoGetNetDev); -1 unknown.
 	NetDev []int
+	// Views[r] is rank r's own dump (FromDumps), so that Diff compares
+	// every rank's view, not only the lowest rank's rings; nil for a job
+	// built otherwise (plan, --locations keeps them).
+	Views []*ringdump.Dump
 }
 
 // Check reports the first thing about j that scoring cannot use.

@@ -209,6 +209,11 @@ func TestFromDumps(t *testing.T) {
 	require.Len(t, j.RankLocation, 32)
 	assert.Equal(t, fnv1a("leafB"), j.RankLocation[9].Hash[1])
 	j.RankLocation = nil
+	require.Len(t, j.Views, 32)
+	for r, d := range j.Views {
+		assert.Same(t, files[r].Dump, d, "rank %d's own dump", r)
+	}
+	j.Views = nil
 	assert.Equal(t, want, j)
 
 	// Node 2's vote (ranks 8-11): each row gives their orders (nil: no
