@@ -57,6 +57,11 @@ export CGO_CFLAGS := -O2 -g -DNCCOMRING_HEADER_SHA256_PREFIX=$(shell sha256sum <
 
 ## all: build the library, the preload shim, ringstage and the C hosts (default)
 all: $(LIB) $(PRELOAD) $(BUILD)/ringstage $(BUILD)/expected $(BUILD)/faults
+# Issue 38: nccom-rings simulate's SimGrid engine, built where SimGrid is
+# (its rule is by test-simulate's).
+SIMGRID    := $(shell pkg-config --exists simgrid 2>/dev/null && echo yes)
+SIM_ENGINE := $(BUILD)/nccom-simulate-engine
+all: $(if $(SIMGRID),$(SIM_ENGINE))
 
 # make help: one line per target a user runs, read from the `## TARGET: text`
 # comments of this Makefile and mk/*.mk. To list a target, put such a line
@@ -442,6 +447,7 @@ $(BUILD)/bench: tests/c/bench/bench.c tests/c/bench/bench_shape.h include/nccom_
 bench: $(LIB) $(REFLIB) $(BUILD)/bench
 	$(BUILD)/bench --lib $(LIB) --ref $(REFLIB) $(if $(VS),--vs $(VS)) --out $(BUILD)/bench.json
 	$(GO) test -run '^$$' -bench . -benchtime 500ms ./ring
+	@$(MAKE) --no-print-directory bench-simulate
 
 # Issue 35: this tree's library against BASE's (a commit, e.g. HEAD~1; HEAD
 # prices uncommitted edits), built in a git worktree under build/bench-compare
@@ -687,7 +693,7 @@ demo:
 # writes under NCCOM_RING_DUMP (ringdump/); test-dump runs ringstage with it
 # and checks the tool's verdicts (tests/dump/ringstage_dump.sh).
 RINGS_TOOL := $(BUILD)/nccom-rings
-## build/nccom-rings: build the wiring-dump tool (verify, show, locate, score, plan, diff, report)
+## build/nccom-rings: build the wiring-dump tool (verify, show, locate, score, plan, simulate, diff, report)
 $(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go cmd/nccom-rings/*/*.go cmd/nccom-rings/report/* internal/cli/*.go internal/quote/*.go internal/safefile/*.go ringdump/*.go version/*.go nodeorder/*.go ring/*.go abi/*.go kanga/*.go layout/*.go netdev/*.go record/*.go) go.mod
 	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-rings
 .PHONY: test-dump
@@ -707,6 +713,36 @@ test-dump: $(BUILD)/ringstage $(RINGS_TOOL)
 .PHONY: test-report
 test-report: $(WATCHDOG) $(RINGS_TOOL)
 	$(if $(filter-out undefined,$(origin CHROMIUM)),CHROMIUM="$(CHROMIUM)") WATCHDOG=$(CURDIR)/$(WATCHDOG) GO=$(GO) sh tests/report/check.sh $(BUILD)
+
+# Issue 38: nccom-rings simulate's engine (cmd/nccom-rings/simulate/engine,
+# docs/simulate.md), a C++ program on SimGrid's S4U (Debian's
+# libsimgrid-dev 3.32). Without SimGrid it is not built: simulate exits 2
+# with the line that installs it, and test-simulate skips saying so.
+$(SIM_ENGINE): cmd/nccom-rings/simulate/engine/engine.cpp
+	@mkdir -p $(BUILD)
+	$(CXX) -std=c++17 -O2 -Wall -Wextra -Werror $(shell pkg-config --cflags simgrid 2>/dev/null) -o $@ $< $(shell pkg-config --libs simgrid 2>/dev/null)
+
+# The engine against closed forms and against SMPI's own ring AllReduce
+# (cmd/nccom-rings/simulate/simulate_test.go), and simulate's command.
+.PHONY: test-simulate
+test-simulate: $(WATCHDOG) $(RINGS_TOOL) $(if $(SIMGRID),$(SIM_ENGINE))
+	@test -x $(SIM_ENGINE) || echo "test-simulate: skipped: the SimGrid engine is not built: apt-get install -y libsimgrid-dev, then make"
+	NCCOMRING_BUILD=$(CURDIR)/$(BUILD) $(WATCH) simulate -- $(GO) test -count=1 ./cmd/nccom-rings/simulate
+	NCCOMRING_BUILD=$(CURDIR)/$(BUILD) $(GO) test -count=1 -run 'Simulate|PlanSimulate' ./cmd/nccom-rings
+
+# make bench's simulate row: a 512-node x 32-rank job (16 channels: the
+# default graph's 8, doubled) in 16 leaves under 2 spines, both orders,
+# flat and hierarchical at 1:1, 2:1 and 4:1 (the default sweep, 6 solves an
+# order); CPU seconds and max RSS (the largest of the tool and its engine).
+.PHONY: bench-simulate
+bench-simulate: $(RINGS_TOOL) $(if $(SIMGRID),$(SIM_ENGINE))
+	@test -x $(SIM_ENGINE) || { echo "bench-simulate: skipped: the SimGrid engine is not built: apt-get install -y libsimgrid-dev, then make"; exit 0; }; \
+	  awk 'BEGIN { for (i = 1; i <= 512; i++) printf "trn%03d spine%d/leaf%02d\n", i, int((i-1)%16/8), (i-1)%16 }' > $(BUILD)/bench-simulate-locations; \
+	  for o in rank network; do \
+	    /usr/bin/time -f "bench simulate 512 nodes x 32 ranks x 16 channels, order $$o, flat and hierarchical at 1:1, 2:1, 4:1: %U+%S CPU s, %M KB max RSS" \
+	      $(RINGS_TOOL) simulate --locations $(BUILD)/bench-simulate-locations --hosts 'trn[001-512]' --ranks-per-node 32 \
+	      --order $$o --bytes 256M > /dev/null || exit 1; \
+	  done
 
 # Issue 21: what another user can do to a job through shared files and the
 # environment (tests/c/security/check.sh, docs/security.md): links planted

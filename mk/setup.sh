@@ -44,11 +44,14 @@ if [ "$what" = test ]; then
 fi
 
 # test-report opens nccom-rings report's page in Debian's headless
-# chromium. Installed like the rest where it can be; where it cannot, the
-# set-up goes on and test-report says it skipped the browser check.
+# chromium; test-simulate needs SimGrid (libsimgrid-dev: nccom-rings
+# simulate's engine, smpicc and smpirun). Installed like the rest where
+# they can be; where they cannot, the set-up goes on and those steps say
+# what they skipped.
 optional=""
 if [ "$what" = test ]; then
   command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || optional="chromium"
+  { pkg-config --exists simgrid 2>/dev/null && command -v smpirun >/dev/null 2>&1; } || optional="$optional libsimgrid-dev"
 fi
 
 if [ -z "$need" ] && [ -z "$optional" ]; then
@@ -62,7 +65,7 @@ if [ "$(id -u)" -eq 0 ]; then
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
   run="sudo"
 elif [ -z "$need" ]; then
-  say "chromium is missing and cannot be installed here (not root, no sudo without a password): make test-report will skip its browser check; to run it: sudo apt-get install -y chromium"
+  say "missing and not installable here (not root, no sudo without a password):$optional (make test-report skips its browser check without chromium, test-simulate its checks without libsimgrid-dev); to run them: sudo apt-get install -y$optional"
   exit 0
 else
   need="$need $optional"
@@ -77,19 +80,18 @@ else
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-# Only chromium missing: a failed update does not stop the set-up.
+# Only optional packages missing: a failed update does not stop the set-up.
 $run apt-get update -q >/dev/null || [ -z "$need" ]
 if [ -n "$need" ]; then
   say "installing:$need ($line)"
   # shellcheck disable=SC2086
   $run apt-get install -y -q $need
 fi
-if [ -n "$optional" ]; then
-  say "installing: $optional (apt-get install -y -q $optional)"
-  # shellcheck disable=SC2086
-  $run apt-get install -y -q $optional ||
-    say "could not install $optional: make test-report will skip its browser check"
-fi
+for o in $optional; do
+  say "installing: $o (apt-get install -y -q $o)"
+  $run apt-get install -y -q "$o" ||
+    say "could not install $o: make test-report (chromium) or test-simulate (libsimgrid-dev) will skip what needs it"
+done
 if [ "${clang_later:-0}" = 1 ]; then
   major=$(clang -dumpversion | cut -d. -f1)
   say "installing: libclang-rt-$major-dev (the runtime of the clang just installed)"

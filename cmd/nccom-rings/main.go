@@ -25,7 +25,7 @@ libnccomring's ncclTopoPostset when the job ran with NCCOM_RING_DUMP=DIR.
 `,
 	Version:  fmt.Sprintf("nccom-rings %s (libnccomring %s, dump format %d)", version.Library, version.Library, ringdump.FormatVersion),
 	Exits:    cli.Exits("nothing found", "a finding (each command's --help says which)", "unusable input or usage"),
-	Commands: []*cli.Command{verifyCommand, showCommand, locateCommand, scoreCommand, planCommand, diffCommand, reportCommand, abCommand},
+	Commands: []*cli.Command{verifyCommand, showCommand, locateCommand, scoreCommand, planCommand, simulateCommand, diffCommand, reportCommand, abCommand},
 }
 
 func main() {

@@ -16,6 +16,7 @@ import (
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/plan"
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/simulate"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/internal/safefile"
@@ -30,6 +31,7 @@ type planFlags struct {
 	orders                              orders
 	instances                           files
 	json, hostsFromEnv, allowUnlocated  bool
+	simulate                            bool
 }
 
 var planCommand = &cli.Command{
@@ -38,6 +40,7 @@ var planCommand = &cli.Command{
 	Usage: []string{
 		"--locations FILE --hosts HOSTFILE|HOSTLIST [--instances FILE]... [--allow-unlocated] [--ranks-per-node L] [--graph FILE] [--order rank|network]... [--dump DIR] [--emit-hostfile FILE] [--emit-locations FILE] [--json]",
 		"--locations FILE --hosts-from-env [--instances FILE]... [--allow-unlocated] [--ranks-per-node L] [--graph FILE] [--order rank|network]... [--dump DIR] [--emit-hostfile FILE] [--emit-locations FILE] [--json]",
+		"... [--simulate]",
 	},
 	Doc: `What a job would build, without a job: runs the library's ring stage (its
 Go code, no cgo) for every rank of the described cluster, once per --order
@@ -91,7 +94,8 @@ said, one line each pair.
 		fs.StringVar(&f.dump, "dump", "", "write the dumps the job would (NCCOM_RING_DUMP=`DIR`); with two orders, into DIR/rank and DIR/network")
 		fs.StringVar(&f.emit, "emit-hostfile", "", "write HOSTFILE's lines in D25's network order to `FILE`: a launcher that keeps that order gets, in rank order, the rings the network order gives")
 		fs.StringVar(&f.emitLocations, "emit-locations", "", `write the located hosts' "HOST LOCATION" lines, by HOSTFILE's names, to `+"`FILE`"+`: the locations file score and report match a job's dumps by (their hosts' names), joined once here`)
-		fs.BoolVar(&f.json, "json", false, `{"hosts", "ranksPerNode", "nRanks", "graph", "locations", "instances", "located", "unlocated", "collisions": [{"level", "hash", "names"}], "emittedHostfile", "emittedLocations", "plans": [{"order", "networkApplied", "note", "sequence", "graphChannels", "nChannels", "dump", "score"}], "refused", "error"} ("score" as score --json's); one document whatever the exit: nothing planned (exit 1) with "refused", unusable input (exit 2) with "error"`)
+		fs.BoolVar(&f.simulate, "simulate", false, "also print each order's predicted AllReduce bus bandwidth at 256 MiB, flat ring, spray routing, 1:1, 2:1 and 4:1 (nccom-rings simulate's defaults; see simulate --help)")
+		fs.BoolVar(&f.json, "json", false, `{"hosts", "ranksPerNode", "nRanks", "graph", "locations", "instances", "located", "unlocated", "collisions": [{"level", "hash", "names"}], "emittedHostfile", "emittedLocations", "plans": [{"order", "networkApplied", "note", "sequence", "graphChannels", "nChannels", "dump", "score", "predicted"}], "refused", "error"} ("score" as score --json's); one document whatever the exit: nothing planned (exit 1) with "refused", unusable input (exit 2) with "error"`)
 		return func(inv *cli.Invocation) int { return runPlan(inv, &f) }
 	},
 }
@@ -134,7 +138,9 @@ type planned struct {
 	NChannels      int          `json:"nChannels"`
 	Dump           string       `json:"dump,omitempty"`
 	Score          *score.Score `json:"score"`
-	Error          string       `json:"error,omitempty"`
+	// Predicted is --simulate's: simulate's predictions of this order.
+	Predicted []simulate.Prediction `json:"predicted,omitempty"`
+	Error     string                `json:"error,omitempty"`
 }
 
 type planReport struct {
@@ -316,6 +322,11 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 			return unusable(err)
 		}
 		p.Sequence = p.Score.Channels[0].Sequence
+		if f.simulate {
+			if p.Predicted, err = planSimulate(o, res.Job); err != nil {
+				return unusable(err)
+			}
+		}
 		rep.Plans = append(rep.Plans, p)
 	}
 	if f.emit != "" {
@@ -524,6 +535,10 @@ func writePlan(w io.Writer, rep planReport) {
 	for l := range depth {
 		fmt.Fprintf(tw, "\tLEVEL %d CROSSINGS/RING", l+1)
 	}
+	simulated := len(rep.Plans) > 0 && len(rep.Plans[0].Predicted) > 0
+	if simulated {
+		fmt.Fprint(tw, "\tPREDICTED BUSBW 1:1/2:1/4:1 GBIT/S")
+	}
 	fmt.Fprint(tw, "\tNIC-INDEX MISMATCHES\tNODE SEQUENCE (CHANNEL 0)\n")
 	for _, p := range rep.Plans {
 		if p.Score == nil {
@@ -539,6 +554,13 @@ func writePlan(w io.Writer, rep planReport) {
 				}
 			}
 			fmt.Fprintf(tw, "\t%d (fewest %d)", most, fewest)
+		}
+		if simulated {
+			var bw []string
+			for _, q := range p.Predicted {
+				bw = append(bw, fmt.Sprintf("%.0f", q.BusbwGbps))
+			}
+			fmt.Fprintf(tw, "\t%s", strings.Join(bw, "/"))
 		}
 		edges := 0
 		for _, c := range p.Score.Channels {
@@ -561,6 +583,33 @@ func writePlan(w io.Writer, rep planReport) {
 	if rep.EmittedLocations != "" {
 		fmt.Fprintf(w, "  locations by host name written to %s: score and report take it as --locations\n", quote.String(rep.EmittedLocations))
 	}
+}
+
+// planSimulate is --simulate: simulate's prediction of one order's
+// rings, AllReduce of 256 MiB on the flat ring with spray routing, at
+// 1:1, 2:1 and 4:1, with simulate's default NIC rate and latency.
+func planSimulate(order string, job *score.Job) ([]simulate.Prediction, error) {
+	engine, err := simulate.FindEngine()
+	if err != nil {
+		return nil, fmt.Errorf("--simulate: %w", err)
+	}
+	opt := simulate.Options{Model: simulate.Model{NICGbps: 100, LatencySeconds: 15e-6}, Algorithms: []string{"flat"},
+		Bytes: []int64{256 << 20}, Engine: engine}
+	for _, r := range []string{"1", "2", "4"} {
+		o, _ := simulate.ParseOversubscription(r)
+		opt.Oversubscriptions = append(opt.Oversubscriptions, o)
+	}
+	rep, err := simulate.Simulate([]simulate.Order{{Name: order, Job: job}}, opt)
+	if err != nil {
+		return nil, fmt.Errorf("--simulate: %w", err)
+	}
+	var out []simulate.Prediction
+	for _, p := range rep.Predictions {
+		if p.Collective == "allreduce" {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // head is the first n of v, space-separated, then "..." when there are more.

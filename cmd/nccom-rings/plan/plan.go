@@ -87,6 +87,24 @@ type Result struct {
 // order; its error stops the plan. An error of the ring stage names the
 // call and the rank, with the library's WARN text.
 func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, error) {
+	return run(cl, network, dump, MaxRanks, true)
+}
+
+// MaxRingsRanks bounds Rings: 65,536 ranks, the most the library's
+// record and layout take (nccom-rings simulate's bound).
+const MaxRingsRanks = 65536
+
+// Rings is Run without dumps for up to MaxRingsRanks ranks: Preset on
+// every rank, but Postset on rank 0 alone, whose rings are every rank's
+// (D24, D27: the rings come from the gathered fragments); every other
+// rank's node is its host's place (D8 with node-major ranks) and its
+// NICs GetNetDev's, as in Run. For nccom-rings simulate, whose jobs are
+// too large for Postset on every rank.
+func Rings(cl Cluster, network bool) (*Result, error) {
+	return run(cl, network, nil, MaxRingsRanks, false)
+}
+
+func run(cl Cluster, network bool, dump func(*ringdump.Dump) error, maxRanks int, every bool) (*Result, error) {
 	nNodes, local := len(cl.Hosts), cl.RanksPerNode
 	switch {
 	case nNodes < 1:
@@ -97,8 +115,8 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 		return nil, fmt.Errorf("%d ranks a node: outside [1, %d]", local, layout.MaxLocalRanks)
 	case cl.Graph != nil && cl.Graph.LocalRanks != local:
 		return nil, fmt.Errorf("%d ranks a node, but the graph of %s has %d", local, quote.String(cl.Graph.Path), cl.Graph.LocalRanks)
-	case nNodes*local > MaxRanks:
-		return nil, fmt.Errorf("%d hosts x %d ranks = %d ranks: more than the %d a plan runs", nNodes, local, nNodes*local, MaxRanks)
+	case nNodes*local > maxRanks:
+		return nil, fmt.Errorf("%d hosts x %d ranks = %d ranks: more than the %d a plan runs", nNodes, local, nNodes*local, maxRanks)
 	}
 	nRanks := nNodes * local
 	locs, err := score.ParseLocations(cl.Locations)
@@ -139,6 +157,19 @@ func Run(cl Cluster, network bool, dump func(*ringdump.Dump) error) (*Result, er
 	heads := make([]int32, nRanks)
 	sys := &abi.TopoSystem{Nodes0Count: int32(local)}
 	for r := range nRanks {
+		if !every && r > 0 {
+			m := r / local
+			res.Job.Node[r] = m
+			res.Job.Host[m], res.Job.Location[m] = cl.Hosts[m], cl.Locations[m]
+			for c := range res.NChannels {
+				dev, err := netdev.GetNetDev(sys, int32(r), graphs[m], int32(c))
+				if err != nil {
+					return nil, &StageError{Rank: r, Err: err}
+				}
+				res.Job.NetDev[c*nRanks+r] = int(dev)
+			}
+			continue
+		}
 		*comm = abi.Comm{}
 		comm.Rank, comm.NRanks, comm.LocalRanks = int32(r), int32(nRanks), int32(local)
 		for c := range comm.Channels {
