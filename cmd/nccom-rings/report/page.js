@@ -136,6 +136,8 @@
     if (leaves.length > 1) step = Math.min(step, nx - leaves[li].x);
   }
   var DOT = Math.max(1.5, Math.min(5, r0 * step * 0.35));
+  // A dot's radius on the screen at zoom k: it grows at most to twice.
+  function dotShown(k) { return Math.min(5, DOT * Math.min(k, 2)); }
 
   var view = svg.append("g").attr("class", "view");
   var edgeLayer = view.append("g").attr("class", "edges");
@@ -230,7 +232,7 @@
     var centre = t.apply([0, 0]);
     var nodeLabels = [];
     // Node labels: radial, 10 px; angle a is d3's (0 up, clockwise).
-    var start = k * (r0 + DOT) + 3; // screen distance from the centre
+    var start = k * r0 + dotShown(k) + 3; // screen distance from the centre
     var need = 2 * Math.asin(Math.min(1, (LABEL_H / 2 + 1) / start));
     var firstKept = null, lastKept = null;
     // Zoomed in far enough, a label says the node's host too.
@@ -307,7 +309,7 @@
     .on("zoom", function (ev) {
       transform = ev.transform;
       view.attr("transform", transform);
-      dots.attr("r", DOT / Math.sqrt(transform.k));
+      dots.attr("r", dotShown(transform.k) / transform.k);
       drawLabels();
     });
   svg.call(zoom).on("dblclick.zoom", null);
@@ -322,6 +324,10 @@
     var xs = pts.map(function (p) { return p[0]; }), ys = pts.map(function (p) { return p[1]; });
     var x0 = d3.min(xs), x1 = d3.max(xs), y0 = d3.min(ys), y1 = d3.max(ys);
     var k = Math.max(1, Math.min(200, 0.85 * Math.min(W / Math.max(1, x1 - x0), H / Math.max(1, y1 - y0))));
+    // No closer than it takes to label every node, 1.5 labels' height
+    // between neighbours, with its host (or three times the whole job).
+    var widest = d3.max(d.leaves(), function (l) { return textWidth(l.data.node + " " + hostOf(l.data.node), 10); });
+    k = Math.min(k, Math.max(3, 1.5 * LABEL_H / (r0 * step), (widest + 20) / (bandIn(depth) - r0)));
     svg.call(zoom.transform, d3.zoomIdentity.scale(k).translate(-(x0 + x1) / 2, -(y0 + y1) / 2));
   }
   document.getElementById("fit").addEventListener("click", function () {

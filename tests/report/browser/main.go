@@ -238,7 +238,7 @@ func checkPage(ctx context.Context, p page, shots string) bool {
 	if hasGroups {
 		shot(tab, p, shots, "groups", "#groups")
 	}
-	shot(tab, p, shots, "nodes", "#node-table")
+	shot(tab, p, shots, "nodes", "#node-list")
 
 	// Zoomed to node 7's innermost group.
 	depth := len(levels)
