@@ -5,10 +5,21 @@
 // Strings from the dumps are only ever set as text (D3's .text and
 // .attr, textContent), never parsed as markup. Without D3 (a build
 // without the set-up step) only the userRanks and the table links work.
+//
+// Every JSON blob <script type="application/json" id="PREFIXdata"> is one
+// job, drawn into the elements whose ids are PREFIX and the names below
+// (ring, groups, channel, level, find, fit, find-note, channel-note,
+// group-note, node-table, node-M, rank-lists, findings, status): the
+// report's page has one, PREFIX "", and a page of two jobs can hold two.
 (function () {
   var t0 = performance.now();
-  var data = JSON.parse(document.getElementById("data").textContent);
-  var select = document.getElementById("channel");
+  document.querySelectorAll('script[type="application/json"][id$="data"]').forEach(function (blob) {
+    view(blob.id.slice(0, -"data".length), JSON.parse(blob.textContent));
+  });
+
+function view(prefix, data) {
+  function $(name) { return document.getElementById(prefix + name); }
+  var select = $("channel");
   var E = 7; // ints per edge (report.EdgeInts)
   var P = 4; // ints per pair (report.PairInts)
   var nNodes = data.host.length;
@@ -49,11 +60,12 @@
     }
     pre.appendChild(document.createTextNode(run.join(" ")));
   }
-  document.querySelectorAll("#rank-lists details").forEach(function (d) {
+  var rankLists = $("rank-lists");
+  if (rankLists) rankLists.querySelectorAll("details").forEach(function (d) {
     d.addEventListener("toggle", function () { if (d.open) fill(d); });
   });
 
-  var status = document.getElementById("status");
+  var status = $("status");
   var d3 = window.d3;
   if (!d3) {
     // The page says so in #nod3 (from Go); the table rows still pick.
@@ -114,7 +126,7 @@
   root.leaves().forEach(function (leaf) { leafOf[leaf.data.node] = leaf; });
 
   // ---- The ring view ----
-  var svg = d3.select("#ring");
+  var svg = d3.select($("ring"));
   var W = Math.max(480, Math.floor(svg.node().parentNode.clientWidth || 900));
   var H = Math.min(W, 860);
   svg.attr("width", W).attr("height", H).attr("viewBox", [-W / 2, -H / 2, W, H].join(" "));
@@ -330,21 +342,21 @@
     k = Math.min(k, Math.max(3, 1.5 * LABEL_H / (r0 * step), (widest + 20) / (bandIn(depth) - r0)));
     svg.call(zoom.transform, d3.zoomIdentity.scale(k).translate(-(x0 + x1) / 2, -(y0 + y1) / 2));
   }
-  document.getElementById("fit").addEventListener("click", function () {
+  $("fit").addEventListener("click", function () {
     svg.call(zoom.transform, d3.zoomIdentity);
   });
 
   // Picking a node: its dot, its edges and its table row; from the
   // search box it is also zoomed to, with its innermost group.
-  var findNote = document.getElementById("find-note");
+  var findNote = $("find-note"), nodeTable = $("node-table");
   function pick(m, zoomToIt) {
     picked = m;
     svg.classed("picked", m >= 0);
     dots.classed("sel", function (d) { return d.data.node === m; });
     note.textContent = drawEdges(channel);
-    document.querySelectorAll("#node-table tr.sel").forEach(function (tr) { tr.classList.remove("sel"); });
+    nodeTable.querySelectorAll("tr.sel").forEach(function (tr) { tr.classList.remove("sel"); });
     if (m < 0) return;
-    var row = document.getElementById("node-" + m);
+    var row = $("node-" + m);
     if (row) {
       row.classList.add("sel");
       var box = row.closest(".scroll");
@@ -352,7 +364,7 @@
     }
     if (zoomToIt && leafOf[m].parent && leafOf[m].parent.depth > 0) zoomTo(leafOf[m].parent);
   }
-  document.querySelectorAll("#node-table tbody tr").forEach(function (tr) {
+  nodeTable.querySelectorAll("tbody tr").forEach(function (tr) {
     tr.addEventListener("click", function () { pick(+tr.dataset.node, true); });
   });
 
@@ -375,7 +387,7 @@
     if (part.length > 1) return { many: part.length };
     return null;
   }
-  document.getElementById("find").addEventListener("input", function (ev) {
+  $("find").addEventListener("input", function (ev) {
     var q = ev.target.value, f = find(q);
     if (!q.trim()) { findNote.textContent = ""; pick(-1, false); return; }
     if (!f) { findNote.textContent = "no node, host or rank matches"; return; }
@@ -385,9 +397,9 @@
   });
 
   // ---- The group view: one level's crossings as a matrix ----
-  var levelSel = document.getElementById("level");
-  var gsvg = d3.select("#groups");
-  var gnote = document.getElementById("group-note");
+  var levelSel = $("level");
+  var gsvg = d3.select($("groups"));
+  var gnote = $("group-note");
   function drawGroups(c) {
     if (!levelSel) return;
     var tier = data.tiers[+levelSel.value], n = tier.names.length, p = tier.pairs[c];
@@ -443,16 +455,17 @@
   }
   if (levelSel) levelSel.addEventListener("change", function () { drawGroups(channel); });
 
-  var note = document.getElementById("channel-note");
+  var note = $("channel-note");
   function show(c) {
     channel = c;
     note.textContent = drawEdges(c);
     drawGroups(c);
   }
   select.addEventListener("change", function () { show(+select.value); });
-  document.querySelectorAll("tr.finding").forEach(function (row) {
+  var findings = $("findings");
+  if (findings) findings.querySelectorAll("tr.finding").forEach(function (row) {
     row.addEventListener("click", function () {
-      document.querySelectorAll("tr.finding.sel").forEach(function (s) { s.classList.remove("sel"); });
+      findings.querySelectorAll("tr.finding.sel").forEach(function (s) { s.classList.remove("sel"); });
       row.classList.add("sel");
       var r = +row.dataset.rank, c = +row.dataset.channel;
       if (c < 0) c = +select.value;
@@ -469,7 +482,7 @@
   if (asked && +asked[1] < data.rings.length) {
     first = +asked[1];
     select.value = String(first);
-    var det = document.querySelector('#rank-lists details[data-channel="' + first + '"]');
+    var det = rankLists.querySelector('details[data-channel="' + first + '"]');
     fill(det);
     det.open = true;
   }
@@ -480,4 +493,5 @@
   var loaded = Math.round(performance.now());
   status.textContent = "rendered in " + Math.round(performance.now() - t0) + " ms, " + loaded + " ms after the page began to load";
   status.dataset.ms = String(loaded);
+}
 })();
