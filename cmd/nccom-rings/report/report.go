@@ -296,8 +296,11 @@ func nicRows(nics [][]score.NICShare) []nicRow {
 }
 
 // Data is the JSON blob the page's script draws from (the element
-// <script type="application/json" id="data">): every view reads only it,
-// so a page of two jobs can draw each from its own blob.
+// <script type="application/json" id="data">): every view reads only it.
+// page.js draws each blob whose id is PREFIX+"data" into the elements
+// whose ids start with PREFIX (its head comment lists them), so a page of
+// two jobs can hold two blobs, "a-data" and "b-data", and two sets of
+// views.
 type Data struct {
 	NRanks int `json:"nRanks"`
 	// Node[r] is rank r's node; Host and Location are per node.

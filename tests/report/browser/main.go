@@ -116,14 +116,21 @@ func main() {
 
 // load opens p in a new tab at 1400 x 1000, subscribed to its console
 // (calls of the console API, uncaught exceptions and the browser log, where
-// a refused script or request goes), and waits for its first picture
-// (#status says "rendered in"), polling the DOM.
+// a refused script or request goes), and checks that it drew its first
+// picture (#status says "rendered in").
 func load(ctx context.Context, p page) (context.Context, context.CancelFunc, func() []string, error) {
 	tab, cancel := chromedp.NewContext(ctx)
 	messages := chromedp.Console(tab)
 	err := chromedp.Do(tab, chromedp.EmulateViewport(1400, 1000), chromedp.Navigate("file://"+p.path))
+	// Navigate returns after the load event, and the page's scripts run
+	// before it: the first picture is drawn by then, or never (no wait
+	// here that a wall clock would have to end).
 	if err == nil {
-		_, err = chromedp.Run(tab, chromedp.Poll[bool](`(document.getElementById("status")||{}).textContent.indexOf("rendered in") === 0 || document.getElementById("nod3") !== null`))
+		var drawn bool
+		drawn, err = chromedp.Run(tab, chromedp.Evaluate[bool](`(document.getElementById("status")||{}).textContent.indexOf("rendered in") === 0 || document.getElementById("nod3") !== null`))
+		if err == nil && !drawn {
+			err = fmt.Errorf("the page loaded without drawing its first picture (#status is not \"rendered in ...\")")
+		}
 	}
 	if err == nil {
 		_, err = chromedp.Run(tab, chromedp.Evaluate[bool]("window.__rc = "+checkJS+", true"))
@@ -165,7 +172,10 @@ func checkPage(ctx context.Context, p page, shots string) bool {
 	tab, cancel, console, err := load(ctx, p)
 	defer cancel()
 	if err != nil {
-		say("FAIL: %s: could not load %s: %v", p.name, p.path, err)
+		say("FAIL: %s: %s: %v", p.name, p.path, err)
+		for _, l := range console() {
+			say("FAIL: %s: the console: %s", p.name, l)
+		}
 		return false
 	}
 	ok := true
