@@ -443,11 +443,12 @@ $(BUILD)/bench: tests/c/bench/bench.c tests/c/bench/bench_shape.h include/nccom_
 # VS=path/to/an/older/libnccomring.so: also time that build's rank order
 # against this one's (bench --vs, one child process each). The smoke gives
 # --vs this very library, so that the children's path runs in make test.
-## bench: time Postset (rank and network order), ncclBuildRings, GetNetDev, the first call; VS=OLD.so: against an older build
-bench: $(LIB) $(REFLIB) $(BUILD)/bench
+## bench: time Postset (rank and network order), ncclBuildRings, GetNetDev, the first call, the report's first picture at 2,048 nodes; VS=OLD.so: against an older build
+bench: $(LIB) $(REFLIB) $(BUILD)/bench $(RINGS_TOOL) $(WATCHDOG)
 	$(BUILD)/bench --lib $(LIB) --ref $(REFLIB) $(if $(VS),--vs $(VS)) --out $(BUILD)/bench.json
 	$(GO) test -run '^$$' -bench . -benchtime 500ms ./ring
 	@$(MAKE) --no-print-directory bench-simulate
+	@WATCHDOG=$(CURDIR)/$(WATCHDOG) GO=$(GO) sh tests/report/bench.sh $(BUILD)
 
 # Issue 35: this tree's library against BASE's (a commit, e.g. HEAD~1; HEAD
 # prices uncommitted edits), built in a git worktree under build/bench-compare
@@ -694,24 +695,30 @@ demo:
 # and checks the tool's verdicts (tests/dump/ringstage_dump.sh).
 RINGS_TOOL := $(BUILD)/nccom-rings
 ## build/nccom-rings: build the wiring-dump tool (verify, show, locate, score, plan, simulate, diff, report)
-$(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go cmd/nccom-rings/*/*.go cmd/nccom-rings/report/* internal/cli/*.go internal/quote/*.go internal/safefile/*.go ringdump/*.go version/*.go nodeorder/*.go ring/*.go abi/*.go kanga/*.go layout/*.go netdev/*.go record/*.go) go.mod
+$(RINGS_TOOL): $(wildcard cmd/nccom-rings/*.go cmd/nccom-rings/*/*.go cmd/nccom-rings/report/* cmd/nccom-rings/report/d3/* internal/cli/*.go internal/quote/*.go internal/safefile/*.go ringdump/*.go version/*.go nodeorder/*.go ring/*.go abi/*.go kanga/*.go layout/*.go netdev/*.go record/*.go) go.mod
 	$(GO) build -trimpath -buildvcs=false -o $@ ./cmd/nccom-rings
 .PHONY: test-dump
 test-dump: $(BUILD)/ringstage $(RINGS_TOOL)
 	sh tests/dump/ringstage_dump.sh $(BUILD)
 	$(GO) test -count=1 ./ringdump ./cmd/nccom-rings
 
-# Issue 23: nccom-rings report's page in a real browser
-# (tests/report/check.sh): D25's example planned into dumps, node 0's host
-# made `<script>` markup and rank 5's next moved, the page written and
-# opened by Debian's headless chromium (installed by mk/setup.sh): exit 0,
-# no console line, the host as text in the DOM, a screenshot that is not
-# one colour. CHROMIUM=PATH picks the browser (CHROMIUM= none). Without a
-# working one (not installed, or a stub whose --version does not say
-# Chromium) the browser check is skipped with a "test-report: skipped:"
-# line, which make test's table shows as a skip, not a pass.
-.PHONY: test-report
-test-report: $(WATCHDOG) $(RINGS_TOOL)
+# Issues 23 and 37: nccom-rings report's page, its own checks (escaping,
+# no external reference, redaction) and in a real browser
+# (tests/report/check.sh, tests/report/browser): D25's example spoiled
+# and jobs of 16, 128 and 512 nodes at 1400 x 1000 in Debian's headless
+# chromium (installed by mk/setup.sh) through the DevTools protocol: every
+# drawn element inside its picture, no two labels overlapping, the
+# outermost groups labelled, a zoomed group's nodes labelled, node 7 found
+# by host, no console line; screenshots in build/report-test/shots. D3
+# comes from the set-up step (mk/fetch-d3.py; fetched here too when it
+# can be). CHROMIUM=PATH picks the browser (CHROMIUM= none). Without a
+# working one, or without D3, the browser check is skipped with a
+# "test-report: skipped:" line, which make test's table shows as a skip,
+# not a pass.
+.PHONY: test-report report-screenshots
+test-report: $(WATCHDOG)
+	@python3 mk/fetch-d3.py cmd/nccom-rings/report/d3 || true
+	@$(MAKE) --no-print-directory $(RINGS_TOOL)
 	$(if $(filter-out undefined,$(origin CHROMIUM)),CHROMIUM="$(CHROMIUM)") WATCHDOG=$(CURDIR)/$(WATCHDOG) GO=$(GO) sh tests/report/check.sh $(BUILD)
 
 # Issue 38: nccom-rings simulate's engine (cmd/nccom-rings/simulate/engine,
@@ -743,6 +750,15 @@ bench-simulate: $(RINGS_TOOL) $(if $(SIMGRID),$(SIM_ENGINE))
 	      $(RINGS_TOOL) simulate --locations $(BUILD)/bench-simulate-locations --hosts 'trn[001-512]' --ranks-per-node 32 \
 	      --order $$o --bytes 256M > /dev/null || exit 1; \
 	  done
+# Issue 37: the screenshots docs/operating.md shows, one a view, from
+# test-report's run (each must stay under 200 KB to be committed).
+REPORT_SHOTS := 16-nodes-ring 16-nodes-ring-zoomed 128-nodes-groups 16-nodes-nodes
+## report-screenshots: test-report, then its screenshot of each view of nccom-rings report's page into docs/images
+report-screenshots: test-report
+	@set -e; for v in $(REPORT_SHOTS); do f=$(BUILD)/report-test/shots/$$v.png; \
+	  test -f $$f || { echo "report-screenshots: no $$f (was the browser check skipped?)"; exit 1; }; \
+	  size=$$(wc -c < $$f); if [ $$size -ge 204800 ]; then echo "report-screenshots: $$f is $$size bytes, over 200 KB"; exit 1; fi; \
+	  cp $$f docs/images/report-$$v.png; echo "docs/images/report-$$v.png: $$size bytes"; done
 
 # Issue 21: what another user can do to a job through shared files and the
 # environment (tests/c/security/check.sh, docs/security.md): links planted

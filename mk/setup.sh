@@ -16,6 +16,17 @@ if ! command -v go >/dev/null 2>&1 && [ ! -x /usr/local/go/bin/go ]; then
   exit 1
 fi
 
+# D3 for nccom-rings report's page (issue 37): the pinned npm tarball,
+# its sha512 checked (mk/fetch-d3.py). Without it (offline, no python3)
+# the tools still build, and the page says it was built without D3.
+d3dir="$(dirname "$0")/../cmd/nccom-rings/report/d3"
+if command -v python3 >/dev/null 2>&1; then
+  python3 "$(dirname "$0")/fetch-d3.py" "$d3dir" ||
+    say "D3 not fetched: report pages say \"built without D3\" and make test-report skips its browser check until sh mk/setup.sh fetches it"
+else
+  say "D3 not fetched (no python3 yet): run sh mk/setup.sh again once it is installed"
+fi
+
 need=""
 want() { need="$need $1"; }
 

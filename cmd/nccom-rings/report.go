@@ -25,18 +25,18 @@ var reportCommand = &cli.Command{
 	Summary: "one self-contained HTML page: the rings drawn by location, one channel at a time, every userRanks, the score, verify's findings; or two jobs compared",
 	Usage:   []string{"[--locations FILE] [--redact] -o FILE DIR", "[--locations FILE] [--redact] -o FILE DIR_A DIR_B"},
 	Doc: `Writes one self-contained HTML page about the job whose dumps DIR holds
-(package report): a picture of the rings at node level, one channel at a
-time chosen in the page (nodes in a box per location, inter-node edges
-with the NIC index at each end, edges that cross a location level
-coloured by the outermost level crossed), and above it the same channel
-between location groups (a box per group of the outermost level with 2 or
-more groups, or one chosen in the page; an arrow per ordered pair of
-groups crossed, labelled with its edges, red out of a group the ring
-leaves more than once, which a ring with the fewest crossings never does);
-each channel's full userRanks as text; score's table (see score); and
-every verify finding, its rank marked in the picture and in the userRanks.
-The page loads nothing from anywhere: open it in any browser, or attach it
-to a ticket (with --redact).
+(package report), drawn with D3 (embedded; see docs/operating.md): the
+ring view, one channel at a time chosen in the page (every node on a
+circle, grouped by location level by level in arcs, the channel's
+inter-node edges bundled along the location tree and coloured by the
+outermost level they cross; zoom to a group, find a node by index, host or
+rank); the group view (per level, a matrix of the edges between groups,
+the cells out of a group the ring leaves more than once, which a ring with
+the fewest crossings never does, outlined); the node table (index, host,
+location, ranks, NIC indices); each channel's full userRanks as text;
+score's table (see score); and every verify finding, its rank marked in
+the picture and in the userRanks. The page loads nothing from anywhere:
+open it in any browser, or attach it to a ticket (with --redact).
 
 When a rank is missing or failed there are no rings to draw: the page then
 holds verify's findings and says why.

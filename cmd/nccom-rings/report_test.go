@@ -66,7 +66,7 @@ func TestReportShowsFindingsAndHostileHostsAsText(t *testing.T) {
 	assert.Contains(t, html, "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td><td>spine0/leafA</td><td>0-3</td>")
 	// Rank 5 (node 1) sent to 6; its next now says 7, 33 of 34 views say 6.
 	assert.Contains(t, html, `data-rank="5" data-channel="0"><td class="n">5</td><td class="n">0</td><td>next</td><td>rank 5: channel 0 next is 7, but rank 7&#39;s prev is 6; 33 of 34 views have 6 after 5`)
-	assert.Contains(t, html, `<tr class="marked"><td class="n">1</td><td>trn002</td>`)
+	assert.Contains(t, html, `<tr id="node-1" data-node="1" class="marked"><td class="n">1</td><td>trn002</td>`)
 }
 
 func TestReportWithoutRings(t *testing.T) {

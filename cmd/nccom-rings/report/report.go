@@ -1,18 +1,27 @@
 // Package report writes one self-contained HTML page about a job's rings
-// (nccom-rings report): a picture of the rings at node level, one channel
-// at a time, nodes grouped by location, and above it one between the
-// location groups of a level (GroupLevels: the counts come from Go); the full userRanks of every
-// channel as text; the score (package score); and verify's findings,
-// marked at their rank. It computes none of these: the tool hands it the
-// job, its score and verify's findings, and the page only shows them. A
-// page comparing two jobs (WriteCompare) shows both, and between them
-// what score.CompareScores and score.Diff say of the two.
+// (nccom-rings report): the ring view (every node on a circle, grouped by
+// location level by level, one channel's inter-node edges bundled along
+// the location tree), the group view (per level, a matrix of the
+// crossings between groups; GroupLevels: the counts come from Go), the
+// node table, the full userRanks of every channel as text, the score
+// (package score) and verify's findings, marked at their rank. It computes
+// none of these: the tool hands it the job, its score and verify's
+// findings, and the page only shows them. A page comparing two jobs
+// (WriteCompare) shows both, and between them what score.CompareScores
+// and score.Diff say of the two.
+//
+// The views are drawn by page.js with D3 (issue 37): D3 7.x's
+// dist/d3.min.js from the pinned npm tarball (d3/d3.pin), which the
+// set-up step verifies and writes into d3/ (mk/fetch-d3.py), embedded here
+// and inlined in the page with its ISC licence. d3/ holds only the pin and
+// a README in the repository, so that go build works without the set-up
+// step: such a page says "built without D3" and still shows its tables.
 //
 // The page needs nothing outside itself (no network, fonts or images; its
-// Content-Security-Policy forbids every fetch) and stays small at 2,048
-// nodes x 32 channels: the rings go in as one JSON blob that the page's
-// script draws one channel at a time, not as one SVG element per rank per
-// channel up front.
+// Content-Security-Policy forbids every fetch and runs only its two
+// scripts, D3 and page.js, by their hashes) and stays small at 2,048
+// nodes x 32 channels: the rings go in as one JSON blob (Data) that the
+// page's script draws one channel at a time.
 //
 // Dumps come from a job and are not trusted: every string taken from them
 // (host names, locations, WARN texts) goes through html/template, in the
@@ -24,20 +33,17 @@ package report
 import (
 	"cmp"
 	"crypto/sha256"
-	_ "embed"
+	"embed"
 	"encoding/base64"
 	"fmt"
 	"html/template"
 	"io"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/verify"
 	"github.com/nccomring/libnccomring/internal/quote"
-	"github.com/nccomring/libnccomring/nodeorder"
 )
 
 // Input is what a page shows.
@@ -70,12 +76,59 @@ var script string
 
 var page = template.Must(template.New("page").Parse(pageText))
 
-// scriptHash is the page's Content-Security-Policy source for its one
-// script: only that script runs, even if something else got in.
-var scriptHash = func() string {
-	sum := sha256.Sum256([]byte(script))
-	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+// d3Dir is D3 as the set-up step left it: d3.pin and README always,
+// d3.min.js and LICENSE after sh mk/setup.sh.
+//
+//go:embed d3
+var d3Dir embed.FS
+
+// d3Script is the D3 the page inlines, its licence notice first (ISC: the
+// copyright and permission notice go with every copy), or "" when this
+// build has none.
+var d3Script = func() string {
+	code, err1 := d3Dir.ReadFile("d3/d3.min.js")
+	licence, err2 := d3Dir.ReadFile("d3/LICENSE")
+	if err1 != nil || err2 != nil || len(code) == 0 {
+		return ""
+	}
+	return "/* D3 (https://d3js.org), from the npm registry's d3 tarball named in\n" +
+		" * cmd/nccom-rings/report/d3/d3.pin, under its licence:\n\n" +
+		string(licence) + "*/\n" + string(code)
 }()
+
+// D3Version is the D3 the page embeds ("" none): the pin's version line,
+// shown at the foot of the page.
+var D3Version = d3Version()
+
+func d3Version() string {
+	if d3Script == "" {
+		return ""
+	}
+	pin, _ := d3Dir.ReadFile("d3/d3.pin")
+	for _, line := range strings.Split(string(pin), "\n") {
+		if v, ok := strings.CutPrefix(line, "version "); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
+}
+
+// hash is a script's Content-Security-Policy source: only the page's own
+// scripts run, even if something else got in.
+func hash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}
+
+// csp is the page's Content-Security-Policy: nothing fetched, inline
+// styles, and the two scripts by their hashes (page.js alone without D3).
+func csp(d3 string) string {
+	src := hash(script)
+	if d3 != "" {
+		src = hash(d3) + " " + src
+	}
+	return `content="default-src 'none'; style-src 'unsafe-inline'; script-src ` + src + `"`
+}
 
 // Write writes in's page to w.
 func Write(w io.Writer, in Input) error {
@@ -86,6 +139,11 @@ func Write(w io.Writer, in Input) error {
 		in = NewRedactor(in.Job).Input(in)
 	}
 	in = visibleInput(in)
+	// A script element ends at the first "</script": D3's code has none,
+	// and one that did would cut the page.
+	if strings.Contains(strings.ToLower(d3Script), "</script") {
+		return fmt.Errorf("report: the embedded D3 holds \"</script\": not inlined")
+	}
 	v, err := view(in)
 	if err != nil {
 		return err
@@ -145,6 +203,8 @@ type pageView struct {
 	Input
 	CSP       template.HTMLAttr
 	Script    template.JS
+	D3        template.JS // "" without D3
+	D3Version string
 	Data      *Data
 	Nodes     []nodeRow
 	Levels    []int // 1..Depth, for the score table's columns
@@ -164,6 +224,7 @@ type nodeRow struct {
 	Host     string
 	Location string
 	Ranks    string // "0-3"
+	NICs     string // "0: 16, 1: 16": NIC index: channels with inter-node edges
 	Marked   bool   // some rank of it has a finding
 }
 
@@ -173,8 +234,8 @@ type nicRow struct {
 }
 
 func view(in Input) (*pageView, error) {
-	v := &pageView{Input: in, Script: template.JS(script),
-		CSP: template.HTMLAttr(`content="default-src 'none'; style-src 'unsafe-inline'; script-src ` + scriptHash + `"`)}
+	v := &pageView{Input: in, Script: template.JS(script), D3: template.JS(d3Script), D3Version: D3Version,
+		CSP: template.HTMLAttr(csp(d3Script))}
 	marked := map[int]bool{}
 	for _, f := range in.Findings {
 		if f.Rank >= 0 {
@@ -208,6 +269,13 @@ func view(in Input) (*pageView, error) {
 	}
 	for m := range j.NNodes {
 		row := nodeRow{Node: m, Host: j.Host[m], Location: j.Location[m], Ranks: score.Spans(members[m])}
+		if m < len(in.Score.NICs) {
+			var shares []string
+			for _, s := range in.Score.NICs[m] {
+				shares = append(shares, fmt.Sprintf("%d: %d", s.Dev, s.Channels))
+			}
+			row.NICs = strings.Join(shares, ", ")
+		}
 		for _, r := range members[m] {
 			row.Marked = row.Marked || marked[r]
 		}
@@ -227,27 +295,23 @@ func nicRows(nics [][]score.NICShare) []nicRow {
 	return rows
 }
 
-// Data is the JSON blob the page's script draws from.
+// Data is the JSON blob the page's script draws from (the element
+// <script type="application/json" id="data">): every view reads only it.
+// page.js draws each blob whose id is PREFIX+"data" into the elements
+// whose ids start with PREFIX (its head comment lists them), so a page of
+// two jobs can hold two blobs, "a-data" and "b-data", and two sets of
+// views.
 type Data struct {
 	NRanks int `json:"nRanks"`
-	// Node[r] is rank r's node; Host, Location, X and Y are per node (X,
-	// Y: its centre in the picture).
+	// Node[r] is rank r's node; Host and Location are per node.
 	Node     []int    `json:"node"`
 	Host     []string `json:"host"`
 	Location []string `json:"loc"`
-	X        []int    `json:"x"`
-	Y        []int    `json:"y"`
-	Groups   []Box    `json:"groups"`
-	Width    int      `json:"w"`
-	Height   int      `json:"h"`
-	// NodeLabels says the picture is drawn large enough to write each
-	// node's index inside its square: a 10-unit square shown at Scale*10
-	// pixels holds 4 digits of 10-pixel text (about 24 pixels) from Scale
-	// 2.5 on.
-	NodeLabels bool `json:"nodeLabels"`
-	// Scale is how much larger than Width the picture is shown: a few
-	// nodes are drawn up to 3 times larger, up to MaxWidth.
-	Scale float64 `json:"-"`
+	// Levels[l] is location level l+1 (1 the outermost), every level of
+	// the job's locations, each node's group in it: the tree the ring view
+	// groups the nodes by. Order is the nodes around the circle (Order).
+	Levels []Level `json:"levels"`
+	Order  []int   `json:"order"`
 	// Rings[c] is channel c's ring (the job's, rank order from its first
 	// rank); Edges[c] its inter-node edges, EdgeInts ints each: from node,
 	// to node, from rank, to rank, the sender's NIC index, the receiver's
@@ -262,6 +326,14 @@ type Data struct {
 	// or more groups, outermost first (GroupLevels); set by the page from
 	// the score, nil in a bare NewData.
 	Tiers []GroupLevel `json:"tiers"`
+}
+
+// Level is one location level's groups: Names[g] is group g's location
+// prefix ("" for the nodes without a location), numbered in the order of
+// the groups' lowest nodes; Group[m] is node m's group.
+type Level struct {
+	Names []string `json:"names"`
+	Group []int    `json:"group"`
 }
 
 // GroupLevel is every channel's ring at one location level, group by
@@ -290,48 +362,20 @@ type GroupLevel struct {
 // EdgeInts is the ints of one edge in Data.Edges.
 const EdgeInts = 7
 
-// Box is one group of nodes in the picture: the nodes with one location
-// (Name; "" none), a box at X, Y of W x H pixels.
-type Box struct {
-	Name string `json:"name"`
-	X    int    `json:"x"`
-	Y    int    `json:"y"`
-	W    int    `json:"w"`
-	H    int    `json:"h"`
-}
-
-// The picture's geometry, in pixels.
-const (
-	Cell     = 16   // one node
-	Pad      = 6    // inside a group's box
-	Label    = 14   // a group's name, above its nodes
-	Gap      = 12   // between boxes
-	MaxWidth = 1200 // boxes wrap to a new row past it
-	MaxLabel = 240  // the widest a box grows for its name
-)
-
-// NewData is j's blob: its layout (Layout), rings, inter-node edges and
-// the marks of findings.
+// NewData is j's blob: its location tree (Levels, Order), rings,
+// inter-node edges and the marks of findings.
 func NewData(j *score.Job, findings []verify.Finding) (*Data, error) {
 	arr, err := j.Arrange() // the library's groups (D28)
 	if err != nil {
 		return nil, err
 	}
 	groups := arr.Groups
-	d := &Data{NRanks: j.NRanks, Node: j.Node, Host: j.Host, Location: j.Location, Rings: j.Rings, Marks: []int{}}
-	// A box per location as the library places nodes: two names it takes
-	// for one (hashes that collide) share the first one's box.
-	first := map[nodeorder.Location]string{}
-	boxOf := make([]string, j.NNodes)
-	for m, l := range arr.Node {
-		if _, ok := first[l]; !ok {
-			first[l] = j.Location[m]
-		}
-		boxOf[m] = first[l]
+	d := &Data{NRanks: j.NRanks, Node: j.Node, Host: j.Host, Location: j.Location, Rings: j.Rings, Marks: []int{}, Levels: []Level{}}
+	for l := range groups.Depth {
+		names, _, index := levelGroups(j, groups.Group[l], l+1)
+		d.Levels = append(d.Levels, Level{Names: names, Group: index})
 	}
-	d.X, d.Y, d.Groups, d.Width, d.Height = Layout(boxOf)
-	d.Scale = min(3, max(1, float64(MaxWidth)/float64(d.Width)))
-	d.NodeLabels = d.Scale >= 2.5
+	d.Order = Order(j.NNodes, d.Levels, j.Node, firstRing(j))
 	for c, ring := range j.Rings {
 		edges := []int{}
 		n := len(ring)
@@ -360,6 +404,83 @@ func NewData(j *score.Job, findings []verify.Finding) (*Data, error) {
 	return d, nil
 }
 
+func firstRing(j *score.Job) []int {
+	if len(j.Rings) == 0 {
+		return nil
+	}
+	return j.Rings[0]
+}
+
+// Order is the nodes as the ring view places them around its circle:
+// grouped level by level (levels[l].Group), and within each group in the
+// order ring (the job's first channel) visits them; groups in the order
+// the ring first enters them. A ring with the fewest crossings then goes
+// round the circle from neighbour to neighbour, and an extra crossing is a
+// chord across it. Nodes the ring does not visit (none in a job that
+// passes Check) go last, by index. node[r] is rank r's node.
+func Order(nNodes int, levels []Level, node, ring []int) []int {
+	const unvisited = int(^uint(0) >> 1)
+	pos := make([]int, nNodes) // where the ring first visits each node
+	for m := range pos {
+		pos[m] = unvisited
+	}
+	for i, r := range ring {
+		pos[node[r]] = min(pos[node[r]], i)
+	}
+	// first[l][g]: the ring's first visit to group g of level l.
+	first := make([][]int, len(levels))
+	for l, lv := range levels {
+		first[l] = make([]int, len(lv.Names))
+		for g := range first[l] {
+			first[l][g] = unvisited
+		}
+		for m, g := range lv.Group {
+			first[l][g] = min(first[l][g], pos[m])
+		}
+	}
+	order := make([]int, nNodes)
+	for m := range order {
+		order[m] = m
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		for l, lv := range levels {
+			ga, gb := lv.Group[a], lv.Group[b]
+			if ga != gb {
+				// Two groups the ring never enters: by their number.
+				return cmp.Or(cmp.Compare(first[l][ga], first[l][gb]), cmp.Compare(ga, gb))
+			}
+		}
+		return cmp.Compare(pos[a], pos[b])
+	})
+	return order
+}
+
+// levelGroups is one level's groups (group: nodeorder.Groups.Group at it,
+// -1 no location): their names (the level's prefix of the first node's
+// location, "" for the nodes without one), how many nodes each holds,
+// and each node's group, numbered in the order of the groups' lowest
+// nodes.
+func levelGroups(j *score.Job, group []int32, level int) (names []string, nodes, index []int) {
+	index = make([]int, j.NNodes)
+	at := map[int32]int{}
+	for m := range j.NNodes {
+		g, ok := at[group[m]]
+		if !ok {
+			g = len(names)
+			at[group[m]] = g
+			name := ""
+			if group[m] >= 0 {
+				name = prefix(j.Location[m], level)
+			}
+			names = append(names, name)
+			nodes = append(nodes, 0)
+		}
+		index[m] = g
+		nodes[g]++
+	}
+	return names, nodes, index
+}
+
 // PairInts is the ints of one pair in GroupLevel.Pairs.
 const PairInts = 4
 
@@ -381,27 +502,9 @@ func GroupLevels(j *score.Job, s *score.Score) ([]GroupLevel, error) {
 	}
 	tiers := []GroupLevel{}
 	for l := range groups.Depth {
-		group := groups.Group[l]
-		// index[m] is node m's group in this level's Names, numbered in
-		// the order of the groups' lowest nodes.
-		index := make([]int, j.NNodes)
-		at := map[int32]int{}
 		gl := GroupLevel{Level: l + 1}
-		for m := range j.NNodes {
-			g, ok := at[group[m]]
-			if !ok {
-				g = len(gl.Names)
-				at[group[m]] = g
-				name := ""
-				if group[m] >= 0 {
-					name = prefix(j.Location[m], l+1)
-				}
-				gl.Names = append(gl.Names, name)
-				gl.Nodes = append(gl.Nodes, 0)
-			}
-			index[m] = g
-			gl.Nodes[g]++
-		}
+		var index []int // node m's group in this level's Names
+		gl.Names, gl.Nodes, index = levelGroups(j, groups.Group[l], l+1)
 		if len(gl.Names) < 2 {
 			continue
 		}
@@ -449,103 +552,4 @@ func GroupLevels(j *score.Job, s *score.Score) ([]GroupLevel, error) {
 func prefix(location string, levels int) string {
 	names := strings.SplitN(location, "/", levels+1)
 	return strings.Join(names[:min(levels, len(names))], "/")
-}
-
-// Layout places every node (locations[m]: node m's location, "" none): one
-// box per distinct location, sorted by name (naturalCompare: leaf2 before
-// leaf10) so that siblings sit side by
-// side, the nodes without one last; in each box its nodes in index order
-// on a near-square grid of Cell pixels; the boxes left to right, wrapping
-// before MaxWidth. It returns each node's centre, the boxes and the size
-// of the whole picture.
-func Layout(locations []string) (x, y []int, boxes []Box, width, height int) {
-	members := map[string][]int{}
-	for m, l := range locations {
-		members[l] = append(members[l], m)
-	}
-	names := make([]string, 0, len(members))
-	for l := range members {
-		names = append(names, l)
-	}
-	slices.SortFunc(names, func(a, b string) int {
-		if (a == "") != (b == "") {
-			if a == "" {
-				return 1
-			}
-			return -1
-		}
-		return naturalCompare(a, b)
-	})
-	x, y = make([]int, len(locations)), make([]int, len(locations))
-	cx, cy, rowHeight := Gap, Gap, 0
-	for _, name := range names {
-		nodes := members[name]
-		cols := int(math.Ceil(math.Sqrt(float64(len(nodes)))))
-		rows := (len(nodes) + cols - 1) / cols
-		// Wide enough for its name (about 6 pixels a character), up to
-		// MaxLabel.
-		w := max(cols*Cell+2*Pad, min(6*len(name)+8, MaxLabel))
-		b := Box{Name: name, W: w, H: Label + rows*Cell + 2*Pad}
-		if cx > Gap && cx+b.W > MaxWidth {
-			cx, cy, rowHeight = Gap, cy+rowHeight+Gap, 0
-		}
-		b.X, b.Y = cx, cy
-		for i, m := range nodes {
-			x[m] = b.X + Pad + (i%cols)*Cell + Cell/2
-			y[m] = b.Y + Label + Pad + (i/cols)*Cell + Cell/2
-		}
-		boxes = append(boxes, b)
-		cx += b.W + Gap
-		rowHeight = max(rowHeight, b.H)
-		width = max(width, cx)
-	}
-	return x, y, boxes, width, cy + rowHeight + Gap
-}
-
-// ShownWidth and ShownHeight are the picture's size on the page.
-func (d *Data) ShownWidth() int  { return int(float64(d.Width) * d.Scale) }
-func (d *Data) ShownHeight() int { return int(float64(d.Height) * d.Scale) }
-
-// TextSize is the picture's font size in its own units, so that its text
-// shows at 10 pixels whatever Scale enlarges: a small job's NIC indices and
-// box names then stay small beside the nodes they label.
-func (d *Data) TextSize() string { return strconv.FormatFloat(10/d.Scale, 'f', 2, 64) }
-
-// naturalCompare orders names as a person reads them: runs of digits by
-// their value (leaf2 before leaf10), the rest byte by byte; names that
-// compare equal so (leaf01, leaf1) by their bytes.
-func naturalCompare(a, b string) int {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if isDigit(a[i]) && isDigit(b[j]) {
-			ei, ej := digits(a, i), digits(b, j)
-			x, y := strings.TrimLeft(a[i:ei], "0"), strings.TrimLeft(b[j:ej], "0")
-			if c := cmp.Compare(len(x), len(y)); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(x, y); c != 0 {
-				return c
-			}
-			i, j = ei, ej
-			continue
-		}
-		if c := cmp.Compare(a[i], b[j]); c != 0 {
-			return c
-		}
-		i, j = i+1, j+1
-	}
-	if c := cmp.Compare(len(a)-i, len(b)-j); c != 0 {
-		return c
-	}
-	return cmp.Compare(a, b)
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// digits is the end of the run of digits at s[i].
-func digits(s string, i int) int {
-	for i < len(s) && isDigit(s[i]) {
-		i++
-	}
-	return i
 }

@@ -5,7 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -58,44 +58,6 @@ func blob(t *testing.T, html string) Data {
 	return d
 }
 
-func TestLayoutByHand(t *testing.T) {
-	// Boxes "a" (nodes 1, 2: 2 columns), "b" (node 0), then the nodes
-	// without a location (node 3). Box a: 2*16+2*6 = 44 wide, 14+16+12 =
-	// 42 high, at (12, 12); its nodes' centres at x 12+6+8 and +16, y
-	// 12+14+6+8. Box b at x 12+44+12 = 68, 28 wide; the last at 108.
-	x, y, boxes, w, h := Layout([]string{"b", "a", "a", ""})
-	assert.Equal(t, []int{82, 26, 42, 122}, x)
-	assert.Equal(t, []int{40, 40, 40, 40}, y)
-	assert.Equal(t, []Box{{"a", 12, 12, 44, 42}, {"b", 68, 12, 28, 42}, {"", 108, 12, 28, 42}}, boxes)
-	assert.Equal(t, 148, w)
-	assert.Equal(t, 66, h)
-}
-
-func TestLayoutWrapsAndWidensForNames(t *testing.T) {
-	// 100 boxes of one node named "g00".."g99": each max(28, 6*3+8) = 28
-	// wide; 40 per row (12 + 40*40 = 1612 > 1200 so fewer): a row holds
-	// boxes while x+28 <= 1200, x = 12+40k: k = 0..29, 30 a row.
-	var locs []string
-	for i := range 100 {
-		locs = append(locs, "g"+string(rune('0'+i/10))+string(rune('0'+i%10)))
-	}
-	_, y, boxes, w, h := Layout(locs)
-	assert.Equal(t, Box{"g29", 12 + 29*40, 12, 28, 42}, boxes[29])
-	assert.Equal(t, Box{"g30", 12, 12 + 42 + 12, 28, 42}, boxes[30])
-	assert.Equal(t, 12+30*40, w)
-	assert.Equal(t, 12+4*54, h) // 4 rows of 42+12
-	assert.Equal(t, 12+3*54+14+6+8, y[99])
-
-	_, _, boxes, _, _ = Layout([]string{"spine0/leafA"})
-	assert.Equal(t, 6*12+8, boxes[0].W)
-}
-
-func TestNaturalOrder(t *testing.T) {
-	names := []string{"s0/leaf10", "s0/leaf9", "s1/leaf1", "s0/leaf01", "s0/leaf1", "s0/leaf", "s10/a", "s2/a"}
-	slices.SortFunc(names, naturalCompare)
-	assert.Equal(t, []string{"s0/leaf", "s0/leaf01", "s0/leaf1", "s0/leaf9", "s0/leaf10", "s1/leaf1", "s2/a", "s10/a"}, names)
-}
-
 func TestEdgesByHand(t *testing.T) {
 	d, err := NewData(fourNodes(), []verify.Finding{{Rank: 2, Channel: 0}, {Rank: -1, Channel: -1}, {Rank: 3, Channel: -1}})
 	require.NoError(t, err)
@@ -118,23 +80,45 @@ func TestEdgesByHand(t *testing.T) {
 	assert.Equal(t, []int{0, 1, 0, 2, 2, 3, 0, 1, 0, 3, 1, 3, 2, 0}, d.Edges[1])
 }
 
-// D28: the picture's boxes are the library's placement. Two leaf names
-// whose FNV-1a hashes collide (0xf738b38c both) are one leaf to it, so one
-// box, named by the first; a third leaf is a box of its own. The names a
-// page shows per node stay each host's own.
-func TestBoxesAreTheLibrarysPlacement(t *testing.T) {
+// D28: the ring view's groups are the library's placement. Two leaf
+// names whose FNV-1a hashes collide (0xf738b38c both) are one leaf to it,
+// so one group, named by the first; a third leaf is a group of its own.
+// The names a page shows per node stay each host's own.
+func TestGroupsAreTheLibrarysPlacement(t *testing.T) {
 	j := &score.Job{NRanks: 3, NNodes: 3, Node: []int{0, 1, 2}, Host: []string{"x", "y", "z"},
 		Location: []string{"s/leaf13298", "s/leaf302080", "s/other"},
 		Rings:    [][]int{{0, 1, 2}}, NetDev: []int{0, 0, 0}}
 	d, err := NewData(j, nil)
 	require.NoError(t, err)
-	var names []string
-	for _, b := range d.Groups {
-		names = append(names, b.Name)
-	}
-	assert.Equal(t, []string{"s/leaf13298", "s/other"}, names)
+	assert.Equal(t, []Level{{Names: []string{"s"}, Group: []int{0, 0, 0}}, {Names: []string{"s/leaf13298", "s/other"}, Group: []int{0, 0, 1}}}, d.Levels)
 	assert.Equal(t, j.Location, d.Location)
-	assert.Equal(t, Cell, d.X[1]-d.X[0], "nodes 0 and 1 side by side in one box")
+	assert.Equal(t, []int{0, 1, 2}, d.Order)
+}
+
+// The ring view's order, by hand: fourNodes' locations (s0/a, s0/b, s1/c,
+// none) and a ring that visits the nodes 2 0 3 1. Level 1's groups are
+// entered s1 (at 0), s0 (at 1), none (at 2); within s0, a (node 0, at 1)
+// before b (node 1, at 3). So: 2, then 0 and 1, then 3.
+func TestOrderByHand(t *testing.T) {
+	j := fourNodes()
+	j.Rings = [][]int{{2, 0, 3, 1}}
+	d, err := NewData(j, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []Level{
+		{Names: []string{"s0", "s1", ""}, Group: []int{0, 0, 1, 2}},
+		{Names: []string{"s0/a", "s0/b", "s1/c", ""}, Group: []int{0, 1, 2, 3}},
+	}, d.Levels)
+	assert.Equal(t, []int{2, 0, 1, 3}, d.Order)
+
+	// Two ranks a node, one level of two groups (even nodes in g0, odd in
+	// g1), the ring visiting nodes 3 3 0 0 2 2 1 1: g1 is entered first
+	// (node 3 at 0), then g0 (node 0 at 2); within g1 node 3 then node 1,
+	// within g0 node 0 then node 2.
+	levels := []Level{{Names: []string{"g0", "g1"}, Group: []int{0, 1, 0, 1}}}
+	node := []int{0, 0, 1, 1, 2, 2, 3, 3}
+	assert.Equal(t, []int{3, 1, 0, 2}, Order(4, levels, node, []int{6, 7, 0, 1, 4, 5, 2, 3}))
+	// No ring: the groups and nodes by number.
+	assert.Equal(t, []int{0, 2, 1, 3}, Order(4, levels, node, nil))
 }
 
 func TestHostileStringsAreText(t *testing.T) {
@@ -150,7 +134,8 @@ func TestHostileStringsAreText(t *testing.T) {
 	// In the JSON, '<' is \u003c: no string closes the script element,
 	// and the blob still gives the host back as it was.
 	assert.Contains(t, html, `\u003cscript\u003ealert(1)\u003c/script\u003e`)
-	assert.Equal(t, 2, strings.Count(html, "</script>"), "the blob's and the script's")
+	assert.Equal(t, 1+len(scripts(t, html)), strings.Count(html, "</script>"), "the blob's and the scripts'")
+	assert.Len(t, scripts(t, html), map[bool]int{true: 1, false: 2}[d3Script == ""])
 	assert.Equal(t, evil, blob(t, html).Host[0])
 }
 
@@ -176,17 +161,88 @@ func TestPageReferencesNothingOutsideItself(t *testing.T) {
 	}
 }
 
-func TestOnlyThePagesScriptMayRun(t *testing.T) {
+// scripts is the code of each of html's script elements that runs (not
+// the JSON blob).
+func scripts(t *testing.T, html string) []string {
+	t.Helper()
+	var out []string
+	for rest := html; ; {
+		_, after, ok := strings.Cut(rest, "<script>")
+		if !ok {
+			return out
+		}
+		code, tail, ok := strings.Cut(after, "</script>")
+		require.True(t, ok)
+		out = append(out, code)
+		rest = tail
+	}
+}
+
+func TestOnlyThePagesScriptsMayRun(t *testing.T) {
 	html := render(t, Input{Dir: "d", Job: fourNodes(), LocationsFrom: "dumps"})
-	_, rest, ok := strings.Cut(html, "<script>")
-	require.True(t, ok)
-	code, _, ok := strings.Cut(rest, "</script>")
-	require.True(t, ok)
-	sum := sha256.Sum256([]byte(code))
-	assert.Contains(t, html, `content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-`+base64.StdEncoding.EncodeToString(sum[:])+`'"`)
-	assert.NotContains(t, code, "innerHTML")
-	assert.NotContains(t, code, "insertAdjacentHTML")
-	assert.NotContains(t, code, "document.write")
+	code := scripts(t, html)
+	want := []string{script}
+	if d3Script != "" {
+		want = []string{d3Script, script}
+	}
+	require.Equal(t, want, code, "D3 (when this build has it), then page.js, as they are")
+	var hashes []string
+	for _, c := range code {
+		sum := sha256.Sum256([]byte(c))
+		hashes = append(hashes, "'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"'")
+	}
+	assert.Contains(t, html, `content="default-src 'none'; style-src 'unsafe-inline'; script-src `+strings.Join(hashes, " ")+`"`)
+	assert.NotContains(t, script, "innerHTML")
+	assert.NotContains(t, script, "insertAdjacentHTML")
+	assert.NotContains(t, script, "document.write")
+	assert.NotContains(t, script, ".html(", "D3's selection.html parses markup")
+}
+
+// A build without the set-up step has no D3: its page runs page.js alone,
+// says so where the rings would be, and still holds the tables.
+func TestPageWithoutD3(t *testing.T) {
+	saved := d3Script
+	d3Script = ""
+	defer func() { d3Script = saved }()
+	html := render(t, Input{Dir: "d", Job: fourNodes(), LocationsFrom: "dumps"})
+	assert.Equal(t, []string{script}, scripts(t, html))
+	assert.Contains(t, html, `<p id="nod3" class="bad">This page was built without D3: run <code>sh mk/setup.sh</code>`)
+	assert.Contains(t, html, `<tr id="node-2" data-node="2"><td class="n">2</td><td>h2</td><td>s1/c</td><td>2</td><td>2: 1</td></tr>`)
+	assert.Contains(t, html, "Built without D3.")
+	sum := sha256.Sum256([]byte(script))
+	assert.Contains(t, html, `script-src 'sha256-`+base64.StdEncoding.EncodeToString(sum[:])+`'"`)
+}
+
+// With D3 (after sh mk/setup.sh), its licence notice opens the script
+// that holds it, and the foot of the page names the version.
+func TestPageWithD3CarriesItsLicence(t *testing.T) {
+	if d3Script == "" {
+		t.Skip("built without D3 (sh mk/setup.sh fetches it): nothing to check here")
+	}
+	html := render(t, Input{Dir: "d", Job: fourNodes(), LocationsFrom: "dumps"})
+	code := scripts(t, html)[0]
+	assert.True(t, strings.HasPrefix(code, "/* D3 (https://d3js.org)"))
+	assert.Contains(t, code[:1000], "Copyright 2010-2023 Mike Bostock")
+	assert.Contains(t, code[:1000], "Permission to use, copy, modify, and/or distribute this software")
+	assert.Contains(t, html, "Drawn with D3 7.9.0 (https://d3js.org), ISC licence")
+	assert.NotContains(t, html, `id="nod3"`)
+}
+
+// The repository holds no copy of D3 (issue 37): no tracked file carries
+// its banner or its bundle's opening. Outside a git checkout (a release
+// tarball) there is nothing to ask.
+func TestNoCopyOfD3IsTracked(t *testing.T) {
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Skipf("not in a git checkout (%v): nothing tracked to check", err)
+	}
+	out, err := exec.Command("git", "-C", strings.TrimSpace(string(top)), "grep", "-l", "-I", "-F",
+		"-e", "https://d3js.org v"+"7", "-e", `"object"==typeof exports&&"undefined"!=typeof module?n(exports)`+`:"function"==typeof define`).Output()
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+		return // git grep: no match
+	}
+	require.NoError(t, err)
+	t.Errorf("tracked files hold D3's code (it comes from the set-up step, never the repository):\n%s", out)
 }
 
 func TestPageShowsScoreFindingsAndRanks(t *testing.T) {
@@ -197,7 +253,7 @@ func TestPageShowsScoreFindingsAndRanks(t *testing.T) {
 	// 2->3 and 3->0 unknown.
 	assert.Contains(t, html, `<td class="n">0</td><td class="n">4</td><td class="n">3 / 3 (3)</td><td class="n">4 / 4 (4)</td><td class="n">2</td><td class="n">2</td>`)
 	assert.Contains(t, html, `<tr class="finding" id="finding-0" data-rank="2" data-channel="0"><td class="n">2</td><td class="n">0</td><td>next</td><td>rank 2: channel 0 next is 0<br><span class="hint">check: this rank first</span></td></tr>`)
-	assert.Contains(t, html, `<tr class="marked"><td class="n">2</td><td>h2</td><td>s1/c</td><td>2</td></tr>`)
+	assert.Contains(t, html, `<tr id="node-2" data-node="2" class="marked"><td class="n">2</td><td>h2</td><td>s1/c</td><td>2</td><td>2: 1</td></tr>`)
 	assert.Contains(t, html, `<details data-channel="0"><summary>channel 0: 4 ranks</summary>`)
 	assert.Equal(t, [][]int{{0, 1, 2, 3}}, blob(t, html).Rings)
 }
@@ -317,35 +373,6 @@ func TestGroupLevelsOneGroup(t *testing.T) {
 	j.Location = []string{"s0/a", "s0/a", "s0/a", "s0/a"}
 	html := render(t, Input{Dir: "d", Job: j, LocationsFrom: "dumps"})
 	assert.NotContains(t, html, `id="groups"`)
-	assert.Contains(t, html, "no picture between groups")
+	assert.Contains(t, html, "no crossings between groups")
 	assert.Empty(t, blob(t, html).Tiers)
-}
-
-// A small job's picture is drawn up to 3 times larger; its text is sized
-// in the picture's own units so that it still shows at 10 pixels, not 30,
-// and the NIC indices do not crowd the nodes they label.
-func TestPictureTextShowsAtTenPixels(t *testing.T) {
-	html := render(t, Input{Dir: "d", Job: fourNodes(), LocationsFrom: "dumps"})
-	d := blob(t, html)
-	assert.Contains(t, html, fmt.Sprintf(`<svg id="picture" xmlns="http://www.w3.org/2000/svg" font-size="3.33" width="%d" height="%d" viewBox="0 0 %d %d"`,
-		3*d.Width, 3*d.Height, d.Width, d.Height), "four nodes are drawn 3 times larger")
-	assert.Contains(t, html, `<svg id="groups" xmlns="http://www.w3.org/2000/svg" font-size="10"`)
-	for scale, want := range map[float64]string{1: "10.00", 1.5: "6.67", 2.5: "4.00", 3: "3.33"} {
-		assert.Equal(t, want, (&Data{Scale: scale}).TextSize(), scale)
-	}
-	assert.True(t, d.NodeLabels, "four nodes drawn 3 times larger have room for their indices")
-
-	// 400 one-rank nodes, each in a location of its own: boxes wrapping at
-	// MaxWidth, drawn at their own size, without room for an index in a
-	// node's square.
-	n := 400
-	j := &score.Job{NRanks: n, NNodes: n, GraphChannels: 1, Rings: [][]int{make([]int, n)}, NetDev: make([]int, n)}
-	for r := range n {
-		j.Node, j.Host, j.Location = append(j.Node, r), append(j.Host, fmt.Sprintf("h%d", r)), append(j.Location, fmt.Sprintf("s/a%d", r))
-		j.Rings[0][r] = r
-	}
-	big, err := NewData(j, nil)
-	require.NoError(t, err)
-	assert.Equal(t, 1.0, big.Scale)
-	assert.False(t, big.NodeLabels)
 }
