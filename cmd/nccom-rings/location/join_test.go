@@ -211,6 +211,7 @@ func TestInstancesMalformed(t *testing.T) {
 		{"json bad dns", `{"Reservations": [{"Instances": [{"InstanceId": "i-1", "PrivateDnsName": "a b"}]}]}`, `f:1:74: "PrivateDnsName": host name "a b" has " " at byte 2; only A-Z a-z 0-9 . _ : -`},
 		{"json reservations not array", `{"Reservations": {}}`, `f:1:18: "Reservations" must be an array, not an object`},
 		{"json pod without name", `{"items": [{"metadata": {}}]}`, `f:1:12: a pod without "metadata.name"`},
+		{"json nodes", `{"items": [{"metadata": {"name": "n"}, "kind": "Node"}]}`, `f:1:12: a "Node", not a Pod: --instances reads kubectl get pods -o json; the nodes' file is a topology (locate k8s:FILE), which finds a node by its name, instance id and InternalIP`},
 		{"json deep", `{"items": [{"x": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `, "metadata": {"name": "p"}}]}`, "f:1:82: JSON nested more than 64 levels deep"},
 		{"json none", `[]`, `f: no document in the file: the output of aws ec2 describe-instances ({"Reservations": [...]}) or kubectl get pods -o json ({"items": [...]}) expected`},
 		{"json truncated", `{"items": [`, "f:1:12: the file ends inside a JSON value"},
