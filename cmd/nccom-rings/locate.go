@@ -416,7 +416,11 @@ func locateAll(topo *location.Topology, asJSON bool, stdout, stderr io.Writer) i
 				fmt.Fprintf(stderr, "nccom-rings locate: and %d more hosts without a location\n", len(rep.Unlocated)-i)
 				break
 			}
-			fmt.Fprintf(stderr, "nccom-rings locate: %s (line %d) has no location: %s\n", u.Host, u.Line, u.Reason)
+			at := fmt.Sprintf(" (line %d)", u.Line)
+			if u.Line == 0 { // a variable's, not a file's
+				at = ""
+			}
+			fmt.Fprintf(stderr, "nccom-rings locate: %s%s has no location: %s\n", u.Host, at, u.Reason)
 		}
 	}
 	finding := len(rep.Unlocated) > 0 || len(topo.Hosts) == 0 || topo.Truncated
