@@ -189,6 +189,12 @@ func runLocate(inv *cli.Invocation, f *locateFlags) int {
 				return usage("--from %s and the prefix %s: name the source once", f.from, s)
 			}
 			source, path = s, p
+		} else if ok && isWord(s) {
+			// A file name may hold ':', so a prefix no source has is
+			// the file's name only when that file is there.
+			if _, err := os.Lstat(path); err != nil {
+				return usage("%s: no source %s (want ec2, ec2-reservation, k8s or slurm before ':', lower case), and no file of that name", strconv.QuoteToASCII(operands[0]), strconv.QuoteToASCII(s))
+			}
 		}
 		if source == "slurm-env" {
 			return usage("slurm-env reads no file: use --from slurm-env alone")
@@ -410,7 +416,11 @@ func locateAll(topo *location.Topology, asJSON bool, stdout, stderr io.Writer) i
 				fmt.Fprintf(stderr, "nccom-rings locate: and %d more hosts without a location\n", len(rep.Unlocated)-i)
 				break
 			}
-			fmt.Fprintf(stderr, "nccom-rings locate: %s (line %d) has no location: %s\n", u.Host, u.Line, u.Reason)
+			at := fmt.Sprintf(" (line %d)", u.Line)
+			if u.Line == 0 { // a variable's, not a file's
+				at = ""
+			}
+			fmt.Fprintf(stderr, "nccom-rings locate: %s%s has no location: %s\n", u.Host, at, u.Reason)
 		}
 	}
 	finding := len(rep.Unlocated) > 0 || len(topo.Hosts) == 0 || topo.Truncated
@@ -428,4 +438,15 @@ func locateAll(topo *location.Topology, asJSON bool, stdout, stderr io.Writer) i
 		return cli.ExitFinding
 	}
 	return cli.ExitOK
+}
+
+// isWord reports whether s could be meant as a source: letters, digits
+// and '-', starting with a letter.
+func isWord(s string) bool {
+	for i, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '-')) {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -556,3 +556,23 @@ func TestLocateSlurmYAMLTopologies(t *testing.T) {
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.True(t, strings.HasPrefix(errOut, "nccom-rings locate: "+file+":30:3: topology \"rings\" is a ring (topology/ring)"), errOut)
 }
+
+// A prefix no source has is a file name only when that file is there:
+// otherwise the operand is refused naming the prefix, not "no such file".
+func TestLocateUnknownSourcePrefix(t *testing.T) {
+	for _, prefix := range []string{"foo", "EC2"} {
+		code, out, errOut := runTool("locate", "--all", prefix+":testdata/cluster16/ec2-topology.json")
+		assert.Equal(t, cli.ExitUnusable, code)
+		assert.Empty(t, out)
+		assert.True(t, strings.HasPrefix(errOut, `nccom-rings locate: "`+prefix+`:testdata/cluster16/ec2-topology.json": no source "`+prefix+`" (want ec2, ec2-reservation, k8s or slurm before ':', lower case), and no file of that name`+"\n"), errOut)
+	}
+	// A file whose name has a colon is read.
+	dir := t.TempDir()
+	data, err := os.ReadFile("testdata/cluster16/ec2-topology.json")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "x:topology.json"), data, 0o644))
+	t.Chdir(dir)
+	code, out, errOut := runTool("locate", "--all", "x:topology.json")
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Contains(t, out, "# HOST LOCATION of every host of ec2:\"x:topology.json\"")
+}

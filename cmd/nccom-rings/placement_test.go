@@ -400,8 +400,21 @@ func checkPlacementJob(t *testing.T, j placementJob, withCLI bool, cov *placemen
 				_, err := ringdump.Write(dir, f.Dump)
 				require.NoError(t, err)
 			}
+			// As a gate, score fails a job with a node it cannot
+			// locate: its "group of its own" is no knowledge.
+			unlocated := 0
+			for m := range nodes {
+				if job.Location[m] == "" {
+					unlocated++
+				}
+			}
 			code, out, errOut := runTool("score", "--max-excess", "0", dir)
-			assert.Equal(t, cli.ExitOK, code, out+errOut)
+			if unlocated == 0 {
+				assert.Equal(t, cli.ExitOK, code, out+errOut)
+			} else {
+				assert.Equal(t, cli.ExitFinding, code, out+errOut)
+				assert.Contains(t, out, fmt.Sprintf("nccom-rings score: --max-excess 0 not met: %d of %d nodes have no location", unlocated, nodes))
+			}
 		}
 	}
 

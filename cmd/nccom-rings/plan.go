@@ -194,6 +194,8 @@ func runPlan(inv *cli.Invocation, f *planFlags) int {
 		return usage("--locations and --hosts (or --hosts-from-env) are needed")
 	case f.hosts != "" && f.hostsFromEnv:
 		return usage("--hosts and --hosts-from-env exclude each other")
+	case inv.Given("ranks-per-node") && (f.local < 1 || f.local > layout.MaxLocalRanks):
+		return usage("--ranks-per-node %d: a plan puts 1 to %d ranks on a host", f.local, layout.MaxLocalRanks)
 	}
 	graphName := plan.DefaultGraphName
 	var graph *plan.GraphFile

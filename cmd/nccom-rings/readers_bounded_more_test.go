@@ -15,8 +15,10 @@ import (
 
 // checkMoreReadersBounded is issue 36's item 4 for the readers the first
 // round left without a doubled input: the capacity reservation topology,
-// the locations file, a Slurm host list expanded, and the hostfile of
-// plan --hosts. Each runs as the built tool on an input and on one half
+// a Slurm host list expanded, the block plugin's two files, the locations
+// file and the hostfile of plan --hosts. (SLURM_TOPOLOGY_ADDR and
+// SLURM_JOB_NODELIST are variables of at most 64 KiB, refused beyond it:
+// location's unit tests.) Each runs as the built tool on an input and on one half
 // its size under TestReadersStayBoundedOnHostileInputs's rules (exit code,
 // no runtime fatal error, CPU time of the full input at most 3x the
 // half's, at most 512 MB resident).
@@ -78,6 +80,39 @@ func checkMoreReadersBounded(t *testing.T, dir, tool string) {
 		assert.True(t, strings.HasSuffix(r.stdout, "\nn0999998 top/leaf0\n"))
 		assert.Less(t, r.residentMB, boundedResidentMB, "the largest resident set, in MB (an upper bound)")
 		t.Logf("%v CPU, %d MB resident at most", r.cpu, r.residentMB)
+	})
+
+	// The block plugin's topology.conf and topology.yaml: 20,000 and
+	// 40,000 blocks of two nodes (the yaml 9,000 and 18,000, within its
+	// 1 MiB), each node located by its block (exit 0).
+	t.Run("locate slurm: blocks", func(t *testing.T) {
+		for _, kind := range []struct {
+			name   string
+			blocks map[string]int
+			head   string
+			block  string
+		}{
+			{"topology.conf", map[string]int{"half": 20_000, "full": 40_000}, "", "BlockName=b%d Nodes=n%d-[0-1]\n"},
+			{"topology.yaml", map[string]int{"half": 9_000, "full": 18_000}, "- topology: t\n  block:\n    blocks:\n", "      - block: b%d\n        nodes: n%d-[0-1]\n"},
+		} {
+			paths := map[string]string{}
+			for which, blocks := range kind.blocks {
+				paths[which] = filepath.Join(dir, which+"-blocks-"+kind.name)
+				writeGenerated(t, paths[which], func(w *bufio.Writer) {
+					w.WriteString(kind.head)
+					for i := range blocks {
+						fmt.Fprintf(w, kind.block, i, i)
+					}
+				})
+			}
+			checkBounded(t, tool, 10*time.Second,
+				[]string{"locate", "--all", "slurm:" + paths["half"]}, []string{"locate", "--all", "slurm:" + paths["full"]},
+				func(t *testing.T, which string, r boundedRun) {
+					assert.Equal(t, 0, r.code, "%s %s: %s", kind.name, which, r.stderr)
+					assert.Equal(t, 2*kind.blocks[which]+1, strings.Count(r.stdout, "\n"), "%s %s", kind.name, which)
+					assert.Contains(t, r.stdout, fmt.Sprintf("\nn%d-1 b%d\n", kind.blocks[which]-1, kind.blocks[which]-1), "%s %s", kind.name, which)
+				})
+		}
 	})
 
 	// The locations file of plan --locations, 2.7 MB (100,000 hosts) and

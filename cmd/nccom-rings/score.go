@@ -45,7 +45,7 @@ head's, else to the lowest rank's), or with --locations the one FILE
 gives its host. Two names of one level that share a 32-bit hash are one
 name to the library: score says so, one line each pair.
 `,
-	Exits: cli.Exits("scored (and no level over --max-excess)", "with --max-excess N: some level crosses more than N times over its fewest", "unusable input or usage: no such directory, no dumps, a file that is not a dump, a missing or failed rank, a bad locations file, a bad flag"),
+	Exits: cli.Exits("scored (and no level over --max-excess)", "with --max-excess N: some level crosses more than N times over its fewest, or some node has no location (its crossings are not known, so the gate cannot pass)", "unusable input or usage: no such directory, no dumps, a file that is not a dump, a missing or failed rank, a bad locations file, a bad flag"),
 	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
 		var f scoreFlags
 		fs.StringVar(&f.locations, "locations", "", `"HOST LOCATION" lines (nccom-rings locate --all) in `+"`FILE`"+`, matched by the dumps' host names (lowercase, up to the first dot)`)
@@ -88,6 +88,10 @@ func runScore(inv *cli.Invocation, f *scoreFlags) int {
 	if len(operands) == 1 {
 		rep.Dir = operands[0]
 	}
+	if inv.Given("max-excess") && f.maxExcess < 0 {
+		inv.UsageError("--max-excess %d: a count of crossings over the fewest is 0 or more", f.maxExcess)
+		return unusable(nil)
+	}
 	dir, files, bad, ok := readDumps(inv, operands)
 	if !ok {
 		return unusable(nil)
@@ -117,6 +121,9 @@ func runScore(inv *cli.Invocation, f *scoreFlags) int {
 	if f.maxExcess >= 0 {
 		rep.MaxExcess = &f.maxExcess
 		_, _, rep.Exceeded = rep.Score.Exceeds(f.maxExcess)
+		// A node without a location crosses nothing it can be charged
+		// for: a gate that passed them would pass a job it never judged.
+		rep.Exceeded = rep.Exceeded || len(rep.Unlocated) > 0
 	}
 	if f.json {
 		writeJSON(stdout, rep)
@@ -197,6 +204,9 @@ func writeScore(w io.Writer, rep scoreReport, hosts []string) {
 	if rep.MaxExcess != nil {
 		if level, excess, over := s.Exceeds(*rep.MaxExcess); over {
 			fmt.Fprintf(w, "nccom-rings score: level %d is %d over its fewest, more than --max-excess %d\n", level, excess, *rep.MaxExcess)
+		}
+		if len(rep.Unlocated) > 0 {
+			fmt.Fprintf(w, "nccom-rings score: --max-excess %d not met: %d of %d nodes have no location, so their crossings are not known\n", *rep.MaxExcess, len(rep.Unlocated), s.NNodes)
 		}
 	}
 }

@@ -137,6 +137,31 @@ func TestScoreMaxExcessAndLocationsFile(t *testing.T) {
 	assert.Equal(t, cli.ExitOK, code)
 	assert.Contains(t, out, "  without a location: nodes 2 (host \"trn003\" first): not in \""+locs+"\"; by the dumps' host names: nccom-rings plan --hosts HOSTFILE --locations \""+locs+"\" --instances FILE --emit-locations NEWFILE, then --locations NEWFILE\n")
 	assert.Contains(t, out, "level 1: 2 crossings (2 groups: fewest 2); level 2: 4 crossings (3 groups: fewest 3; 1 over)")
+	// As a gate, a node without a location fails it: its crossings are
+	// not known (was: exit 0 with every node unlocated).
+	code, out, _ = runTool("score", rankDir, "--locations", locs, "--max-excess", "8")
+	assert.Equal(t, cli.ExitFinding, code)
+	assert.True(t, strings.HasSuffix(out, "nccom-rings score: --max-excess 8 not met: 1 of 8 nodes have no location, so their crossings are not known\n"), out)
+	code, out, _ = runTool("score", rankDir, "--locations", locs, "--max-excess", "8", "--json")
+	assert.Equal(t, cli.ExitFinding, code)
+	require.NoError(t, json.Unmarshal([]byte(out), &sr))
+	assert.True(t, sr.Exceeded)
+	assert.Equal(t, []int{2}, sr.Unlocated)
+	// A negative gate is no gate: refused, not taken as "off".
+	code, _, errOut = runTool("score", rankDir, "--max-excess", "-1")
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.True(t, strings.HasPrefix(errOut, "nccom-rings score: --max-excess -1: a count of crossings over the fewest is 0 or more\n"), errOut)
+}
+
+// --ranks-per-node given is 1 to 256, 0 too refused (was: taken as not
+// given), with --graph as without.
+func TestPlanRefusesRanksPerNodeOutOfRange(t *testing.T) {
+	for _, args := range [][]string{{"--ranks-per-node", "0"}, {"--ranks-per-node", "257"}, {"--ranks-per-node", "0", "--graph", "../../testdata/graphs/03_nccl524_4gpu_4nic_graph.xml"}} {
+		code, out, errOut := runTool(append([]string{"plan", "--locations", d25Locations, "--hosts", d25Hosts}, args...)...)
+		assert.Equal(t, cli.ExitUnusable, code, "%q", args)
+		assert.Empty(t, out)
+		assert.True(t, strings.HasPrefix(errOut, "nccom-rings plan: --ranks-per-node "+args[1]+": a plan puts 1 to 256 ranks on a host\n"), "%q: %s", args, errOut)
+	}
 }
 
 func TestScoreRefusesUnusableInput(t *testing.T) {

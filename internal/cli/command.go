@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -110,6 +111,27 @@ func (c *counted) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// firstLine keeps the first line a command writes to standard error (at
+// most maxErrorLine bytes of it): the error a --json document names.
+type firstLine struct {
+	w    io.Writer
+	line []byte
+	done bool
+}
+
+const maxErrorLine = 1000
+
+func (f *firstLine) Write(p []byte) (int, error) {
+	if !f.done {
+		rest := p
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			rest, f.done = rest[:i], true
+		}
+		f.line = append(f.line, rest[:min(len(rest), maxErrorLine-len(f.line))]...)
+	}
+	return f.w.Write(p)
+}
+
 // asksForJSON reports whether args, a command's flags and operands, hold
 // --json (or -json, or =true) before any "--": a flag that did not parse
 // may stop the flag set before it reaches --json.
@@ -156,6 +178,9 @@ func (t *Tool) Main(args []string, stdout, stderr io.Writer) int {
 	if c == nil {
 		fmt.Fprintf(stderr, "%s: unknown command %q\n\n", t.Name, args[0])
 		t.Help(stderr)
+		if asksForJSON(args) {
+			writeErrorJSON(stdout, fmt.Sprintf("%s: unknown command %q", t.Name, args[0]))
+		}
 		return ExitUnusable
 	}
 	fs := NewFlagSet(c.Name)
@@ -173,10 +198,14 @@ func (t *Tool) Main(args []string, stdout, stderr io.Writer) int {
 		}
 		return ExitUnusable
 	}
-	out := &counted{w: stdout}
-	code := run(&Invocation{Tool: t, Command: c, Flags: fs, Operands: operands, Stdout: out, Stderr: stderr})
+	out, errOut := &counted{w: stdout}, &firstLine{w: stderr}
+	code := run(&Invocation{Tool: t, Command: c, Flags: fs, Operands: operands, Stdout: out, Stderr: errOut})
 	if f := fs.Lookup("json"); code == ExitUnusable && out.n == 0 && f != nil && f.Value.String() == "true" {
-		writeErrorJSON(stdout, "unusable input or usage (named on stderr)")
+		msg := string(errOut.line)
+		if msg == "" {
+			msg = "unusable input or usage"
+		}
+		writeErrorJSON(stdout, msg)
 	}
 	return code
 }

@@ -188,8 +188,10 @@ func TestJSONIsAlwaysADocument(t *testing.T) {
 		want string
 	}{
 		{[]string{"look", "--depth", "q", "--json", "DIR"}, `{"error":"usage: invalid value \"q\" for flag -depth: parse error"}` + "\n"},
-		{[]string{"look", "--json"}, `{"error":"unusable input or usage (named on stderr)"}` + "\n"},
-		{[]string{"look", "--json=true", "A", "B"}, `{"error":"unusable input or usage (named on stderr)"}` + "\n"},
+		{[]string{"look", "--json"}, `{"error":"toy look: want one DIR, got 0"}` + "\n"},
+		{[]string{"look", "--json=true", "A", "B"}, `{"error":"toy look: want one DIR, got 2"}` + "\n"},
+		{[]string{"--json", "look", "DIR"}, `{"error":"toy: unknown command \"--json\""}` + "\n"},
+		{[]string{"bogus", "--json"}, `{"error":"toy: unknown command \"bogus\""}` + "\n"},
 		// Without --json, or with it after "--" (an operand), or false:
 		// nothing, as before.
 		{[]string{"look", "--depth", "q", "DIR"}, ""},

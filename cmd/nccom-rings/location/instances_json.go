@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 )
 
 // ParseDescribeInstances reads the JSON of `aws ec2 describe-instances`
@@ -208,6 +209,14 @@ func (j *instancesJSON) pod(e member) error {
 	nameAt := -1
 	err := r.fields(e, "a pod", func(m member) (bool, error) {
 		switch m.key {
+		case "kind":
+			kind, err := r.str(m, `"kind"`)
+			if err == nil && kind != "Pod" {
+				// kubectl get nodes -o json is a topology: its nodes are
+				// found by instance id and address there already.
+				err = r.errAt(e.valueAt, "a %s, not a Pod: --instances reads kubectl get pods -o json; the nodes' file is a topology (locate k8s:FILE), which finds a node by its name, instance id and InternalIP", strconv.QuoteToASCII(kind))
+			}
+			return true, err
 		case "metadata":
 			return true, r.fields(m, `"metadata"`, func(m member) (bool, error) {
 				if m.key != "name" {

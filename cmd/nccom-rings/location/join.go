@@ -169,6 +169,9 @@ func Join(files []*Instances, host string, has func(name string) bool) Joined {
 	if has(host) {
 		return Joined{Name: host, Same: []string{host}}
 	}
+	if why := disagree(files, host); why != "" {
+		return Joined{Reason: why}
+	}
 	j := join(files, []string{host}, nil, nil, has, true)
 	if j.Name != "" && !j.Shared {
 		j.Same = append(j.Same, j.Name)
@@ -184,6 +187,36 @@ func Join(files []*Instances, host string, has func(name string) bool) Joined {
 	}
 	j.Same = same
 	return j
+}
+
+// disagree says how two files give host different instances (a stale
+// map beside describe-instances, say), "" when they do not: either
+// instance would be a guess, so the host joins neither. Two records of
+// one file giving host are Join's ambiguity, not this.
+func disagree(files []*Instances, host string) string {
+	var first string // "FILE gives INSTANCE (line N)"
+	var id string
+	for _, f := range files {
+		i, n := f.Find(host)
+		if n != 1 {
+			continue
+		}
+		r := f.Records[i]
+		for _, name := range r.Names {
+			if !isInstanceID(name) {
+				continue
+			}
+			this := fmt.Sprintf("%s gives %s (line %d)", fileName(f.File), clip(name), r.Line)
+			switch {
+			case id == "":
+				id, first = Key(name), this
+			case Key(name) != id:
+				return fmt.Sprintf("the instances files disagree: %s, %s, so it joins neither", first, this)
+			}
+			break
+		}
+	}
+	return ""
 }
 
 // maxAgree bounds the records of a name Join follows one by one to see

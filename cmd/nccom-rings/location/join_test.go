@@ -211,6 +211,7 @@ func TestInstancesMalformed(t *testing.T) {
 		{"json bad dns", `{"Reservations": [{"Instances": [{"InstanceId": "i-1", "PrivateDnsName": "a b"}]}]}`, `f:1:74: "PrivateDnsName": host name "a b" has " " at byte 2; only A-Z a-z 0-9 . _ : -`},
 		{"json reservations not array", `{"Reservations": {}}`, `f:1:18: "Reservations" must be an array, not an object`},
 		{"json pod without name", `{"items": [{"metadata": {}}]}`, `f:1:12: a pod without "metadata.name"`},
+		{"json nodes", `{"items": [{"metadata": {"name": "n"}, "kind": "Node"}]}`, `f:1:12: a "Node", not a Pod: --instances reads kubectl get pods -o json; the nodes' file is a topology (locate k8s:FILE), which finds a node by its name, instance id and InternalIP`},
 		{"json deep", `{"items": [{"x": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `, "metadata": {"name": "p"}}]}`, "f:1:82: JSON nested more than 64 levels deep"},
 		{"json none", `[]`, `f: no document in the file: the output of aws ec2 describe-instances ({"Reservations": [...]}) or kubectl get pods -o json ({"items": [...]}) expected`},
 		{"json truncated", `{"items": [`, "f:1:12: the file ends inside a JSON value"},
@@ -341,4 +342,31 @@ func TestJoinSaysWhatIsShared(t *testing.T) {
 	assert.False(t, location.Join(files, "10.0.1.11", ids).Shared)
 	assert.False(t, location.Join(files, "ip-10-0-1-11", ids).Shared)
 	assert.True(t, location.Join(files, "10.0.1.12", hasOf("cr-0123456789abcdef0")).Shared)
+}
+
+// Two instances files that give one host different instances (a stale
+// map beside describe-instances): the host joins neither, whichever file
+// comes first, and the reason names both. Files that agree join.
+func TestJoinRefusesFilesThatDisagree(t *testing.T) {
+	stale, err := location.ParseInstances("stale", []byte("web-1 i-0000000000000000b\n"))
+	require.NoError(t, err)
+	current, err := location.ParseInstances("current", []byte("web-1 i-0000000000000000a\n"))
+	require.NoError(t, err)
+	agreeing, err := location.ParseInstances("agreeing", []byte("# HOST INSTANCE\n\nweb-1 i-0000000000000000A\n"))
+	require.NoError(t, err)
+	has := func(name string) bool { return name == "i-0000000000000000a" || name == "i-0000000000000000b" }
+	for _, c := range []struct {
+		files []*location.Instances
+		want  string
+	}{
+		{[]*location.Instances{stale, current}, `the instances files disagree: stale gives "i-0000000000000000b" (line 1), current gives "i-0000000000000000a" (line 1), so it joins neither`},
+		{[]*location.Instances{current, stale}, `the instances files disagree: current gives "i-0000000000000000a" (line 1), stale gives "i-0000000000000000b" (line 1), so it joins neither`},
+	} {
+		j := location.Join(c.files, "web-1", has)
+		assert.Empty(t, j.Name)
+		assert.Equal(t, c.want, j.Reason)
+	}
+	j := location.Join([]*location.Instances{current, agreeing}, "web-1", has)
+	assert.Equal(t, "i-0000000000000000a", j.Name)
+	assert.Empty(t, j.Reason)
 }

@@ -55,7 +55,9 @@ var topographLevels = []string{topographPrefix + "core", topographPrefix + "spin
 //
 // The levels are the file's (a level no node has is not one): a node
 // lacking any of them has no location (Reason names the label), as a
-// shorter location would group it with nodes one level up. A label of
+// shorter location would group it with nodes one level up; except EKS's
+// innermost layers, which only instance types of four layers have: a
+// node with layers 1 to 3 is located by those, as ec2: locates it. A label of
 // opts.Labels that no node has, or an accelerator label asked for that
 // no node has, is an error naming it. A node is its metadata.name; the
 // instance id of an AWS spec.providerID (aws:///us-east-1a/i-0abc...)
@@ -345,6 +347,12 @@ func k8sLocations(file string, nodes []k8sNode, opts K8sOptions) (*Topology, err
 		case len(names) < len(levels) && missing != "" && hasAfter(n.Metadata.Labels, levels, missing):
 			h.Reason = fmt.Sprintf("the node has no label %s, and labels of levels inside it (%s)", missing, scheme)
 			names = nil
+		case len(names) < len(levels) && len(opts.Labels) == 0 && strings.HasPrefix(scheme, "EKS's"):
+			// EKS copies DescribeInstanceTopology's network nodes into
+			// layers 1 to N, N 3 or 4 by instance type: a node without
+			// layer 4 has three layers, as ec2: gives it (D25 groups a
+			// shorter location by the levels it has).
+			h.Location = strings.Join(names, "/")
 		case len(names) < len(levels):
 			// Other nodes have this level: a shorter location would put
 			// the node in a group of theirs one level up, a wrong answer.

@@ -140,13 +140,21 @@ func TestEC2ReservationGolden(t *testing.T) {
 // instance types of four layers; providerID aws:///ZONE/INSTANCE-ID.
 func TestK8sEKSGolden(t *testing.T) {
 	topo := golden(t, "k8s", "testdata/k8s-eks.json", location.Options{}, []string{
-		// Layer 4, which its peer has, is missing: a location of three
-		// would group it one level up, so it has none.
-		"ip-10-0-1-11.us-west-2.compute.internal!",
+		// Layer 4, which its peer has, is missing: a trn1 has three
+		// layers, located by them as DescribeInstanceTopology's three
+		// NetworkNodes locate it (D25: a shorter path is a group of its
+		// own below its depth).
+		"ip-10-0-1-11.us-west-2.compute.internal=nn-e50490a237cb0f01a/nn-8e3b1c6a5f6d04b12/nn-3d9f2a7c1e4b06a31",
 		"ip-10-0-1-12.us-west-2.compute.internal=nn-e50490a237cb0f01a/nn-8e3b1c6a5f6d04b12/nn-3d9f2a7c1e4b06a32/nn-7a1b2c3d4e5f60a41",
 		"ip-10-0-2-7.us-west-2.compute.internal!",
 	})
-	assert.Equal(t, "the node has no label topology.k8s.aws/network-node-layer-4, which other nodes have (EKS's topology.k8s.aws/network-node-layer-1..4): a location one level short would group it wrongly", topo.Hosts[0].Reason)
+	assert.Empty(t, topo.Hosts[0].Reason)
+	// A layer missing above one the node has is still no location.
+	gap, err := location.ParseK8s("n.json", []byte(`{"items": [`+
+		`{"metadata": {"name": "a", "labels": {"topology.k8s.aws/network-node-layer-1": "t", "topology.k8s.aws/network-node-layer-3": "l"}}},`+
+		`{"metadata": {"name": "b", "labels": {"topology.k8s.aws/network-node-layer-1": "t", "topology.k8s.aws/network-node-layer-2": "s", "topology.k8s.aws/network-node-layer-3": "l"}}}]}`), location.K8sOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a!", "b=t/s/l"}, locationsOf(gap))
 	h, ok := topo.Lookup("i-0a1b2c3d4e5f60002") // by its instance id
 	require.True(t, ok)
 	assert.Equal(t, "ip-10-0-1-12.us-west-2.compute.internal", h.Name)

@@ -36,8 +36,10 @@ func FromSlurmEnv(addr, pattern string) (*Topology, error) {
 		return nil, fail(SlurmTopologyAddr, "is not set, and %s is", SlurmTopologyAddrPattern)
 	case pattern == "":
 		return nil, fail(SlurmTopologyAddrPattern, "is not set, and %s is: which of its names are switches is not said", SlurmTopologyAddr)
-	case len(addr) > MaxLine || len(pattern) > MaxLine:
-		return nil, fail(SlurmTopologyAddr, "or its pattern has more than the %d KiB a line may have", MaxLine>>10)
+	case len(addr) > MaxLine:
+		return nil, fail(SlurmTopologyAddr, "has %d bytes, more than the %d KiB a value may have", len(addr), MaxLine>>10)
+	case len(pattern) > MaxLine:
+		return nil, fail(SlurmTopologyAddrPattern, "has %d bytes, more than the %d KiB a value may have", len(pattern), MaxLine>>10)
 	}
 	names := strings.Split(addr, ".")
 	kinds := strings.Split(pattern, ".")
@@ -53,6 +55,8 @@ func FromSlurmEnv(addr, pattern string) (*Topology, error) {
 			return nil, fail(SlurmTopologyAddrPattern, "%s has \"node\" before its end; the node is last (\"switch.switch.node\")", clip(pattern))
 		case k == "":
 			return nil, fail(SlurmTopologyAddrPattern, "%s has an empty name", clip(pattern))
+		case k != "switch" && k != "block" && k != "node":
+			return nil, fail(SlurmTopologyAddrPattern, "%s has %s; Slurm's kinds are \"switch\", \"block\" and \"node\" (\"switch.switch.node\", \"block.node\")", clip(pattern), clip(k))
 		}
 	}
 	host := names[len(names)-1]
