@@ -67,8 +67,8 @@ the next rank's (the dumps' netDev); SimGrid (the engine, build/` + simulate.Eng
 solves all of them at once as one steady state, and a collective takes
 its ring steps x (latency + its part of the message at the slowest
 flow's rate). --algorithm flat is the rings as built; hierarchical is
-Neuron's intra-node ReduceScatter, an inter-node ring per local index,
-intra-node AllGather. Every guessed parameter is printed under
+Neuron's intra-node ReduceScatter, an inter-node ring per local index
+(each rank on its own NIC), intra-node AllGather. Every guessed parameter is printed under
 "assumptions". docs/simulate.md says how to read it.
 
 Without the engine (SimGrid was not installed when make ran) simulate

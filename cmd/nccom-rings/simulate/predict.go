@@ -141,7 +141,7 @@ func nic(j *score.Job, c, r int) int { return max(0, j.NetDev[c*j.NRanks+r]) }
 
 // hierarchicalFlows is the inter-node phase of the hierarchical
 // algorithm: for each local index i, a ring of the nodes' i-th ranks in
-// channel 0's node sequence, each on its channel-0 NIC.
+// channel 0's node sequence, each rank on its own NIC (ownNICs).
 func hierarchicalFlows(j *score.Job, n *network) ([]flow, int, error) {
 	ranks := make([][]int, j.NNodes) // node -> its ranks, ascending
 	for r, m := range j.Node {
@@ -165,14 +165,58 @@ func hierarchicalFlows(j *score.Job, n *network) ([]flow, int, error) {
 	if len(seq) < 2 {
 		return nil, local, nil
 	}
+	own := ownNICs(j, ranks, n.nics)
 	for i := range local {
 		for k, a := range seq {
 			b := seq[(k+1)%len(seq)]
 			ra, rb := ranks[a][i], ranks[b][i]
-			flows = append(flows, flow{links: n.route(a, nic(j, 0, ra), b, nic(j, 0, rb))})
+			flows = append(flows, flow{links: n.route(a, own[ra], b, own[rb])})
 		}
 	}
 	return flows, local, nil
+}
+
+// ownNICs is the NIC each rank's inter-node traffic uses in the
+// hierarchical model: the library's own answer where it gives one, its
+// netDev (ncclTopoGetNetDev, D18) on the lowest channel whose ring
+// enters or leaves its node at that rank. There the rank is the
+// channel's head or tail on its node, and GetNetDev answers the NIC the
+// graph attached to that core (graph->inter[2c] for the head, [2c+1] for
+// the tail), the one nearest it. On the other channels GetNetDev answers
+// the tail's NIC for every non-head rank, which says nothing about the
+// rank itself: reading channel 0 alone put 3 of D25's 4 ranks a node on
+// one NIC. A rank that is a head or tail on no channel (16 of 32 on the
+// default graph of 32 ranks a node) has no answer; local index i of L
+// takes NIC i x NICs / L, the ranks spread evenly over the node's NICs
+// in order, as the default graph attaches its cores (and as trn1.32xlarge
+// pairs 32 NeuronCores with 8 EFA NICs, 4 a NIC). ranks[m] is node m's
+// ranks, ascending (local index order); nics[m] its NIC count.
+func ownNICs(j *score.Job, ranks [][]int, nics []int) []int {
+	own := make([]int, j.NRanks)
+	for r := range own {
+		own[r] = -1
+	}
+	for c, ring := range j.Rings {
+		for k, r := range ring {
+			next := ring[(k+1)%len(ring)]
+			if j.Node[r] == j.Node[next] {
+				continue
+			}
+			for _, x := range []int{r, next} { // r leaves its node, next enters its own
+				if own[x] < 0 {
+					own[x] = j.NetDev[c*j.NRanks+x] // -1 when unknown: the rule below
+				}
+			}
+		}
+	}
+	for m, rs := range ranks {
+		for i, r := range rs {
+			if own[r] < 0 {
+				own[r] = i * nics[m] / len(rs)
+			}
+		}
+	}
+	return own
 }
 
 // Steps is how many ring steps a collective takes on a ring of n.
@@ -267,7 +311,7 @@ func Assumptions(opt Options) []string {
 		"steady state: every inter-node ring edge of every channel is a flow, all started at once, each at its max-min fair rate (SimGrid CM02 with no TCP window, no RTT weighting, no cross traffic: bandwidth and latency factors 1)",
 		"time = steps x (latency + part / the slowest flow's rate): the message split evenly over the channels (flat) or the local ranks (hierarchical), every step as slow as the slowest edge",
 		"intra-node edges cost nothing: the links inside a node are never the bottleneck",
-		"flat: the job's rings as built (every channel); hierarchical: intra-node ReduceScatter and AllGather take no time, and the inter-node ring of each local index visits the nodes in channel 0's node order, each rank on its channel-0 NIC",
+		"flat: the job's rings as built (every channel); hierarchical: intra-node ReduceScatter and AllGather take no time, and the inter-node ring of each local index visits the nodes in channel 0's node order",
 		"busbw as nccl-tests: algbw x 2(N-1)/N (AllReduce), x (N-1)/N (AllGather, ReduceScatter), N all ranks; bytes is nccl-tests' size",
 	}
 	if m.Static {
@@ -276,7 +320,7 @@ func Assumptions(opt Options) []string {
 		a = append(a, "routing spray (EFA's SRD): each flow spread evenly over all uplinks of a group, so a group's uplinks act as one link of their total rate")
 	}
 	if slices.Contains(opt.Algorithms, "hierarchical") {
-		a = append(a, "hierarchical: every node has the same rank count")
+		a = append(a, "hierarchical: every node has the same rank count (as Neuron's groups: the same local indices on every node); each rank's inter-node ring runs on its own NIC: its netDev on the lowest channel where it is its node's head or tail (the NIC the graph attaches to its core), else local index i of L on NIC i x NICs / L (the default graph's and trn1.32xlarge's 4 cores a NIC)")
 	}
 	return a
 }
