@@ -448,9 +448,6 @@ func readLocations(path string) ([]location.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := plan.CheckUTF8(path, data); err != nil {
-		return nil, err
-	}
 	entries, err := location.ReadLocations(bytes.NewReader(data))
 	if err == nil {
 		return entries, nil
