@@ -387,9 +387,10 @@ func readHosts(f *planFlags) (hosts []plan.Host, name, slotsFrom string, err err
 		if _, err := os.Stat(f.hosts); errors.Is(err, os.ErrNotExist) || err != nil && strings.ContainsAny(f.hosts, "\n\r") {
 			// Names on lines (or blanks) in one argument: each a name or
 			// a host list, in order.
-			list := strings.Join(strings.Fields(f.hosts), ",")
-			hosts, err := plan.HostsOfList("--hosts", list)
-			return hosts, list, "", err
+			// A host list takes blanks and newlines as separators too;
+			// its errors quote it as given, the reports one line of it.
+			hosts, err := plan.HostsOfList("--hosts", f.hosts)
+			return hosts, strings.Join(strings.Fields(f.hosts), ","), "", err
 		}
 	}
 	hosts, err = plan.ReadHostfile(f.hosts)
