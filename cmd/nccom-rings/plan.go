@@ -410,6 +410,18 @@ func envSlots(hosts []plan.Host) (string, error) {
 		for i := range hosts {
 			hosts[i].Slots = n
 		}
+		// Slurm sets both alike; a job whose two disagree was not laid
+		// out as either says, and a plan of one would be a guess.
+		if t, ok := os.LookupEnv("SLURM_TASKS_PER_NODE"); ok && t != "" {
+			counts, err := plan.TasksPerNode(t)
+			if err == nil && len(counts) == len(hosts) {
+				for i, c := range counts {
+					if c != n {
+						return "", fmt.Errorf("--hosts-from-env: SLURM_NTASKS_PER_NODE=%s and SLURM_TASKS_PER_NODE=%s disagree: host %d (%s) gets %d by the second (Slurm sets the two alike)", quote.String(v), quote.String(t), i+1, quote.String(hosts[i].Name), c)
+					}
+				}
+			}
+		}
 		return "SLURM_NTASKS_PER_NODE=" + v, nil
 	}
 	if v, ok := os.LookupEnv("SLURM_TASKS_PER_NODE"); ok && v != "" {
