@@ -434,3 +434,7 @@ func isInstanceID(s string) bool {
 	}
 	return true
 }
+
+// CheckHost refuses a name no host has (location.go's rule for every
+// reader's host names), saying which byte.
+func CheckHost(name string) error { return checkHost(name) }

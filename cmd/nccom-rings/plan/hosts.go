@@ -66,7 +66,13 @@ func ReadHostfile(path string) ([]Host, error) {
 		// blank: no earlier match.
 		at := strings.Index(text, fields[0])
 		names := []string{name}
-		if location.IsHostlist(name) {
+		if !location.IsHostlist(name) {
+			// A hostfile's host is a name (MPI's, as Slurm's): a JSON
+			// file or a quoted name given as one is not planned.
+			if err := location.CheckHost(name); err != nil {
+				return nil, &location.Error{File: path, Line: line, Col: at + 1, Msg: err.Error()}
+			}
+		} else {
 			if names, err = location.Hostnames(name, MaxRanks); err != nil {
 				e := err.(*location.Error)
 				e.File, e.Line, e.Col = path, line, at+e.Col
