@@ -220,7 +220,7 @@ func TestABRefusals(t *testing.T) {
 	}{
 		{"fewer than 5 repeats", []string{"--locations", d25Locations, "--hosts", d25Hosts, "-o", filepath.Join(tmp, "k1"), "--repeats", "4"}, cli.ExitUnusable, "--repeats 4: 5 to 100"},
 		{"no -o", []string{"--locations", d25Locations, "--hosts", d25Hosts}, cli.ExitUnusable, "-o DIR is needed"},
-		{"a hostile host name", []string{"-a", write("a", "h1 slots=2\nh$(id) slots=2\n"), "-b", write("b", "h$(id) slots=2\nh1 slots=2\n"), "-o", filepath.Join(tmp, "k2")}, cli.ExitUnusable, "holds a character other than"},
+		{"a hostile host name", []string{"-a", write("a", "h1 slots=2\nh$(id) slots=2\n"), "-b", write("b", "h$(id) slots=2\nh1 slots=2\n"), "-o", filepath.Join(tmp, "k2")}, cli.ExitUnusable, `host name "h$(id)" has "$" at byte 2`},
 		{"two sets of hosts", []string{"-a", write("a2", "h1 slots=2\nh2 slots=2\n"), "-b", write("b2", "h1 slots=2\nh3 slots=2\n"), "-o", filepath.Join(tmp, "k3")}, cli.ExitUnusable, "host \"h3\" of"},
 		{"a host without a location", []string{"--locations", write("locs", "trn001 s/a\n"), "--hosts", d25Hosts, "-o", filepath.Join(tmp, "k4")}, cli.ExitUnusable, "7 of 8 hosts"},
 		{"--predicted when writing", []string{"--locations", d25Locations, "--hosts", d25Hosts, "-o", filepath.Join(tmp, "k5"), "--predicted", "x"}, cli.ExitUnusable, "--predicted is ab compare's"},

@@ -229,7 +229,7 @@ func TestHiddenCharactersAreEscapedInEveryOutput(t *testing.T) {
 		"plan --locations " + locations: `host name "host` + text + `a"`,
 		"locate --all ec2:" + ec2:       `host name "i-1` + text + `"`,
 		"locate --all slurm:" + slurm:   `"leaf` + text + `"`,
-		"plan --locations " + clean + " --hosts " + unlocated:                                `"host` + text + `c" (line 1`,
+		"plan --locations " + clean + " --hosts " + unlocated:                                `host name "host` + text + `c" has "\xc2" at byte 5`,
 		"plan --locations " + clean + " --hosts " + cleanHosts + " --instances " + instances: `host name "host` + text + `c"`,
 	}
 	for _, args := range [][]string{

@@ -101,7 +101,9 @@ has a Capacity Block id or a spec.providerID instance id that two hosts
 of different locations share (both are named). A file
 is read whole or refused: at most 64 MiB (a topology.yaml 1 MiB, read
 without aliases), lines of a topology.conf at most 64 KiB, at most
-1,000,000 hosts once host lists like trn[001-016,020] are expanded. A
+65,536 switches (or blocks), at most 1,000,000 hosts once host lists like
+trn[001-016,020] are expanded (commas and blanks separate a list's names,
+skipped in a row, as Slurm reads them). A
 host list is sized before it is expanded: names of at most 255 bytes (64
 for a switch), and at most 64 MiB of names in the file, a list counted as
 its names times its longest.

@@ -387,9 +387,10 @@ func readHosts(f *planFlags) (hosts []plan.Host, name, slotsFrom string, err err
 		if _, err := os.Stat(f.hosts); errors.Is(err, os.ErrNotExist) || err != nil && strings.ContainsAny(f.hosts, "\n\r") {
 			// Names on lines (or blanks) in one argument: each a name or
 			// a host list, in order.
-			list := strings.Join(strings.Fields(f.hosts), ",")
-			hosts, err := plan.HostsOfList("--hosts", list)
-			return hosts, list, "", err
+			// A host list takes blanks and newlines as separators too;
+			// its errors quote it as given, the reports one line of it.
+			hosts, err := plan.HostsOfList("--hosts", f.hosts)
+			return hosts, strings.Join(strings.Fields(f.hosts), ","), "", err
 		}
 	}
 	hosts, err = plan.ReadHostfile(f.hosts)
@@ -408,6 +409,18 @@ func envSlots(hosts []plan.Host) (string, error) {
 		}
 		for i := range hosts {
 			hosts[i].Slots = n
+		}
+		// Slurm sets both alike; a job whose two disagree was not laid
+		// out as either says, and a plan of one would be a guess.
+		if t, ok := os.LookupEnv("SLURM_TASKS_PER_NODE"); ok && t != "" {
+			counts, err := plan.TasksPerNode(t)
+			if err == nil && len(counts) == len(hosts) {
+				for i, c := range counts {
+					if c != n {
+						return "", fmt.Errorf("--hosts-from-env: SLURM_NTASKS_PER_NODE=%s and SLURM_TASKS_PER_NODE=%s disagree: host %d (%s) gets %d by the second (Slurm sets the two alike)", quote.String(v), quote.String(t), i+1, quote.String(hosts[i].Name), c)
+					}
+				}
+			}
 		}
 		return "SLURM_NTASKS_PER_NODE=" + v, nil
 	}
@@ -446,9 +459,6 @@ func envValues(names ...string) string {
 func readLocations(path string) ([]location.Entry, error) {
 	data, err := location.ReadFile(path)
 	if err != nil {
-		return nil, err
-	}
-	if err := plan.CheckUTF8(path, data); err != nil {
 		return nil, err
 	}
 	entries, err := location.ReadLocations(bytes.NewReader(data))

@@ -635,10 +635,20 @@ func TestPlanReadsTheJobsTaskCounts(t *testing.T) {
 		assert.Equal(t, cli.ExitUnusable, code, v)
 		assert.Equal(t, `nccom-rings plan: --hosts-from-env: SLURM_NTASKS_PER_NODE="`+v+`" is not a rank count in [1, 4096]`+"\n", errOut)
 	}
+	// The two variables disagreeing: neither is taken.
+	t.Setenv("SLURM_JOB_NODELIST", "trn1-st-trn1-[1-4]")
+	t.Setenv("SLURM_NTASKS_PER_NODE", "2")
+	t.Setenv("SLURM_TASKS_PER_NODE", "2(x3),3")
+	code, _, errOut = runTool(append([]string{"plan"}, common...)...)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Equal(t, `nccom-rings plan: --hosts-from-env: SLURM_NTASKS_PER_NODE="2" and SLURM_TASKS_PER_NODE="2(x3),3" disagree: host 4 ("trn1-st-trn1-4") gets 3 by the second (Slurm sets the two alike)`+"\n", errOut)
+	t.Setenv("SLURM_TASKS_PER_NODE", "2(x4)")
+	rep := planJSON(t, cli.ExitOK, common...)
+	assert.Equal(t, 2, rep.RanksPerNode)
 	t.Setenv("SLURM_NTASKS_PER_NODE", "")
 	t.Setenv("SLURM_JOB_NODELIST", "trn1-st-trn1-[1-16]")
 	t.Setenv("SLURM_TASKS_PER_NODE", "32(x16)")
-	rep := planJSON(t, cli.ExitOK, common...)
+	rep = planJSON(t, cli.ExitOK, common...)
 	assert.Equal(t, 32, rep.RanksPerNode)
 	assert.Equal(t, 16, rep.Located)
 	t.Setenv("SLURM_TASKS_PER_NODE", "32(x14),16(x2)")
@@ -690,16 +700,30 @@ func TestPlanReadsUTF8AndRefusesUTF16(t *testing.T) {
 		h16 := write("hosts16", utf16("trn1-st-trn1-1 slots=8\n", le))
 		code, _, errOut := runTool("plan", "--locations", locs, "--hosts", h16)
 		assert.Equal(t, cli.ExitUnusable, code)
-		assert.Equal(t, "nccom-rings plan: "+h16+": UTF-16: save it as UTF-8\n", errOut)
+		assert.Equal(t, "nccom-rings plan: "+h16+": UTF-16 (or NUL bytes): save it as UTF-8\n", errOut)
 		l16 := write("locs16", utf16(string(data), le))
 		code, _, errOut = runTool("plan", "--locations", l16, "--hosts", hosts)
 		assert.Equal(t, cli.ExitUnusable, code)
-		assert.Equal(t, "nccom-rings plan: "+l16+": UTF-16: save it as UTF-8\n", errOut)
+		assert.Equal(t, "nccom-rings plan: "+l16+": UTF-16 (or NUL bytes): save it as UTF-8\n", errOut)
 	}
 	h16 := write("hosts16", []byte("t\x00r\x00n\x00\n\x00")) // no mark, NULs
 	code, _, errOut := runTool("plan", "--locations", locs, "--hosts", h16)
 	assert.Equal(t, cli.ExitUnusable, code)
-	assert.Contains(t, errOut, "UTF-16: save it as UTF-8")
+	assert.Contains(t, errOut, "UTF-16 (or NUL bytes): save it as UTF-8")
+	// Every topology locate reads, and --instances, say the same (they
+	// said "not a file locate knows", or a syntax error of their own).
+	for _, name := range []string{"topology-tree.conf", "topology-tree.yaml", "ec2-topology.json", "eks-nodes.json", "describe-instances.json"} {
+		text, err := os.ReadFile(filepath.Join("testdata/cluster16", name))
+		require.NoError(t, err)
+		u16 := write(name, utf16(string(text), true))
+		args := []string{"locate", "--all", u16}
+		if name == "describe-instances.json" {
+			args = []string{"plan", "--locations", locs, "--hosts", hosts, "--instances", u16}
+		}
+		code, _, errOut = runTool(args...)
+		assert.Equal(t, cli.ExitUnusable, code, name)
+		assert.Contains(t, errOut, ": "+u16+": UTF-16 (or NUL bytes): save it as UTF-8\n", name)
+	}
 }
 
 // A topology given as --locations is said to be one, with the locate

@@ -115,12 +115,12 @@ func FuzzHostlist(f *testing.F) {
 		if len(names) == 0 || len(names) > budget {
 			t.Fatalf("%q: %d names", value, len(names))
 		}
-		if !strings.ContainsAny(value, "[],") && (len(names) != 1 || names[0] != value) {
+		if !strings.ContainsAny(value, "[], \t\n\r") && (len(names) != 1 || names[0] != value) {
 			t.Fatalf("%q: %q", value, names)
 		}
 		var total uint64
 		for _, n := range names {
-			if n == "" || strings.ContainsAny(n, "[],") || len(n) > 64 {
+			if n == "" || strings.ContainsAny(n, "[], \t\n\r") || len(n) > 64 {
 				t.Fatalf("%q gives %q", value, n)
 			}
 			total += uint64(len(n))

@@ -9,11 +9,13 @@ import (
 // A hostlist is Slurm's compact list of names, as topology.conf's Nodes=
 // and Switches= values hold them:
 //
-//	list  = expr { "," expr }
+//	list  = { sep } expr { sep { sep } expr } { sep }
 //	expr  = { text | "[" range { "," range } "]" }   (not empty)
 //	range = digits [ "-" digits ]                     (low <= high)
 //
-// text is any bytes but '[', ']' and ','. An expr stands for every name
+// sep is ',' or a blank (space, tab, newline), and separators in a row
+// or at an end are skipped, as Slurm's hostlist skips them; text is any
+// bytes but '[', ']' and a sep. An expr stands for every name
 // its bracket groups give, the first group varying slowest:
 // "rack[1-2]n[01-02]" is rack1n01 rack1n02 rack2n01 rack2n02. A number is
 // zero-padded to the width of its range's low bound, as Slurm does:
@@ -96,9 +98,11 @@ func parseHostlist(value string, lim hostlistLimits) (exprs [][]part, count, siz
 		return &hostlistError{Off: off, Msg: fmt.Sprintf("the list gives more than %d names", lim.names), Kind: tooManyNames, Names: c}
 	}
 	for i <= len(value) {
-		if i == len(value) || value[i] == ',' {
-			if i == start {
-				return nil, 0, 0, &hostlistError{Off: i, Msg: "an empty name in the list (two commas, or a comma at an end)"}
+		if i == len(value) || isListSep(value[i]) {
+			if i == start { // separators in a row, or at an end: skipped, as Slurm does
+				start = i + 1
+				i++
+				continue
 			}
 			if longest > lim.nameLen {
 				return nil, 0, 0, &hostlistError{Off: start, Kind: tooLongName, Names: n, Longest: longest,
@@ -144,7 +148,7 @@ func parseHostlist(value string, lim hostlistLimits) (exprs [][]part, count, siz
 			return nil, 0, 0, &hostlistError{Off: i, Msg: "']' without '['"}
 		default:
 			j := i
-			for j < len(value) && value[j] != '[' && value[j] != ']' && value[j] != ',' {
+			for j < len(value) && value[j] != '[' && value[j] != ']' && !isListSep(value[j]) {
 				j++
 			}
 			longest += uint64(j - i)
@@ -152,8 +156,16 @@ func parseHostlist(value string, lim hostlistLimits) (exprs [][]part, count, siz
 			i = j
 		}
 	}
+	if len(exprs) == 0 {
+		return nil, 0, 0, &hostlistError{Off: 0, Msg: "an empty host list"}
+	}
 	return exprs, count, size, nil
 }
+
+// isListSep reports whether c separates the names of a list outside
+// brackets: Slurm's hostlist takes commas and blanks, and skips them in a
+// row ("a, b", "a,,b" and " a,b " are a and b).
+func isListSep(c byte) bool { return c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // parseGroup reads the bracket group at value[open] == '[' and returns
 // its ranges and the index after its ']'.

@@ -30,6 +30,10 @@ func TestExpandHostlist(t *testing.T) {
 		{"x[1-2]y,z[7]", []string{"x1y", "x2y", "z7"}},
 		{"[1-3]", []string{"1", "2", "3"}},
 		{"a[0],b[00]", []string{"a0", "b00"}},
+		// Slurm's separators: commas and blanks, skipped in a row.
+		{"a,,b", []string{"a", "b"}},
+		{" trn1 , trn2 ", []string{"trn1", "trn2"}},
+		{",a,\n b[1-2]\t", []string{"a", "b1", "b2"}},
 	}
 	for _, c := range cases {
 		got, _, err := expandHostlist(c.value, fileLimits)
@@ -59,9 +63,9 @@ func TestExpandHostlistRefuses(t *testing.T) {
 		msg   string
 	}{
 		{"", 1, "an empty host list"},
-		{"a,,b", 3, "an empty name"},
-		{"a,", 3, "an empty name"},
-		{",a", 1, "an empty name"},
+		{",", 1, "an empty host list"},
+		{" \t\n", 1, "an empty host list"},
+		{"a[ 1-2]", 3, `" " where a number was expected`},
 		{"a[1-2", 2, "'[' without ']'"},
 		{"a[1", 2, "'[' without ']'"},
 		{"a[]", 3, "a number expected"},

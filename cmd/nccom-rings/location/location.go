@@ -294,7 +294,11 @@ func blankBOM(data []byte) []byte {
 // names the file.
 func ReadFile(path string) ([]byte, error) {
 	if path == "-" {
-		return readBounded("-", os.Stdin)
+		data, err := readBounded("-", os.Stdin)
+		if err != nil {
+			return nil, err
+		}
+		return data, checkUTF8("-", data)
 	}
 	data, err := safefile.Read(path, safefile.FollowLinks, MaxFileSize)
 	var big *safefile.TooBigError
@@ -306,7 +310,18 @@ func ReadFile(path string) ([]byte, error) {
 	case err != nil:
 		return nil, &Error{File: path, Msg: openReason(err)}
 	}
-	return data, nil
+	return data, checkUTF8(path, data)
+}
+
+// checkUTF8 refuses a file saved as UTF-16 (a byte-order mark FF FE or
+// FE FF, or NUL bytes, as Windows editors and PowerShell's redirection
+// write it): every reader of this package reads UTF-8 text, and would
+// otherwise report UTF-16's bytes as a syntax error of its own.
+func checkUTF8(path string, data []byte) error {
+	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.IndexByte(data, 0) >= 0 {
+		return &Error{File: path, Msg: "UTF-16 (or NUL bytes): save it as UTF-8"}
+	}
+	return nil
 }
 
 // Open opens the file at path to be read as a stream, under ReadFile's
@@ -419,3 +434,7 @@ func isInstanceID(s string) bool {
 	}
 	return true
 }
+
+// CheckHost refuses a name no host has (location.go's rule for every
+// reader's host names), saying which byte.
+func CheckHost(name string) error { return checkHost(name) }

@@ -21,7 +21,7 @@ type Host struct {
 }
 
 // ReadHostfile reads a launcher's hostfile (UTF-8, a byte-order mark
-// skipped; UTF-16 refused, CheckUTF8): one host a line, its first
+// skipped; UTF-16 refused, location.ReadFile): one host a line, its first
 // blank-separated field, an MPICH "host:4" read as "host" with 4 slots, an
 // OpenMPI "slots=4" field read as 4 slots (a count that is not digits in
 // [1, MaxRanks] is refused), other fields ignored; '#' comments and blank
@@ -34,9 +34,6 @@ type Host struct {
 func ReadHostfile(path string) ([]Host, error) {
 	data, err := location.ReadFile(path)
 	if err != nil {
-		return nil, err
-	}
-	if err := CheckUTF8(path, data); err != nil {
 		return nil, err
 	}
 	if bytes.HasPrefix(data, utf8BOM) {
@@ -69,7 +66,13 @@ func ReadHostfile(path string) ([]Host, error) {
 		// blank: no earlier match.
 		at := strings.Index(text, fields[0])
 		names := []string{name}
-		if location.IsHostlist(name) {
+		if !location.IsHostlist(name) {
+			// A hostfile's host is a name (MPI's, as Slurm's): a JSON
+			// file or a quoted name given as one is not planned.
+			if err := location.CheckHost(name); err != nil {
+				return nil, &location.Error{File: path, Line: line, Col: at + 1, Msg: err.Error()}
+			}
+		} else {
 			if names, err = location.Hostnames(name, MaxRanks); err != nil {
 				e := err.(*location.Error)
 				e.File, e.Line, e.Col = path, line, at+e.Col
@@ -218,16 +221,6 @@ func OtherSlots(hosts []Host, local int) (first, count int) {
 }
 
 var utf8BOM = []byte{0xef, 0xbb, 0xbf}
-
-// CheckUTF8 refuses a file saved as UTF-16 (a byte-order mark FF FE or
-// FE FF, or NUL bytes, as Windows editors and PowerShell's redirection
-// write it): its lines would read as garbage.
-func CheckUTF8(path string, data []byte) error {
-	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.IndexByte(data, 0) >= 0 {
-		return &location.Error{File: path, Msg: "UTF-16: save it as UTF-8"}
-	}
-	return nil
-}
 
 // TasksPerNode reads Slurm's SLURM_TASKS_PER_NODE form: counts separated
 // by commas, each N or N(xK) (K hosts of N), as "32(x16)" or

@@ -29,7 +29,9 @@ const maxRanksNamed = 8
 // one rank count): a job is the same only when every rank saw it alike,
 // not only the lowest rank, whose rings the job keeps. The process id
 // and the library version are not compared: two runs of one job differ
-// in them by nature. Cost: O(ranks * channels * ranks) for the
+// in them by nature; nor the host, which Diff's placement compares node
+// by node (a job planned again on other hosts differs there once, not
+// once per rank). Cost: O(ranks * channels * ranks) for the
 // userRanks, as reading the dumps was.
 func diffViews(a, b *Job) *Change {
 	if a.Views == nil || b.Views == nil || len(a.Views) != len(b.Views) {
@@ -78,9 +80,6 @@ func plural(n int, one, many string) string {
 func ViewDifference(a, b *ringdump.Dump) []string {
 	var what []string
 	add := func(format string, args ...any) { what = append(what, fmt.Sprintf(format, args...)) }
-	if a.Host != b.Host {
-		add("host %s -> %s", quote.String(a.Host), quote.String(b.Host))
-	}
 	wa, wb := a.Wiring, b.Wiring
 	if wa.NNodes != wb.NNodes {
 		add("nNodes %d -> %d", wa.NNodes, wb.NNodes)
