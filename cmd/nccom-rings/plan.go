@@ -598,30 +598,13 @@ func writePlan(w io.Writer, rep planReport) {
 }
 
 // planSimulate is --simulate: simulate's prediction of one order's
-// rings, AllReduce of 256 MiB on the flat ring with spray routing, at
-// 1:1, 2:1 and 4:1, with simulate's default NIC rate and latency.
+// rings (quickAllReduce) at 1:1, 2:1 and 4:1.
 func planSimulate(order string, job *score.Job) ([]simulate.Prediction, error) {
-	engine, err := simulate.FindEngine()
+	preds, err := quickAllReduce(order, job, "1", "2", "4")
 	if err != nil {
 		return nil, fmt.Errorf("--simulate: %w", err)
 	}
-	opt := simulate.Options{Model: simulate.Model{NICGbps: 100, LatencySeconds: 15e-6}, Algorithms: []string{"flat"},
-		Bytes: []int64{256 << 20}, Engine: engine}
-	for _, r := range []string{"1", "2", "4"} {
-		o, _ := simulate.ParseOversubscription(r)
-		opt.Oversubscriptions = append(opt.Oversubscriptions, o)
-	}
-	rep, err := simulate.Simulate([]simulate.Order{{Name: order, Job: job}}, opt)
-	if err != nil {
-		return nil, fmt.Errorf("--simulate: %w", err)
-	}
-	var out []simulate.Prediction
-	for _, p := range rep.Predictions {
-		if p.Collective == "allreduce" {
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return preds, nil
 }
 
 // head is the first n of v, space-separated, then "..." when there are more.

@@ -8,6 +8,7 @@ import (
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/report"
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/simulate"
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/verify"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/quote"
@@ -16,14 +17,14 @@ import (
 )
 
 type reportFlags struct {
-	out, locations string
-	redact         bool
+	out, locations   string
+	redact, simulate bool
 }
 
 var reportCommand = &cli.Command{
 	Name:    "report",
 	Summary: "one self-contained HTML page: the rings drawn by location, one channel at a time, every userRanks, the score, verify's findings; or two jobs compared",
-	Usage:   []string{"[--locations FILE] [--redact] -o FILE DIR", "[--locations FILE] [--redact] -o FILE DIR_A DIR_B"},
+	Usage:   []string{"[--locations FILE] [--redact] -o FILE DIR", "[--locations FILE] [--redact] [--simulate] -o FILE DIR_A DIR_B"},
 	Doc: `Writes one self-contained HTML page about the job whose dumps DIR holds
 (package report), drawn with D3 (embedded; see docs/operating.md): the
 ring view, one channel at a time chosen in the page (every node on a
@@ -45,14 +46,26 @@ With two directories the page compares the two jobs, A and B: each job's
 summary, verify's verdict and score side by side, and between them the
 crossings per ring of each location level in A and B with the fewest and
 the change, the NIC-index mismatches of each, and what differs, as diff
-prints it (down to every rank's own dump). --locations applies to both;
---redact gives a name one token across the page.
+prints it (down to every rank's own dump); then each job drawn as for
+one, A left and B right (the same ring view, group view and node table,
+each with its own channel and search), and its score. --locations
+applies to both; --redact gives a name one token across the page.
+
+--simulate adds each job's predicted bus bandwidth (package simulate, in
+this process, as nccom-rings simulate predicts it): AllReduce of 256 MiB
+on the rings as built, 1:1 (non-blocking), spray routing, simulate's
+default NIC rate and latency, the model's assumptions listed beside it.
+It is off by default: a plain report reads the dumps only, needs no
+SimGrid and takes the same time on every machine. Without the SimGrid
+engine the page says the figure is not available and why, and the exit
+is as without --simulate (the line on stderr says so too).
 `,
 	Exits: cli.Exits("the page was written and verify found nothing (in either job)", "the page was written and holds verify's findings (of either job); two jobs that differ are no finding here (diff's exit says so)", "unusable input or usage: no such directory, no usable dump in it, a bad locations file, a page that cannot be written, a bad flag; or the page was written but some dump files could not be used (as verify)"),
 	Setup: func(fs *flag.FlagSet) func(*cli.Invocation) int {
 		var f reportFlags
 		fs.StringVar(&f.out, "o", "", "the page to write, `FILE` (\"-\": standard output)")
 		fs.StringVar(&f.locations, "locations", "", `"HOST LOCATION" lines (nccom-rings locate --all) in `+"`FILE`"+`, as score`)
+		fs.BoolVar(&f.simulate, "simulate", false, "with DIR_A DIR_B: each job's predicted AllReduce bus bandwidth, 256 MiB, flat ring, 1:1, spray (nccom-rings simulate's model; needs its SimGrid engine)")
 		fs.BoolVar(&f.redact, "redact", false, "host names, EC2 instance ids and location names replaced by tokens (host-1, instance-1, loc-1: one name, one token in the page), the dump directory by DIR (DIR_A, DIR_B)")
 		return func(inv *cli.Invocation) int { return runReport(inv, &f) }
 	},
@@ -65,6 +78,9 @@ func runReport(inv *cli.Invocation, f *reportFlags) int {
 	}
 	if len(inv.Operands) == 2 {
 		return runCompare(inv, f)
+	}
+	if f.simulate {
+		return inv.UsageError("--simulate compares two jobs' predicted bus bandwidth: give DIR_A DIR_B (nccom-rings simulate DIR predicts one)")
 	}
 	dir, files, bad, ok := readDumpsBad(inv, inv.Operands)
 	if !ok {
@@ -161,8 +177,12 @@ func runCompare(inv *cli.Invocation, f *reportFlags) int {
 			return cli.ExitUnusable
 		}
 	}
+	c := report.Compare{A: ins[0], B: ins[1]}
+	if ins[0].Job != nil && ins[1].Job != nil {
+		comparePrediction(inv, f, &c)
+	}
 	var page bytes.Buffer
-	if err := report.WriteCompare(&page, report.Compare{A: ins[0], B: ins[1]}); err != nil {
+	if err := report.WriteCompare(&page, c); err != nil {
 		fmt.Fprintf(inv.Stderr, "nccom-rings report: %s, %s: %v\n", quote.String(ins[0].Dir), quote.String(ins[1].Dir), err)
 		return cli.ExitUnusable
 	}
@@ -179,4 +199,33 @@ func runCompare(inv *cli.Invocation, f *reportFlags) int {
 	// The worse of the two verdicts: the exit codes rank unusable input
 	// over findings over none.
 	return max(verifyExit(reps[0]), verifyExit(reps[1]))
+}
+
+// comparePrediction sets c's predicted bus bandwidth (--simulate): each
+// job's flat AllReduce at 1:1 from quickAllReduce, the simulate package
+// run here; or why the page has none. Without the engine the page and a
+// line on stderr say so, and the exit is the page's as without it.
+func comparePrediction(inv *cli.Invocation, f *reportFlags, c *report.Compare) {
+	if !f.simulate {
+		c.NoPrediction = "not computed (nccom-rings report --simulate predicts it, with the SimGrid engine built)"
+		return
+	}
+	if _, err := simulate.FindEngine(); err != nil {
+		c.NoPrediction = "not available (SimGrid engine not built: " + simulate.InstallLine + ")"
+		fmt.Fprintf(inv.Stderr, "nccom-rings report: --simulate: predicted bus bandwidth %s\n", c.NoPrediction)
+		return
+	}
+	opt, _ := quickOptions("1") // "1" always parses
+	c.Assumptions = simulate.Assumptions(opt)
+	c.PredictBusBandwidth = func(j *score.Job) (float64, error) {
+		preds, err := quickAllReduce("", j, "1")
+		if err != nil {
+			return 0, err
+		}
+		return preds[0].BusbwGbps, nil
+	}
+	c.Predicted = fmt.Sprintf("AllReduce of %d MiB (nccl-tests' size) on each job's rings as built (--algorithm flat), "+
+		"oversubscription 1:1 (non-blocking, simulate's first row: at 1:1 two orders often predict alike, "+
+		"and nccom-rings simulate DIR_A DIR_B also gives 2:1 and 4:1), spray routing, NIC %g Gbit/s, %d us a hop",
+		quickBytes>>20, float64(defaultNICGbps), defaultLatency.Microseconds())
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	stdhtml "html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/report"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/simulate"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/ringdump"
 )
@@ -110,6 +112,19 @@ func compareBlock(t *testing.T, html string) report.CompareData {
 	return d
 }
 
+// sideBlob is side's ("a" or "b") blob on a comparison page, what page.js
+// draws that job from.
+func sideBlob(t *testing.T, html, side string) *report.Data {
+	t.Helper()
+	_, rest, ok := strings.Cut(html, `<script type="application/json" id="`+side+`-data">`)
+	require.True(t, ok, "no %s-data block", side)
+	text, _, ok := strings.Cut(rest, "</script>")
+	require.True(t, ok)
+	var d report.Data
+	require.NoError(t, json.Unmarshal([]byte(text), &d))
+	return &d
+}
+
 // Issue 37, done when 3: the scattered job and its regrouped version
 // (TestDiffOfTheScatteredJobAndItsRegroupedVersion's figures, by hand
 // there) side by side: 6 -> 2 crossings of the spines, 12 -> 4 of the
@@ -128,7 +143,8 @@ func TestReportComparesTheScatteredAndRegroupedJobs(t *testing.T) {
 	assert.Contains(t, html, `<tr><td class="n">3</td><td class="n">4</td><td class="n">12</td><td class="n">4</td><td class="n">-8</td></tr>`)
 	assert.Contains(t, html, `<td class="n">128 of 256</td><td class="n">128 of 256</td>`)
 	assert.Contains(t, html, `<tr><td>rank views</td><td class="n">512</td>`)
-	assert.NotContains(t, html, "predicted bus bandwidth", "no simulation yet: no column, no figure")
+	assert.Contains(t, html, `<p id="prediction">predicted bus bandwidth: not computed (nccom-rings report --simulate predicts it, with the SimGrid engine built)</p>`, "no --simulate: no figure, and the page says how to get one")
+	assert.NotContains(t, html, "predicted bus bandwidth (Gbit/s")
 	assert.Contains(t, html, `<td class="n">0</td><td class="n">16</td><td class="n">0 / 0</td><td class="n over">6 / 2 +4</td><td class="n over">12 / 4 +8</td>`, "A's channel 0")
 
 	d := compareBlock(t, html)
@@ -137,10 +153,8 @@ func TestReportComparesTheScatteredAndRegroupedJobs(t *testing.T) {
 	assert.Equal(t, []int{6, 2, 12, 4}, []int{d.Score.Levels[1].A.Most, d.Score.Levels[1].B.Most, d.Score.Levels[2].A.Most, d.Score.Levels[2].B.Most})
 	assert.Nil(t, d.PredictedBusBandwidth)
 	assert.False(t, d.Same)
-	require.NotNil(t, d.A.Data)
-	require.NotNil(t, d.B.Data)
-	assert.Equal(t, 512, d.A.Data.NRanks)
-	assert.Len(t, d.B.Data.Tiers, 2, "levels 2 and 3 have two or more groups")
+	assert.Equal(t, 512, sideBlob(t, html, "a").NRanks)
+	assert.Len(t, sideBlob(t, html, "b").Tiers, 2, "levels 2 and 3 have two or more groups")
 	assert.Equal(t, scattered, d.A.Dir)
 
 	// Redacted: one token per host across both sides.
@@ -151,8 +165,9 @@ func TestReportComparesTheScatteredAndRegroupedJobs(t *testing.T) {
 	assert.NotContains(t, html, dumps)
 	d = compareBlock(t, html)
 	assert.Equal(t, "DIR_A", d.A.Dir)
-	assert.Equal(t, d.A.Data.Host, d.B.Data.Host, "the same hosts, the same tokens, in node order")
-	assert.Equal(t, "host-1", d.A.Data.Host[0])
+	a, b := sideBlob(t, html, "a"), sideBlob(t, html, "b")
+	assert.Equal(t, a.Host, b.Host, "the same hosts, the same tokens, in node order")
+	assert.Equal(t, "host-1", a.Host[0])
 }
 
 // One rank's dump differs: the page's table of changes names it, and
@@ -182,11 +197,75 @@ func TestReportComparesJobsThatDifferInOneRank(t *testing.T) {
 	assert.Contains(t, html, "No comparison: A has no rings (rank 3 has no dump (of 32 ranks)).")
 	d := compareBlock(t, html)
 	assert.Nil(t, d.Score)
-	assert.Nil(t, d.A.Data)
+	assert.NotContains(t, html, `id="a-data"`)
+	assert.Contains(t, html, `id="b-data"`)
 	assert.Equal(t, "rank 3 has no dump (of 32 ranks)", d.A.Error)
 
 	// Unusable: both directories named, exit 2.
 	code, _, errOut = runTool("report", filepath.Join(a, "none"), rankB, "-o", page)
 	assert.Equal(t, cli.ExitUnusable, code)
 	assert.Contains(t, errOut, "none")
+}
+
+// report --simulate: each job's predicted bus bandwidth, from the
+// simulate package run in this process. D25's example by hand
+// (TestPlanSimulate's figures): 4 NICs a node, 16 channels, so 4 flows a
+// NIC at 25 Gbit/s; AllReduce of 256 MiB is 62 steps of 15 us +
+// 256 MiB / (16 x 32) / 3.125 GB/s = 11.33 ms; busbw 256 MiB / 11.33 ms x
+// 62/32 = 367.2 Gbit/s, in either order at 1:1 (at 2:1 the rank order
+// would be 191: the figure is the 1:1 row).
+func TestReportSimulate(t *testing.T) {
+	if os.Getenv("NCCOMRING_BUILD") == "" {
+		build, _ := filepath.Abs("../../build")
+		t.Setenv("NCCOMRING_BUILD", build)
+	}
+	if _, err := simulate.FindEngine(); err != nil {
+		t.Skipf("skipped: %v", err)
+	}
+	dir, _ := planD25(t)
+	page := filepath.Join(t.TempDir(), "cmp.html")
+	code, _, errOut := runTool("report", "--simulate", filepath.Join(dir, "rank"), filepath.Join(dir, "network"), "-o", page)
+	require.Equal(t, cli.ExitOK, code, errOut)
+	assert.Empty(t, errOut)
+	html := readPage(t, page)
+	d := compareBlock(t, html)
+	require.Len(t, d.PredictedBusBandwidth, 2)
+	assert.InDelta(t, 367.2, d.PredictedBusBandwidth[0], 0.05)
+	assert.InDelta(t, 367.2, d.PredictedBusBandwidth[1], 0.05)
+	assert.Contains(t, html, `<tr><td>predicted bus bandwidth (Gbit/s, nccl-tests' busbw)</td><td class="n">367.2</td><td class="n">367.2</td></tr>`)
+	assert.Contains(t, d.Prediction, "AllReduce of 256 MiB (nccl-tests' size) on each job's rings as built (--algorithm flat), oversubscription 1:1")
+	assert.Contains(t, d.Prediction, "NIC 100 Gbit/s, 15 us a hop")
+	// simulate's assumptions, every one, beside the figure.
+	_, list, _ := strings.Cut(html, `<div id="prediction">`)
+	list, _, _ = strings.Cut(list, "</ul>")
+	var items []string
+	for _, li := range strings.Split(list, "<li>")[1:] {
+		items = append(items, stdhtml.UnescapeString(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(li), "</li>"))))
+	}
+	assert.Equal(t, simulate.Assumptions(simulate.Options{Model: simulate.Model{NICGbps: 100, LatencySeconds: 15e-6}, Algorithms: []string{"flat"}}), items)
+}
+
+// Without the engine, report --simulate writes the page, which says the
+// figure is not available and why, and exits as it would without the
+// flag; --simulate with one job is a usage error.
+func TestReportSimulateWithoutTheEngine(t *testing.T) {
+	t.Setenv("NCCOM_SIMULATE_ENGINE", "")
+	t.Setenv("NCCOMRING_BUILD", t.TempDir())
+	_, err := simulate.FindEngine()
+	require.ErrorIs(t, err, simulate.ErrNoEngine)
+	dir, _ := planD25(t)
+	page := filepath.Join(t.TempDir(), "cmp.html")
+	code, out, errOut := runTool("report", "--simulate", filepath.Join(dir, "rank"), filepath.Join(dir, "network"), "-o", page)
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Contains(t, out, "nccom-rings report: wrote ")
+	assert.Equal(t, "nccom-rings report: --simulate: predicted bus bandwidth not available (SimGrid engine not built: apt-get install -y libsimgrid-dev (SimGrid 3.32), then make)\n", errOut)
+	html := readPage(t, page)
+	assert.Contains(t, html, `<p id="prediction">predicted bus bandwidth: not available (SimGrid engine not built: apt-get install -y libsimgrid-dev (SimGrid 3.32), then make)</p>`)
+	d := compareBlock(t, html)
+	assert.Nil(t, d.PredictedBusBandwidth)
+	require.NotNil(t, d.Score, "the rest of the page as without --simulate")
+
+	code, _, errOut = runTool("report", "--simulate", filepath.Join(dir, "rank"), "-o", page)
+	assert.Equal(t, cli.ExitUnusable, code)
+	assert.Contains(t, errOut, "--simulate compares two jobs")
 }

@@ -85,8 +85,8 @@ exits 2 with the line that installs it.
 		fs.Var(&f.algorithms, "algorithm", "`flat|hierarchical`; repeatable (default: both)")
 		fs.Var(&f.oversub, "oversubscription", "`R` (every level R:1) or L1:R,L2:R (level 1 outermost; levels not named 1:1); repeatable, one row each (default: 1, 2, 4)")
 		fs.StringVar(&f.routing, "routing", "spray", "`spray|static`: each flow spread over every uplink (EFA's SRD), or one uplink by destination (D-mod-k; depends on host numbering nobody publishes)")
-		fs.Float64Var(&f.nicGbps, "nic-gbps", 100, "each NIC's rate, `G` Gbit/s each way (a guess: EFA on trn1 is 8 x 100 Gbit/s a node)")
-		fs.DurationVar(&f.latency, "latency", 15*time.Microsecond, "latency of one inter-node ring hop, `D` a duration such as 15us (Neuron documents about 15us)")
+		fs.Float64Var(&f.nicGbps, "nic-gbps", defaultNICGbps, "each NIC's rate, `G` Gbit/s each way (a guess: EFA on trn1 is 8 x 100 Gbit/s a node)")
+		fs.DurationVar(&f.latency, "latency", defaultLatency, "latency of one inter-node ring hop, `D` a duration such as 15us (Neuron documents about 15us)")
 		fs.Var(&f.sizes, "bytes", "message `SIZE` (nccl-tests' size: 1M, 256M, 4G, or bytes); repeatable (default: 1M, 16M, 256M)")
 		fs.BoolVar(&f.json, "json", false, `{"predictions": [{"order", "algorithm", "collective", "oversubscription", "bytes", "seconds", "busbw_gbps"}], "bottlenecks": [{"order", "algorithm", "oversubscription", "level", "link", "flows", "used_gbps", "capacity_gbps"}], "assumptions": [...]}, or {"error"} on exit 2`)
 		return func(inv *cli.Invocation) int { return runSimulate(inv, &f) }
@@ -160,6 +160,61 @@ func runSimulate(inv *cli.Invocation, f *simulateFlags) int {
 		writeSimulate(inv.Stdout, rep)
 	}
 	return cli.ExitOK
+}
+
+// The model's defaults: simulate's flags', and those plan --simulate and
+// report --simulate use (quickAllReduce).
+const (
+	defaultNICGbps = 100
+	defaultLatency = 15 * time.Microsecond
+)
+
+// quickBytes is plan --simulate's and report --simulate's message size:
+// 256 MiB, simulate's largest default, where the ring's bandwidth and not
+// the latency of its 2(N-1) steps sets the time (at 1 MiB a 512-rank
+// AllReduce is 1,022 steps of 15 us and 128-byte parts: the latency guess
+// alone).
+const quickBytes = 256 << 20
+
+// quickOptions is plan --simulate's and report --simulate's model:
+// AllReduce of quickBytes on the flat rings (as built) at each
+// oversubscription given, with spray routing and simulate's default NIC
+// rate and latency; no engine yet.
+func quickOptions(oversub ...string) (simulate.Options, error) {
+	opt := simulate.Options{Model: simulate.Model{NICGbps: defaultNICGbps, LatencySeconds: defaultLatency.Seconds()},
+		Algorithms: []string{"flat"}, Bytes: []int64{quickBytes}}
+	for _, r := range oversub {
+		o, err := simulate.ParseOversubscription(r)
+		if err != nil {
+			return opt, err
+		}
+		opt.Oversubscriptions = append(opt.Oversubscriptions, o)
+	}
+	return opt, nil
+}
+
+// quickAllReduce is one job's predicted AllReduce under quickOptions, one
+// per oversubscription, the engine found as simulate finds it
+// (simulate.ErrNoEngine when it is not built).
+func quickAllReduce(name string, job *score.Job, oversub ...string) ([]simulate.Prediction, error) {
+	opt, err := quickOptions(oversub...)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Engine, err = simulate.FindEngine(); err != nil {
+		return nil, err
+	}
+	rep, err := simulate.Simulate([]simulate.Order{{Name: name, Job: job}}, opt)
+	if err != nil {
+		return nil, err
+	}
+	var out []simulate.Prediction
+	for _, p := range rep.Predictions {
+		if p.Collective == "allreduce" {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // simulateOptions reads the model's flags, with their defaults.

@@ -18,8 +18,13 @@
 # inside its picture and no two visible labels overlapping at the initial
 # fit, every group of the outermost levels labelled, every node of node
 # 7's leaf labelled after zooming to it, node 7 found by its host name in
-# the search box, no console line (browser/main.go says how). The pages,
-# and a screenshot of each view, stay in BUILD/report-test.
+# the search box, no console line (browser/main.go says how). And the
+# page comparing two jobs (report DIR_A DIR_B): cluster16's hosts in an
+# order that scatters its leaves and spines (cmd/nccom-rings/diff_test.go's
+# scatteredHosts), planned, its rank order (6 spine and 12 leaf crossings
+# a ring) against its network order (2 and 4): the same checks on each of
+# its two pictures, side by side. The pages, and a screenshot of each
+# view, stay in BUILD/report-test.
 #
 # Where chromium is not installed (mk/setup.sh installs it where it can:
 # as root or with sudo), or nccom-rings was built without D3 (the set-up
@@ -122,6 +127,18 @@ gen 128 4 4 8 8
 gen 512 4 8 16 4
 host7() { sed -n 8p "$1"; }
 
+# The comparison: diff_test.go's scatteredHosts, 32 ranks a node, located
+# as job16. Both orders number the nodes by rank, so in the hostfile's
+# order: node 7 is its 8th host in either job.
+mkdir -p "$dir/cmp16"
+for h in 1 2 5 9 10 13 3 6 7 11 14 15 4 8 12 16; do echo "trn1-st-trn1-$h slots=32"; done > "$dir/cmp16/hosts"
+run "plan --dump: cluster16 scattered" "$tool" plan --locations "$dir/job16/locations" --hosts "$dir/cmp16/hosts" --dump "$dir/cmp16/plan"
+want_rc 0
+run "report A B: scattered -> regrouped" "$tool" report "$dir/cmp16/plan/rank" "$dir/cmp16/plan/network" -o "$dir/cmp16.html"
+want_rc 0
+want '; crossings per ring: level 1: 0 -> 0 \(fewest 0\); level 2: 6 -> 2 \(fewest 2\); level 3: 12 -> 4 \(fewest 4\); 0 findings$'
+cmp7=$(awk '{ print $1 }' "$dir/cmp16/hosts" | sed -n 8p)
+
 run "build tests/report/browser" "${GO:-go}" build -o "$dir/browser" ./tests/report/browser
 want_rc 0
 mkdir -p "$dir/shots"
@@ -129,9 +146,10 @@ run "browser" watched --blocked 60s --cpu 2m --wall 20m -- "$dir/browser" --chro
   "d25=$dir/job.html,host7=$(awk '!/^#/ && NF { print $1 }' "$d25/hosts" | sed -n 8p)" \
   "16-nodes=$dir/job16.html,host7=$(host7 "$dir/job16/hosts")" \
   "128-nodes=$dir/job128.html,host7=$(host7 "$dir/job128/hosts")" \
-  "512-nodes=$dir/job512.html,host7=$(host7 "$dir/job512/hosts")"
+  "512-nodes=$dir/job512.html,host7=$(host7 "$dir/job512/hosts")" \
+  "compare-16=$dir/cmp16.html,a-host7=$cmp7,b-host7=$cmp7"
 want_rc 0
-for p in d25 16-nodes 128-nodes 512-nodes; do want "^$p: passed$"; done
+for p in d25 16-nodes 128-nodes 512-nodes compare-16; do want "^$p: passed$"; done
 grep -v ': screenshot ' "$out" | sed 's/^/  /'
-[ $fail -eq 0 ] && echo "test-report: passed: D25's example and 16, 128 and 512 nodes in chromium at 1400 x 1000; screenshots in $dir/shots"
+[ $fail -eq 0 ] && echo "test-report: passed: D25's example, 16, 128 and 512 nodes, and the 16-node comparison's two pictures in chromium at 1400 x 1000; screenshots in $dir/shots"
 exit $fail

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/internal/quote"
@@ -18,11 +19,19 @@ import (
 // page calls those two functions on the jobs it is handed.
 type Compare struct {
 	A, B Input
-	// PredictBusBandwidth is the hook for a simulation of the rings (a
-	// later issue): the bus bandwidth, in GB/s, it predicts for a job.
-	// Nil, as today: the page has no bandwidth column and the data block's
-	// "predictedBusBandwidth" is null; no figure is made up.
+	// PredictBusBandwidth is a model's bus bandwidth of a job's rings, in
+	// Gbit/s (nccom-rings simulate's unit, busbw_gbps), nil when the page
+	// has none (NoPrediction says why). Predicted says what the figure is
+	// (collective, algorithm, message size, oversubscription) and
+	// Assumptions the model's: the page shows both next to the figures,
+	// for a figure without them cannot be read. No figure is made up: when
+	// the hook fails for either job the page says so and shows neither.
 	PredictBusBandwidth func(*score.Job) (gbps float64, err error)
+	Predicted           string
+	Assumptions         []string
+	// NoPrediction is the page's text where there is no hook: "not
+	// available (SimGrid engine not built: ...)"; "" says nothing.
+	NoPrediction string
 }
 
 //go:embed compare.html
@@ -40,6 +49,8 @@ type compareView struct {
 	Compared bool
 	Data     *CompareData
 	Levels   []levelRow
+	// Assumptions are the model's behind Data.PredictedBusBandwidth.
+	Assumptions []string
 }
 
 // levelRow is one location level in the page's table of crossings.
@@ -52,8 +63,9 @@ type levelRow struct {
 	Worse        bool   // B crosses more than A somewhere
 }
 
-// CompareData is the JSON block of a comparison page (id "compare"), what
-// a script draws each job and the change from.
+// CompareData is the JSON block of a comparison page (id "compare"): the
+// change from A to B. Each job's own blob, what page.js draws it from, is
+// the block "a-data" or "b-data" (Data), absent when the job has no rings.
 type CompareData struct {
 	A Side `json:"a"`
 	B Side `json:"b"`
@@ -61,17 +73,17 @@ type CompareData struct {
 	Score   *score.ScoreChange `json:"score"`
 	Changes []score.Change     `json:"changes"`
 	Same    bool               `json:"same"`
-	// PredictedBusBandwidth is [A, B] in GB/s from Compare's hook; null
-	// while there is none.
+	// PredictedBusBandwidth is [A, B] in Gbit/s from Compare's hook; null
+	// while there is none. Prediction is what the figures are, or why
+	// there are none ("" neither asked for nor refused).
 	PredictedBusBandwidth []float64 `json:"predictedBusBandwidth"`
+	Prediction            string    `json:"prediction"`
 }
 
-// Side is one job of a comparison.
+// Side is one job of a comparison: its directory, and why it has no
+// rings (its blob absent) when it has none.
 type Side struct {
-	Dir string `json:"dir"`
-	// Data is the job's blob, as a one-job page holds it (id "data");
-	// null when the job has no rings, and Error says why.
-	Data  *Data  `json:"data"`
+	Dir   string `json:"dir"`
 	Error string `json:"error,omitempty"`
 }
 
@@ -100,21 +112,16 @@ func WriteCompare(w io.Writer, c Compare) error {
 		// and every name in a change's text is a token.
 		cmp.Changes = visibleChanges(score.Diff(a.Job, b.Job))
 		cmp.Same = len(cmp.Changes) == 0
-		if p := c.PredictBusBandwidth; p != nil {
-			ga, errA := p(c.A.Job)
-			gb, errB := p(c.B.Job)
-			if errA == nil && errB == nil {
-				cmp.PredictedBusBandwidth = []float64{ga, gb}
-			}
-		}
 	}
 	v := &compareView{Compared: compared, Data: cmp}
+	cmp.PredictedBusBandwidth, cmp.Prediction, v.Assumptions = predict(c, compared)
 	for i, in := range []Input{a, b} {
 		pv, err := view(visibleInput(in))
 		if err != nil {
 			return err
 		}
-		side := Side{Dir: pv.Dir, Data: pv.Data, Error: pv.JobError}
+		pv.Prefix = []string{"a-", "b-"}[i]
+		side := Side{Dir: pv.Dir, Error: pv.JobError}
 		if i == 0 {
 			v.A, cmp.A = pv, side
 		} else {
@@ -124,8 +131,43 @@ func WriteCompare(w io.Writer, c Compare) error {
 	if cmp.Score != nil {
 		v.Levels = levelRows(*cmp.Score)
 	}
-	top := &pageView{Input: Input{Dir: v.A.Dir + " -> " + v.B.Dir}, CSP: v.A.CSP, Compare: v}
+	top := &pageView{Input: Input{Dir: v.A.Dir + " -> " + v.B.Dir}, CSP: v.A.CSP, Compare: v,
+		Script: v.A.Script, D3: v.A.D3, D3Version: v.A.D3Version, Scripts: v.A.Scored || v.B.Scored}
 	return page.Execute(w, top)
+}
+
+// predict is the page's predicted bus bandwidth of both jobs (the
+// unredacted ones: a model reads locations, not names), with what they
+// are and the model's assumptions; or none, and why.
+func predict(c Compare, compared bool) (figures []float64, what string, assumptions []string) {
+	p := c.PredictBusBandwidth
+	switch {
+	case !compared:
+		return nil, "", nil
+	case p == nil:
+		return nil, quote.Visible(c.NoPrediction), nil
+	}
+	var why []string
+	for i, j := range []*score.Job{c.A.Job, c.B.Job} {
+		g, err := p(j)
+		if err != nil {
+			text := err.Error()
+			if c.A.Redact || c.B.Redact {
+				// The model's errors may name hosts or locations.
+				text = "the model failed: nccom-rings simulate DIR says why"
+			}
+			why = append(why, []string{"A", "B"}[i]+": "+text)
+			continue
+		}
+		figures = append(figures, g)
+	}
+	if len(why) > 0 {
+		return nil, quote.Visible("not available (" + strings.Join(why, "; ") + ")"), nil
+	}
+	for _, a := range c.Assumptions {
+		assumptions = append(assumptions, quote.Visible(a))
+	}
+	return figures, quote.Visible(c.Predicted), assumptions
 }
 
 // checkInput is Write's check that in's score is its job's.

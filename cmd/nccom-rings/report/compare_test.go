@@ -13,6 +13,31 @@ import (
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 )
 
+// jsonBlock is the JSON of html's <script type="application/json"
+// id=ID> read into out; false when the page has no such block.
+func jsonBlock(t *testing.T, html, id string, out any) bool {
+	t.Helper()
+	_, rest, ok := strings.Cut(html, `<script type="application/json" id="`+id+`">`)
+	if !ok {
+		return false
+	}
+	text, _, ok := strings.Cut(rest, "</script>")
+	require.True(t, ok)
+	require.NoError(t, json.Unmarshal([]byte(text), out))
+	return true
+}
+
+// sideData is side's ("a" or "b") blob on a comparison page, nil when
+// it has none.
+func sideData(t *testing.T, html, side string) *Data {
+	t.Helper()
+	var d Data
+	if !jsonBlock(t, html, side+"-data", &d) {
+		return nil
+	}
+	return &d
+}
+
 func renderCompare(t *testing.T, c Compare) (string, CompareData) {
 	t.Helper()
 	for _, in := range []*Input{&c.A, &c.B} {
@@ -25,12 +50,8 @@ func renderCompare(t *testing.T, c Compare) (string, CompareData) {
 	var b bytes.Buffer
 	require.NoError(t, WriteCompare(&b, c))
 	html := b.String()
-	_, rest, ok := strings.Cut(html, `<script type="application/json" id="compare">`)
-	require.True(t, ok)
-	text, _, ok := strings.Cut(rest, "</script>")
-	require.True(t, ok)
 	var d CompareData
-	require.NoError(t, json.Unmarshal([]byte(text), &d))
+	require.True(t, jsonBlock(t, html, "compare", &d))
 	return html, d
 }
 
@@ -47,33 +68,56 @@ func TestCompareOfTwoRings(t *testing.T) {
 	assert.Contains(t, html, `<tr><td class="n">2</td><td class="n">4</td><td class="n">4</td><td class="n">4</td><td class="n">0</td></tr>`)
 	assert.Contains(t, html, `<td class="n">2 of 4</td><td class="n">2 of 4</td>`)
 	assert.Contains(t, html, "<title>nccom-rings report: a -&gt; b</title>")
-	assert.NotContains(t, html, "<script>", "no script runs on a comparison page yet")
+	assert.Equal(t, 1, strings.Count(html, "<script>"+script+"</script>"), "page.js, once, draws both jobs")
 	require.NotNil(t, d.Score)
 	assert.Equal(t, [2]int{2, 2}, d.Score.NICMismatches)
 	assert.Equal(t, []string{"node sequence", "rings"}, []string{d.Changes[0].Kind, d.Changes[1].Kind})
 	assert.Equal(t, "channel 0: 0 1 2 3 -> 0 2 1 3; 1 of 1 channels visit the nodes in another order", d.Changes[0].Text)
-	assert.Equal(t, []string{"h0", "h1", "h2", "h3"}, d.B.Data.Host)
+	assert.Equal(t, []string{"h0", "h1", "h2", "h3"}, sideData(t, html, "b").Host)
+	assert.Equal(t, [][]int{{0, 2, 1, 3}}, sideData(t, html, "b").Rings)
+	assert.Equal(t, [][]int{{0, 1, 2, 3}}, sideData(t, html, "a").Rings)
 	assert.Nil(t, d.PredictedBusBandwidth)
+	assert.NotContains(t, html, "predicted bus bandwidth", "no hook, no note: nothing said")
 }
 
-// The bus bandwidth hook: a column only when it gives both jobs a figure.
+// The bus bandwidth hook: a row only when it gives both jobs a figure,
+// with what the figure is and the model's assumptions beside it; else the
+// page says why there is none.
 func TestCompareBusBandwidthHook(t *testing.T) {
 	a, b := fourNodes(), fourNodes()
 	b.Rings = [][]int{{0, 2, 1, 3}}
 	predict := func(j *score.Job) (float64, error) {
 		if j.Rings[0][1] == 2 {
-			return 12.5, nil
+			return 12.54, nil
 		}
 		return 25, nil
 	}
-	c := Compare{A: Input{Dir: "a", Job: a}, B: Input{Dir: "b", Job: b}, PredictBusBandwidth: predict}
+	c := Compare{A: Input{Dir: "a", Job: a}, B: Input{Dir: "b", Job: b}, PredictBusBandwidth: predict,
+		Predicted: "AllReduce of 256 MiB", Assumptions: []string{"NIC rate <100>", "spray"}}
 	html, d := renderCompare(t, c)
-	assert.Contains(t, html, `<tr><td>predicted bus bandwidth (GB/s)</td><td class="n">25</td><td class="n">12.5</td></tr>`)
-	assert.Equal(t, []float64{25, 12.5}, d.PredictedBusBandwidth)
+	assert.Contains(t, html, `<tr><td>predicted bus bandwidth (Gbit/s, nccl-tests' busbw)</td><td class="n">25.0</td><td class="n">12.5</td></tr>`)
+	assert.Contains(t, html, `<p>Predicted bus bandwidth: AllReduce of 256 MiB. A model`)
+	assert.Contains(t, html, "<li>NIC rate &lt;100&gt;</li>\n<li>spray</li>")
+	assert.Equal(t, []float64{25, 12.54}, d.PredictedBusBandwidth)
+	assert.Equal(t, "AllReduce of 256 MiB", d.Prediction)
 
-	c.PredictBusBandwidth = func(*score.Job) (float64, error) { return 0, errors.New("no model") }
+	c.PredictBusBandwidth = func(j *score.Job) (float64, error) {
+		if j == b {
+			return 0, errors.New("no model")
+		}
+		return 1, nil
+	}
 	html, d = renderCompare(t, c)
-	assert.NotContains(t, html, "predicted bus bandwidth")
+	assert.NotContains(t, html, "predicted bus bandwidth (Gbit/s")
+	assert.NotContains(t, html, "NIC rate")
+	assert.Contains(t, html, `<p id="prediction">predicted bus bandwidth: not available (B: no model)</p>`)
+	assert.Nil(t, d.PredictedBusBandwidth)
+
+	c.PredictBusBandwidth = nil
+	c.NoPrediction = "not available (SimGrid engine not built: make)"
+	html, d = renderCompare(t, c)
+	assert.Contains(t, html, `<p id="prediction">predicted bus bandwidth: not available (SimGrid engine not built: make)</p>`)
+	assert.Equal(t, c.NoPrediction, d.Prediction)
 	assert.Nil(t, d.PredictedBusBandwidth)
 }
 
@@ -94,7 +138,7 @@ func TestCompareChangesAreTextAndRedacted(t *testing.T) {
 	assert.NotContains(t, html, "/x/")
 	// A's hosts are host-1..4; B's node 1 is a fifth host.
 	assert.Equal(t, `node 1 on host "host-2" -> "host-5"; 0 ranks on another node, 1 of 4 nodes on another host`, d.Changes[0].Text)
-	assert.Equal(t, []string{"host-1", "host-5", "host-3", "host-4"}, d.B.Data.Host)
+	assert.Equal(t, []string{"host-1", "host-5", "host-3", "host-4"}, sideData(t, html, "b").Host)
 	assert.Equal(t, "DIR_B", d.B.Dir)
 }
 
@@ -103,6 +147,46 @@ func TestCompareWithoutRings(t *testing.T) {
 	html, d := renderCompare(t, Compare{A: Input{Dir: "a", Job: fourNodes()}, B: Input{Dir: "b", JobError: "rank 3 has no dump (of 4 ranks)"}})
 	assert.Contains(t, html, "No comparison: B has no rings (rank 3 has no dump (of 4 ranks)).")
 	assert.Nil(t, d.Score)
-	assert.Nil(t, d.B.Data)
-	assert.NotNil(t, d.A.Data)
+	assert.Nil(t, sideData(t, html, "b"))
+	assert.NotNil(t, sideData(t, html, "a"))
+	assert.Equal(t, "rank 3 has no dump (of 4 ranks)", d.B.Error)
+	assert.Contains(t, html, `<svg id="a-ring" class="ring"`)
+	assert.NotContains(t, html, `id="b-ring"`)
+}
+
+// The page of two jobs draws both with the one-job page's scripts (D3
+// and page.js, once each) under the same Content-Security-Policy: each
+// job's views and blob have the ids page.js reads, prefixed "a-" and
+// "b-", and no id is left unprefixed for page.js to draw into twice.
+func TestCompareDrawsBothJobsWithTheOnePageScript(t *testing.T) {
+	a, b := fourNodes(), fourNodes()
+	b.Rings = [][]int{{0, 2, 1, 3}}
+	html, _ := renderCompare(t, Compare{A: Input{Dir: "a", Job: a}, B: Input{Dir: "b", Job: b}})
+	one := render(t, Input{Dir: "a", Job: a})
+	assert.Equal(t, scripts(t, one), scripts(t, html))
+	csp := func(page string) string {
+		_, rest, _ := strings.Cut(page, `http-equiv="Content-Security-Policy" `)
+		attr, _, _ := strings.Cut(rest, ">")
+		return attr
+	}
+	assert.Equal(t, csp(one), csp(html))
+	assert.Contains(t, csp(html), "default-src 'none'")
+	for _, p := range []string{"a-", "b-"} {
+		for _, id := range []string{"ring", "groups", "channel", "level", "find", "fit", "find-note", "channel-note", "group-note", "node-table", "node-2", "status"} {
+			assert.Equal(t, 1, strings.Count(html, ` id="`+p+id+`"`), p+id)
+		}
+		assert.Equal(t, 1, strings.Count(html, `<script type="application/json" id="`+p+`data">`), p+"data")
+	}
+	for _, id := range []string{"ring", "groups", "channel", "find", "fit", "node-table", "node-2", "status", "data"} {
+		assert.NotContains(t, html, ` id="`+id+`"`)
+	}
+	assert.Contains(t, html, `<div class="sides">`)
+
+	saved := d3Script
+	d3Script = ""
+	defer func() { d3Script = saved }()
+	html, _ = renderCompare(t, Compare{A: Input{Dir: "a", Job: a}, B: Input{Dir: "b", Job: b}})
+	assert.Equal(t, []string{script}, scripts(t, html))
+	assert.Contains(t, html, `<p id="a-nod3" class="nod3 bad">This page was built without D3`)
+	assert.Contains(t, html, `<p id="b-nod3" class="nod3 bad">`)
 }

@@ -9,8 +9,10 @@
 // Every JSON blob <script type="application/json" id="PREFIXdata"> is one
 // job, drawn into the elements whose ids are PREFIX and the names below
 // (ring, groups, channel, level, find, fit, find-note, channel-note,
-// group-note, node-table, node-M, rank-lists, findings, status): the
-// report's page has one, PREFIX "", and a page of two jobs can hold two.
+// group-note, node-table, node-M, rank-lists, findings, status; the last
+// three but status may be absent): the report's page has one, PREFIX "",
+// and the page comparing two jobs two, "a-" and "b-" (page.html's
+// "views" template writes both kinds).
 (function () {
   var t0 = performance.now();
   document.querySelectorAll('script[type="application/json"][id$="data"]').forEach(function (blob) {
@@ -479,7 +481,7 @@ function view(prefix, data) {
   // "#channel=N" in the address opens on channel N, its userRanks shown:
   // a link into a page attached to a ticket.
   var first = 0, asked = /^#channel=(\d+)$/.exec(location.hash);
-  if (asked && +asked[1] < data.rings.length) {
+  if (asked && +asked[1] < data.rings.length && rankLists) {
     first = +asked[1];
     select.value = String(first);
     var det = rankLists.querySelector('details[data-channel="' + first + '"]');

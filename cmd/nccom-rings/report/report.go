@@ -217,6 +217,11 @@ type pageView struct {
 	// Compare is set on a page that compares two jobs (WriteCompare),
 	// which shows it instead of one job.
 	Compare *compareView
+	// Prefix starts every id of the job's views and of its blob: "" on a
+	// one-job page, "a-" or "b-" on a comparison (page.js draws each).
+	Prefix string
+	// Scripts says the page runs D3 and page.js: it has rings to draw.
+	Scripts bool
 }
 
 type nodeRow struct {
@@ -247,7 +252,7 @@ func view(in Input) (*pageView, error) {
 	if j == nil {
 		return v, nil
 	}
-	v.Scored = true
+	v.Scored, v.Scripts = true, true
 	v.ChannelsN = len(j.Rings)
 	d, err := NewData(j, in.Findings)
 	if err != nil {
@@ -298,9 +303,9 @@ func nicRows(nics [][]score.NICShare) []nicRow {
 // Data is the JSON blob the page's script draws from (the element
 // <script type="application/json" id="data">): every view reads only it.
 // page.js draws each blob whose id is PREFIX+"data" into the elements
-// whose ids start with PREFIX (its head comment lists them), so a page of
-// two jobs can hold two blobs, "a-data" and "b-data", and two sets of
-// views.
+// whose ids start with PREFIX (its head comment lists them), so the page
+// of two jobs holds two blobs, "a-data" and "b-data", and two sets of
+// views, drawn by the same code.
 type Data struct {
 	NRanks int `json:"nRanks"`
 	// Node[r] is rank r's node; Host and Location are per node.

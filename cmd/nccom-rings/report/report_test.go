@@ -206,7 +206,7 @@ func TestPageWithoutD3(t *testing.T) {
 	defer func() { d3Script = saved }()
 	html := render(t, Input{Dir: "d", Job: fourNodes(), LocationsFrom: "dumps"})
 	assert.Equal(t, []string{script}, scripts(t, html))
-	assert.Contains(t, html, `<p id="nod3" class="bad">This page was built without D3: run <code>sh mk/setup.sh</code>`)
+	assert.Contains(t, html, `<p id="nod3" class="nod3 bad">This page was built without D3: run <code>sh mk/setup.sh</code>`)
 	assert.Contains(t, html, `<tr id="node-2" data-node="2"><td class="n">2</td><td>h2</td><td>s1/c</td><td>2</td><td>2: 1</td></tr>`)
 	assert.Contains(t, html, "Built without D3.")
 	sum := sha256.Sum256([]byte(script))

@@ -73,27 +73,30 @@
       }
       return { width: W, height: H, drawn: drawn.length, labels: labels.length, outside: outside, overlaps: overlaps };
     },
-    // The groups of level (1 the outermost) with no label in the ring view.
-    unlabelledGroups: function (level) {
-      var missing = [];
-      document.querySelectorAll('#ring path.arc[data-level="' + level + '"]').forEach(function (arc) {
+    // The groups of level (1 the outermost) with no label in the ring
+    // view of the job whose ids start with prefix ("" a one-job page,
+    // "a-" or "b-" a comparison: page.js's ids).
+    unlabelledGroups: function (prefix, level) {
+      var ring = document.getElementById(prefix + "ring"), missing = [];
+      ring.querySelectorAll('path.arc[data-level="' + level + '"]').forEach(function (arc) {
         var g = arc.getAttribute("data-group");
-        if (!document.querySelector('#ring text.gl[data-level="' + level + '"][data-group="' + g + '"]')) missing.push(g);
+        if (!ring.querySelector('text.gl[data-level="' + level + '"][data-group="' + g + '"]')) missing.push(g);
       });
       return missing;
     },
     // The nodes of group g of level (1 the outermost; the blob's numbering)
-    // without a label in the ring view.
-    unlabelledNodes: function (level, g) {
-      var data = JSON.parse(document.getElementById("data").textContent), missing = [];
+    // without a label in prefix's ring view.
+    unlabelledNodes: function (prefix, level, g) {
+      var ring = document.getElementById(prefix + "ring");
+      var data = JSON.parse(document.getElementById(prefix + "data").textContent), missing = [];
       data.levels[level - 1].group.forEach(function (gm, m) {
-        if (gm === g && !document.querySelector('#ring text.nl[data-node="' + m + '"]')) missing.push(m);
+        if (gm === g && !ring.querySelector('text.nl[data-node="' + m + '"]')) missing.push(m);
       });
       return missing;
     },
-    // How many levels, and the groups of each.
-    levels: function () {
-      var data = JSON.parse(document.getElementById("data").textContent);
+    // How many levels prefix's job has, and the groups of each.
+    levels: function (prefix) {
+      var data = JSON.parse(document.getElementById(prefix + "data").textContent);
       return data.levels.map(function (l) { return l.names.length; });
     },
   };

@@ -16,7 +16,11 @@
 //   - the page writes no console line, throws nothing and logs nothing
 //     (a refused script or request is a log entry).
 //
-// It keeps a screenshot of each view of each page in --shots. With --bench
+// A page comparing two jobs (nccom-rings report DIR_A DIR_B) holds two
+// pictures, each job's views with ids prefixed "a-" and "b-": every check
+// above runs on each picture named by a PREFIXhost7 option ("a-host7=").
+//
+// It keeps a screenshot of each view of each picture in --shots. With --bench
 // it only loads each page --runs times and prints the time to the first
 // picture (the page's own #status figure): make bench's figure, never an
 // assertion.
@@ -25,7 +29,7 @@
 // prints a line, so a spin shows as CPU without output, a wait as nothing
 // running. Nothing here times the machine.
 //
-// Usage: browser [--chromium PATH] [--shots DIR] [--bench --runs N] NAME=PAGE[,host7=HOST]...
+// Usage: browser [--chromium PATH] [--shots DIR] [--bench --runs N] NAME=PAGE[,[PREFIX]host7=HOST]...
 // Exit 0 every check passed, 1 some failed, 2 unusable input or no browser.
 package main
 
@@ -48,7 +52,23 @@ import (
 var checkJS string
 
 type page struct {
-	name, path, host7 string
+	name, path string
+	pictures   []picture
+}
+
+// picture is one job's views on a page: their ids start with prefix; its
+// node 7 is on host7.
+type picture struct {
+	prefix, host7 string
+}
+
+// prefixes is p's pictures' prefixes as a JavaScript array.
+func (p page) prefixes() string {
+	var q []string
+	for _, pic := range p.pictures {
+		q = append(q, fmt.Sprintf("%q", pic.prefix))
+	}
+	return "[" + strings.Join(q, ",") + "]"
 }
 
 func main() {
@@ -61,11 +81,24 @@ func main() {
 	for _, a := range flag.Args() {
 		name, rest, ok := strings.Cut(a, "=")
 		if !ok {
-			fmt.Fprintf(os.Stderr, "browser: %q is not NAME=PAGE[,host7=HOST]\n", a)
+			fmt.Fprintf(os.Stderr, "browser: %q is not NAME=PAGE[,[PREFIX]host7=HOST]...\n", a)
 			os.Exit(2)
 		}
 		p := page{name: name}
-		p.path, p.host7, _ = strings.Cut(rest, ",host7=")
+		opts := strings.Split(rest, ",")
+		p.path = opts[0]
+		for _, o := range opts[1:] {
+			key, host, ok := strings.Cut(o, "=")
+			prefix, isHost := strings.CutSuffix(key, "host7")
+			if !ok || !isHost {
+				fmt.Fprintf(os.Stderr, "browser: %q: %q is not [PREFIX]host7=HOST\n", a, o)
+				os.Exit(2)
+			}
+			p.pictures = append(p.pictures, picture{prefix: prefix, host7: host})
+		}
+		if len(p.pictures) == 0 {
+			p.pictures = []picture{{}} // a one-job page, its search not checked
+		}
 		abs, err := filepath.Abs(p.path)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "browser: %v\n", err)
@@ -117,7 +150,7 @@ func main() {
 // load opens p in a new tab at 1400 x 1000, subscribed to its console
 // (calls of the console API, uncaught exceptions and the browser log, where
 // a refused script or request goes), and checks that it drew its first
-// picture (#status says "rendered in").
+// picture in each of its pictures (PREFIXstatus says "rendered in").
 func load(ctx context.Context, p page) (context.Context, context.CancelFunc, func() []string, error) {
 	tab, cancel := chromedp.NewContext(ctx)
 	messages := chromedp.Console(tab)
@@ -127,9 +160,10 @@ func load(ctx context.Context, p page) (context.Context, context.CancelFunc, fun
 	// here that a wall clock would have to end).
 	if err == nil {
 		var drawn bool
-		drawn, err = chromedp.Run(tab, chromedp.Evaluate[bool](`(document.getElementById("status")||{}).textContent.indexOf("rendered in") === 0 || document.getElementById("nod3") !== null`))
+		drawn, err = chromedp.Run(tab, chromedp.Evaluate[bool](p.prefixes()+`.every(function (p) {
+			return (document.getElementById(p + "status") || {}).textContent.indexOf("rendered in") === 0 || document.getElementById(p + "nod3") !== null; })`))
 		if err == nil && !drawn {
-			err = fmt.Errorf("the page loaded without drawing its first picture (#status is not \"rendered in ...\")")
+			err = fmt.Errorf("the page loaded without drawing its first picture (a #PREFIXstatus is not \"rendered in ...\")")
 		}
 	}
 	if err == nil {
@@ -179,19 +213,48 @@ func checkPage(ctx context.Context, p page, shots string) bool {
 		return false
 	}
 	ok := true
+	for _, pic := range p.pictures {
+		ok = checkPicture(tab, p, pic, shots) && ok
+	}
 	fail := func(format string, a ...any) {
 		say("FAIL: %s: "+format, append([]any{p.name}, a...)...)
 		ok = false
 	}
+	if lines := console(); len(lines) > 0 {
+		for _, l := range lines {
+			fail("the console: %s", l)
+		}
+	} else {
+		say("%s: no console line", p.name)
+	}
+	if ok {
+		say("%s: passed", p.name)
+	}
+	return ok
+}
+
+// checkPicture runs the checks on one job's picture of p (its views'
+// ids start with pic.prefix).
+func checkPicture(tab context.Context, p page, pic picture, shots string) bool {
+	ok := true
+	name := p.name
+	if pic.prefix != "" {
+		name += " " + strings.TrimSuffix(pic.prefix, "-")
+	}
+	fail := func(format string, a ...any) {
+		say("FAIL: %s: "+format, append([]any{name}, a...)...)
+		ok = false
+	}
+	id := func(s string) string { return pic.prefix + s }
 	var nod3 bool
-	must(tab, `document.getElementById("nod3") !== null`, &nod3)
+	must(tab, fmt.Sprintf(`document.getElementById(%q) !== null`, id("nod3")), &nod3)
 	if nod3 {
 		fail("the page was built without D3")
 		return false
 	}
 	var status string
-	must(tab, `document.getElementById("status").textContent`, &status)
-	say("%s: loaded: %s", p.name, status)
+	must(tab, fmt.Sprintf(`document.getElementById(%q).textContent`, id("status")), &status)
+	say("%s: loaded: %s", name, status)
 
 	// The initial fit.
 	check := func(state, sel string, labelsOnly bool) {
@@ -201,7 +264,7 @@ func checkPage(ctx context.Context, p page, shots string) bool {
 			return
 		}
 		say("%s: %s %s: %d elements (%d labels) in %gx%g: %d outside, %d pairs of labels overlapping",
-			p.name, state, sel, g.Drawn, g.Labels, g.Width, g.Height, len(g.Outside), len(g.Overlaps))
+			name, state, sel, g.Drawn, g.Labels, g.Width, g.Height, len(g.Outside), len(g.Overlaps))
 		if g.Labels == 0 {
 			fail("%s: %s: no label drawn", state, sel)
 		}
@@ -220,14 +283,15 @@ func checkPage(ctx context.Context, p page, shots string) bool {
 			fail("%s: %s: labels overlap: %s", state, sel, o)
 		}
 	}
-	check("initial fit", "#ring", false)
+	ring, groups := "#"+id("ring"), "#"+id("groups")
+	check("initial fit", ring, false)
 	var hasGroups bool
-	must(tab, `document.getElementById("groups") !== null`, &hasGroups)
+	must(tab, fmt.Sprintf(`document.getElementById(%q) !== null`, id("groups")), &hasGroups)
 	if hasGroups {
-		check("initial fit", "#groups", false)
+		check("initial fit", groups, false)
 	}
 	var levels []int
-	must(tab, `__rc.levels()`, &levels)
+	must(tab, fmt.Sprintf(`__rc.levels(%q)`, pic.prefix), &levels)
 	outer := 1 // level 1, and the outermost with two or more groups
 	for l, n := range levels {
 		if n >= 2 {
@@ -237,68 +301,58 @@ func checkPage(ctx context.Context, p page, shots string) bool {
 	}
 	for _, l := range slices.Compact([]int{1, outer}) {
 		var missing []string
-		must(tab, fmt.Sprintf("__rc.unlabelledGroups(%d)", l), &missing)
+		must(tab, fmt.Sprintf("__rc.unlabelledGroups(%q, %d)", pic.prefix, l), &missing)
 		if len(missing) > 0 {
 			fail("initial fit: level %d: %d of its %d groups have no label (groups %s)", l, len(missing), levels[l-1], strings.Join(missing, " "))
 		} else {
-			say("%s: initial fit: every group of level %d labelled (%d)", p.name, l, levels[l-1])
+			say("%s: initial fit: every group of level %d labelled (%d)", name, l, levels[l-1])
 		}
 	}
-	shot(tab, p, shots, "ring", "#ring")
+	shot(tab, p, shots, id("ring"), ring)
 	if hasGroups {
-		shot(tab, p, shots, "groups", "#groups")
+		shot(tab, p, shots, id("groups"), groups)
 	}
-	shot(tab, p, shots, "nodes", "#node-list")
+	shot(tab, p, shots, id("nodes"), "#"+id("node-list"))
 
 	// Zoomed to node 7's innermost group.
 	depth := len(levels)
 	var g7 int
-	must(tab, fmt.Sprintf(`JSON.parse(document.getElementById("data").textContent).levels[%d].group[7]`, depth-1), &g7)
+	must(tab, fmt.Sprintf(`JSON.parse(document.getElementById(%q).textContent).levels[%d].group[7]`, id("data"), depth-1), &g7)
 	var clicked bool
-	must(tab, fmt.Sprintf(`(function () { var a = document.querySelector('#ring path.arc[data-level="%d"][data-group="%d"]');
-		if (!a) return false; a.dispatchEvent(new MouseEvent("click", { bubbles: true })); return true; })()`, depth, g7), &clicked)
+	must(tab, fmt.Sprintf(`(function () { var a = document.getElementById(%q).querySelector('path.arc[data-level="%d"][data-group="%d"]');
+		if (!a) return false; a.dispatchEvent(new MouseEvent("click", { bubbles: true })); return true; })()`, id("ring"), depth, g7), &clicked)
 	if !clicked {
 		fail("no arc for node 7's group %d at level %d", g7, depth)
 	} else {
 		var missing []int
-		must(tab, fmt.Sprintf("__rc.unlabelledNodes(%d, %d)", depth, g7), &missing)
+		must(tab, fmt.Sprintf("__rc.unlabelledNodes(%q, %d, %d)", pic.prefix, depth, g7), &missing)
 		if len(missing) > 0 {
 			fail("zoomed to level %d group %d (node 7's): nodes without a label: %v", depth, g7, missing)
 		} else {
-			say("%s: zoomed to node 7's group (level %d, group %d): every node of it labelled", p.name, depth, g7)
+			say("%s: zoomed to node 7's group (level %d, group %d): every node of it labelled", name, depth, g7)
 		}
-		check("zoomed", "#ring", true)
-		shot(tab, p, shots, "ring-zoomed", "#ring")
+		check("zoomed", ring, true)
+		shot(tab, p, shots, id("ring-zoomed"), ring)
 	}
 
 	// The search box: node 7 by its host.
-	if p.host7 == "" {
+	if pic.host7 == "" {
 		fail("no host7 given: the search is not checked")
 	} else {
-		err := chromedp.Do(tab, chromedp.Click(chromedp.ID("fit")), chromedp.SendKeys(chromedp.ID("find"), p.host7))
+		err := chromedp.Do(tab, chromedp.Click(chromedp.ID(id("fit"))), chromedp.SendKeys(chromedp.ID(id("find")), pic.host7))
 		var picked string
 		if err == nil {
-			picked, err = chromedp.Run(tab, chromedp.Evaluate[string](`[].map.call(document.querySelectorAll("#ring circle.node.sel"), function (c) { return c.getAttribute("data-node"); }).join(" ") +
-				"|" + [].map.call(document.querySelectorAll("#node-table tr.sel"), function (r) { return r.id; }).join(" ") +
-				"|" + document.getElementById("find-note").textContent`))
+			picked, err = chromedp.Run(tab, chromedp.Evaluate[string](fmt.Sprintf(`[].map.call(document.getElementById(%q).querySelectorAll("circle.node.sel"), function (c) { return c.getAttribute("data-node"); }).join(" ") +
+				"|" + [].map.call(document.getElementById(%q).querySelectorAll("tr.sel"), function (r) { return r.id; }).join(" ") +
+				"|" + document.getElementById(%q).textContent`, id("ring"), id("node-table"), id("find-note"))))
 		}
 		if err != nil {
 			fail("the search: %v", err)
-		} else if parts := strings.SplitN(picked, "|", 3); parts[0] != "7" || parts[1] != "node-7" || !strings.Contains(parts[2], "node 7:") {
-			fail("searching %q: picked dots %q, rows %q, said %q; want node 7", p.host7, parts[0], parts[1], parts[2])
+		} else if parts := strings.SplitN(picked, "|", 3); parts[0] != "7" || parts[1] != id("node-7") || !strings.Contains(parts[2], "node 7:") {
+			fail("searching %q: picked dots %q, rows %q, said %q; want node 7", pic.host7, parts[0], parts[1], parts[2])
 		} else {
-			say("%s: the search box found node 7 by its host %q: %s", p.name, p.host7, parts[2])
+			say("%s: the search box found node 7 by its host %q: %s", name, pic.host7, parts[2])
 		}
-	}
-	if lines := console(); len(lines) > 0 {
-		for _, l := range lines {
-			fail("the console: %s", l)
-		}
-	} else {
-		say("%s: no console line", p.name)
-	}
-	if ok {
-		say("%s: passed", p.name)
 	}
 	return ok
 }
