@@ -17,7 +17,7 @@ import (
 type locateFlags struct {
 	host, instance string
 	all, json      bool
-	instances      files
+	instances      repeated
 	from           string
 	labels         string
 	accelerator    bool

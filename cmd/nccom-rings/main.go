@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/internal/cli"
 	"github.com/nccomring/libnccomring/internal/quote"
 	"github.com/nccomring/libnccomring/ringdump"
@@ -90,4 +93,36 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// dumpedJob is the job dir's dump files describe (score.FromDumps), its
+// nodes placed by the locations file when one is given (score's and
+// simulate's --locations); errors name dir or the file.
+func dumpedJob(dir string, files []ringdump.File, locations string) (*score.Job, error) {
+	job, err := score.FromDumps(files)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", quote.String(dir), err)
+	}
+	if locations != "" {
+		entries, err := location.ReadLocationsFile(locations)
+		if err != nil {
+			return nil, err
+		}
+		job.SetLocations(entries)
+	}
+	return job, nil
+}
+
+// repeated is a flag given once per value (--instances FILE...,
+// simulate's --bytes), in the order given.
+type repeated []string
+
+func (r *repeated) String() string { return strings.Join(*r, ",") }
+
+func (r *repeated) Set(v string) error {
+	if v == "" {
+		return fmt.Errorf("an empty value")
+	}
+	*r = append(*r, v)
+	return nil
 }

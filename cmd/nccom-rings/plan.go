@@ -29,7 +29,7 @@ type planFlags struct {
 	emitLocations                       string
 	local                               int
 	orders                              orders
-	instances                           files
+	instances                           repeated
 	json, hostsFromEnv, allowUnlocated  bool
 	simulate                            bool
 }
@@ -112,19 +112,6 @@ func (o *orders) Set(v string) error {
 	if !slices.Contains(*o, v) { // one plan, one dump directory, per order
 		*o = append(*o, v)
 	}
-	return nil
-}
-
-// files is a repeatable flag of files.
-type files []string
-
-func (f *files) String() string { return strings.Join(*f, ",") }
-
-func (f *files) Set(v string) error {
-	if v == "" {
-		return fmt.Errorf("an empty file name")
-	}
-	*f = append(*f, v)
 	return nil
 }
 

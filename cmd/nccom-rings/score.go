@@ -96,16 +96,11 @@ func runScore(inv *cli.Invocation, f *scoreFlags) int {
 	if !ok {
 		return unusable(nil)
 	}
-	job, err := score.FromDumps(files)
+	job, err := dumpedJob(dir, files, f.locations)
 	if err != nil {
-		return unusable(fmt.Errorf("%s: %w", quote.String(dir), err))
+		return unusable(err)
 	}
 	if f.locations != "" {
-		entries, err := location.ReadLocationsFile(f.locations)
-		if err != nil {
-			return unusable(err)
-		}
-		job.SetLocations(entries)
 		rep.LocationsFrom = f.locations
 	}
 	for m, l := range job.Location {

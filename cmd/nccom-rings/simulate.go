@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/nccomring/libnccomring/cmd/nccom-rings/location"
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/plan"
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/score"
 	"github.com/nccomring/libnccomring/cmd/nccom-rings/simulate"
@@ -23,24 +22,10 @@ type simulateFlags struct {
 	locations, hosts, graph, routing string
 	local                            int
 	orders                           orders
-	algorithms, oversub, sizes       list
+	algorithms, oversub, sizes       repeated // values may be comma-separated too; an oversubscription "L1:2,L2:4" is one
 	nicGbps                          float64
 	latency                          time.Duration
 	json                             bool
-}
-
-// list is a repeatable flag whose values may also be comma-separated
-// (an oversubscription "L1:2,L2:4" is one value: it is kept whole).
-type list []string
-
-func (l *list) String() string { return strings.Join(*l, " ") }
-
-func (l *list) Set(v string) error {
-	if v == "" {
-		return fmt.Errorf("an empty value")
-	}
-	*l = append(*l, v)
-	return nil
 }
 
 var simulateCommand = &cli.Command{
@@ -127,16 +112,9 @@ func runSimulate(inv *cli.Invocation, f *simulateFlags) int {
 			if err != nil {
 				return unusable(err)
 			}
-			job, err := score.FromDumps(files)
+			job, err := dumpedJob(dir, files, f.locations)
 			if err != nil {
-				return unusable(fmt.Errorf("%s: %w", quote.String(dir), err))
-			}
-			if f.locations != "" {
-				entries, err := location.ReadLocationsFile(f.locations)
-				if err != nil {
-					return unusable(err)
-				}
-				job.SetLocations(entries)
+				return unusable(err)
 			}
 			ords = append(ords, simulate.Order{Name: dir, Job: job})
 		}
