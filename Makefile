@@ -61,6 +61,7 @@ all: $(LIB) $(PRELOAD) $(BUILD)/ringstage $(BUILD)/expected $(BUILD)/faults
 # (its rule is by test-simulate's).
 SIMGRID    := $(shell pkg-config --exists simgrid 2>/dev/null && echo yes)
 SIM_ENGINE := $(BUILD)/nccom-simulate-engine
+SIM_MISSING := the SimGrid engine is not built: apt-get install -y libsimgrid-dev, then make
 all: $(if $(SIMGRID),$(SIM_ENGINE))
 
 # make help: one line per target a user runs, read from the `## TARGET: text`
@@ -733,7 +734,7 @@ $(SIM_ENGINE): cmd/nccom-rings/simulate/engine/engine.cpp
 # (cmd/nccom-rings/simulate/simulate_test.go), and simulate's command.
 .PHONY: test-simulate
 test-simulate: $(WATCHDOG) $(RINGS_TOOL) $(if $(SIMGRID),$(SIM_ENGINE))
-	@test -x $(SIM_ENGINE) || echo "test-simulate: skipped: the SimGrid engine is not built: apt-get install -y libsimgrid-dev, then make"
+	@test -x $(SIM_ENGINE) || echo "test-simulate: skipped: $(SIM_MISSING)"
 	NCCOMRING_BUILD=$(CURDIR)/$(BUILD) $(WATCH) simulate -- $(GO) test -count=1 ./cmd/nccom-rings/simulate
 	NCCOMRING_BUILD=$(CURDIR)/$(BUILD) $(GO) test -count=1 -run 'Simulate|PlanSimulate' ./cmd/nccom-rings
 
@@ -743,7 +744,7 @@ test-simulate: $(WATCHDOG) $(RINGS_TOOL) $(if $(SIMGRID),$(SIM_ENGINE))
 # order); CPU seconds and max RSS (the largest of the tool and its engine).
 .PHONY: bench-simulate
 bench-simulate: $(RINGS_TOOL) $(if $(SIMGRID),$(SIM_ENGINE))
-	@test -x $(SIM_ENGINE) || { echo "bench-simulate: skipped: the SimGrid engine is not built: apt-get install -y libsimgrid-dev, then make"; exit 0; }; \
+	@test -x $(SIM_ENGINE) || { echo "bench-simulate: skipped: $(SIM_MISSING)"; exit 0; }; \
 	  awk 'BEGIN { for (i = 1; i <= 512; i++) printf "trn%03d spine%d/leaf%02d\n", i, int((i-1)%16/8), (i-1)%16 }' > $(BUILD)/bench-simulate-locations; \
 	  for o in rank network; do \
 	    /usr/bin/time -f "bench simulate 512 nodes x 32 ranks x 16 channels, order $$o, flat and hierarchical at 1:1, 2:1, 4:1: %U+%S CPU s, %M KB max RSS" \

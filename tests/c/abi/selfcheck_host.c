@@ -196,13 +196,9 @@ static void remove_log(void) { unlink(log_path); }
 
 /* After load, before the first call: NCCL_DEBUG into a file of our own. */
 static void start_log(const char *abiCheck, const char *profile) {
-  int fd = mkstemp(log_path);
-  if (fd < 0) exit(2);
-  close(fd);
+  if (log_to_temp_file(log_path, "INFO") != 0) exit(2);
   atexit(remove_log);
-  setenv("NCCL_DEBUG", "INFO", 1);
   setenv("NCCL_DEBUG_SUBSYS", "INIT,ENV", 1);
-  setenv("NCCL_DEBUG_FILE", log_path, 1);
   if (abiCheck) setenv("NCCOM_RING_ABI_CHECK", abiCheck, 1);
   if (profile) setenv("NCCOM_RING_LAYOUT", profile, 1);
 }

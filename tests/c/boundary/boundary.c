@@ -411,16 +411,13 @@ static int layout_bad(const char *lib) {
   preset = (ring_preset_fn)need(h, "ncclTopoPreset");
   ring_get_net_dev_fn net = (ring_get_net_dev_fn)need(h, "ncclTopoGetNetDev");
   char path[] = "/tmp/boundary-layout-XXXXXX", logPath[] = "/tmp/boundary-log-XXXXXX";
-  int fd = mkstemp(path), lfd = mkstemp(logPath);
-  if (fd < 0 || lfd < 0) return 2;
+  int fd = mkstemp(path);
+  if (fd < 0 || log_to_temp_file(logPath, "WARN") != 0) return 2;
   const char *bad = "{\"ncclComm\": {\"topo\": 17552, \"rank\": 17648, \"nRanks\": 17620, \"node\": 17640, "
                     "\"nNodes\": 17644, \"nChannels\": 17704}, \"sizeof\": {\"ncclComm\": 19216}}";
   if (write(fd, bad, strlen(bad)) < 0) return 2;
   close(fd);
-  close(lfd);
   setenv("NCCOM_RING_LAYOUT", path, 1);
-  setenv("NCCL_DEBUG", "WARN", 1);
-  setenv("NCCL_DEBUG_FILE", logPath, 1);
   struct ncclComm *c = calloc(1, sizeof *c);
   static struct ncclTopoGraph g;
   struct ncclTopoRanks frag;
