@@ -50,10 +50,10 @@ var instanceTopology = ec2Kind{
 
 // parseEC2 reads the responses of kind's operation.
 func parseEC2(file string, data []byte, kind *ec2Kind) (*Topology, error) {
-	if len(data) > MaxFileSize {
-		return nil, &Error{File: file, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", len(data), MaxFileSize>>20)}
+	data, err := fileData(file, data)
+	if err != nil {
+		return nil, err
 	}
-	data = blankBOM(data)
 	r := &ec2Reader{file: file, data: data, dec: json.NewDecoder(bytes.NewReader(data)), kind: kind}
 	r.dec.UseNumber()
 	t := &Topology{Source: kind.source, File: file}

@@ -400,12 +400,12 @@ func ReadInstancesFile(path string) (*Instances, error) {
 // scontrol's; any other a map. A UTF-8 byte-order mark is skipped.
 func ParseInstances(file string, data []byte) (*Instances, error) {
 	if len(data) > MaxFileSize {
-		return nil, &Error{File: file, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", len(data), MaxFileSize>>20)}
+		return nil, tooBig(file, int64(len(data)))
 	}
 	rest := bytes.TrimLeft(bytes.TrimPrefix(data, bom), " \t\r\n")
 	switch {
 	case len(rest) > 0 && (rest[0] == '{' || rest[0] == '['):
-		return parseInstancesJSON(file, blankBOM(data), "")
+		return parseInstancesJSON(file, data, "")
 	case bytes.HasPrefix(rest, []byte("NodeName=")):
 		// scontrol's lines are told apart by their indent, so its mark is
 		// cut, not made blanks: columns of its first line count from

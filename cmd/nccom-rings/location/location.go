@@ -288,6 +288,25 @@ func blankBOM(data []byte) []byte {
 	return c
 }
 
+// fileData is data, of a file a reader was given, with its byte-order
+// mark blanked (blankBOM); a file of more than MaxFileSize bytes is
+// refused.
+func fileData(file string, data []byte) ([]byte, error) {
+	if len(data) > MaxFileSize {
+		return nil, tooBig(file, int64(len(data)))
+	}
+	return blankBOM(data), nil
+}
+
+// tooBig is the error for a file of size bytes, more than MaxFileSize;
+// a size below 0 is one not known (more was read than a file may have).
+func tooBig(file string, size int64) *Error {
+	if size < 0 {
+		return &Error{File: file, Msg: fmt.Sprintf("has more than the %d MiB a file may have", MaxFileSize>>20)}
+	}
+	return &Error{File: file, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", size, MaxFileSize>>20)}
+}
+
 // ReadFile reads the file at path whole: a regular file (or a pipe, for
 // "-", standard input) of at most MaxFileSize bytes, under
 // internal/safefile's rules. Symbolic links are followed: the operator
@@ -303,10 +322,8 @@ func ReadFile(path string) ([]byte, error) {
 	data, err := safefile.Read(path, safefile.FollowLinks, MaxFileSize)
 	var big *safefile.TooBigError
 	switch {
-	case errors.As(err, &big) && big.Size >= 0:
-		return nil, &Error{File: path, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", big.Size, MaxFileSize>>20)}
-	case big != nil:
-		return nil, &Error{File: path, Msg: fmt.Sprintf("has more than the %d MiB a file may have", MaxFileSize>>20)}
+	case errors.As(err, &big):
+		return nil, tooBig(path, big.Size)
 	case err != nil:
 		return nil, &Error{File: path, Msg: openReason(err)}
 	}
@@ -340,7 +357,7 @@ func Open(path string) (io.ReadCloser, error) {
 	}
 	if fi.Size() > MaxFileSize {
 		f.Close()
-		return nil, &Error{File: path, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", fi.Size(), MaxFileSize>>20)}
+		return nil, tooBig(path, fi.Size())
 	}
 	return &boundedReader{r: io.LimitReader(f, MaxFileSize+1), c: f, name: path}, nil
 }
@@ -357,7 +374,7 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	b.read += int64(n)
 	if b.read > MaxFileSize {
-		return n - int(b.read-MaxFileSize), &Error{File: b.name, Msg: fmt.Sprintf("has more than the %d MiB a file may have", MaxFileSize>>20)}
+		return n - int(b.read-MaxFileSize), tooBig(b.name, -1)
 	}
 	return n, err
 }
@@ -371,7 +388,7 @@ func readBounded(name string, r io.Reader) ([]byte, error) {
 		return nil, &Error{File: name, Msg: err.Error()}
 	}
 	if len(data) > MaxFileSize {
-		return nil, &Error{File: name, Msg: fmt.Sprintf("has more than the %d MiB a file may have", MaxFileSize>>20)}
+		return nil, tooBig(name, -1)
 	}
 	return data, nil
 }
