@@ -54,9 +54,8 @@ func ReadLocations(r io.Reader) ([]Entry, error) {
 		case err != nil && err != io.EOF:
 			return nil, &Error{Line: line, Msg: err.Error()}
 		}
-		if line == 1 && bytes.HasPrefix(text, bom) {
-			// A byte-order mark, as blanks: bytes counted as in the file.
-			text = append([]byte("   "), text[len(bom):]...)
+		if line == 1 {
+			text = BlankBOM(text)
 		}
 		if len(text) > 0 || err == nil {
 			e, col, ok, perr := parseLocationLine(text, line)

@@ -412,7 +412,7 @@ func ParseInstances(file string, data []byte) (*Instances, error) {
 		// after the mark.
 		return ParseScontrolNodes(file, bytes.TrimPrefix(data, bom))
 	}
-	return ParseInstanceMap(file, blankBOM(data))
+	return ParseInstanceMap(file, BlankBOM(data))
 }
 
 // ParseInstanceMap reads "HOST INSTANCE" lines: two names of one host a

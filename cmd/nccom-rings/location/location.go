@@ -275,10 +275,10 @@ func (t *Topology) alias(name string, i int) {
 // start of a file (editors on Windows write it).
 var bom = []byte{0xef, 0xbb, 0xbf}
 
-// blankBOM is data with its byte-order mark, if any, made three blanks,
+// BlankBOM is data with its byte-order mark, if any, made three blanks,
 // so that lines and bytes are counted as in the file: a copy then, never
 // data itself changed.
-func blankBOM(data []byte) []byte {
+func BlankBOM(data []byte) []byte {
 	if !bytes.HasPrefix(data, bom) {
 		return data
 	}
@@ -289,13 +289,13 @@ func blankBOM(data []byte) []byte {
 }
 
 // fileData is data, of a file a reader was given, with its byte-order
-// mark blanked (blankBOM); a file of more than MaxFileSize bytes is
+// mark blanked (BlankBOM); a file of more than MaxFileSize bytes is
 // refused.
 func fileData(file string, data []byte) ([]byte, error) {
 	if len(data) > MaxFileSize {
 		return nil, tooBig(file, int64(len(data)))
 	}
-	return blankBOM(data), nil
+	return BlankBOM(data), nil
 }
 
 // tooBig is the error for a file of size bytes, more than MaxFileSize;
