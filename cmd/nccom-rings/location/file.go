@@ -48,7 +48,7 @@ func ReadLocations(r io.Reader) ([]Entry, error) {
 		}
 		switch {
 		case err == errLongLine:
-			return nil, &Error{Line: line, Msg: fmt.Sprintf("the line has more than the %d KiB a line may have", MaxLine>>10)}
+			return nil, longLine("", line)
 		case total > MaxFileSize:
 			return nil, &Error{Line: line, Msg: fmt.Sprintf("the file has more than the %d MiB a file may have", MaxFileSize>>20)}
 		case err != nil && err != io.EOF:
@@ -115,6 +115,12 @@ func ReadLocationsFile(path string) ([]Entry, error) {
 }
 
 var errLongLine = fmt.Errorf("line too long")
+
+// longLine is the error for line of file, which readLine found longer
+// than MaxLine.
+func longLine(file string, line int) *Error {
+	return &Error{File: file, Line: line, Msg: fmt.Sprintf("the line has more than the %d KiB a line may have", MaxLine>>10)}
+}
 
 // readLine reads one line without its "\n" (and the '\r' before it) into
 // buf; err is io.EOF at the end of the input (text then holds the last

@@ -408,9 +408,9 @@ func ParseInstances(file string, data []byte) (*Instances, error) {
 		return parseInstancesJSON(file, data, "")
 	case bytes.HasPrefix(rest, []byte("NodeName=")):
 		// scontrol's lines are told apart by their indent, so its mark is
-		// cut, not made blanks: columns of its first line count from
-		// after the mark.
-		return ParseScontrolNodes(file, bytes.TrimPrefix(data, bom))
+		// cut (ParseScontrolNodes), not made blanks: columns of its first
+		// line count from after the mark.
+		return ParseScontrolNodes(file, data)
 	}
 	return ParseInstanceMap(file, BlankBOM(data))
 }
@@ -426,7 +426,7 @@ func ParseInstanceMap(file string, data []byte) (*Instances, error) {
 	for line := 1; ; line++ {
 		text, err := lines.next()
 		if err == errLongLine {
-			return nil, &Error{File: file, Line: line, Msg: fmt.Sprintf("the line has more than the %d KiB a line may have", MaxLine>>10)}
+			return nil, longLine(file, line)
 		}
 		if i := bytes.IndexByte(text, '#'); i >= 0 {
 			text = text[:i]
