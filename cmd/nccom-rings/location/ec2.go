@@ -392,7 +392,7 @@ func (r *ec2Reader) instance(t *Topology) error {
 			if !isString {
 				return r.errAt(m.valueAt, "%q must be a string, not %s", r.kind.id, describe(m.tok))
 			}
-			if err := checkHost(s); err != nil {
+			if err := CheckHost(s); err != nil {
 				return r.errAt(m.valueAt, "%q: %v", r.kind.id, err)
 			}
 			id, idAt = s, m.valueAt
@@ -412,7 +412,7 @@ func (r *ec2Reader) instance(t *Topology) error {
 				return r.errAt(m.valueAt, "%q must be a string or null, not %s", r.kind.alias, describe(m.tok))
 			}
 			if s != "" {
-				if err := checkHost(s); err != nil {
+				if err := CheckHost(s); err != nil {
 					return r.errAt(m.valueAt, "%q: %v", r.kind.alias, err)
 				}
 			}

@@ -166,7 +166,7 @@ func parseLocationLine(text []byte, line int) (e Entry, col int, ok bool, err er
 		return Entry{}, 0, false, &Error{Line: line, Col: cols[2], Msg: fmt.Sprintf("%s after HOST LOCATION; a line holds two fields", clip(fields[2]))}
 	}
 	host, loc := fields[0], fields[1]
-	if err := checkHost(host); err != nil {
+	if err := CheckHost(host); err != nil {
 		return Entry{}, 0, false, &Error{Line: line, Col: cols[0], Msg: err.Error()}
 	}
 	if _, err := nodeorder.Parse(loc); err != nil {

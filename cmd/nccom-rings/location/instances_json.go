@@ -169,7 +169,7 @@ func (j *instancesJSON) instance(e member) error {
 					}
 					return true, err
 				})
-				if key == "Name" && checkHost(value) == nil {
+				if key == "Name" && CheckHost(value) == nil {
 					name = value
 				}
 				return err
@@ -334,7 +334,7 @@ func (r *ec2Reader) hostValue(m member, what string) (string, error) {
 	if err != nil || s == "" {
 		return "", err
 	}
-	if err := checkHost(s); err != nil {
+	if err := CheckHost(s); err != nil {
 		return "", r.errAt(m.valueAt, "%s: %v", what, err)
 	}
 	return s, nil

@@ -203,7 +203,7 @@ func disagree(files []*Instances, host string) string {
 		}
 		r := f.Records[i]
 		for _, name := range r.Names {
-			if !isInstanceID(name) {
+			if !IsInstanceID(name) {
 				continue
 			}
 			this := fmt.Sprintf("%s gives %s (line %d)", fileName(f.File), clip(name), r.Line)
@@ -446,7 +446,7 @@ func ParseInstanceMap(file string, data []byte) (*Instances, error) {
 				if strings.IndexByte(f, '/') >= 0 && i == 1 {
 					return nil, &Error{File: file, Line: line, Col: cols[i], Msg: fmt.Sprintf("%s is a location, not a name: this is a locations file (HOST LOCATION); pass it with --locations", clip(f))}
 				}
-				if err := checkHost(f); err != nil {
+				if err := CheckHost(f); err != nil {
 					return nil, &Error{File: file, Line: line, Col: cols[i], Msg: err.Error()}
 				}
 				if j, n := in.Find(f); n > 0 {

@@ -302,7 +302,7 @@ func instanceOfProvider(id string) string {
 	if i := strings.LastIndexByte(rest, '/'); i >= 0 {
 		rest = rest[i+1:]
 	}
-	if isInstanceID(rest) {
+	if IsInstanceID(rest) {
 		return rest
 	}
 	return ""
@@ -317,7 +317,7 @@ func k8sLocations(file string, nodes []k8sNode, opts K8sOptions) (*Topology, err
 	t := &Topology{Source: "k8s", File: file}
 	for _, n := range nodes {
 		name := n.Metadata.Name
-		if err := checkHost(name); err != nil {
+		if err := CheckHost(name); err != nil {
 			return nil, &Error{File: file, Line: n.line, Msg: fmt.Sprintf("metadata.name: %v", err)}
 		}
 		h := Host{Name: name, Line: n.line}

@@ -134,9 +134,10 @@ func maybeAddr(name string) bool {
 	return name != "" && ('0' <= name[0] && name[0] <= '9' || strings.IndexByte(name, ':') >= 0)
 }
 
-// checkHost reports what is wrong with a host name, or nil: 1 to
-// MaxHostName bytes of [A-Za-z0-9._:-].
-func checkHost(name string) error {
+// CheckHost reports what is wrong with a host name, or nil: 1 to
+// MaxHostName bytes of [A-Za-z0-9._:-] (the rule for every reader's host
+// names, and plan's hostfile), saying which byte.
+func CheckHost(name string) error {
 	if len(name) == 0 || len(name) > MaxHostName {
 		return fmt.Errorf("host name %s has %d bytes; 1 to %d", clip(name), len(name), MaxHostName)
 	}
@@ -428,7 +429,7 @@ func ReadInstanceID(path string) (string, error) {
 		return "", fail(openReason(err))
 	}
 	id := strings.TrimRight(string(data), "\n\r\t ")
-	if !isInstanceID(id) {
+	if !IsInstanceID(id) {
 		return "", fail(fmt.Sprintf("holds %s, not an EC2 instance id (i- and 8 or 17 hex digits): not a Nitro instance?", clip(id)))
 	}
 	return id, nil
@@ -436,10 +437,7 @@ func ReadInstanceID(path string) (string, error) {
 
 // IsInstanceID reports whether s is an EC2 instance id: "i-" and 8 or 17
 // lowercase hex digits.
-func IsInstanceID(s string) bool { return isInstanceID(s) }
-
-// isInstanceID reports whether s is "i-" and 8 or 17 lowercase hex digits.
-func isInstanceID(s string) bool {
+func IsInstanceID(s string) bool {
 	hex, ok := strings.CutPrefix(s, "i-")
 	if !ok || len(hex) != 8 && len(hex) != 17 {
 		return false
@@ -451,7 +449,3 @@ func isInstanceID(s string) bool {
 	}
 	return true
 }
-
-// CheckHost refuses a name no host has (location.go's rule for every
-// reader's host names), saying which byte.
-func CheckHost(name string) error { return checkHost(name) }

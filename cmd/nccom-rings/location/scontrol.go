@@ -86,7 +86,7 @@ func ParseScontrolNodes(file string, data []byte) (*Instances, error) {
 				}
 				continue
 			}
-			if err := checkHost(value); err != nil {
+			if err := CheckHost(value); err != nil {
 				return nil, &Error{File: file, Line: line, Col: cols[i] + len(key) + 1, Msg: key + ": " + err.Error()}
 			}
 			if slot == 0 {

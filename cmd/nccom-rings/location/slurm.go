@@ -527,10 +527,10 @@ func (p *slurmParser) define(s slurmSwitch) error {
 	return nil
 }
 
-// checkHosts is checkHost of each name.
+// checkHosts is CheckHost of each name.
 func checkHosts(names []string) error {
 	for _, n := range names {
-		if err := checkHost(n); err != nil {
+		if err := CheckHost(n); err != nil {
 			return err
 		}
 	}

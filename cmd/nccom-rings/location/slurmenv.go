@@ -60,7 +60,7 @@ func FromSlurmEnv(addr, pattern string) (*Topology, error) {
 		}
 	}
 	host := names[len(names)-1]
-	if err := checkHost(host); err != nil {
+	if err := CheckHost(host); err != nil {
 		return nil, fail(SlurmTopologyAddr, "the node: %v", err)
 	}
 	// Slurm writes, for each level of switches from the highest down,
