@@ -31,14 +31,7 @@ func checkMoreReadersBounded(t *testing.T, dir, tool string) {
 		})
 		checkBounded(t, tool, 10*time.Second,
 			[]string{"locate", "--all", "ec2-reservation:" + paths["half"]}, []string{"locate", "--all", "ec2-reservation:" + paths["full"]},
-			func(t *testing.T, which string, r boundedRun) {
-				assert.Equal(t, 0, r.code, "%s: %s", which, r.stderr)
-				lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-				n := count[which]
-				require.Len(t, lines, 2+n, which) // two "#" lines, then a reservation a line
-				assert.Equal(t, "cr-00000000000000000 nn-1/nn-0", lines[2], which)
-				assert.Equal(t, fmt.Sprintf("cr-%017x nn-1/nn-%d", n-1, (n-1)%10), lines[len(lines)-1], which)
-			})
+			locatedEach(count, "cr-00000000000000000 nn-1/nn-0", func(n int) string { return fmt.Sprintf("cr-%017x nn-1/nn-%d", n-1, (n-1)%10) }))
 		assert.Equal(t, 24_741, count["full"])
 	})
 

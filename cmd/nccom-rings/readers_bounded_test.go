@@ -228,6 +228,20 @@ func writeJSONPair(t *testing.T, dir, suffix, head string, elem func(n int) stri
 	return paths, count
 }
 
+// locatedEach checks locate --all's output on writeJSONPair's input: exit
+// 0, two "#" lines, then an element a line, first and last(n) (of n
+// elements) the first and the last.
+func locatedEach(count map[string]int, first string, last func(n int) string) func(t *testing.T, which string, r boundedRun) {
+	return func(t *testing.T, which string, r boundedRun) {
+		assert.Equal(t, 0, r.code, "%s: %s", which, r.stderr)
+		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		n := count[which]
+		require.Len(t, lines, 2+n, which)
+		assert.Equal(t, first, lines[2], which)
+		assert.Equal(t, last(n), lines[len(lines)-1], which)
+	}
+}
+
 func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
 	dir := t.TempDir()
 	tool := buildRingsTool(t, dir)
@@ -268,14 +282,7 @@ func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
 		}
 		checkBounded(t, tool, 10*time.Second,
 			[]string{"locate", "--all", "ec2:" + paths["half"]}, []string{"locate", "--all", "ec2:" + paths["full"]},
-			func(t *testing.T, which string, r boundedRun) {
-				assert.Equal(t, 0, r.code, "%s: %s", which, r.stderr)
-				lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-				n := count[which]
-				require.Len(t, lines, 2+n, which) // two "#" lines, then a host a line
-				assert.Equal(t, "i-00000000 nn-1/nn-0", lines[2], which)
-				assert.Equal(t, fmt.Sprintf("i-%08x nn-1/nn-%d", n-1, (n-1)%10), lines[len(lines)-1], which)
-			})
+			locatedEach(count, "i-00000000 nn-1/nn-0", func(n int) string { return fmt.Sprintf("i-%08x nn-1/nn-%d", n-1, (n-1)%10) }))
 		assert.Equal(t, 40_677, count["full"])
 	})
 
