@@ -26,24 +26,12 @@ func checkMoreReadersBounded(t *testing.T, dir, tool string) {
 	// A one-line describe-capacity-reservation-topology of 2.4 MB: every
 	// reservation is located, each on line 1.
 	t.Run("locate ec2-reservation: 2.4 MB one-line JSON", func(t *testing.T) {
-		paths := map[string]string{}
-		count := map[string]int{}
-		for which, size := range map[string]int{"half": 1_200_000, "full": 2_400_000} {
-			paths[which] = filepath.Join(dir, which+"-reservations.json")
-			count[which] = writeJSONList(t, paths[which], `{"CapacityReservations":[`, size, func(n int) string {
-				return fmt.Sprintf(`{"CapacityReservationId":"cr-%017x","State":"active","NetworkNodes":["nn-1","nn-%d"]}`, n, n%10)
-			})
-		}
+		paths, count := writeJSONPair(t, dir, "-reservations.json", `{"CapacityReservations":[`, func(n int) string {
+			return fmt.Sprintf(`{"CapacityReservationId":"cr-%017x","State":"active","NetworkNodes":["nn-1","nn-%d"]}`, n, n%10)
+		})
 		checkBounded(t, tool, 10*time.Second,
 			[]string{"locate", "--all", "ec2-reservation:" + paths["half"]}, []string{"locate", "--all", "ec2-reservation:" + paths["full"]},
-			func(t *testing.T, which string, r boundedRun) {
-				assert.Equal(t, 0, r.code, "%s: %s", which, r.stderr)
-				lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-				n := count[which]
-				require.Len(t, lines, 2+n, which) // two "#" lines, then a reservation a line
-				assert.Equal(t, "cr-00000000000000000 nn-1/nn-0", lines[2], which)
-				assert.Equal(t, fmt.Sprintf("cr-%017x nn-1/nn-%d", n-1, (n-1)%10), lines[len(lines)-1], which)
-			})
+			locatedEach(count, "cr-00000000000000000 nn-1/nn-0", func(n int) string { return fmt.Sprintf("cr-%017x nn-1/nn-%d", n-1, (n-1)%10) }))
 		assert.Equal(t, 24_741, count["full"])
 	})
 

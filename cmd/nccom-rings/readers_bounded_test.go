@@ -197,29 +197,49 @@ func writeGenerated(t *testing.T, path string, gen func(w *bufio.Writer)) {
 	require.NoError(t, f.Close())
 }
 
-// writeJSONList writes head, then elem(0), elem(1), ... comma-separated
-// while the file stays within size bytes, then "]}"; it returns how many
-// elements it wrote.
-func writeJSONList(t *testing.T, path, head string, size int, elem func(n int) string) (count int) {
+// writeJSONPair writes the half and the full input, one-line JSON of
+// 1.2 MB and of 2.4 MB, to dir/half<suffix> and dir/full<suffix>: head,
+// then elem(0), elem(1), ... comma-separated while the file stays within
+// its size, then "]}". It returns their paths and how many elements each
+// holds.
+func writeJSONPair(t *testing.T, dir, suffix, head string, elem func(n int) string) (paths map[string]string, count map[string]int) {
 	t.Helper()
-	writeGenerated(t, path, func(w *bufio.Writer) {
-		w.WriteString(head)
-		written := len(head) + len(`]}`)
-		for n := 0; ; n++ {
-			e := elem(n)
-			if written+len(e)+1 > size {
-				count = n
-				break
+	paths, count = map[string]string{}, map[string]int{}
+	for which, size := range map[string]int{"half": 1_200_000, "full": 2_400_000} {
+		paths[which] = filepath.Join(dir, which+suffix)
+		writeGenerated(t, paths[which], func(w *bufio.Writer) {
+			w.WriteString(head)
+			written := len(head) + len(`]}`)
+			for n := 0; ; n++ {
+				e := elem(n)
+				if written+len(e)+1 > size {
+					count[which] = n
+					break
+				}
+				if n > 0 {
+					w.WriteString(",")
+				}
+				w.WriteString(e)
+				written += len(e) + 1
 			}
-			if n > 0 {
-				w.WriteString(",")
-			}
-			w.WriteString(e)
-			written += len(e) + 1
-		}
-		w.WriteString(`]}`)
-	})
-	return count
+			w.WriteString(`]}`)
+		})
+	}
+	return paths, count
+}
+
+// locatedEach checks locate --all's output on writeJSONPair's input: exit
+// 0, two "#" lines, then an element a line, first and last(n) (of n
+// elements) the first and the last.
+func locatedEach(count map[string]int, first string, last func(n int) string) func(t *testing.T, which string, r boundedRun) {
+	return func(t *testing.T, which string, r boundedRun) {
+		assert.Equal(t, 0, r.code, "%s: %s", which, r.stderr)
+		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		n := count[which]
+		require.Len(t, lines, 2+n, which)
+		assert.Equal(t, first, lines[2], which)
+		assert.Equal(t, last(n), lines[len(lines)-1], which)
+	}
 }
 
 func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
@@ -252,27 +272,17 @@ func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
 	// F2: a one-line DescribeInstanceTopology JSON of 2.4 MB, 40,677
 	// instances; every one is located (exit 0), each on line 1.
 	t.Run("F2 locate ec2: 2.4 MB one-line JSON", func(t *testing.T) {
-		paths := map[string]string{}
-		count := map[string]int{}
+		paths, count := writeJSONPair(t, dir, ".json", `{"Instances":[`, func(n int) string {
+			return fmt.Sprintf(`{"InstanceId":"i-%08x","NetworkNodes":["nn-1","nn-%d"]}`, n, n%10)
+		})
 		for which, size := range map[string]int{"half": 1_200_000, "full": 2_400_000} {
-			paths[which] = filepath.Join(dir, which+".json")
-			count[which] = writeJSONList(t, paths[which], `{"Instances":[`, size, func(n int) string {
-				return fmt.Sprintf(`{"InstanceId":"i-%08x","NetworkNodes":["nn-1","nn-%d"]}`, n, n%10)
-			})
 			fi, err := os.Stat(paths[which])
 			require.NoError(t, err)
 			require.InDelta(t, size, fi.Size(), 100)
 		}
 		checkBounded(t, tool, 10*time.Second,
 			[]string{"locate", "--all", "ec2:" + paths["half"]}, []string{"locate", "--all", "ec2:" + paths["full"]},
-			func(t *testing.T, which string, r boundedRun) {
-				assert.Equal(t, 0, r.code, "%s: %s", which, r.stderr)
-				lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-				n := count[which]
-				require.Len(t, lines, 2+n, which) // two "#" lines, then a host a line
-				assert.Equal(t, "i-00000000 nn-1/nn-0", lines[2], which)
-				assert.Equal(t, fmt.Sprintf("i-%08x nn-1/nn-%d", n-1, (n-1)%10), lines[len(lines)-1], which)
-			})
+			locatedEach(count, "i-00000000 nn-1/nn-0", func(n int) string { return fmt.Sprintf("i-%08x nn-1/nn-%d", n-1, (n-1)%10) }))
 		assert.Equal(t, 40_677, count["full"])
 	})
 
@@ -284,15 +294,10 @@ func TestReadersStayBoundedOnHostileInputs(t *testing.T) {
 	// EKS's labels and a label nested 60 deep each, skipped), every node
 	// located (exit 0) in CPU time linear in the file.
 	t.Run("issue 36 locate k8s: 2.4 MB one-line nodes JSON", func(t *testing.T) {
-		paths := map[string]string{}
-		count := map[string]int{}
-		for which, size := range map[string]int{"half": 1_200_000, "full": 2_400_000} {
-			paths[which] = filepath.Join(dir, which+"-nodes.json")
-			count[which] = writeJSONList(t, paths[which], `{"items":[`, size, func(n int) string {
-				return fmt.Sprintf(`{"metadata":{"name":"n%d","labels":{"topology.k8s.aws/network-node-layer-1":"nn-1","topology.k8s.aws/network-node-layer-2":"nn-%d"}},"spec":{"providerID":"aws:///z/i-%017x","x":%s%s}}`,
-					n, n%10, n, strings.Repeat("[", 60), strings.Repeat("]", 60))
-			})
-		}
+		paths, count := writeJSONPair(t, dir, "-nodes.json", `{"items":[`, func(n int) string {
+			return fmt.Sprintf(`{"metadata":{"name":"n%d","labels":{"topology.k8s.aws/network-node-layer-1":"nn-1","topology.k8s.aws/network-node-layer-2":"nn-%d"}},"spec":{"providerID":"aws:///z/i-%017x","x":%s%s}}`,
+				n, n%10, n, strings.Repeat("[", 60), strings.Repeat("]", 60))
+		})
 		checkBounded(t, tool, 10*time.Second,
 			[]string{"locate", "--all", paths["half"]}, []string{"locate", "--all", paths["full"]},
 			func(t *testing.T, which string, r boundedRun) {

@@ -50,10 +50,10 @@ var instanceTopology = ec2Kind{
 
 // parseEC2 reads the responses of kind's operation.
 func parseEC2(file string, data []byte, kind *ec2Kind) (*Topology, error) {
-	if len(data) > MaxFileSize {
-		return nil, &Error{File: file, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", len(data), MaxFileSize>>20)}
+	data, err := fileData(file, data)
+	if err != nil {
+		return nil, err
 	}
-	data = blankBOM(data)
 	r := &ec2Reader{file: file, data: data, dec: json.NewDecoder(bytes.NewReader(data)), kind: kind}
 	r.dec.UseNumber()
 	t := &Topology{Source: kind.source, File: file}
@@ -392,7 +392,7 @@ func (r *ec2Reader) instance(t *Topology) error {
 			if !isString {
 				return r.errAt(m.valueAt, "%q must be a string, not %s", r.kind.id, describe(m.tok))
 			}
-			if err := checkHost(s); err != nil {
+			if err := CheckHost(s); err != nil {
 				return r.errAt(m.valueAt, "%q: %v", r.kind.id, err)
 			}
 			id, idAt = s, m.valueAt
@@ -412,7 +412,7 @@ func (r *ec2Reader) instance(t *Topology) error {
 				return r.errAt(m.valueAt, "%q must be a string or null, not %s", r.kind.alias, describe(m.tok))
 			}
 			if s != "" {
-				if err := checkHost(s); err != nil {
+				if err := CheckHost(s); err != nil {
 					return r.errAt(m.valueAt, "%q: %v", r.kind.alias, err)
 				}
 			}

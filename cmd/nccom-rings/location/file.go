@@ -48,15 +48,14 @@ func ReadLocations(r io.Reader) ([]Entry, error) {
 		}
 		switch {
 		case err == errLongLine:
-			return nil, &Error{Line: line, Msg: fmt.Sprintf("the line has more than the %d KiB a line may have", MaxLine>>10)}
+			return nil, longLine("", line)
 		case total > MaxFileSize:
 			return nil, &Error{Line: line, Msg: fmt.Sprintf("the file has more than the %d MiB a file may have", MaxFileSize>>20)}
 		case err != nil && err != io.EOF:
 			return nil, &Error{Line: line, Msg: err.Error()}
 		}
-		if line == 1 && bytes.HasPrefix(text, bom) {
-			// A byte-order mark, as blanks: bytes counted as in the file.
-			text = append([]byte("   "), text[len(bom):]...)
+		if line == 1 {
+			text = BlankBOM(text)
 		}
 		if len(text) > 0 || err == nil {
 			e, col, ok, perr := parseLocationLine(text, line)
@@ -117,6 +116,12 @@ func ReadLocationsFile(path string) ([]Entry, error) {
 
 var errLongLine = fmt.Errorf("line too long")
 
+// longLine is the error for line of file, which readLine found longer
+// than MaxLine.
+func longLine(file string, line int) *Error {
+	return &Error{File: file, Line: line, Msg: fmt.Sprintf("the line has more than the %d KiB a line may have", MaxLine>>10)}
+}
+
 // readLine reads one line without its "\n" (and the '\r' before it) into
 // buf; err is io.EOF at the end of the input (text then holds the last
 // line, if it did not end in "\n"), errLongLine past MaxLine bytes.
@@ -161,7 +166,7 @@ func parseLocationLine(text []byte, line int) (e Entry, col int, ok bool, err er
 		return Entry{}, 0, false, &Error{Line: line, Col: cols[2], Msg: fmt.Sprintf("%s after HOST LOCATION; a line holds two fields", clip(fields[2]))}
 	}
 	host, loc := fields[0], fields[1]
-	if err := checkHost(host); err != nil {
+	if err := CheckHost(host); err != nil {
 		return Entry{}, 0, false, &Error{Line: line, Col: cols[0], Msg: err.Error()}
 	}
 	if _, err := nodeorder.Parse(loc); err != nil {

@@ -40,7 +40,7 @@ func FuzzParseInstances(f *testing.F) {
 		}
 		for i, r := range in.Records {
 			for _, n := range append(append([]string{}, r.Names...), r.Where...) {
-				if err := checkHost(n); err != nil {
+				if err := CheckHost(n); err != nil {
 					t.Fatalf("record %d: %v", i, err)
 				}
 			}

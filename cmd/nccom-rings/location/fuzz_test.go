@@ -16,7 +16,7 @@ import (
 // valid name, a valid location or a reason, each found by Lookup.
 func checkTopology(t *testing.T, topo *Topology) {
 	for i, h := range topo.Hosts {
-		if err := checkHost(h.Name); err != nil {
+		if err := CheckHost(h.Name); err != nil {
 			t.Fatalf("host %d: %v", i, err)
 		}
 		if (h.Location == "") == (h.Reason == "") {

@@ -33,7 +33,7 @@ func Hostnames(s string, max int) ([]string, error) {
 		return nil, &Error{Msg: err.Error()}
 	}
 	for _, n := range names {
-		if err := checkHost(n); err != nil {
+		if err := CheckHost(n); err != nil {
 			return nil, &Error{Col: 1, Msg: "host list " + clip(s) + ": " + err.Error()}
 		}
 	}

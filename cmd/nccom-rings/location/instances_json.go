@@ -59,10 +59,10 @@ func ParsePods(file string, data []byte) (*Instances, error) {
 // parseInstancesJSON reads either JSON kind; want, when not "", is the
 // one the file must be.
 func parseInstancesJSON(file string, data []byte, want string) (*Instances, error) {
-	if len(data) > MaxFileSize {
-		return nil, &Error{File: file, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", len(data), MaxFileSize>>20)}
+	data, err := fileData(file, data)
+	if err != nil {
+		return nil, err
 	}
-	data = blankBOM(data)
 	r := &ec2Reader{file: file, data: data, dec: json.NewDecoder(bytes.NewReader(data))}
 	r.dec.UseNumber()
 	j := &instancesJSON{r: r, in: &Instances{File: file}, ids: map[string]int{}}
@@ -169,7 +169,7 @@ func (j *instancesJSON) instance(e member) error {
 					}
 					return true, err
 				})
-				if key == "Name" && checkHost(value) == nil {
+				if key == "Name" && CheckHost(value) == nil {
 					name = value
 				}
 				return err
@@ -334,7 +334,7 @@ func (r *ec2Reader) hostValue(m member, what string) (string, error) {
 	if err != nil || s == "" {
 		return "", err
 	}
-	if err := checkHost(s); err != nil {
+	if err := CheckHost(s); err != nil {
 		return "", r.errAt(m.valueAt, "%s: %v", what, err)
 	}
 	return s, nil

@@ -203,7 +203,7 @@ func disagree(files []*Instances, host string) string {
 		}
 		r := f.Records[i]
 		for _, name := range r.Names {
-			if !isInstanceID(name) {
+			if !IsInstanceID(name) {
 				continue
 			}
 			this := fmt.Sprintf("%s gives %s (line %d)", fileName(f.File), clip(name), r.Line)
@@ -400,19 +400,19 @@ func ReadInstancesFile(path string) (*Instances, error) {
 // scontrol's; any other a map. A UTF-8 byte-order mark is skipped.
 func ParseInstances(file string, data []byte) (*Instances, error) {
 	if len(data) > MaxFileSize {
-		return nil, &Error{File: file, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", len(data), MaxFileSize>>20)}
+		return nil, tooBig(file, int64(len(data)))
 	}
 	rest := bytes.TrimLeft(bytes.TrimPrefix(data, bom), " \t\r\n")
 	switch {
 	case len(rest) > 0 && (rest[0] == '{' || rest[0] == '['):
-		return parseInstancesJSON(file, blankBOM(data), "")
+		return parseInstancesJSON(file, data, "")
 	case bytes.HasPrefix(rest, []byte("NodeName=")):
 		// scontrol's lines are told apart by their indent, so its mark is
-		// cut, not made blanks: columns of its first line count from
-		// after the mark.
-		return ParseScontrolNodes(file, bytes.TrimPrefix(data, bom))
+		// cut (ParseScontrolNodes), not made blanks: columns of its first
+		// line count from after the mark.
+		return ParseScontrolNodes(file, data)
 	}
-	return ParseInstanceMap(file, blankBOM(data))
+	return ParseInstanceMap(file, BlankBOM(data))
 }
 
 // ParseInstanceMap reads "HOST INSTANCE" lines: two names of one host a
@@ -426,7 +426,7 @@ func ParseInstanceMap(file string, data []byte) (*Instances, error) {
 	for line := 1; ; line++ {
 		text, err := lines.next()
 		if err == errLongLine {
-			return nil, &Error{File: file, Line: line, Msg: fmt.Sprintf("the line has more than the %d KiB a line may have", MaxLine>>10)}
+			return nil, longLine(file, line)
 		}
 		if i := bytes.IndexByte(text, '#'); i >= 0 {
 			text = text[:i]
@@ -446,7 +446,7 @@ func ParseInstanceMap(file string, data []byte) (*Instances, error) {
 				if strings.IndexByte(f, '/') >= 0 && i == 1 {
 					return nil, &Error{File: file, Line: line, Col: cols[i], Msg: fmt.Sprintf("%s is a location, not a name: this is a locations file (HOST LOCATION); pass it with --locations", clip(f))}
 				}
-				if err := checkHost(f); err != nil {
+				if err := CheckHost(f); err != nil {
 					return nil, &Error{File: file, Line: line, Col: cols[i], Msg: err.Error()}
 				}
 				if j, n := in.Find(f); n > 0 {

@@ -64,13 +64,13 @@ var topographLevels = []string{topographPrefix + "core", topographPrefix + "spin
 // and its status.addresses of type InternalIP find it too. Values must be location names; other fields are skipped
 // unread, at most MaxDepth levels deep.
 func ParseK8s(file string, data []byte, opts K8sOptions) (*Topology, error) {
-	if len(data) > MaxFileSize {
-		return nil, &Error{File: file, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", len(data), MaxFileSize>>20)}
+	data, err := fileData(file, data)
+	if err != nil {
+		return nil, err
 	}
 	if len(opts.Labels) > nodeorder.MaxLevels {
 		return nil, &Error{File: file, Msg: fmt.Sprintf("%d labels asked for; a location holds at most %d names", len(opts.Labels), nodeorder.MaxLevels)}
 	}
-	data = blankBOM(data)
 	r := &ec2Reader{file: file, data: data, dec: json.NewDecoder(bytes.NewReader(data))}
 	r.dec.UseNumber()
 	// Only the labels that can say where a node sits are kept: a node may
@@ -302,7 +302,7 @@ func instanceOfProvider(id string) string {
 	if i := strings.LastIndexByte(rest, '/'); i >= 0 {
 		rest = rest[i+1:]
 	}
-	if isInstanceID(rest) {
+	if IsInstanceID(rest) {
 		return rest
 	}
 	return ""
@@ -317,7 +317,7 @@ func k8sLocations(file string, nodes []k8sNode, opts K8sOptions) (*Topology, err
 	t := &Topology{Source: "k8s", File: file}
 	for _, n := range nodes {
 		name := n.Metadata.Name
-		if err := checkHost(name); err != nil {
+		if err := CheckHost(name); err != nil {
 			return nil, &Error{File: file, Line: n.line, Msg: fmt.Sprintf("metadata.name: %v", err)}
 		}
 		h := Host{Name: name, Line: n.line}

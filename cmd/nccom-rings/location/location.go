@@ -134,9 +134,10 @@ func maybeAddr(name string) bool {
 	return name != "" && ('0' <= name[0] && name[0] <= '9' || strings.IndexByte(name, ':') >= 0)
 }
 
-// checkHost reports what is wrong with a host name, or nil: 1 to
-// MaxHostName bytes of [A-Za-z0-9._:-].
-func checkHost(name string) error {
+// CheckHost reports what is wrong with a host name, or nil: 1 to
+// MaxHostName bytes of [A-Za-z0-9._:-] (the rule for every reader's host
+// names, and plan's hostfile), saying which byte.
+func CheckHost(name string) error {
 	if len(name) == 0 || len(name) > MaxHostName {
 		return fmt.Errorf("host name %s has %d bytes; 1 to %d", clip(name), len(name), MaxHostName)
 	}
@@ -275,10 +276,10 @@ func (t *Topology) alias(name string, i int) {
 // start of a file (editors on Windows write it).
 var bom = []byte{0xef, 0xbb, 0xbf}
 
-// blankBOM is data with its byte-order mark, if any, made three blanks,
+// BlankBOM is data with its byte-order mark, if any, made three blanks,
 // so that lines and bytes are counted as in the file: a copy then, never
 // data itself changed.
-func blankBOM(data []byte) []byte {
+func BlankBOM(data []byte) []byte {
 	if !bytes.HasPrefix(data, bom) {
 		return data
 	}
@@ -286,6 +287,25 @@ func blankBOM(data []byte) []byte {
 	copy(c, data)
 	copy(c, "   ")
 	return c
+}
+
+// fileData is data, of a file a reader was given, with its byte-order
+// mark blanked (BlankBOM); a file of more than MaxFileSize bytes is
+// refused.
+func fileData(file string, data []byte) ([]byte, error) {
+	if len(data) > MaxFileSize {
+		return nil, tooBig(file, int64(len(data)))
+	}
+	return BlankBOM(data), nil
+}
+
+// tooBig is the error for a file of size bytes, more than MaxFileSize;
+// a size below 0 is one not known (more was read than a file may have).
+func tooBig(file string, size int64) *Error {
+	if size < 0 {
+		return &Error{File: file, Msg: fmt.Sprintf("has more than the %d MiB a file may have", MaxFileSize>>20)}
+	}
+	return &Error{File: file, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", size, MaxFileSize>>20)}
 }
 
 // ReadFile reads the file at path whole: a regular file (or a pipe, for
@@ -303,10 +323,8 @@ func ReadFile(path string) ([]byte, error) {
 	data, err := safefile.Read(path, safefile.FollowLinks, MaxFileSize)
 	var big *safefile.TooBigError
 	switch {
-	case errors.As(err, &big) && big.Size >= 0:
-		return nil, &Error{File: path, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", big.Size, MaxFileSize>>20)}
-	case big != nil:
-		return nil, &Error{File: path, Msg: fmt.Sprintf("has more than the %d MiB a file may have", MaxFileSize>>20)}
+	case errors.As(err, &big):
+		return nil, tooBig(path, big.Size)
 	case err != nil:
 		return nil, &Error{File: path, Msg: openReason(err)}
 	}
@@ -340,7 +358,7 @@ func Open(path string) (io.ReadCloser, error) {
 	}
 	if fi.Size() > MaxFileSize {
 		f.Close()
-		return nil, &Error{File: path, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", fi.Size(), MaxFileSize>>20)}
+		return nil, tooBig(path, fi.Size())
 	}
 	return &boundedReader{r: io.LimitReader(f, MaxFileSize+1), c: f, name: path}, nil
 }
@@ -357,7 +375,7 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	b.read += int64(n)
 	if b.read > MaxFileSize {
-		return n - int(b.read-MaxFileSize), &Error{File: b.name, Msg: fmt.Sprintf("has more than the %d MiB a file may have", MaxFileSize>>20)}
+		return n - int(b.read-MaxFileSize), tooBig(b.name, -1)
 	}
 	return n, err
 }
@@ -371,7 +389,7 @@ func readBounded(name string, r io.Reader) ([]byte, error) {
 		return nil, &Error{File: name, Msg: err.Error()}
 	}
 	if len(data) > MaxFileSize {
-		return nil, &Error{File: name, Msg: fmt.Sprintf("has more than the %d MiB a file may have", MaxFileSize>>20)}
+		return nil, tooBig(name, -1)
 	}
 	return data, nil
 }
@@ -411,7 +429,7 @@ func ReadInstanceID(path string) (string, error) {
 		return "", fail(openReason(err))
 	}
 	id := strings.TrimRight(string(data), "\n\r\t ")
-	if !isInstanceID(id) {
+	if !IsInstanceID(id) {
 		return "", fail(fmt.Sprintf("holds %s, not an EC2 instance id (i- and 8 or 17 hex digits): not a Nitro instance?", clip(id)))
 	}
 	return id, nil
@@ -419,10 +437,7 @@ func ReadInstanceID(path string) (string, error) {
 
 // IsInstanceID reports whether s is an EC2 instance id: "i-" and 8 or 17
 // lowercase hex digits.
-func IsInstanceID(s string) bool { return isInstanceID(s) }
-
-// isInstanceID reports whether s is "i-" and 8 or 17 lowercase hex digits.
-func isInstanceID(s string) bool {
+func IsInstanceID(s string) bool {
 	hex, ok := strings.CutPrefix(s, "i-")
 	if !ok || len(hex) != 8 && len(hex) != 17 {
 		return false
@@ -434,7 +449,3 @@ func isInstanceID(s string) bool {
 	}
 	return true
 }
-
-// CheckHost refuses a name no host has (location.go's rule for every
-// reader's host names), saying which byte.
-func CheckHost(name string) error { return checkHost(name) }

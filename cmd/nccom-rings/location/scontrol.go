@@ -38,11 +38,11 @@ func ParseScontrolNodes(file string, data []byte) (*Instances, error) {
 		cur = nil
 		return err
 	}
-	lines := newLineReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
+	lines := newLineReader(bytes.NewReader(bytes.TrimPrefix(data, bom)))
 	for line := 1; ; line++ {
 		text, err := lines.next()
 		if err == errLongLine {
-			return nil, &Error{File: file, Line: line, Msg: fmt.Sprintf("the line has more than the %d KiB a line may have", MaxLine>>10)}
+			return nil, longLine(file, line)
 		}
 		words, cols := splitBlanks(text)
 		switch {
@@ -86,7 +86,7 @@ func ParseScontrolNodes(file string, data []byte) (*Instances, error) {
 				}
 				continue
 			}
-			if err := checkHost(value); err != nil {
+			if err := CheckHost(value); err != nil {
 				return nil, &Error{File: file, Line: line, Col: cols[i] + len(key) + 1, Msg: key + ": " + err.Error()}
 			}
 			if slot == 0 {

@@ -79,10 +79,10 @@ var scontrolLine = regexp.MustCompile(`(?im)^[ \t]*SwitchName=[^ \t\n]+[ \t]+Lev
 // at most maxHosts names expanded (the fuzz target's is smaller, to stay
 // fast).
 func parseSlurm(file string, data []byte, maxHosts uint64) (*Topology, error) {
-	if len(data) > MaxFileSize {
-		return nil, &Error{File: file, Msg: fmt.Sprintf("has %d bytes, more than the %d MiB a file may have", len(data), MaxFileSize>>20)}
+	data, err := fileData(file, data)
+	if err != nil {
+		return nil, err
 	}
-	data = blankBOM(data)
 	p := slurmParser{file: file, byName: make(map[string]int), maxHosts: maxHosts, scontrol: scontrolLine.Match(data)}
 	if err := p.readLines(data); err != nil {
 		return nil, err
@@ -527,10 +527,10 @@ func (p *slurmParser) define(s slurmSwitch) error {
 	return nil
 }
 
-// checkHosts is checkHost of each name.
+// checkHosts is CheckHost of each name.
 func checkHosts(names []string) error {
 	for _, n := range names {
-		if err := checkHost(n); err != nil {
+		if err := CheckHost(n); err != nil {
 			return err
 		}
 	}

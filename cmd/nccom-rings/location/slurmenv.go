@@ -3,6 +3,8 @@ package location
 import (
 	"fmt"
 	"strings"
+
+	"github.com/nccomring/libnccomring/nodeorder"
 )
 
 // The variables Slurm sets in every task under a topology plugin.
@@ -60,7 +62,7 @@ func FromSlurmEnv(addr, pattern string) (*Topology, error) {
 		}
 	}
 	host := names[len(names)-1]
-	if err := checkHost(host); err != nil {
+	if err := CheckHost(host); err != nil {
 		return nil, fail(SlurmTopologyAddr, "the node: %v", err)
 	}
 	// Slurm writes, for each level of switches from the highest down,
@@ -73,7 +75,7 @@ func FromSlurmEnv(addr, pattern string) (*Topology, error) {
 		switch {
 		case l == "":
 			continue
-		case strings.ContainsAny(l, "[],"):
+		case IsHostlist(l):
 			if several == "" {
 				several = l
 			}
@@ -84,8 +86,8 @@ func FromSlurmEnv(addr, pattern string) (*Topology, error) {
 		}
 		levels = append(levels, l)
 	}
-	if len(levels) > 8 {
-		return nil, fail(SlurmTopologyAddr, "%s has %d switches; a location holds at most 8 names", clip(addr), len(levels))
+	if len(levels) > nodeorder.MaxLevels {
+		return nil, fail(SlurmTopologyAddr, "%s has %d switches; a location holds at most %d names", clip(addr), len(levels), nodeorder.MaxLevels)
 	}
 	t := &Topology{Source: "slurm-env", File: SlurmTopologyAddr}
 	h := Host{Name: host, Location: strings.Join(levels, "/")}

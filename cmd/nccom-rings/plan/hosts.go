@@ -36,10 +36,7 @@ func ReadHostfile(path string) ([]Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	if bytes.HasPrefix(data, utf8BOM) {
-		// A byte-order mark, as blanks: bytes counted as in the file.
-		data = append([]byte("   "), data[len(utf8BOM):]...)
-	}
+	data = location.BlankBOM(data)
 	var hosts []Host
 	first := map[string]int{}
 	for i, raw := range bytes.Split(data, []byte("\n")) {
@@ -219,8 +216,6 @@ func OtherSlots(hosts []Host, local int) (first, count int) {
 	}
 	return first, count
 }
-
-var utf8BOM = []byte{0xef, 0xbb, 0xbf}
 
 // TasksPerNode reads Slurm's SLURM_TASKS_PER_NODE form: counts separated
 // by commas, each N or N(xK) (K hosts of N), as "32(x16)" or
