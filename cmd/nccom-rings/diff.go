@@ -54,14 +54,14 @@ type diffReport struct {
 
 // readJob is the job DIR's dumps describe, or nil after saying on stderr
 // why there is none; bad counts the dump files it could not use.
-func readJob(inv *cli.Invocation, name, dir string) (job *score.Job, bad int) {
+func readJob(inv *cli.Invocation, dir string) (job *score.Job, bad int) {
 	_, files, bad, ok := readDumps(inv, []string{dir})
 	if !ok {
 		return nil, bad
 	}
-	job, err := score.FromDumps(files)
+	job, err := dumpedJob(dir, files, "")
 	if err != nil {
-		fmt.Fprintf(inv.Stderr, "nccom-rings %s: %s: %v\n", name, quote.String(dir), err)
+		fmt.Fprintf(inv.Stderr, "nccom-rings diff: %v\n", err)
 		return nil, bad
 	}
 	return job, bad
@@ -78,7 +78,7 @@ func runDiff(inv *cli.Invocation, f *diffFlags) int {
 	var scores [2]*score.Score
 	unusable := 0
 	for i, dir := range operands {
-		job, bad := readJob(inv, "diff", dir)
+		job, bad := readJob(inv, dir)
 		unusable += bad
 		if job == nil {
 			unusable++

@@ -16,6 +16,15 @@ import (
 	"github.com/nccomring/libnccomring/ringdump"
 )
 
+// diffJSON is diff --json's exit code and report on a and b.
+func diffJSON(t *testing.T, a, b string) (int, diffReport) {
+	t.Helper()
+	code, out, _ := runTool("diff", "--json", a, b)
+	var rep diffReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	return code, rep
+}
+
 func TestDiffOfTheTwoPlansNamesTheNodeSequence(t *testing.T) {
 	dir, _ := planD25(t)
 	rank, network := filepath.Join(dir, "rank"), filepath.Join(dir, "network")
@@ -35,10 +44,8 @@ func TestDiffOfTheTwoPlansNamesTheNodeSequence(t *testing.T) {
 		"nccom-rings diff: rings: channel 0: rank 3's next 4 -> 8; 16 of 16 channels differ\n"+
 		"nccom-rings diff: rank views: rank 0's dump: channel 2's next 5 -> 9, channel 0's userRanks[4] 4 -> 8, order asked rank -> network; 32 of 32 ranks' own dumps differ (ranks 0-31)\n", out)
 
-	code, out, _ = runTool("diff", "--json", rank, network)
+	code, rep := diffJSON(t, rank, network)
 	assert.Equal(t, cli.ExitFinding, code)
-	var rep diffReport
-	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.False(t, rep.Same)
 	require.Len(t, rep.Changes, 3)
 	assert.Equal(t, score.Change{Kind: "node sequence", Count: 16, Text: "channel 0: 0 1 2 3 4 5 6 7 -> 0 2 4 6 1 3 5 7; 16 of 16 channels visit the nodes in another order"}, rep.Changes[0])
@@ -105,10 +112,8 @@ func TestDiffOfTheScatteredJobAndItsRegroupedVersion(t *testing.T) {
 	assert.Contains(t, out, "\nnccom-rings diff: rank views: ")
 	assert.Contains(t, out, "512 of 512 ranks' own dumps differ (ranks 0-511)\n")
 
-	code, out, _ = runTool("diff", "--json", scattered, regrouped)
+	code, rep := diffJSON(t, scattered, regrouped)
 	assert.Equal(t, cli.ExitFinding, code)
-	var rep diffReport
-	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.NotNil(t, rep.Score)
 	var got [][4]int // per level: crossings and fewest, A then B
 	for _, l := range rep.Score.Levels {
@@ -137,10 +142,8 @@ func TestDiffNamesTheOneRankWhoseDumpDiffers(t *testing.T) {
 		"nccom-rings diff: NIC-index mismatches: 128 of 128 inter-node edges -> 128 of 128\n"+
 		"nccom-rings diff: rank views: rank 5's dump: channel 0's next 6 -> 7; 1 of 32 ranks' own dumps differ (rank 5)\n", out)
 
-	code, out, _ = runTool("diff", "--json", rankA, rankB)
+	code, rep := diffJSON(t, rankA, rankB)
 	assert.Equal(t, cli.ExitFinding, code)
-	var rep diffReport
-	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.False(t, rep.Same)
 	assert.Equal(t, []score.Change{{Kind: "rank views", Count: 1,
 		Text:  "rank 5's dump: channel 0's next 6 -> 7; 1 of 32 ranks' own dumps differ (rank 5)",
@@ -191,10 +194,8 @@ func TestScoreAndDiffPrintJSONOnUnusableInput(t *testing.T) {
 	assert.Equal(t, "unusable input (named on stderr)", sr.Error)
 	assert.Nil(t, sr.Score)
 
-	code, out, _ = runTool("diff", "--json", empty, empty)
+	code, dr := diffJSON(t, empty, empty)
 	assert.Equal(t, cli.ExitUnusable, code)
-	var dr diffReport
-	require.NoError(t, json.Unmarshal([]byte(out), &dr))
 	assert.Equal(t, "unusable input (named on stderr)", dr.Error)
 	assert.False(t, dr.Same)
 }

@@ -209,14 +209,8 @@ func levelRows(ch score.ScoreChange) []levelRow {
 	var rows []levelRow
 	for _, l := range ch.Levels {
 		row := levelRow{Level: l.Level, A: l.A.PerRing(), B: l.B.PerRing(), Change: "-", Fewest: "-"}
-		switch {
-		case l.A == nil || l.B == nil:
-		case l.A.Fewest == l.B.Fewest:
-			row.Fewest = fmt.Sprint(l.A.Fewest)
-		default:
-			row.Fewest = fmt.Sprintf("%d -> %d", l.A.Fewest, l.B.Fewest)
-		}
 		if l.A != nil && l.B != nil {
+			row.Fewest = l.Fewest()
 			row.Change = signed(l.B.Most - l.A.Most)
 			for c := range min(len(l.A.PerChannel), len(l.B.PerChannel)) {
 				row.Worse = row.Worse || l.B.PerChannel[c] > l.A.PerChannel[c]

@@ -40,13 +40,8 @@ func sideData(t *testing.T, html, side string) *Data {
 
 func renderCompare(t *testing.T, c Compare) (string, CompareData) {
 	t.Helper()
-	for _, in := range []*Input{&c.A, &c.B} {
-		if in.Job != nil && in.Score == nil {
-			s, err := score.Compute(in.Job)
-			require.NoError(t, err)
-			in.Score = s
-		}
-	}
+	scoreInput(t, &c.A)
+	scoreInput(t, &c.B)
 	var b bytes.Buffer
 	require.NoError(t, WriteCompare(&b, c))
 	html := b.String()

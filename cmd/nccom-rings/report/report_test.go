@@ -34,13 +34,19 @@ func fourNodes(hosts ...string) *score.Job {
 	}
 }
 
-func render(t *testing.T, in Input) string {
+// scoreInput sets in's Score to its job's when the test gave none.
+func scoreInput(t *testing.T, in *Input) {
 	t.Helper()
 	if in.Job != nil && in.Score == nil {
 		s, err := score.Compute(in.Job)
 		require.NoError(t, err)
 		in.Score = s
 	}
+}
+
+func render(t *testing.T, in Input) string {
+	t.Helper()
+	scoreInput(t, &in)
 	var b bytes.Buffer
 	require.NoError(t, Write(&b, in))
 	return b.String()

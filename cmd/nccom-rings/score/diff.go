@@ -264,17 +264,25 @@ func (ch ScoreChange) Text() []string {
 			b.WriteString("; ")
 		}
 		fmt.Fprintf(&b, "level %d: %s -> %s", l.Level, l.A.PerRing(), l.B.PerRing())
-		switch {
-		case l.A == nil || l.B == nil:
-		case l.A.Fewest == l.B.Fewest:
-			fmt.Fprintf(&b, " (fewest %d)", l.A.Fewest)
-		default:
-			fmt.Fprintf(&b, " (fewest %d -> %d)", l.A.Fewest, l.B.Fewest)
+		if f := l.Fewest(); f != "" {
+			fmt.Fprintf(&b, " (fewest %s)", f)
 		}
 	}
 	nic := fmt.Sprintf("NIC-index mismatches: %d of %d inter-node edges -> %d of %d",
 		ch.NICMismatches[0], ch.InterNodeEdges[0], ch.NICMismatches[1], ch.InterNodeEdges[1])
 	return []string{b.String(), nic}
+}
+
+// Fewest is the fewest crossings a ring can make of l in both jobs: "2"
+// when alike, else "2 -> 3"; "" when either job lacks the level.
+func (l LevelChange) Fewest() string {
+	switch {
+	case l.A == nil || l.B == nil:
+		return ""
+	case l.A.Fewest == l.B.Fewest:
+		return fmt.Sprint(l.A.Fewest)
+	}
+	return fmt.Sprintf("%d -> %d", l.A.Fewest, l.B.Fewest)
 }
 
 // PerRing is a level's crossings per ring: one number when every channel
