@@ -139,11 +139,6 @@ func Write(w io.Writer, in Input) error {
 		in = NewRedactor(in.Job).Input(in)
 	}
 	in = visibleInput(in)
-	// A script element ends at the first "</script": D3's code has none,
-	// and one that did would cut the page.
-	if strings.Contains(strings.ToLower(d3Script), "</script") {
-		return fmt.Errorf("report: the embedded D3 holds \"</script\": not inlined")
-	}
 	v, err := view(in)
 	if err != nil {
 		return err
@@ -239,6 +234,12 @@ type nicRow struct {
 }
 
 func view(in Input) (*pageView, error) {
+	// A script element ends at the first "</script": D3's code has none,
+	// and one that did would cut the page (each page writer's, through
+	// here).
+	if strings.Contains(strings.ToLower(d3Script), "</script") {
+		return nil, fmt.Errorf("report: the embedded D3 holds \"</script\": not inlined")
+	}
 	v := &pageView{Input: in, Script: template.JS(script), D3: template.JS(d3Script), D3Version: D3Version,
 		CSP: template.HTMLAttr(csp(d3Script))}
 	marked := map[int]bool{}
