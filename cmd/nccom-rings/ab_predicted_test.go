@@ -25,14 +25,7 @@ import (
 // at 1:1 / 2:1 / 4:1, network 367.17; hierarchical rank 433.17 / 218.98
 // / 110.10, network 433.17.
 func TestABComparePredictedFromSimulate(t *testing.T) {
-	build := os.Getenv("NCCOMRING_BUILD")
-	if build == "" {
-		build, _ = filepath.Abs("../../build")
-		t.Setenv("NCCOMRING_BUILD", build)
-	}
-	if _, err := simulate.FindEngine(); err != nil {
-		t.Skipf("skipped: %v", err)
-	}
+	needEngine(t)
 	code, stdout, stderr := runTool(append([]string{"simulate", "--json", "--bytes", "256M"}, d25Args...)...)
 	require.Equal(t, 0, code, stderr)
 	pred := filepath.Join(t.TempDir(), "predicted.json")

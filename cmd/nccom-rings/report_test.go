@@ -215,13 +215,7 @@ func TestReportComparesJobsThatDifferInOneRank(t *testing.T) {
 // 62/32 = 367.2 Gbit/s, in either order at 1:1 (at 2:1 the rank order
 // would be 191: the figure is the 1:1 row).
 func TestReportSimulate(t *testing.T) {
-	if os.Getenv("NCCOMRING_BUILD") == "" {
-		build, _ := filepath.Abs("../../build")
-		t.Setenv("NCCOMRING_BUILD", build)
-	}
-	if _, err := simulate.FindEngine(); err != nil {
-		t.Skipf("skipped: %v", err)
-	}
+	needEngine(t)
 	dir, _ := planD25(t)
 	page := filepath.Join(t.TempDir(), "cmp.html")
 	code, _, errOut := runTool("report", "--simulate", filepath.Join(dir, "rank"), filepath.Join(dir, "network"), "-o", page)

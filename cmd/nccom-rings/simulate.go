@@ -157,18 +157,10 @@ const quickBytes = 256 << 20
 // quickOptions is plan --simulate's and report --simulate's model:
 // AllReduce of quickBytes on the flat rings (as built) at each
 // oversubscription given, with spray routing and simulate's default NIC
-// rate and latency; no engine yet.
+// rate and latency, read as simulate reads its flags; no engine yet.
 func quickOptions(oversub ...string) (simulate.Options, error) {
-	opt := simulate.Options{Model: simulate.Model{NICGbps: defaultNICGbps, LatencySeconds: defaultLatency.Seconds()},
-		Algorithms: []string{"flat"}, Bytes: []int64{quickBytes}}
-	for _, r := range oversub {
-		o, err := simulate.ParseOversubscription(r)
-		if err != nil {
-			return opt, err
-		}
-		opt.Oversubscriptions = append(opt.Oversubscriptions, o)
-	}
-	return opt, nil
+	return simulateOptions(&simulateFlags{routing: "spray", nicGbps: defaultNICGbps, latency: defaultLatency,
+		algorithms: repeated{"flat"}, oversub: oversub, sizes: repeated{strconv.Itoa(quickBytes)}})
 }
 
 // quickAllReduce is one job's predicted AllReduce under quickOptions, one

@@ -14,6 +14,20 @@ import (
 
 var d25Args = []string{"--locations", "testdata/d25/locations", "--hosts", "testdata/d25/hosts"}
 
+// needEngine points NCCOMRING_BUILD at the repository's build directory
+// unless it is set, and skips the test when the SimGrid engine is not
+// built there.
+func needEngine(t *testing.T) {
+	t.Helper()
+	if os.Getenv("NCCOMRING_BUILD") == "" {
+		build, _ := filepath.Abs("../../build")
+		t.Setenv("NCCOMRING_BUILD", build)
+	}
+	if _, err := simulate.FindEngine(); err != nil {
+		t.Skipf("skipped: %v", err)
+	}
+}
+
 // Without the engine simulate is unusable (exit 2) and says what
 // installs SimGrid (issue 38).
 func TestSimulateWithoutEngine(t *testing.T) {
@@ -28,14 +42,7 @@ func TestSimulateWithoutEngine(t *testing.T) {
 // it (the A/B kit reads it), one row per order x algorithm x collective
 // x oversubscription x size, the rank order slower at 2:1.
 func TestSimulateD25JSON(t *testing.T) {
-	build := os.Getenv("NCCOMRING_BUILD")
-	if build == "" {
-		build, _ = filepath.Abs("../../build")
-		t.Setenv("NCCOMRING_BUILD", build)
-	}
-	if _, err := simulate.FindEngine(); err != nil {
-		t.Skipf("skipped: %v", err)
-	}
+	needEngine(t)
 	code, stdout, stderr := runTool(append([]string{"simulate", "--json", "--bytes", "256M", "--oversubscription", "1", "--oversubscription", "2"}, d25Args...)...)
 	require.Equal(t, 0, code, stderr)
 	var doc struct {
@@ -69,14 +76,7 @@ func TestSimulateD25JSON(t *testing.T) {
 // order crosses a leaf 8 times a ring: 64 flows up each leaf, at 2:1
 // 800 Gbit/s, 12.5 each: 191; at 4:1 6.25 each: 98.
 func TestPlanSimulate(t *testing.T) {
-	build := os.Getenv("NCCOMRING_BUILD")
-	if build == "" {
-		build, _ = filepath.Abs("../../build")
-		t.Setenv("NCCOMRING_BUILD", build)
-	}
-	if _, err := simulate.FindEngine(); err != nil {
-		t.Skipf("skipped: %v", err)
-	}
+	needEngine(t)
 	code, stdout, stderr := runTool(append([]string{"plan", "--simulate"}, d25Args...)...)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "PREDICTED BUSBW 1:1/2:1/4:1")
@@ -88,14 +88,7 @@ func TestPlanSimulate(t *testing.T) {
 // plan, located by --locations, predicts what the plan path does (the
 // hand figures of TestPlanSimulate), and names the order by DIR.
 func TestSimulateDumps(t *testing.T) {
-	build := os.Getenv("NCCOMRING_BUILD")
-	if build == "" {
-		build, _ = filepath.Abs("../../build")
-		t.Setenv("NCCOMRING_BUILD", build)
-	}
-	if _, err := simulate.FindEngine(); err != nil {
-		t.Skipf("skipped: %v", err)
-	}
+	needEngine(t)
 	dir := filepath.Join(t.TempDir(), "rank")
 	code, _, stderr := runTool(append([]string{"plan", "--order", "rank", "--dump", dir}, d25Args...)...)
 	require.Equal(t, 0, code, stderr)

@@ -135,7 +135,7 @@ func predicted(pred *Predictions, tool string, s SizeResult) []PredictedPair {
 				if !slices.Contains(keys, k) {
 					keys = append(keys, k)
 				}
-				rows[v][k] = ToolUnit(tool, p.BusBWGbps)
+				rows[v][k] = ToolUnit(tool, p.BusbwGbps)
 			}
 		}
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/simulate"
 )
 
 // synthetic is 5 runs of A and 5 of B of tool, each one row of size 1 GiB
@@ -52,20 +54,20 @@ SIZE   A                   B                    B/A    VERDICT   ALGORITHM
 
 func TestCompareAgainstPredictions(t *testing.T) {
 	b := []float64{14, 15.5, 13.5, 16, 14.5} // B/A from 13.5/13 = 1.038 to 16/9 = 1.778
-	pred := &Predictions{Predictions: []Prediction{
+	pred := &Predictions{Predictions: []simulate.Prediction{
 		// 1:1: 100 against 104 Gbit/s, B/A 1.04: inside.
-		{Order: "rank", Algorithm: "flat", Collective: "allreduce", Oversubscription: "1", Bytes: 1 << 30, BusBWGbps: 100},
-		{Order: "network", Algorithm: "flat", Collective: "allreduce", Oversubscription: "1", Bytes: 1 << 30, BusBWGbps: 104},
+		{Order: "rank", Algorithm: "flat", Collective: "allreduce", Oversubscription: "1", Bytes: 1 << 30, BusbwGbps: 100},
+		{Order: "network", Algorithm: "flat", Collective: "allreduce", Oversubscription: "1", Bytes: 1 << 30, BusbwGbps: 104},
 		// 2:1: 50 against 100, B/A 2: outside.
-		{Order: "rank", Algorithm: "flat", Collective: "allreduce", Oversubscription: "2", Bytes: 1 << 30, BusBWGbps: 50},
-		{Order: "network", Algorithm: "flat", Collective: "allreduce", Oversubscription: "2", Bytes: 1 << 30, BusBWGbps: 100},
+		{Order: "rank", Algorithm: "flat", Collective: "allreduce", Oversubscription: "2", Bytes: 1 << 30, BusbwGbps: 50},
+		{Order: "network", Algorithm: "flat", Collective: "allreduce", Oversubscription: "2", Bytes: 1 << 30, BusbwGbps: 100},
 		// Neither another collective nor another size is paired.
-		{Order: "rank", Algorithm: "flat", Collective: "allgather", Oversubscription: "1", Bytes: 1 << 30, BusBWGbps: 1},
-		{Order: "network", Algorithm: "flat", Collective: "allgather", Oversubscription: "1", Bytes: 1 << 30, BusBWGbps: 9},
-		{Order: "rank", Algorithm: "flat", Collective: "allreduce", Oversubscription: "1", Bytes: 1 << 20, BusBWGbps: 1},
-		{Order: "network", Algorithm: "flat", Collective: "allreduce", Oversubscription: "1", Bytes: 1 << 20, BusBWGbps: 9},
+		{Order: "rank", Algorithm: "flat", Collective: "allgather", Oversubscription: "1", Bytes: 1 << 30, BusbwGbps: 1},
+		{Order: "network", Algorithm: "flat", Collective: "allgather", Oversubscription: "1", Bytes: 1 << 30, BusbwGbps: 9},
+		{Order: "rank", Algorithm: "flat", Collective: "allreduce", Oversubscription: "1", Bytes: 1 << 20, BusbwGbps: 1},
+		{Order: "network", Algorithm: "flat", Collective: "allreduce", Oversubscription: "1", Bytes: 1 << 20, BusbwGbps: 9},
 		// A prediction of one order only has no pair.
-		{Order: "rank", Algorithm: "hierarchical", Collective: "allreduce", Oversubscription: "1", Bytes: 1 << 30, BusBWGbps: 100},
+		{Order: "rank", Algorithm: "hierarchical", Collective: "allreduce", Oversubscription: "1", Bytes: 1 << 30, BusbwGbps: 100},
 	}}
 	tools, _ := Compare(synthetic(NCCLTests, fiveA, b), 32, pred)
 	// Gbit/s to nccl-tests' GB/s: / 8.
@@ -117,7 +119,7 @@ func TestBytes(t *testing.T) {
 func TestParsePredictions(t *testing.T) {
 	p, err := ParsePredictions([]byte(`{"predictions":[{"order":"rank","algorithm":"flat","collective":"allreduce","oversubscription":"2","bytes":268435456,"seconds":0.5,"busbw_gbps":123.5}],"bottlenecks":[],"assumptions":["NIC 100 Gbps"]}`))
 	require.NoError(t, err)
-	assert.Equal(t, []Prediction{{Order: "rank", Algorithm: "flat", Collective: "allreduce", Oversubscription: "2", Bytes: 268435456, Seconds: 0.5, BusBWGbps: 123.5}}, p.Predictions)
+	assert.Equal(t, []simulate.Prediction{{Order: "rank", Algorithm: "flat", Collective: "allreduce", Oversubscription: "2", Bytes: 268435456, Seconds: 0.5, BusbwGbps: 123.5}}, p.Predictions)
 	assert.Equal(t, []string{"NIC 100 Gbps"}, p.Assumptions)
 	_, err = ParsePredictions([]byte(`{"predictions":[]}`))
 	assert.ErrorContains(t, err, "no \"predictions\"")

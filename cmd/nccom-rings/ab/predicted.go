@@ -4,25 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/nccomring/libnccomring/cmd/nccom-rings/simulate"
 )
 
-// Prediction is one row of nccom-rings simulate --json's "predictions".
-// Only its fields are read here (the simulate command is not a
-// dependency): its JSON is the interface.
-type Prediction struct {
-	Order            string  `json:"order"`     // "rank", "network"
-	Algorithm        string  `json:"algorithm"` // "flat", "hierarchical"
-	Collective       string  `json:"collective"`
-	Oversubscription string  `json:"oversubscription"`
-	Bytes            int64   `json:"bytes"`
-	Seconds          float64 `json:"seconds"`
-	BusBWGbps        float64 `json:"busbw_gbps"` // gigabits (10^9 bits) per second
-}
-
-// Predictions is the part of simulate --json that compare reads.
+// Predictions is the part of simulate --json that compare reads: its
+// rows (simulate.Prediction, whose JSON is simulate's) and assumptions.
 type Predictions struct {
-	Predictions []Prediction `json:"predictions"`
-	Assumptions []string     `json:"assumptions"`
+	Predictions []simulate.Prediction `json:"predictions"`
+	Assumptions []string              `json:"assumptions"`
 }
 
 // MaxPredictedSize bounds the --predicted file read.

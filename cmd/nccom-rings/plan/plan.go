@@ -156,58 +156,55 @@ func run(cl Cluster, network bool, dump func(*ringdump.Dump) error, maxRanks int
 	buffers := make([]int32, layout.MaxChannels*nRanks)
 	heads := make([]int32, nRanks)
 	sys := &abi.TopoSystem{Nodes0Count: int32(local)}
+	var out ring.PostsetResult
 	for r := range nRanks {
-		if !every && r > 0 {
-			m := r / local
-			res.Job.Node[r] = m
-			res.Job.Host[m], res.Job.Location[m] = cl.Hosts[m], cl.Locations[m]
-			for c := range res.NChannels {
-				dev, err := netdev.GetNetDev(sys, int32(r), graphs[m], int32(c))
-				if err != nil {
-					return nil, &StageError{Rank: r, Err: err}
-				}
-				res.Job.NetDev[c*nRanks+r] = int(dev)
+		// The host's place: D8 with node-major ranks, what Rings takes
+		// past rank 0; Postset's node where it runs.
+		m := r / local
+		if every || r == 0 {
+			*comm = abi.Comm{}
+			comm.Rank, comm.NRanks, comm.LocalRanks = int32(r), int32(nRanks), int32(local)
+			for c := range comm.Channels {
+				comm.Channels[c].Ring.UserRanks = abi.Address(buffers[c*nRanks : (c+1)*nRanks])
 			}
-			continue
-		}
-		*comm = abi.Comm{}
-		comm.Rank, comm.NRanks, comm.LocalRanks = int32(r), int32(nRanks), int32(local)
-		for c := range comm.Channels {
-			comm.Channels[c].Ring.UserRanks = abi.Address(buffers[c*nRanks : (c+1)*nRanks])
-		}
-		out, err := ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: platform, Sequence: true})
-		runtime.KeepAlive(buffers)
-		if err != nil {
-			return nil, &StageError{Rank: r, Err: err}
+			out, err = ring.Postset(comm, heads, all, ring.PostsetOptions{Platforms: platform, Sequence: true})
+			runtime.KeepAlive(buffers)
+			if err != nil {
+				return nil, &StageError{Rank: r, Err: err}
+			}
+			if r == 0 {
+				j := res.Job
+				res.Order, res.GraphChannels, res.NChannels = out.Order, out.GraphChannels, out.NChannels
+				j.NNodes, j.GraphChannels = out.NNodes, out.GraphChannels
+				j.Host, j.Location = make([]string, out.NNodes), make([]string, out.NNodes)
+				j.Heads = ringdump.Ints(heads[:out.NNodes])
+				j.NetDev = make([]int, out.NChannels*nRanks)
+				for c := range out.NChannels {
+					j.Rings = append(j.Rings, ringdump.Ints(buffers[c*nRanks:(c+1)*nRanks]))
+				}
+			}
+			// D8 numbers nodes by their lowest rank; with node-major
+			// ranks that is the host's place, but say it from the rank
+			// itself.
+			m = int(comm.Node)
 		}
 		j := res.Job
-		if r == 0 {
-			res.Order, res.GraphChannels, res.NChannels = out.Order, out.GraphChannels, out.NChannels
-			j.NNodes, j.GraphChannels = out.NNodes, out.GraphChannels
-			j.Host, j.Location = make([]string, out.NNodes), make([]string, out.NNodes)
-			j.Heads = ringdump.Ints(heads[:out.NNodes])
-			j.NetDev = make([]int, out.NChannels*nRanks)
-			for c := range out.NChannels {
-				j.Rings = append(j.Rings, ringdump.Ints(buffers[c*nRanks:(c+1)*nRanks]))
-			}
-		}
-		m := int(comm.Node)
 		j.Node[r] = m
-		// D8 numbers nodes by their lowest rank; with node-major ranks
-		// that is the host's place, but say it from the rank itself.
 		j.Host[m], j.Location[m] = cl.Hosts[r/local], cl.Locations[r/local]
-		d := &ringdump.Dump{Rank: r, NRanks: nRanks, ResultName: abi.Success.String(),
-			Version: version.Library, Host: cl.Hosts[r/local]}
 		for c := range out.NChannels {
 			dev, err := netdev.GetNetDev(sys, int32(r), graphs[r/local], int32(c))
 			if err != nil {
 				return nil, &StageError{Rank: r, Err: err}
 			}
 			j.NetDev[c*nRanks+r] = int(dev)
-			d.SetNetDev(c, int(dev))
 		}
 		if dump == nil {
 			continue
+		}
+		d := &ringdump.Dump{Rank: r, NRanks: nRanks, ResultName: abi.Success.String(),
+			Version: version.Library, Host: cl.Hosts[r/local]}
+		for c := range out.NChannels {
+			d.SetNetDev(c, j.NetDev[c*nRanks+r])
 		}
 		d.Wiring = &ringdump.Wiring{NNodes: out.NNodes, Node: m, NodesFirstRank: ringdump.Ints(heads[:out.NNodes]),
 			GraphChannels: out.GraphChannels, NChannels: out.NChannels}

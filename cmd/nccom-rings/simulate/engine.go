@@ -49,24 +49,25 @@ type flow struct {
 }
 
 // solved is one steady state: each flow's rate and each link's use, in
-// bytes per second.
+// bytes per second, and how many flows cross each link.
 type solved struct {
-	rate []float64
-	used []float64
+	rate     []float64
+	used     []float64
+	crossing []int
 }
 
 // solve runs the engine on the flows over n's links.
 func solve(engine string, n *network, flows []flow) (*solved, error) {
 	var in bytes.Buffer
-	used := make([]bool, len(n.links))
+	crossing := make([]int, len(n.links))
 	for _, f := range flows {
 		for _, l := range f.links {
-			used[l] = true
+			crossing[l]++
 		}
 	}
 	// Only the links some flow crosses: the engine's work is theirs.
 	for i, l := range n.links {
-		if used[i] {
+		if crossing[i] > 0 {
 			fmt.Fprintf(&in, "link %s %.6g\n", l.name, l.bps)
 		}
 	}
@@ -84,7 +85,7 @@ func solve(engine string, n *network, flows []flow) (*solved, error) {
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("%s: %v: %s", engine, err, strings.TrimSpace(errOut.String()))
 	}
-	s := &solved{rate: make([]float64, len(flows)), used: make([]float64, len(n.links))}
+	s := &solved{rate: make([]float64, len(flows)), used: make([]float64, len(n.links)), crossing: crossing}
 	sc := bufio.NewScanner(&out)
 	done, nFlows := false, 0
 	for sc.Scan() {

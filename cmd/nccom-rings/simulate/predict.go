@@ -76,7 +76,6 @@ type Steady struct {
 	Ring int
 	net  *network
 	sol  *solved
-	use  []int // flows crossing each link
 }
 
 // Solve builds j's network and flows for algorithm and solves them.
@@ -110,12 +109,6 @@ func Solve(engine string, j *score.Job, algorithm string, m Model, o Oversubscri
 		return nil, err
 	}
 	st.Rates = st.sol.rate
-	st.use = make([]int, len(n.links))
-	for _, f := range flows {
-		for _, l := range f.links {
-			st.use[l]++
-		}
-	}
 	return st, nil
 }
 
@@ -253,7 +246,7 @@ func (st *Steady) Seconds(collective string, bytes int64, latency float64) float
 func (st *Steady) Bottlenecks() []Bottleneck {
 	best := map[string]int{}
 	for i, l := range st.net.links {
-		if st.use[i] == 0 {
+		if st.sol.crossing[i] == 0 {
 			continue
 		}
 		b, ok := best[l.level]
@@ -264,7 +257,7 @@ func (st *Steady) Bottlenecks() []Bottleneck {
 	var out []Bottleneck
 	for level, i := range best {
 		l := st.net.links[i]
-		out = append(out, Bottleneck{Level: level, Link: l.name, Flows: st.use[i],
+		out = append(out, Bottleneck{Level: level, Link: l.name, Flows: st.sol.crossing[i],
 			UsedGbps: st.sol.used[i] * 8 / 1e9, CapacityGbps: l.bps * 8 / 1e9})
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Level > out[b].Level }) // nic, then L1, L2...
